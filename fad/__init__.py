@@ -1,0 +1,24 @@
+"""fad: automatic differentiation by tracing to an IR and transforming it.
+
+>>> import fad, fad.numpy as fnp
+>>> f = lambda x: fnp.sum(fnp.tanh(x) ** 2)
+>>> fad.grad(f)(fnp.array([0.0, 1.0])).round(4).tolist()
+[0.0, 0.6397]
+"""
+
+from . import primitives as _primitives  # noqa: F401  (registers every primitive)
+from . import numpy  # noqa: F401  (installs the tracer methods)
+from . import tree
+from .api import (grad, hessian, jacfwd, jacrev, jvp, linearize, make_jaxpr, no_grad,
+                  stop_gradient, value_and_grad, vjp)
+from .backends import default_backend, set_backend
+from .check import check_grads
+from .core.errors import ConcretizationError, ShapeError, UnexpectedTracerError
+from .core.ir import ClosedJaxpr, Jaxpr, ShapedArray
+
+__version__ = "0.1.0"
+
+__all__ = ["grad", "value_and_grad", "vjp", "jvp", "linearize", "jacfwd", "jacrev",
+           "hessian", "make_jaxpr", "stop_gradient", "no_grad", "check_grads", "tree",
+           "numpy", "set_backend", "default_backend", "ConcretizationError",
+           "UnexpectedTracerError", "ShapeError", "ClosedJaxpr", "Jaxpr", "ShapedArray"]

@@ -1,0 +1,112 @@
+"""Array backends: the namespaces the IR is evaluated on.
+
+A backend is a small object: its Array API namespace (``xp``), how to recognise
+its arrays, and the few extras the standard lacks (``index_add``, ``einsum``).
+Inputs decide the backend of an operation: NumPy arrays in, NumPy arrays out;
+CuPy in, CuPy out; mixing two backends in one operation is an error.
+
+>>> import numpy as np
+>>> from fad.backends import namespace_of
+>>> namespace_of((np.ones(2), 1.0)) is np
+True
+"""
+
+from __future__ import annotations
+
+import contextvars
+from typing import Any
+
+import numpy as np
+
+from .base import Backend, NUMPY
+
+_BY_TYPE: dict[type, Any] = {np.ndarray: np, np.float64: np, np.float32: np,
+                             np.int64: np, np.bool_: np, np.int32: np,
+                             np.complex128: np, np.complex64: np, np.float16: np}
+_PY_SCALARS = (int, float, complex, bool)
+_BACKENDS: dict[str, Backend] = {"numpy": NUMPY}
+_DEFAULT = contextvars.ContextVar("fad_default_backend", default="numpy")
+
+
+class BackendMismatchError(TypeError):
+    """Arrays of two different backends met in one operation."""
+
+
+def _namespace_of_type(tp: type, value: Any) -> Any:
+    if issubclass(tp, np.ndarray | np.generic):
+        xp = np
+    elif hasattr(value, "__array_namespace__"):
+        xp = value.__array_namespace__()
+    else:
+        return None
+    _BY_TYPE[tp] = xp
+    return xp
+
+
+def namespace_of(args: tuple | list) -> Any:
+    """The array namespace shared by ``args`` (NumPy when there are no arrays)."""
+    found = None
+    for a in args:
+        tp = type(a)
+        xp = _BY_TYPE.get(tp)
+        if xp is None:
+            if tp in _PY_SCALARS or a is None:
+                continue
+            xp = _namespace_of_type(tp, a)
+            if xp is None:
+                continue
+        if found is None:
+            found = xp
+        elif xp is not found:
+            raise BackendMismatchError(
+                f"arrays from two backends ({found.__name__} and {xp.__name__}) were "
+                "mixed in one operation; move them to one backend first "
+                "(e.g. cupy.asarray(x) or x.get())")
+    return np if found is None else found
+
+
+def backend_for(xp: Any) -> Backend:
+    """The ``Backend`` object of the namespace ``xp``."""
+    for b in _BACKENDS.values():
+        if b.xp is xp:
+            return b
+    b = Backend(getattr(xp, "__name__", "array_api"), xp)
+    _BACKENDS[b.name] = b
+    return b
+
+
+def get_backend(name: str) -> Backend:
+    if name not in _BACKENDS:
+        if name == "cupy":
+            from .cupy_backend import make_cupy_backend
+            _BACKENDS["cupy"] = make_cupy_backend()
+        elif name in ("array_api_strict", "strict"):
+            import array_api_strict
+            _BACKENDS[name] = Backend("array_api_strict", array_api_strict)
+        else:
+            raise ValueError(f"unknown backend {name!r}; known: numpy, cupy, array_api_strict")
+    return _BACKENDS[name]
+
+
+def set_backend(name: str) -> None:
+    """Choose what fad's array-creation functions (``fnp.zeros`` ...) produce.
+
+    >>> import fad
+    >>> fad.set_backend("numpy"); fad.default_backend()
+    'numpy'
+    """
+    get_backend(name)
+    _DEFAULT.set(name)
+
+
+def default_backend() -> str:
+    """Name of the backend array-creation functions use (``'numpy'`` unless set)."""
+    return _DEFAULT.get()
+
+
+def default_xp() -> Any:
+    return get_backend(_DEFAULT.get()).xp
+
+
+__all__ = ["Backend", "BackendMismatchError", "namespace_of", "backend_for",
+           "get_backend", "set_backend", "default_backend", "default_xp"]

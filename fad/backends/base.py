@@ -1,0 +1,63 @@
+"""The ``Backend`` object: an Array API namespace plus the few extras it lacks."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+
+class Backend:
+    """An array namespace ``xp`` and the operations the Array API standard lacks.
+
+    The generic fallbacks route through NumPy (``np.asarray`` / ``xp.asarray``),
+    which is correct for any conforming namespace on the host; backends with a
+    native version (NumPy, CuPy) override them.
+    """
+
+    def __init__(self, name: str, xp: Any):
+        self.name = name
+        self.xp = xp
+
+    def index_add(self, shape: tuple, dtype: Any, index: tuple, values: Any) -> Any:
+        """``out = zeros(shape); out[index] += values`` with repeated indices summed."""
+        out = np.zeros(shape, dtype=np.dtype(str(dtype).split(".")[-1]))
+        np.add.at(out, tuple(_host(i) for i in index), _host(values))
+        return self.xp.asarray(out)
+
+    def getitem(self, x: Any, index: tuple) -> Any:
+        try:
+            return x[index]
+        except (IndexError, TypeError):  # advanced indexing beyond the standard
+            return self.xp.asarray(_host(x)[tuple(_host(i) for i in index)])
+
+    def einsum(self, spec: str, *operands: Any) -> Any:
+        return self.xp.asarray(np.einsum(spec, *[_host(o) for o in operands]))
+
+    def __repr__(self) -> str:
+        return f"Backend({self.name})"
+
+
+def _host(x: Any) -> Any:
+    if isinstance(x, slice | type(None) | type(Ellipsis) | int):
+        return x
+    return np.asarray(x)
+
+
+class NumpyBackend(Backend):
+    def index_add(self, shape, dtype, index, values):
+        out = np.zeros(shape, dtype=dtype)
+        if all(isinstance(i, slice | int | type(None) | type(Ellipsis)) for i in index):
+            out[index] = values  # basic indexing never repeats an element
+        else:
+            np.add.at(out, index, values)
+        return out
+
+    def getitem(self, x, index):
+        return x[index]
+
+    def einsum(self, spec, *operands):
+        return np.einsum(spec, *operands, optimize=len(operands) > 2)
+
+
+NUMPY = NumpyBackend("numpy", np)

@@ -1,0 +1,50 @@
+"""The errors users meet, and how fad finds the user's own line of code."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+_FAD_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+class ConcretizationError(TypeError):
+    """A traced value was used where Python needs a concrete one (``if x > 0:``)."""
+
+
+class UnexpectedTracerError(Exception):
+    """A tracer escaped the transformation that created it and was used later."""
+
+
+class ShapeError(TypeError, ValueError):
+    """A primitive was applied to operands of incompatible shapes or dtypes."""
+
+
+def user_frame() -> tuple[str, int] | None:
+    """The innermost stack frame that is not inside the fad package."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        if not filename.startswith(_FAD_DIR) or "/tests/" in filename:
+            if not filename.startswith("<frozen"):
+                return filename, frame.f_lineno
+        frame = frame.f_back
+    return None
+
+
+def user_source() -> str:
+    """``file:line`` of the user's code that is running now, or ``'<unknown>'``."""
+    where = user_frame()
+    return f"{where[0]}:{where[1]}" if where else "<unknown>"
+
+
+def concretization_message(what: str, aval: object) -> str:
+    return (
+        f"{what} of a traced array {aval} is needed here, but its value is not known "
+        "while tracing abstractly (under fad.jit or fad.make_jaxpr).\n"
+        "Use structured control flow instead of Python `if`/`while` on traced values: "
+        "fad.lax.cond for branches, fad.lax.while_loop / fad.lax.fori_loop for loops, "
+        "or fnp.where for elementwise selection; or mark the argument static with "
+        "static_argnums. (Under fad.grad / fad.jvp / fad.vjp without jit, tracing "
+        "is concrete and Python control flow works.)"
+    )

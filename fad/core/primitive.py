@@ -1,0 +1,45 @@
+"""``Primitive``: one object per primitive, holding every rule it has.
+
+The rules are attached next to each primitive's definition (``fad/primitives/``):
+``impl`` (on an array namespace ``xp``), ``abstract_eval`` (shape and dtype
+rule), ``jvp`` (forward-mode rule, written in fad operations) and, for linear
+primitives, ``transpose``. Interpreters only ever call these attributes.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from ..backends import namespace_of
+from .trace import bind
+
+REGISTRY: dict[str, "Primitive"] = {}
+
+
+class Primitive:
+    """A named operation of the IR.
+
+    >>> from fad.core.primitive import REGISTRY
+    >>> REGISTRY["sin"].name
+    'sin'
+    """
+
+    def __init__(self, name: str, impl: Callable, abstract_eval: Callable,
+                 multiple_results: bool = False):
+        self.name = name
+        self._impl = impl
+        self.abstract_eval = abstract_eval
+        self.multiple_results = multiple_results
+        self.jvp: Callable | None = None
+        self.transpose: Callable | None = None
+        self.batch: Callable | None = None
+        REGISTRY[name] = self
+
+    def impl(self, *args: Any, **params: Any) -> Any:
+        return self._impl(namespace_of(args), *args, **params)
+
+    def bind(self, *args: Any, **params: Any) -> Any:
+        return bind(self, *args, **params)
+
+    def __repr__(self) -> str:
+        return self.name

@@ -1,0 +1,307 @@
+"""Tracing: tracers, the trace stack (in a ``contextvars.ContextVar``) and ``bind``.
+
+Every operation of fad ends in ``bind(prim, *args, **params)``. ``bind`` looks
+at its arguments: when none is a tracer of a live transformation (and no
+abstract trace is being staged) it simply runs the primitive on the arrays;
+otherwise it hands the operation to the innermost transformation involved
+(the one with the highest level), which may call ``bind`` again on lower-level
+values. That recursion through levels is the whole mechanism by which
+transformations compose (``grad(grad(f))``, ``jvp(grad(f))``...).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import itertools
+from typing import Any, Iterator
+
+import numpy as np
+
+from .errors import (ConcretizationError, ShapeError, UnexpectedTracerError,
+                     concretization_message, user_source)
+from .ir import ShapedArray
+
+
+class MainTrace:
+    """One active transformation: its level in the stack and its trace object."""
+
+    __slots__ = ("level", "trace", "label", "alive", "differentiates", "__weakref__")
+
+    def __init__(self, level: int, trace_type: type, label: str, payload: Any):
+        self.level = level
+        self.label = label
+        self.alive = True
+        self.differentiates = trace_type.differentiates
+        self.trace = trace_type(self, payload)
+
+    def __repr__(self) -> str:
+        return f"MainTrace({self.level}, {type(self.trace).__name__})"
+
+
+class TraceState:
+    """Immutable snapshot of the trace stack; lives in ``_STATE``."""
+
+    __slots__ = ("stack", "dynamic", "no_grad_level", "empty")
+
+    def __init__(self, stack: tuple, dynamic: MainTrace | None, no_grad_level: int):
+        self.stack = stack
+        self.dynamic = dynamic
+        self.no_grad_level = no_grad_level
+        self.empty = not stack
+
+
+_STATE: contextvars.ContextVar[TraceState] = contextvars.ContextVar(
+    "fad_trace_state", default=TraceState((), None, 0))
+
+
+def current_state() -> TraceState:
+    return _STATE.get()
+
+
+@contextlib.contextmanager
+def new_main(trace_type: type, payload: Any = None, dynamic: bool = False,
+             label: str = "") -> Iterator[MainTrace]:
+    """Push a transformation on the stack for the duration of the block."""
+    state = _STATE.get()
+    main = MainTrace(len(state.stack), trace_type, label, payload)
+    token = _STATE.set(TraceState(state.stack + (main,),
+                                  main if dynamic else state.dynamic,
+                                  state.no_grad_level))
+    try:
+        yield main
+    finally:
+        main.alive = False
+        _STATE.reset(token)
+
+
+@contextlib.contextmanager
+def no_grad_scope() -> Iterator[None]:
+    """Within the block, every differentiation already running sees constants."""
+    state = _STATE.get()
+    token = _STATE.set(TraceState(state.stack, state.dynamic, len(state.stack)))
+    try:
+        yield
+    finally:
+        _STATE.reset(token)
+
+
+@contextlib.contextmanager
+def hide_dynamic() -> Iterator[None]:
+    """Run without staging into the current abstract trace (used for constants)."""
+    state = _STATE.get()
+    token = _STATE.set(TraceState(state.stack, None, state.no_grad_level))
+    try:
+        yield
+    finally:
+        _STATE.reset(token)
+
+
+class Trace:
+    """How one transformation interprets primitives applied to its tracers."""
+
+    differentiates = False
+
+    def __init__(self, main: MainTrace, payload: Any):
+        self.main = main
+
+    def process_primitive(self, prim: Any, args: list, params: dict) -> Any:
+        raise NotImplementedError
+
+
+class Tracer:
+    """A stand-in for an array while a function is transformed.
+
+    Subclasses hold what their transformation needs (a primal and a tangent, an
+    IR variable...); all share NumPy's operators and methods, which fad.numpy
+    installs on this class.
+    """
+
+    __slots__ = ("_trace", "__weakref__")
+    __array_priority__ = 1000
+    _trace: Trace
+
+    @property
+    def aval(self) -> ShapedArray:
+        raise NotImplementedError
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.aval.shape
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self.aval.dtype
+
+    @property
+    def ndim(self) -> int:
+        return len(self.aval.shape)
+
+    @property
+    def size(self) -> int:
+        return self.aval.size
+
+    def __len__(self) -> int:
+        if not self.shape:
+            raise TypeError("len() of unsized object (a 0-d traced array)")
+        return self.shape[0]
+
+    def __iter__(self) -> Iterator[Any]:
+        if not self.shape:
+            raise TypeError("iteration over a 0-d traced array")
+        return (self[i] for i in range(self.shape[0]))
+
+    def concrete_value(self) -> Any:
+        """The value behind the tracer, or raise ``ConcretizationError``."""
+        raise ConcretizationError(concretization_message("The value", self.aval))
+
+    def _concrete(self, what: str) -> Any:
+        try:
+            return self.concrete_value()
+        except ConcretizationError:
+            raise ConcretizationError(concretization_message(what, self.aval)) from None
+
+    def __bool__(self) -> bool:
+        return bool(self._concrete("The truth value"))
+
+    def __float__(self) -> float:
+        return float(self._concrete("A Python float"))
+
+    def __int__(self) -> int:
+        return int(self._concrete("A Python int"))
+
+    def __complex__(self) -> complex:
+        return complex(self._concrete("A Python complex"))
+
+    def __index__(self) -> int:
+        return int(self._concrete("An index"))
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        value = np.asarray(self._concrete("A NumPy array"))
+        return value if dtype is None else value.astype(dtype)
+
+    def item(self) -> Any:
+        return np.asarray(self._concrete("A Python scalar")).item()
+
+    def tolist(self) -> Any:
+        return np.asarray(self._concrete("A Python list")).tolist()
+
+    def __hash__(self) -> int:
+        raise TypeError("traced arrays are unhashable (as NumPy arrays are)")
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}<{self.aval.str_short()}>"
+
+
+_HIGHEST = itertools.count()
+
+
+def _check_alive(t: Tracer) -> None:
+    main = t._trace.main
+    if not main.alive:
+        raise UnexpectedTracerError(
+            f"A tracer {t!r} created by {main.label or 'a transformation'} was used "
+            "after that transformation returned. It escaped, for example through a "
+            "global variable, a list or `self`, from the function being transformed. "
+            "Return the value from the function instead, or compute it outside.")
+
+
+def _lower_no_grad(args: tuple, boundary: int) -> tuple:
+    """Replace tracers of differentiations older than a no_grad scope by primals."""
+    out = []
+    for a in args:
+        while isinstance(a, Tracer) and a._trace.main.differentiates \
+                and a._trace.main.level < boundary:
+            a = a.primal
+        out.append(a)
+    return tuple(out)
+
+
+def find_top_trace(args: tuple, state: TraceState) -> Trace | None:
+    top = None
+    level = -1
+    for a in args:
+        if isinstance(a, Tracer):
+            main = a._trace.main
+            if not main.alive:
+                _check_alive(a)
+            if main.level > level:
+                level = main.level
+                top = a._trace
+    dyn = state.dynamic
+    if dyn is not None and dyn.level > level:
+        return dyn.trace
+    return top
+
+
+def bind(prim: Any, *args: Any, **params: Any) -> Any:
+    """Apply primitive ``prim`` to ``args``: evaluate it, or let a trace record it."""
+    state = _STATE.get()
+    if state.no_grad_level:
+        args = _lower_no_grad(args, state.no_grad_level)
+    trace = find_top_trace(args, state)
+    if trace is not None:
+        return trace.process_primitive(prim, args, params)
+    try:
+        return prim.impl(*args, **params)
+    except (ShapeError, UnexpectedTracerError, ConcretizationError):
+        raise
+    except Exception as e:  # name the primitive, the operands and the user's line
+        raise primitive_error(prim, args, params, e) from e
+
+
+def primitive_error(prim: Any, args: tuple, params: dict, err: Exception) -> Exception:
+    avals = ", ".join(aval_of(a).str_short() if not isinstance(a, int | float | complex)
+                      else repr(a) for a in args)
+    detail = f"{type(err).__name__}: {err}" if not isinstance(err, ShapeError) else str(err)
+    cls = ShapeError if isinstance(err, ValueError | TypeError | IndexError) else type(err)
+    try:
+        return cls(f"primitive '{prim.name}' failed on operands ({avals})"
+                   f"{_fmt_params(params)} at {user_source()}:\n  {detail}")
+    except TypeError:
+        return err
+
+
+def _fmt_params(params: dict) -> str:
+    return (" with " + ", ".join(f"{k}={v!r}" for k, v in params.items())) if params else ""
+
+
+# ---------------------------------------------------------------- abstract values
+
+_PY_SCALAR_DTYPE = {bool: np.dtype(bool), int: np.dtype(np.int64),
+                    float: np.dtype(np.float64), complex: np.dtype(np.complex128)}
+
+
+def aval_of(x: Any) -> ShapedArray:
+    """The ``ShapedArray`` of a tracer, an array or a Python scalar."""
+    if isinstance(x, Tracer):
+        return x.aval
+    dtype = _PY_SCALAR_DTYPE.get(type(x))
+    if dtype is not None:
+        return ShapedArray((), dtype)
+    try:
+        return ShapedArray(x.shape, _np_dtype(x.dtype))
+    except AttributeError:
+        arr = np.asarray(x)
+        return ShapedArray(arr.shape, arr.dtype)
+
+
+def _np_dtype(dtype: Any) -> np.dtype:
+    try:
+        return np.dtype(dtype)
+    except TypeError:  # array_api_strict and friends wrap their dtypes
+        return np.dtype(str(dtype).split(".")[-1].rstrip("'>"))
+
+
+def is_float(dtype: Any) -> bool:
+    return np.dtype(dtype).kind in "fc"
+
+
+def concrete_or_none(x: Any) -> Any:
+    """The concrete array behind ``x`` if tracing is concrete, else ``None``."""
+    while isinstance(x, Tracer):
+        try:
+            x = x.concrete_value()
+        except ConcretizationError:
+            return None
+    return x

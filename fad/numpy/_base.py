@@ -1,0 +1,88 @@
+"""What every ``fad.numpy`` function starts with: turning its inputs into arrays
+or tracers, and NumPy's dtype promotion (NEP 50: Python scalars are weak)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..backends import default_xp
+from ..core.trace import Tracer, _np_dtype
+from ..primitives.shapes import ufunc_result_dtype
+from ..primitives.structural import convert_element_type
+
+PY_SCALARS = (bool, int, float, complex)
+
+
+def asarray(x: Any, dtype: Any = None) -> Any:
+    """A tracer or backend array for ``x`` (lists and scalars go to the default backend)."""
+    if isinstance(x, Tracer):
+        return x if dtype is None else convert_element_type(x, dtype)
+    conv = getattr(x, "__fad_array__", None)
+    if conv is not None:
+        return asarray(conv(), dtype)
+    if hasattr(x, "__array_namespace__") or isinstance(x, np.generic):
+        return x if dtype is None or _np_dtype(x.dtype) == np.dtype(dtype) \
+            else convert_element_type(x, dtype)
+    if isinstance(x, list | tuple) and any(isinstance(e, Tracer) or
+                                           hasattr(e, "__fad_array__") for e in _flat(x)):
+        from ._shape import stack
+        return stack([asarray(e, dtype) for e in x])
+    xp = default_xp()
+    if dtype is not None:
+        return xp.asarray(x, dtype=getattr(xp, np.dtype(dtype).name))
+    return xp.asarray(x)
+
+
+def _flat(x: Any) -> Any:
+    for e in x:
+        if isinstance(e, list | tuple):
+            yield from _flat(e)
+        else:
+            yield e
+
+
+def operand(x: Any) -> Any:
+    """Like ``asarray`` but keeps Python scalars, which are weak operands."""
+    if type(x) in PY_SCALARS or isinstance(x, Tracer) or type(x) is np.ndarray:
+        return x
+    return asarray(x)
+
+
+def dtype_key(x: Any) -> Any:
+    """The dtype of an operand, or the Python type of a weak scalar."""
+    tp = type(x)
+    if tp in PY_SCALARS:
+        return tp
+    return _np_dtype(x.dtype)
+
+
+def dtype_of(x: Any) -> np.dtype:
+    tp = type(x)
+    if tp in PY_SCALARS:
+        return np.result_type(tp(0))
+    return _np_dtype(x.dtype)
+
+
+def cast(x: Any, dtype: np.dtype) -> Any:
+    if type(x) in PY_SCALARS:
+        return x
+    if _np_dtype(x.dtype) == dtype:
+        return x
+    return convert_element_type(x, dtype)
+
+
+def promote(ufunc: str, *xs: Any) -> tuple[np.dtype, list]:
+    """NumPy's result dtype of ``ufunc`` on ``xs`` and the operands cast to it."""
+    keys = tuple(dtype_key(x) for x in xs)
+    dtype = ufunc_result_dtype(ufunc, *keys)
+    if all(k == dtype for k in keys):
+        return dtype, list(xs)
+    if all(type(x) in PY_SCALARS for x in xs):
+        xs = tuple(asarray(x) for x in xs)
+    return dtype, [cast(x, dtype) for x in xs]
+
+
+def is_inexact(dtype: Any) -> bool:
+    return np.dtype(dtype).kind in "fc"

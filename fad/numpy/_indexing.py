@@ -1,0 +1,125 @@
+"""``x[index]`` with NumPy's rules: ints, slices, ``None``, ``...``, integer arrays,
+and boolean masks (which need concrete values: their result shape depends on
+the data)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..core.errors import ConcretizationError
+from ..core.trace import Tracer, concrete_or_none
+from ..primitives.indexing import ARRAY, gather
+from ._base import asarray, dtype_of
+
+
+def _static_int(i: Any) -> int | None:
+    if isinstance(i, bool | np.bool_):
+        return None
+    if isinstance(i, int | np.integer):
+        return int(i)
+    return None
+
+
+def _slice_part(v: Any) -> int | None:
+    if v is None:
+        return None
+    if isinstance(v, Tracer):
+        c = concrete_or_none(v)
+        if c is None:
+            raise ConcretizationError(
+                "slice bounds must be concrete: under jit / make_jaxpr use "
+                "fad.lax.dynamic_slice-style indexing with static bounds, or mark the "
+                "bound static (static_argnums)")
+        v = c
+    return int(v)
+
+
+def _nonzero_concrete(mask: Any) -> tuple:
+    c = concrete_or_none(mask)
+    if c is None:
+        raise ConcretizationError(
+            "boolean-mask indexing needs concrete values (the result's shape depends on "
+            "the data), but this mask is traced abstractly (under fad.jit / "
+            "fad.make_jaxpr). Use fnp.where(mask, x, 0) to keep a fixed shape.")
+    return tuple(np.nonzero(np.asarray(c)))
+
+
+def getitem(x: Any, index: Any) -> Any:
+    """``x[index]`` as NumPy; reverse mode scatters back with repeated indices summed.
+
+    >>> import fad.numpy as fnp
+    >>> x = fnp.arange(12.0).reshape(3, 4)
+    >>> x[1:, None, [0, 3]].shape
+    (2, 1, 2)
+    """
+    x = asarray(x)
+    if not isinstance(index, tuple):
+        index = (index,)
+    items: list = []
+    arrays: list = []
+    for i in index:
+        if i is None or i is Ellipsis:
+            items.append(i)
+        elif isinstance(i, slice):
+            items.append(slice(_slice_part(i.start), _slice_part(i.stop),
+                               _slice_part(i.step)))
+        elif _static_int(i) is not None:
+            items.append(_static_int(i))
+        else:
+            arr = asarray(i)
+            if dtype_of(arr) == bool:
+                for part in _nonzero_concrete(arr):
+                    items.append(ARRAY)
+                    arrays.append(part)
+            elif dtype_of(arr).kind in "iu":
+                if not isinstance(arr, Tracer) and arr.ndim == 0:
+                    items.append(int(arr))
+                else:
+                    items.append(ARRAY)
+                    arrays.append(arr)
+            else:
+                raise IndexError("only integers, slices (`:`), ellipsis (`...`), "
+                                 "numpy.newaxis (`None`) and integer or boolean arrays "
+                                 f"are valid indices, got {dtype_of(arr)}")
+    return gather(x, tuple(items), tuple(arrays))
+
+
+def nonzero(a: Any) -> tuple:
+    """Indices of the non-zero elements (concrete values only; not differentiable)."""
+    return tuple(asarray(i) for i in _nonzero_concrete(asarray(a) != 0))
+
+
+def take(a: Any, indices: Any, axis: int | None = None) -> Any:
+    """Take elements along an axis (``axis=None``: of the flattened array).
+
+    >>> import fad.numpy as fnp
+    >>> fnp.take(fnp.arange(5.0), fnp.array([4, 0])).tolist()
+    [4.0, 0.0]
+    """
+    a = asarray(a)
+    if axis is None:
+        from ._shape import ravel
+        a, axis = ravel(a), 0
+    axis = axis % a.ndim
+    return getitem(a, (slice(None),) * axis + (asarray(indices),))
+
+
+def take_along_axis(arr: Any, indices: Any, axis: int | None) -> Any:
+    """Pick values along ``axis`` at ``indices`` (as from ``argsort``)."""
+    arr = asarray(arr)
+    indices = asarray(indices)
+    if axis is None:
+        from ._shape import ravel
+        return take(ravel(arr), indices)
+    axis = axis % arr.ndim
+    index = []
+    for d in range(arr.ndim):
+        if d == axis:
+            index.append(indices)
+        else:
+            shape = [1] * arr.ndim
+            shape[d] = arr.shape[d]
+            index.append(np.arange(arr.shape[d]).reshape(shape))
+    return getitem(arr, tuple(index))

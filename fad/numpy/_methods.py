@@ -1,0 +1,70 @@
+"""NumPy's operators and methods on tracers (``x + y``, ``x[i]``, ``x.sum()``...)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..core.trace import Tracer
+from . import _contract as C
+from . import _indexing as I
+from . import _math as M
+from . import _reductions as R
+from . import _shape as S
+
+
+def _swap(f: Any) -> Any:
+    return lambda self, other: f(other, self)
+
+
+def _shape_args(args: tuple) -> Any:
+    return args[0] if len(args) == 1 and not isinstance(args[0], int) else args
+
+
+def _astype(self: Any, dtype: Any, copy: bool = True) -> Any:
+    from ..primitives.structural import convert_element_type
+    return convert_element_type(self, np.dtype(dtype))
+
+
+def _ufunc(self: Any, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+    """``np.sin(tracer)`` and friends dispatch to fad.numpy."""
+    import fad.numpy as fnp
+    fn = getattr(fnp, ufunc.__name__, None)
+    if method != "__call__" or fn is None or kwargs.get("out") is not None:
+        return NotImplemented
+    return fn(*inputs)
+
+
+METHODS = {
+    "__add__": M.add, "__radd__": _swap(M.add),
+    "__sub__": M.subtract, "__rsub__": _swap(M.subtract),
+    "__mul__": M.multiply, "__rmul__": _swap(M.multiply),
+    "__truediv__": M.divide, "__rtruediv__": _swap(M.divide),
+    "__floordiv__": M.floor_divide, "__rfloordiv__": _swap(M.floor_divide),
+    "__mod__": M.remainder, "__rmod__": _swap(M.remainder),
+    "__pow__": M.power, "__rpow__": _swap(M.power),
+    "__matmul__": C.matmul, "__rmatmul__": _swap(C.matmul),
+    "__neg__": M.negative, "__pos__": lambda self: self, "__abs__": M.absolute,
+    "__invert__": M.logical_not,
+    "__and__": M.logical_and, "__rand__": _swap(M.logical_and),
+    "__or__": M.logical_or, "__ror__": _swap(M.logical_or),
+    "__xor__": M.logical_xor, "__rxor__": _swap(M.logical_xor),
+    "__lt__": M.less, "__le__": M.less_equal, "__gt__": M.greater,
+    "__ge__": M.greater_equal, "__eq__": M.equal, "__ne__": M.not_equal,
+    "__getitem__": I.getitem,
+    "__array_ufunc__": _ufunc,
+    "sum": R.sum, "mean": R.mean, "max": R.max, "min": R.min, "var": R.var,
+    "std": R.std, "argmax": R.argmax, "argmin": R.argmin, "any": R.any, "all": R.all,
+    "reshape": lambda self, *shape, order="C": S.reshape(self, _shape_args(shape), order),
+    "transpose": lambda self, *axes: S.transpose(self, _shape_args(axes) if axes else None),
+    "swapaxes": S.swapaxes, "squeeze": S.squeeze, "ravel": S.ravel, "flatten": S.ravel,
+    "astype": _astype, "dot": C.dot, "clip": M.clip, "take": I.take,
+    "T": property(lambda self: S.transpose(self)),
+    "mT": property(lambda self: S.swapaxes(self, -1, -2)),
+}
+
+
+def install() -> None:
+    for name, fn in METHODS.items():
+        setattr(Tracer, name, fn)

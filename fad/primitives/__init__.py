@@ -1,0 +1,10 @@
+"""Every primitive of fad, each defined once with all its rules.
+
+Importing this package registers them all in ``fad.core.primitive.REGISTRY``.
+"""
+
+from . import contractions, elementwise, indexing, reductions, structural  # noqa: F401
+from ..core.primitive import REGISTRY
+
+__all__ = ["REGISTRY", "contractions", "elementwise", "indexing", "reductions",
+           "structural"]

@@ -1,0 +1,113 @@
+"""Bilinear and multilinear primitives: ``matmul`` and ``einsum``.
+
+Each is linear in every operand separately, so the jvp is a sum of one term per
+tangent and the transpose with respect to operand ``i`` contracts the cotangent
+with the other operands.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..core.errors import ShapeError
+from ..core.ir import ShapedArray
+from ..core.primitive import Primitive
+from ..core.trace import aval_of, bind
+from ..backends import backend_for
+from ..interpreters.reverse import is_undefined
+from . import shapes
+from .rules import defmultilinear, unbroadcast
+from .structural import broadcast_to, reshape, transpose
+
+
+# ------------------------------------------------------------------ matmul
+def _matmul_aval(a: ShapedArray, b: ShapedArray) -> ShapedArray:
+    if a.ndim < 2 or b.ndim < 2 or a.shape[-1] != b.shape[-2]:
+        raise ShapeError(f"matmul: shapes {a.shape} and {b.shape} are not aligned "
+                         f"(inner dimensions {a.shape[-1:]} and {b.shape[-2:-1]})")
+    if a.dtype != b.dtype:
+        raise ShapeError(f"matmul of different dtypes {a.dtype} and {b.dtype}")
+    batch = shapes.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    return ShapedArray(batch + (a.shape[-2], b.shape[-1]), a.dtype)
+
+
+matmul_p = Primitive("matmul", lambda xp, a, b: xp.matmul(a, b), _matmul_aval)
+defmultilinear(matmul_p)
+
+
+def _mT(x: Any) -> Any:
+    n = aval_of(x).ndim
+    return transpose(x, tuple(range(n - 2)) + (n - 1, n - 2))
+
+
+def _matmul_transpose(ct: Any, a: Any, b: Any) -> list:
+    if is_undefined(a) and is_undefined(b):
+        raise ValueError("matmul of two tangents is not linear")
+    if is_undefined(a):
+        return [unbroadcast(matmul(ct, _mT(b)), a.aval.shape), None]
+    return [None, unbroadcast(matmul(_mT(a), ct), b.aval.shape)]
+
+
+matmul_p.transpose = _matmul_transpose
+
+
+def matmul(a: Any, b: Any) -> Any:
+    return bind(matmul_p, a, b)
+
+
+# ------------------------------------------------------------------ einsum
+def parse_spec(spec: str, n: int) -> tuple[list[str], str]:
+    spec = spec.replace(" ", "")
+    if "..." in spec:
+        raise NotImplementedError("einsum with '...' is not supported yet")
+    ins, _, out = spec.partition("->")
+    in_specs = ins.split(",")
+    if len(in_specs) != n:
+        raise ShapeError(f"einsum spec {spec!r} names {len(in_specs)} operands, got {n}")
+    if not _:
+        counts = {c: ins.count(c) for c in set(ins.replace(",", ""))}
+        out = "".join(sorted(c for c, k in counts.items() if k == 1))
+    return in_specs, out
+
+
+def _einsum_aval(*ops: ShapedArray, spec: str) -> ShapedArray:
+    in_specs, out = parse_spec(spec, len(ops))
+    sizes: dict[str, int] = {}
+    for s, op in zip(in_specs, ops):
+        if len(s) != op.ndim:
+            raise ShapeError(f"einsum: operand of shape {op.shape} does not match {s!r}")
+        for c, n in zip(s, op.shape):
+            if sizes.setdefault(c, n) != n and n != 1 and sizes[c] != 1:
+                raise ShapeError(f"einsum: index {c!r} has sizes {sizes[c]} and {n}")
+            sizes[c] = max(sizes[c], n)
+    if any(o.dtype != ops[0].dtype for o in ops):
+        raise ShapeError("einsum operands of different dtypes (promote first)")
+    return ShapedArray(tuple(sizes[c] for c in out), ops[0].dtype)
+
+
+einsum_p = Primitive(
+    "einsum", lambda xp, *ops, spec: backend_for(xp).einsum(spec, *ops), _einsum_aval)
+
+defmultilinear(einsum_p)
+
+
+def _einsum_transpose(ct: Any, *ops: Any, spec: str) -> list:
+    in_specs, out = parse_spec(spec, len(ops))
+    (i,) = [k for k, o in enumerate(ops) if is_undefined(o)]
+    target = in_specs[i]
+    if len(set(target)) != len(target):
+        raise NotImplementedError(f"transpose of einsum {spec!r} with a repeated index "
+                                  f"in operand {i}")
+    others = [(s, o) for k, (s, o) in enumerate(zip(in_specs, ops)) if k != i]
+    available = set(out).union(*[set(s) for s, _ in others])
+    kept = "".join(c for c in target if c in available)
+    new_spec = ",".join([out] + [s for s, _ in others]) + "->" + kept
+    res = bind(einsum_p, ct, *[o for _, o in others], spec=new_spec)
+    shape = ops[i].aval.shape
+    if kept != target:  # indices only this operand had were summed: broadcast back
+        res = broadcast_to(reshape(res, tuple(n if c in available else 1
+                                              for c, n in zip(target, shape))), shape)
+    return [unbroadcast(res, shape) if k == i else None for k in range(len(ops))]
+
+
+einsum_p.transpose = _einsum_transpose

@@ -1,0 +1,209 @@
+"""Elementwise primitives, one line of maths each.
+
+Each entry: the name, the Array API function that computes it, and one partial
+derivative per operand, ``partial(g, ans, *operands) -> tangent contribution``
+(the identity it uses is the usual calculus one, so only the non-obvious ones
+are commented). Operands arrive already promoted to one dtype by fad.numpy;
+Python scalars are weak operands and may appear in place of arrays.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from ..core.primitive import Primitive
+from ..core.trace import bind
+from . import shapes
+from .rules import defjvp, defnondiff, unbroadcast
+from ..interpreters.reverse import is_undefined
+
+
+def _op(prim: Primitive) -> Callable:
+    def op(*args: Any) -> Any:
+        return bind(prim, *args)
+    op.__name__ = prim.name
+    op.__doc__ = f"Apply the ``{prim.name}`` primitive."
+    return op
+
+
+def unary(name: str, xp_name: str, partial: Callable | None) -> Primitive:
+    prim = Primitive(name, lambda xp, x: getattr(xp, xp_name)(x), shapes.same)
+    if partial is None:
+        defnondiff(prim)
+    else:
+        defjvp(prim, partial)
+    return prim
+
+
+def binary(name: str, xp_name: str, *partials: Callable | None,
+           out_dtype: Any = None) -> Primitive:
+    def aval(x, y):
+        return shapes.elementwise(x, y, dtype=out_dtype)
+    prim = Primitive(name, lambda xp, x, y: getattr(xp, xp_name)(x, y), aval)
+    if not partials:
+        defnondiff(prim)
+    else:
+        defjvp(prim, *partials)
+    return prim
+
+
+# ------------------------------------------------------------------ unary
+neg_p = unary("neg", "negative", lambda g, ans, x: -g)
+sin_p = unary("sin", "sin", lambda g, ans, x: g * cos(x))
+cos_p = unary("cos", "cos", lambda g, ans, x: g * -sin(x))
+tan_p = unary("tan", "tan", lambda g, ans, x: g * (1 + ans * ans))
+asin_p = unary("asin", "asin", lambda g, ans, x: g * rsqrt(1 - x * x))
+acos_p = unary("acos", "acos", lambda g, ans, x: g * -rsqrt(1 - x * x))
+atan_p = unary("atan", "atan", lambda g, ans, x: g / (1 + x * x))
+sinh_p = unary("sinh", "sinh", lambda g, ans, x: g * cosh(x))
+cosh_p = unary("cosh", "cosh", lambda g, ans, x: g * sinh(x))
+tanh_p = unary("tanh", "tanh", lambda g, ans, x: g * (1 - ans * ans))
+exp_p = unary("exp", "exp", lambda g, ans, x: g * ans)
+expm1_p = unary("expm1", "expm1", lambda g, ans, x: g * (ans + 1))
+log_p = unary("log", "log", lambda g, ans, x: g / x)
+log1p_p = unary("log1p", "log1p", lambda g, ans, x: g / (1 + x))
+sqrt_p = unary("sqrt", "sqrt", lambda g, ans, x: g * (0.5 / ans))
+abs_p = unary("abs", "abs", lambda g, ans, x: g * sign(x))  # 0 at the kink
+sign_p = unary("sign", "sign", None)
+floor_p = unary("floor", "floor", None)
+ceil_p = unary("ceil", "ceil", None)
+round_p = unary("round", "round", None)
+isnan_p = unary("isnan", "isnan", None)
+isfinite_p = unary("isfinite", "isfinite", None)
+logical_not_p = unary("not", "logical_not", None)
+# logistic(x) = 1 / (1 + e^-x); d/dx = ans (1 - ans)
+logistic_p = Primitive("logistic", lambda xp, x: _logistic(xp, x), shapes.same)
+defjvp(logistic_p, lambda g, ans, x: g * (ans * (1 - ans)))
+
+
+def _logistic(xp: Any, x: Any) -> Any:
+    # exp of a non-positive number only: finite for every x
+    e = xp.exp(-xp.abs(x))
+    return xp.where(x >= 0, 1 / (1 + e), e / (1 + e))
+
+
+def rsqrt(x: Any) -> Any:
+    return 1 / sqrt(x)
+
+
+# ------------------------------------------------------------------ binary
+add_p = binary("add", "add", lambda g, ans, x, y: g, lambda g, ans, x, y: g)
+sub_p = binary("sub", "subtract", lambda g, ans, x, y: g, lambda g, ans, x, y: -g)
+mul_p = binary("mul", "multiply", lambda g, ans, x, y: g * y, lambda g, ans, x, y: x * g)
+div_p = binary("div", "divide", lambda g, ans, x, y: g / y,
+               lambda g, ans, x, y: g * (-ans / y))
+
+
+def _pow_dx(g: Any, ans: Any, x: Any, y: Any) -> Any:
+    if isinstance(y, int | float):  # a constant exponent: the common case, x ** 2
+        return g * (y * x ** (y - 1)) if y not in (0, 1) else (g * 0 if y == 0 else g)
+    # y x^(y-1), taken as 0 where y == 0 (so that 0 ** 0 has derivative 0)
+    return g * select(eq(y, 0), 0.0, y * x ** select(eq(y, 0), 1.0, y - 1))
+
+
+def _pow_dy(g: Any, ans: Any, x: Any, y: Any) -> Any:
+    # d/dy x^y = log(x) x^y, taken as 0 where x == 0 ("double where" keeps it finite)
+    safe_x = select(eq(x, 0), 1.0, x)
+    return g * select(eq(x, 0), 0.0, log(safe_x) * ans)
+
+
+pow_p = binary("pow", "pow", _pow_dx, _pow_dy)
+
+
+def _tie_weight(x: Any, y: Any) -> Any:
+    """1 where x wins, 0.5 at a tie, 0 where y wins (JAX's convention at ties)."""
+    gt_ = convert(greater(x, y), x)
+    eq_ = convert(eq(x, y), x)
+    return gt_ + 0.5 * eq_
+
+
+max_p = binary("max", "maximum", lambda g, ans, x, y: g * _tie_weight(x, y),
+               lambda g, ans, x, y: g * _tie_weight(y, x))
+min_p = binary("min", "minimum", lambda g, ans, x, y: g * _tie_weight(y, x),
+               lambda g, ans, x, y: g * _tie_weight(x, y))
+atan2_p = binary("atan2", "atan2", lambda g, ans, x, y: g * (y / (x * x + y * y)),
+                 lambda g, ans, x, y: g * (-x / (x * x + y * y)))
+# floor_divide has derivative 0 almost everywhere; x mod y = x - y floor(x / y)
+floor_divide_p = binary("floor_divide", "floor_divide")
+rem_p = binary("rem", "remainder", lambda g, ans, x, y: g,
+               lambda g, ans, x, y: g * -floor_divide(x, y))
+
+_BOOL = "bool"
+eq_p = binary("eq", "equal", out_dtype=_BOOL)
+ne_p = binary("ne", "not_equal", out_dtype=_BOOL)
+lt_p = binary("lt", "less", out_dtype=_BOOL)
+le_p = binary("le", "less_equal", out_dtype=_BOOL)
+gt_p = binary("gt", "greater", out_dtype=_BOOL)
+ge_p = binary("ge", "greater_equal", out_dtype=_BOOL)
+and_p = binary("and", "logical_and", out_dtype=_BOOL)
+or_p = binary("or", "logical_or", out_dtype=_BOOL)
+xor_p = binary("xor", "logical_xor", out_dtype=_BOOL)
+
+
+# ------------------------------------------------------------------ transposes
+def _add_transpose(ct: Any, x: Any, y: Any) -> list:
+    return [unbroadcast(ct, x.aval.shape) if is_undefined(x) else None,
+            unbroadcast(ct, y.aval.shape) if is_undefined(y) else None]
+
+
+def _sub_transpose(ct: Any, x: Any, y: Any) -> list:
+    return [unbroadcast(ct, x.aval.shape) if is_undefined(x) else None,
+            unbroadcast(-ct, y.aval.shape) if is_undefined(y) else None]
+
+
+def _mul_transpose(ct: Any, x: Any, y: Any) -> list:
+    if is_undefined(x) and is_undefined(y):
+        raise ValueError("mul of two tangents is not linear")
+    if is_undefined(x):
+        return [unbroadcast(ct * y, x.aval.shape), None]
+    return [None, unbroadcast(x * ct, y.aval.shape)]
+
+
+def _div_transpose(ct: Any, x: Any, y: Any) -> list:
+    if is_undefined(y):
+        raise ValueError("division by a tangent is not linear")
+    return [unbroadcast(ct / y, x.aval.shape), None]
+
+
+def _neg_transpose(ct: Any, x: Any) -> list:
+    return [-ct]
+
+
+add_p.transpose = _add_transpose
+sub_p.transpose = _sub_transpose
+mul_p.transpose = _mul_transpose
+div_p.transpose = _div_transpose
+neg_p.transpose = _neg_transpose
+
+
+# ------------------------------------------------------------------ select
+def _select_aval(pred, x, y):
+    shape = shapes.broadcast_shapes(pred.shape, x.shape, y.shape)
+    return shapes.elementwise(x, y).__class__(shape, x.dtype)
+
+
+select_p = Primitive("select", lambda xp, c, x, y: xp.where(c, x, y), _select_aval)
+defjvp(select_p, None, lambda g, ans, c, x, y: select(c, g, 0.0),
+       lambda g, ans, c, x, y: select(c, 0.0, g))
+
+
+def _select_transpose(ct: Any, c: Any, x: Any, y: Any) -> list:
+    return [None,
+            unbroadcast(select(c, ct, 0.0), x.aval.shape) if is_undefined(x) else None,
+            unbroadcast(select(c, 0.0, ct), y.aval.shape) if is_undefined(y) else None]
+
+
+select_p.transpose = _select_transpose
+
+
+# ------------------------------------------------------------------ the ops
+neg, sin, cos, tan, tanh, exp, log, sqrt, sign = map(
+    _op, (neg_p, sin_p, cos_p, tan_p, tanh_p, exp_p, log_p, sqrt_p, sign_p))
+sinh, cosh, floor_divide = _op(sinh_p), _op(cosh_p), _op(floor_divide_p)
+eq, greater = _op(eq_p), _op(gt_p)
+select = _op(select_p)
+
+
+def convert(x: Any, like: Any) -> Any:
+    from .structural import convert_element_type
+    return convert_element_type(x, like.dtype)

@@ -1,0 +1,100 @@
+"""Indexing: ``gather`` (NumPy's ``x[index]``) and its transpose ``scatter_add``.
+
+The static part of an index (ints, slices, ``None``, ``...``) is a parameter,
+an ``Indexer``; integer index arrays are operands, so they may be traced.
+Reverse mode of ``x[index]`` scatters the cotangent back, summing repeated
+indices (``np.add.at``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..core.ir import ShapedArray
+from ..core.primitive import Primitive
+from ..core.trace import bind
+from ..backends import backend_for
+from .rules import deflinear
+
+ARRAY = "<array>"
+
+
+class Indexer:
+    """A hashable, printable static index; ``ARRAY`` marks an operand's slot."""
+
+    __slots__ = ("items",)
+
+    def __init__(self, items: tuple):
+        self.items = tuple(("slice", i.start, i.stop, i.step) if isinstance(i, slice) else i
+                           for i in items)
+
+    def build(self, arrays: tuple) -> tuple:
+        it = iter(arrays)
+        return tuple(slice(*i[1:]) if isinstance(i, tuple) else next(it) if i is ARRAY
+                     else i for i in self.items)
+
+    @property
+    def n_arrays(self) -> int:
+        return sum(1 for i in self.items if i is ARRAY)
+
+    def __hash__(self) -> int:
+        return hash(self.items)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Indexer) and self.items == other.items
+
+    def __repr__(self) -> str:
+        def one(i: Any) -> str:
+            if isinstance(i, tuple):
+                s = ":".join("" if v is None else str(v) for v in i[1:3])
+                return s + (f":{i[3]}" if i[3] is not None else "")
+            return {None: "None", Ellipsis: "...", ARRAY: "<array>"}.get(i, str(i)) \
+                if not isinstance(i, int) else str(i)
+        return "(" + ", ".join(one(i) for i in self.items) + ("," if len(self.items) == 1
+                                                               else "") + ")"
+
+    pp = __repr__
+
+
+def _dummy(aval: ShapedArray) -> np.ndarray:
+    """A zero-strided array of ``aval``'s shape: free to index, to learn shapes."""
+    base = np.zeros((), dtype=aval.dtype if aval.dtype.kind in "iub" else np.int8)
+    return np.lib.stride_tricks.as_strided(base, aval.shape, (0,) * len(aval.shape))
+
+
+def _gather_aval(x: ShapedArray, *idx: ShapedArray, indexer: Indexer) -> ShapedArray:
+    try:
+        shape = _dummy(x)[indexer.build(tuple(_dummy(i) for i in idx))].shape
+    except IndexError as e:
+        from ..core.errors import ShapeError
+        raise ShapeError(f"index {indexer!r} does not fit shape {x.shape}: {e}") from None
+    return ShapedArray(shape, x.dtype)
+
+
+def _gather_impl(xp: Any, x: Any, *idx: Any, indexer: Indexer) -> Any:
+    return backend_for(xp).getitem(x, indexer.build(idx))
+
+
+def _scatter_add_impl(xp: Any, v: Any, *idx: Any, indexer: Indexer, shape: tuple) -> Any:
+    return backend_for(xp).index_add(shape, v.dtype, indexer.build(idx), v)
+
+
+gather_p = Primitive("gather", _gather_impl, _gather_aval)
+scatter_add_p = Primitive(
+    "scatter_add", _scatter_add_impl,
+    lambda v, *idx, indexer, shape: ShapedArray(shape, v.dtype))
+
+deflinear(gather_p, lambda ct, x, *idx, indexer: [
+    bind(scatter_add_p, ct, *idx, indexer=indexer, shape=x.aval.shape)] + [None] * len(idx))
+deflinear(scatter_add_p, lambda ct, v, *idx, indexer, shape: [
+    bind(gather_p, ct, *idx, indexer=indexer)] + [None] * len(idx))
+
+
+def gather(x: Any, index: tuple, arrays: tuple = ()) -> Any:
+    return bind(gather_p, x, *arrays, indexer=Indexer(index))
+
+
+def slice_axis(x: Any, axis: int, start: int, stop: int) -> Any:
+    return gather(x, (slice(None),) * axis + (slice(start, stop),))

@@ -1,0 +1,70 @@
+"""Reductions over ``axes`` (a sorted tuple of positive ints; no keepdims: fad.numpy
+reshapes the result when ``keepdims=True``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..core.ir import ShapedArray
+from ..core.primitive import Primitive
+from ..core.trace import aval_of, bind
+from .rules import deflinear, defjvp, defnondiff
+from .structural import broadcast_to, convert_element_type, reshape
+
+
+def _reduced(x: ShapedArray, axes: tuple, dtype: Any = None) -> ShapedArray:
+    for a in axes:
+        if not 0 <= a < x.ndim:
+            raise np.exceptions.AxisError(a, x.ndim)
+    return ShapedArray(tuple(n for i, n in enumerate(x.shape) if i not in axes),
+                       x.dtype if dtype is None else dtype)
+
+
+def keepdims_shape(shape: tuple, axes: tuple) -> tuple:
+    return tuple(1 if i in axes else n for i, n in enumerate(shape))
+
+
+def expand_reduced(y: Any, shape: tuple, axes: tuple) -> Any:
+    """Broadcast a reduced array back to ``shape`` (the transpose of a sum)."""
+    return broadcast_to(reshape(y, keepdims_shape(shape, axes)), shape)
+
+
+reduce_sum_p = Primitive("reduce_sum", lambda xp, x, *, axes: xp.sum(x, axis=axes),
+                         lambda x, *, axes: _reduced(x, axes))
+deflinear(reduce_sum_p, lambda ct, x, *, axes: [expand_reduced(ct, x.aval.shape, axes)])
+
+
+def _max_partial(g: Any, ans: Any, x: Any, *, axes: tuple) -> Any:
+    # the tangent flows to the maximal entries, shared equally among ties
+    shape = aval_of(x).shape
+    at_max = convert_element_type(x == expand_reduced(ans, shape, axes), aval_of(x).dtype)
+    share = at_max / expand_reduced(bind(reduce_sum_p, at_max, axes=axes), shape, axes)
+    return bind(reduce_sum_p, g * share, axes=axes)
+
+
+reduce_max_p = Primitive("reduce_max", lambda xp, x, *, axes: xp.max(x, axis=axes),
+                         lambda x, *, axes: _reduced(x, axes))
+defjvp(reduce_max_p, _max_partial)
+reduce_min_p = Primitive("reduce_min", lambda xp, x, *, axes: xp.min(x, axis=axes),
+                         lambda x, *, axes: _reduced(x, axes))
+defjvp(reduce_min_p, _max_partial)
+
+
+def _arg_aval(x: ShapedArray, *, axis: int) -> ShapedArray:
+    return _reduced(x, (axis,), np.dtype(np.int64))
+
+
+argmax_p = Primitive("argmax", lambda xp, x, *, axis: xp.argmax(x, axis=axis), _arg_aval)
+argmin_p = Primitive("argmin", lambda xp, x, *, axis: xp.argmin(x, axis=axis), _arg_aval)
+defnondiff(argmax_p)
+defnondiff(argmin_p)
+
+_BOOL = np.dtype(bool)
+reduce_or_p = Primitive("reduce_or", lambda xp, x, *, axes: xp.any(x, axis=axes),
+                        lambda x, *, axes: _reduced(x, axes, _BOOL))
+reduce_and_p = Primitive("reduce_and", lambda xp, x, *, axes: xp.all(x, axis=axes),
+                         lambda x, *, axes: _reduced(x, axes, _BOOL))
+defnondiff(reduce_or_p)
+defnondiff(reduce_and_p)

@@ -1,0 +1,171 @@
+"""Primitives that move data without arithmetic: reshape, transpose, broadcast,
+concatenate, dtype conversion, and the identity ``stop_gradient``. All are linear,
+so each has a ``transpose`` rule and its jvp is itself.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ..core.errors import ShapeError
+from ..core.ir import ShapedArray
+from ..core.primitive import Primitive
+from ..core.trace import aval_of, bind, is_float
+from . import shapes
+from .rules import deflinear, defjvp, unbroadcast
+
+
+# ------------------------------------------------------------------ reshape
+def _reshape_aval(x: ShapedArray, *, new_sizes: tuple) -> ShapedArray:
+    if math.prod(new_sizes) != math.prod(x.shape):
+        raise ShapeError(f"cannot reshape an array of shape {x.shape} "
+                         f"(size {math.prod(x.shape)}) into shape {new_sizes}")
+    return ShapedArray(new_sizes, x.dtype)
+
+
+reshape_p = Primitive("reshape", lambda xp, x, *, new_sizes: xp.reshape(x, new_sizes),
+                      _reshape_aval)
+deflinear(reshape_p, lambda ct, x, *, new_sizes: [reshape(ct, x.aval.shape)])
+
+
+def reshape(x: Any, new_sizes: tuple) -> Any:
+    new_sizes = tuple(int(n) for n in new_sizes)
+    if aval_of(x).shape == new_sizes:
+        return x
+    return bind(reshape_p, x, new_sizes=new_sizes)
+
+
+# ------------------------------------------------------------------ transpose
+def _transpose_aval(x: ShapedArray, *, permutation: tuple) -> ShapedArray:
+    if sorted(permutation) != list(range(x.ndim)):
+        raise ShapeError(f"permutation {permutation} does not fit shape {x.shape}")
+    return ShapedArray(tuple(x.shape[i] for i in permutation), x.dtype)
+
+
+transpose_p = Primitive(
+    "transpose", lambda xp, x, *, permutation: xp.permute_dims(x, permutation),
+    _transpose_aval)
+deflinear(transpose_p, lambda ct, x, *, permutation: [
+    transpose(ct, tuple(int(i) for i in np.argsort(permutation)))])
+
+
+def transpose(x: Any, permutation: tuple) -> Any:
+    permutation = tuple(int(p) for p in permutation)
+    if permutation == tuple(range(len(permutation))):
+        return x
+    return bind(transpose_p, x, permutation=permutation)
+
+
+# ------------------------------------------------------------------ broadcast_to
+def _broadcast_aval(x: ShapedArray, *, shape: tuple) -> ShapedArray:
+    if shapes.broadcast_shapes(x.shape, shape) != tuple(shape):
+        raise ShapeError(f"cannot broadcast shape {x.shape} to {shape}")
+    return ShapedArray(shape, x.dtype)
+
+
+def _broadcast_impl(xp: Any, x: Any, *, shape: tuple) -> Any:
+    if isinstance(x, bool | int | float | complex):
+        return xp.full(shape, x)
+    return xp.broadcast_to(x, shape)
+
+
+broadcast_to_p = Primitive("broadcast_to", _broadcast_impl, _broadcast_aval)
+deflinear(broadcast_to_p, lambda ct, x, *, shape: [unbroadcast(ct, x.aval.shape)])
+
+
+def broadcast_to(x: Any, shape: tuple) -> Any:
+    shape = tuple(int(n) for n in shape)
+    if aval_of(x).shape == shape:
+        return x
+    return bind(broadcast_to_p, x, shape=shape)
+
+
+# ------------------------------------------------------------------ dtypes
+def _convert_impl(xp: Any, x: Any, *, new_dtype: np.dtype) -> Any:
+    if hasattr(x, "astype"):
+        return x.astype(new_dtype)
+    return xp.astype(x, getattr(xp, new_dtype.name))
+
+
+def _convert_jvp(primals: list, tangents: list, *, new_dtype: np.dtype) -> tuple:
+    (x,), (g,) = primals, tangents
+    ans = bind(convert_element_type_p, x, new_dtype=new_dtype)
+    if g is None or not is_float(new_dtype):
+        return ans, None
+    return ans, bind(convert_element_type_p, g, new_dtype=new_dtype)
+
+
+def _convert_transpose(ct: Any, x: Any, *, new_dtype: np.dtype) -> list:
+    return [convert_element_type(ct, x.aval.dtype)]
+
+
+convert_element_type_p = Primitive(
+    "convert_element_type", _convert_impl,
+    lambda x, *, new_dtype: ShapedArray(x.shape, new_dtype))
+convert_element_type_p.jvp = _convert_jvp
+convert_element_type_p.transpose = _convert_transpose
+
+
+def convert_element_type(x: Any, dtype: Any) -> Any:
+    dtype = np.dtype(dtype)
+    if aval_of(x).dtype == dtype:
+        return x
+    return bind(convert_element_type_p, x, new_dtype=dtype)
+
+
+zeros_like_p = Primitive("zeros_like", lambda xp, x: xp.zeros_like(x), shapes.same)
+deflinear(zeros_like_p, lambda ct, x: [None])
+
+
+# ------------------------------------------------------------------ concatenate
+def _concat_aval(*xs: ShapedArray, axis: int) -> ShapedArray:
+    first = xs[0]
+    for x in xs[1:]:
+        if x.ndim != first.ndim or any(a != b for i, (a, b) in
+                                       enumerate(zip(x.shape, first.shape)) if i != axis):
+            raise ShapeError("cannot concatenate shapes " +
+                             ", ".join(str(x.shape) for x in xs) + f" along axis {axis}")
+        if x.dtype != first.dtype:
+            raise ShapeError("concatenate of different dtypes (promote first)")
+    shape = list(first.shape)
+    shape[axis] = sum(x.shape[axis] for x in xs)
+    return ShapedArray(tuple(shape), first.dtype)
+
+
+def _concat_transpose(ct: Any, *xs: Any, axis: int) -> list:
+    from .indexing import slice_axis
+    out, start = [], 0
+    for x in xs:
+        n = aval_of(x).shape[axis] if not hasattr(x, "aval") else x.aval.shape[axis]
+        out.append(slice_axis(ct, axis, start, start + n) if _undef(x) else None)
+        start += n
+    return out
+
+
+def _undef(x: Any) -> bool:
+    from ..interpreters.reverse import is_undefined
+    return is_undefined(x)
+
+
+concatenate_p = Primitive(
+    "concatenate", lambda xp, *xs, axis: xp.concat(xs, axis=axis), _concat_aval)
+
+
+def _concat_jvp(primals: list, tangents: list, *, axis: int) -> tuple:
+    ans = bind(concatenate_p, *primals, axis=axis)
+    if all(t is None for t in tangents):
+        return ans, None
+    ts = [t if t is not None else bind(zeros_like_p, p) for p, t in zip(primals, tangents)]
+    return ans, bind(concatenate_p, *ts, axis=axis)
+
+
+concatenate_p.jvp = _concat_jvp
+concatenate_p.transpose = _concat_transpose
+
+
+# ------------------------------------------------------------------ stop_gradient
+stop_gradient_p = Primitive("stop_gradient", lambda xp, x: x, shapes.same)
+defjvp(stop_gradient_p, None)

@@ -1,0 +1,145 @@
+"""Pytrees: nested tuples, lists, dicts and ``None`` (plus registered types).
+
+>>> from fad.tree import tree_flatten, tree_unflatten, tree_map
+>>> leaves, tree = tree_flatten({"b": (1, 2), "a": [3, None]})
+>>> leaves
+[3, 1, 2]
+>>> tree_unflatten(tree, [10, 20, 30])
+{'a': [10, None], 'b': (20, 30)}
+>>> tree_map(lambda x: x * 2, (1, [2]))
+(2, [4])
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Iterable
+
+_NODES: dict[type, tuple[Callable, Callable]] = {}
+
+
+def register_pytree_node(nodetype: type, flatten: Callable, unflatten: Callable) -> None:
+    """Make ``nodetype`` a pytree node.
+
+    ``flatten(x) -> (children, aux)`` and ``unflatten(aux, children) -> x``.
+
+    >>> class Pair:
+    ...     def __init__(self, a, b): self.a, self.b = a, b
+    >>> register_pytree_node(Pair, lambda p: ((p.a, p.b), None),
+    ...                      lambda aux, ch: Pair(*ch))
+    >>> tree_leaves(Pair(1, (2, 3)))
+    [1, 2, 3]
+    """
+    _NODES[nodetype] = (flatten, unflatten)
+
+
+register_pytree_node(tuple, lambda t: (t, None), lambda _, c: tuple(c))
+register_pytree_node(list, lambda t: (t, None), lambda _, c: list(c))
+register_pytree_node(
+    dict, lambda d: ([d[k] for k in sorted(d)], tuple(sorted(d))),
+    lambda keys, c: dict(zip(keys, c)))
+register_pytree_node(type(None), lambda _: ((), None), lambda _, c: None)
+
+
+class PyTreeDef:
+    """The structure of a pytree, without its leaves."""
+
+    __slots__ = ("node", "aux", "children", "num_leaves")
+
+    def __init__(self, node: type | None, aux: Any, children: tuple):
+        self.node = node
+        self.aux = aux
+        self.children = children
+        self.num_leaves = 1 if node is None else sum(c.num_leaves for c in children)
+
+    def _key(self) -> tuple:
+        return (self.node, self.aux, tuple(c._key() for c in self.children))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, PyTreeDef) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        if self.node is None:
+            return "*"
+        inner = ", ".join(map(repr, self.children))
+        name = self.node.__name__
+        return {"tuple": f"({inner}{',' if len(self.children) == 1 else ''})",
+                "list": f"[{inner}]", "NoneType": "None"}.get(
+                    name, f"{name}({self.aux!r}, [{inner}])" if name != "dict" else
+                    "{" + ", ".join(f"{k!r}: {c!r}" for k, c in
+                                    zip(self.aux, self.children)) + "}")
+
+
+_LEAF = PyTreeDef(None, None, ())
+
+
+def _node_of(x: Any) -> tuple[Callable, Callable] | None:
+    rule = _NODES.get(type(x))
+    if rule is None and isinstance(x, tuple) and hasattr(x, "_fields"):
+        # namedtuples are nodes, rebuilt with their own type
+        rule = (lambda t: (tuple(t), type(t)), lambda tp, c: tp(*c))
+    return rule
+
+
+def tree_flatten(tree: Any, is_leaf: Callable | None = None) -> tuple[list, PyTreeDef]:
+    """``(leaves, treedef)``; iterative, so deep trees do not hit recursion limits."""
+    leaves: list = []
+
+    def flatten(x: Any) -> PyTreeDef:
+        rule = None if is_leaf is not None and is_leaf(x) else _node_of(x)
+        if rule is None:
+            leaves.append(x)
+            return _LEAF
+        children, aux = rule[0](x)
+        node = type(x) if type(x) in _NODES else tuple
+        if node is tuple and type(x) is not tuple:
+            node = _NamedTuple
+        return PyTreeDef(node, aux, tuple(flatten(c) for c in children))
+
+    return leaves, flatten(tree)
+
+
+class _NamedTuple:
+    """Marker node type for namedtuples (the aux data is the concrete class)."""
+
+
+def tree_unflatten(treedef: PyTreeDef, leaves: Iterable) -> Any:
+    it = iter(leaves)
+
+    def build(td: PyTreeDef) -> Any:
+        if td.node is None:
+            return next(it)
+        children = [build(c) for c in td.children]
+        if td.node is _NamedTuple:
+            return td.aux(*children)
+        return _NODES[td.node][1](td.aux, children)
+
+    return build(treedef)
+
+
+def tree_leaves(tree: Any, is_leaf: Callable | None = None) -> list:
+    return tree_flatten(tree, is_leaf)[0]
+
+
+def tree_structure(tree: Any) -> PyTreeDef:
+    return tree_flatten(tree)[1]
+
+
+def tree_map(f: Callable, tree: Any, *rest: Any, is_leaf: Callable | None = None) -> Any:
+    """Apply ``f`` leafwise to ``tree`` (and to the matching leaves of ``rest``)."""
+    leaves, treedef = tree_flatten(tree, is_leaf)
+    others = [treedef_flatten_up_to(treedef, r) for r in rest]
+    return tree_unflatten(treedef, [f(x, *xs) for x, *xs in zip(leaves, *others)])
+
+
+def treedef_flatten_up_to(treedef: PyTreeDef, tree: Any) -> list:
+    leaves, other = tree_flatten(tree)
+    if other != treedef:
+        raise ValueError(f"pytree structures differ: {treedef!r} and {other!r}")
+    return leaves
+
+
+__all__ = ["tree_map", "tree_flatten", "tree_unflatten", "tree_leaves",
+           "tree_structure", "register_pytree_node", "PyTreeDef"]
