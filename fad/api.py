@@ -13,8 +13,9 @@ from .core.ir import ClosedJaxpr, ShapedArray
 from .core.trace import Tracer, aval_of, bind, concrete_or_none, no_grad_scope
 from .interpreters.evaluate import eval_jaxpr
 from .interpreters.jvp import jvp_flat
-from .interpreters.reverse import backward_pass, linearize_flat
+from .interpreters.reverse import linearize_flat
 from .interpreters.staging import trace_to_jaxpr
+from .interpreters.vjp import vjp_flat
 from .numpy._base import asarray
 from .primitives.structural import stop_gradient_p
 from .tree import tree_flatten, tree_map, tree_unflatten
@@ -147,8 +148,8 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> tuple:
         out_tree.append(tree)
         return out_leaves
 
-    out_primals, lin, is_zero = linearize_flat(flat_fun, leaves, label=_label("vjp", fun),
-                                               aux_box=aux_box)
+    out_primals, pull = vjp_flat(flat_fun, leaves, label=_label("vjp", fun),
+                                 aux_box=aux_box)
     out_avals = [aval_of(o) for o in out_primals]
 
     def vjp_fn(ct: Any) -> tuple:
@@ -161,8 +162,7 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> tuple:
             if aval_of(c).shape != a.shape:
                 raise TypeError(f"vjp_fn: cotangent of shape {aval_of(c).shape} for an "
                                 f"output of shape {a.shape} ({a.str_short()})")
-        live = [c for c, z in zip(ct_leaves, is_zero) if not z]
-        cts = backward_pass(lin.jaxpr, lin.consts, live)
+        cts = pull(ct_leaves)
         grads = [_zeros_like(x) if g is None else g for g, x in zip(cts, leaves)]
         return tuple(tree_unflatten(in_tree, grads))
 
@@ -200,11 +200,9 @@ def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0,
                 aux_box.append(aux)
             return [_check_scalar_output(out)]
 
-        (out,), lin, (zero,) = linearize_flat(flat_fun, leaves,
-                                              label=_label("grad", fun), aux_box=aux_box)
-        _check_scalar_aval(aval_of(out))
-        cts = [None] * len(leaves) if zero else \
-            backward_pass(lin.jaxpr, lin.consts, [_ones_like(out)], consume=True)
+        (out,), pull = vjp_flat(flat_fun, leaves, label=_label("grad", fun),
+                                aux_box=aux_box)
+        cts = pull([_ones_like(out)], consume=True)
         grads = [_zeros_like(x) if g is None else g for g, x in zip(cts, leaves)]
         grad_tree = tree_unflatten(in_tree, grads)
         g = grad_tree[0] if isinstance(argnums, int) else tuple(grad_tree)

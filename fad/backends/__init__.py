@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from .base import Backend, NUMPY
+from .base import NUMPY, Backend
 
 _BY_TYPE: dict[type, Any] = {np.ndarray: np, np.float64: np, np.float32: np,
                              np.int64: np, np.bool_: np, np.int32: np,

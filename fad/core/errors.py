@@ -40,7 +40,7 @@ def user_source() -> str:
 
 def concretization_message(what: str, aval: object) -> str:
     return (
-        f"{what} of a traced array {aval} is needed here, but its value is not known "
+        f"{what} of a traced array {aval.str_short()} is needed here, but its value is not known "
         "while tracing abstractly (under fad.jit or fad.make_jaxpr).\n"
         "Use structured control flow instead of Python `if`/`while` on traced values: "
         "fad.lax.cond for branches, fad.lax.while_loop / fad.lax.fori_loop for loops, "

@@ -35,6 +35,14 @@ class ShapedArray:
         self.shape = tuple(shape)
         self.dtype = np.dtype(dtype)
 
+    @classmethod
+    def make(cls, shape: tuple[int, ...], dtype: np.dtype) -> "ShapedArray":
+        """Fast constructor for an already-normalised tuple and ``np.dtype``."""
+        aval = object.__new__(cls)
+        aval.shape = shape
+        aval.dtype = dtype
+        return aval
+
     @property
     def ndim(self) -> int:
         return len(self.shape)

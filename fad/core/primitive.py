@@ -33,6 +33,9 @@ class Primitive:
         self.jvp: Callable | None = None
         self.transpose: Callable | None = None
         self.batch: Callable | None = None
+        # set by the rule builders (fad/primitives/rules.py):
+        self.partials: tuple | None = None   # elementwise jvp partials (diagonal)
+        self.multilinear = False              # linear in each operand separately
         REGISTRY[name] = self
 
     def impl(self, *args: Any, **params: Any) -> Any:

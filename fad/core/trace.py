@@ -18,8 +18,13 @@ from typing import Any, Iterator
 
 import numpy as np
 
-from .errors import (ConcretizationError, ShapeError, UnexpectedTracerError,
-                     concretization_message, user_source)
+from .errors import (
+    ConcretizationError,
+    ShapeError,
+    UnexpectedTracerError,
+    concretization_message,
+    user_source,
+)
 from .ir import ShapedArray
 
 
@@ -278,12 +283,23 @@ def aval_of(x: Any) -> ShapedArray:
         return x.aval
     dtype = _PY_SCALAR_DTYPE.get(type(x))
     if dtype is not None:
-        return ShapedArray((), dtype)
+        return ShapedArray.make((), dtype)
     try:
-        return ShapedArray(x.shape, _np_dtype(x.dtype))
+        dtype = x.dtype
+        if not isinstance(dtype, np.dtype):
+            dtype = _np_dtype(dtype)
+        return ShapedArray.make(tuple(x.shape), dtype)
     except AttributeError:
         arr = np.asarray(x)
         return ShapedArray(arr.shape, arr.dtype)
+
+
+def shape_of(x: Any) -> tuple:
+    """The shape of an array, a tracer or a Python scalar (``()``)."""
+    try:
+        return x.shape
+    except AttributeError:
+        return ()
 
 
 def _np_dtype(dtype: Any) -> np.dtype:

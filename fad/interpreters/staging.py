@@ -78,7 +78,7 @@ class JaxprTrace(Trace):
         weak = None
         if any(type(a) in _PY_SCALARS for a in args):
             dtypes = [aval_of(a).dtype for a in args if type(a) not in _PY_SCALARS]
-            weak = next((d for d in dtypes if d != bool), dtypes[0] if dtypes else None)
+            weak = next((d for d in dtypes if d.kind != "b"), dtypes[0] if dtypes else None)
         invars = [self.atom(a, weak) for a in args]
         avals = [a.aval for a in invars]
         out = prim.abstract_eval(*avals, **params)

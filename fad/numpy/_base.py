@@ -55,7 +55,8 @@ def dtype_key(x: Any) -> Any:
     tp = type(x)
     if tp in PY_SCALARS:
         return tp
-    return _np_dtype(x.dtype)
+    d = x.dtype
+    return d if isinstance(d, np.dtype) else _np_dtype(d)
 
 
 def dtype_of(x: Any) -> np.dtype:
@@ -73,8 +74,36 @@ def cast(x: Any, dtype: np.dtype) -> Any:
     return convert_element_type(x, dtype)
 
 
-def promote(ufunc: str, *xs: Any) -> tuple[np.dtype, list]:
-    """NumPy's result dtype of ``ufunc`` on ``xs`` and the operands cast to it."""
+_WEAK_FITS = {float: "fc", int: "iufc", bool: "biufc", complex: "c"}
+
+
+def promote(ufunc: str, *xs: Any) -> tuple[np.dtype | None, list]:
+    """NumPy's result dtype of ``ufunc`` on ``xs`` and the operands cast to it.
+
+    The first lines are fast paths for the common cases (float arrays, or an
+    array with a weak Python scalar of a kind it holds); the general case asks
+    NumPy itself (``ufunc_result_dtype``, cached).
+    """
+    if len(xs) == 2 and ufunc not in _SPECIAL:
+        x, y = xs
+        tx, ty = type(x), type(y)
+        if tx in PY_SCALARS:
+            if ty not in PY_SCALARS:
+                d = y.dtype
+                if isinstance(d, np.dtype) and d.kind in _WEAK_FITS[tx]:
+                    return d, [x, y]
+        elif ty in PY_SCALARS:
+            d = x.dtype
+            if isinstance(d, np.dtype) and d.kind in _WEAK_FITS[ty]:
+                return d, [x, y]
+        else:
+            d = x.dtype
+            if d == y.dtype and isinstance(d, np.dtype) and d.kind in "fc":
+                return d, [x, y]
+    elif len(xs) == 1 and type(xs[0]) not in PY_SCALARS:
+        d = xs[0].dtype
+        if isinstance(d, np.dtype) and d.kind in "fc":
+            return d, list(xs)
     keys = tuple(dtype_key(x) for x in xs)
     dtype = ufunc_result_dtype(ufunc, *keys)
     if all(k == dtype for k in keys):
@@ -82,6 +111,11 @@ def promote(ufunc: str, *xs: Any) -> tuple[np.dtype, list]:
     if all(type(x) in PY_SCALARS for x in xs):
         xs = tuple(asarray(x) for x in xs)
     return dtype, [cast(x, dtype) for x in xs]
+
+
+# ufuncs whose result dtype differs from their operands' even for floats/ints
+_SPECIAL = frozenset({"divide", "true_divide", "logical_and", "logical_or",
+                      "logical_xor", "arctan2"})
 
 
 def is_inexact(dtype: Any) -> bool:

@@ -17,8 +17,6 @@ from ._math import multiply
 def _promote_all(*xs: Any) -> list:
     xs = [asarray(x) for x in xs]
     dt = np.result_type(*[dtype_of(x) for x in xs])
-    if dt == bool:
-        dt = np.dtype(bool)
     return [cast(x, dt) for x in xs]
 
 

@@ -69,7 +69,7 @@ def getitem(x: Any, index: Any) -> Any:
             items.append(_static_int(i))
         else:
             arr = asarray(i)
-            if dtype_of(arr) == bool:
+            if dtype_of(arr).kind == "b":
                 for part in _nonzero_concrete(arr):
                     items.append(ARRAY)
                     arrays.append(part)

@@ -12,7 +12,7 @@ from ..primitives import reductions as R
 from ..primitives.shapes import normalize_axes
 from ..primitives.structural import reshape
 from ._base import asarray, cast, dtype_of
-from ._math import sqrt, subtract, multiply, divide
+from ._math import divide, multiply, sqrt, subtract
 
 
 def _reduce(prim: Any, x: Any, axis: Any, keepdims: bool) -> Any:

@@ -3,8 +3,8 @@
 Importing this package registers them all in ``fad.core.primitive.REGISTRY``.
 """
 
-from . import contractions, elementwise, indexing, reductions, structural  # noqa: F401
 from ..core.primitive import REGISTRY
+from . import contractions, elementwise, indexing, reductions, structural  # noqa: F401
 
 __all__ = ["REGISTRY", "contractions", "elementwise", "indexing", "reductions",
            "structural"]

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..backends import backend_for
 from ..core.errors import ShapeError
 from ..core.ir import ShapedArray
 from ..core.primitive import Primitive
 from ..core.trace import aval_of, bind
-from ..backends import backend_for
 from ..interpreters.reverse import is_undefined
 from . import shapes
 from .rules import defmultilinear, unbroadcast

@@ -13,9 +13,9 @@ from typing import Any, Callable
 
 from ..core.primitive import Primitive
 from ..core.trace import bind
+from ..interpreters.reverse import is_undefined
 from . import shapes
 from .rules import defjvp, defnondiff, unbroadcast
-from ..interpreters.reverse import is_undefined
 
 
 def _op(prim: Primitive) -> Callable:
@@ -26,8 +26,11 @@ def _op(prim: Primitive) -> Callable:
     return op
 
 
-def unary(name: str, xp_name: str, partial: Callable | None) -> Primitive:
-    prim = Primitive(name, lambda xp, x: getattr(xp, xp_name)(x), shapes.same)
+def unary(name: str, xp_name: str, partial: Callable | None, out_dtype: Any = None
+          ) -> Primitive:
+    def aval(x):
+        return x if out_dtype is None else x.__class__(x.shape, out_dtype)
+    prim = Primitive(name, lambda xp, x: getattr(xp, xp_name)(x), aval)
     if partial is None:
         defnondiff(prim)
     else:
@@ -68,9 +71,9 @@ sign_p = unary("sign", "sign", None)
 floor_p = unary("floor", "floor", None)
 ceil_p = unary("ceil", "ceil", None)
 round_p = unary("round", "round", None)
-isnan_p = unary("isnan", "isnan", None)
-isfinite_p = unary("isfinite", "isfinite", None)
-logical_not_p = unary("not", "logical_not", None)
+isnan_p = unary("isnan", "isnan", None, "bool")
+isfinite_p = unary("isfinite", "isfinite", None, "bool")
+logical_not_p = unary("not", "logical_not", None, "bool")
 # logistic(x) = 1 / (1 + e^-x); d/dx = ans (1 - ans)
 logistic_p = Primitive("logistic", lambda xp, x: _logistic(xp, x), shapes.same)
 defjvp(logistic_p, lambda g, ans, x: g * (ans * (1 - ans)))

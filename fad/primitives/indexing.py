@@ -12,10 +12,10 @@ from typing import Any
 
 import numpy as np
 
+from ..backends import backend_for
 from ..core.ir import ShapedArray
 from ..core.primitive import Primitive
 from ..core.trace import bind
-from ..backends import backend_for
 from .rules import deflinear
 
 ARRAY = "<array>"

@@ -10,7 +10,7 @@ import numpy as np
 from ..core.ir import ShapedArray
 from ..core.primitive import Primitive
 from ..core.trace import aval_of, bind
-from .rules import deflinear, defjvp, defnondiff
+from .rules import defjvp, deflinear, defnondiff
 from .structural import broadcast_to, convert_element_type, reshape
 
 
@@ -28,7 +28,9 @@ def keepdims_shape(shape: tuple, axes: tuple) -> tuple:
 
 def expand_reduced(y: Any, shape: tuple, axes: tuple) -> Any:
     """Broadcast a reduced array back to ``shape`` (the transpose of a sum)."""
-    return broadcast_to(reshape(y, keepdims_shape(shape, axes)), shape)
+    if axes != tuple(range(len(axes))):  # leading axes broadcast without a reshape
+        y = reshape(y, keepdims_shape(shape, axes))
+    return broadcast_to(y, shape)
 
 
 reduce_sum_p = Primitive("reduce_sum", lambda xp, x, *, axes: xp.sum(x, axis=axes),
@@ -46,10 +48,10 @@ def _max_partial(g: Any, ans: Any, x: Any, *, axes: tuple) -> Any:
 
 reduce_max_p = Primitive("reduce_max", lambda xp, x, *, axes: xp.max(x, axis=axes),
                          lambda x, *, axes: _reduced(x, axes))
-defjvp(reduce_max_p, _max_partial)
+defjvp(reduce_max_p, _max_partial, elementwise=False)
 reduce_min_p = Primitive("reduce_min", lambda xp, x, *, axes: xp.min(x, axis=axes),
                          lambda x, *, axes: _reduced(x, axes))
-defjvp(reduce_min_p, _max_partial)
+defjvp(reduce_min_p, _max_partial, elementwise=False)
 
 
 def _arg_aval(x: ShapedArray, *, axis: int) -> ShapedArray:

@@ -16,11 +16,14 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from ..core.trace import aval_of, bind
 from ..core.primitive import Primitive
+from ..core.trace import aval_of, bind, shape_of
 
 
-def defjvp(prim: Primitive, *partials: Callable | None) -> None:
+def defjvp(prim: Primitive, *partials: Callable | None, elementwise: bool = True) -> None:
+    """Per-operand partials. ``elementwise=True`` declares that each partial is a
+    diagonal linear map of ``g`` (true of every elementwise primitive), so that
+    reverse mode may apply the same partial to a cotangent."""
     def jvp(primals: list, tangents: list, **params: Any) -> tuple[Any, Any]:
         ans = bind(prim, *primals, **params)
         out_t = None
@@ -33,6 +36,7 @@ def defjvp(prim: Primitive, *partials: Callable | None) -> None:
             out_t = match_shape(out_t, ans)
         return ans, out_t
     prim.jvp = jvp
+    prim.partials = partials if elementwise else None
 
 
 def deflinear(prim: Primitive, transpose: Callable, linear: tuple[int, ...] = (0,)) -> None:
@@ -62,6 +66,7 @@ def defmultilinear(prim: Primitive) -> None:
                 out_t = term if out_t is None else out_t + term
         return ans, out_t
     prim.jvp = jvp
+    prim.multilinear = True
 
 
 def defnondiff(prim: Primitive) -> None:
@@ -86,15 +91,16 @@ def match_shape(t: Any, ans: Any) -> Any:
 
 def unbroadcast(ct: Any, shape: tuple[int, ...]) -> Any:
     """Sum ``ct`` down to ``shape``: the transpose of NumPy broadcasting."""
-    ct_shape = aval_of(ct).shape
+    ct_shape = shape_of(ct)
     if ct_shape == shape:
         return ct
     lead = len(ct_shape) - len(shape)
     axes = tuple(range(lead)) + tuple(
         lead + i for i, n in enumerate(shape) if n == 1 and ct_shape[lead + i] != 1)
     if axes:
-        ct = bind(_ops().reduce_sum_p, ct, axes=axes)
-    if aval_of(ct).shape != shape:
+        from .reductions import reduce_sum_p
+        ct = bind(reduce_sum_p, ct, axes=axes)
+    if shape_of(ct) != shape:
         ct = bind(_ops().reshape_p, ct, new_sizes=shape)
     return ct
 

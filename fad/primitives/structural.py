@@ -15,7 +15,7 @@ from ..core.ir import ShapedArray
 from ..core.primitive import Primitive
 from ..core.trace import aval_of, bind, is_float
 from . import shapes
-from .rules import deflinear, defjvp, unbroadcast
+from .rules import defjvp, deflinear, unbroadcast
 
 
 # ------------------------------------------------------------------ reshape

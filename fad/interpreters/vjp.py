@@ -1,0 +1,202 @@
+"""Reverse mode by taping primitive applications and pulling cotangents back.
+
+The forward pass runs each primitive on its primal values and appends one tape
+entry. The backward pass walks the tape in reverse and derives each entry's
+vector-Jacobian product from the rules the primitive already has:
+
+* an elementwise primitive (``defjvp`` partials) has a diagonal Jacobian, which
+  is its own transpose: the cotangent goes through the *same* partial rule,
+  then is summed down to the operand's shape (``unbroadcast``);
+* a linear primitive's vjp is its ``transpose`` rule;
+* any other primitive is linearized on the spot (its jvp rule traced with
+  symbolic tangents) and that small linear program is transposed.
+
+No rule is written twice. Because every rule is written in fad operations, the
+backward pass is itself traced by any transformation around it, which is how
+``grad(grad(f))``, ``jvp(grad(f))`` and ``make_jaxpr(grad(f))`` work.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any, Callable
+
+from ..core.ir import ShapedArray
+from ..core.trace import Trace, Tracer, aval_of, bind, new_main, shape_of
+from ..primitives.rules import unbroadcast
+from .reverse import UndefinedPrimal, backward_pass, linearize_flat
+
+_node_ids = itertools.count(1)
+
+
+class VJPTracer(Tracer):
+    """A primal value and the tape node its cotangent accumulates into."""
+
+    __slots__ = ("primal", "node")
+
+    def __init__(self, trace: Trace, primal: Any, node: int):
+        self._trace = trace
+        self.primal = primal
+        self.node = node
+
+    @property
+    def aval(self) -> ShapedArray:
+        return aval_of(self.primal)
+
+    @property
+    def shape(self) -> tuple:
+        return self.primal.shape
+
+    @property
+    def dtype(self) -> Any:
+        return self.primal.dtype
+
+    def concrete_value(self) -> Any:
+        p = self.primal
+        return p.concrete_value() if isinstance(p, Tracer) else p
+
+
+class VJPTrace(Trace):
+    differentiates = True
+
+    def __init__(self, main: Any, payload: list):
+        super().__init__(main, payload)
+        self.tape = payload
+
+    def process_primitive(self, prim: Any, args: Any, params: dict) -> Any:
+        nodes = [a.node if type(a) is VJPTracer and a._trace is self else None
+                 for a in args]
+        primals = [a if n is None else a.primal for a, n in zip(args, nodes)]
+        ans = bind(prim, *primals, **params)
+        if prim.jvp is None:
+            if any(n is not None for n in nodes):
+                raise NotImplementedError(
+                    f"differentiation of primitive '{prim.name}' is not implemented "
+                    "(it has no jvp rule)")
+            return ans
+        if prim.multiple_results:
+            outs = [VJPTracer(self, o, next(_node_ids)) if _is_float(o) else o for o in ans]
+            self.tape.append((prim, params, primals, ans, nodes,
+                              [o.node if type(o) is VJPTracer else None for o in outs]))
+            return outs
+        if ans.dtype.kind not in "fc" or prim.partials is not None and all(
+                p is None for p in prim.partials):
+            return ans  # no derivative flows through (integers, stop_gradient)
+        out = VJPTracer(self, ans, next(_node_ids))
+        self.tape.append((prim, params, primals, ans, nodes, out.node))
+        return out
+
+
+def _is_float(x: Any) -> bool:
+    try:
+        return x.dtype.kind in "fc"
+    except AttributeError:
+        return aval_of(x).dtype.kind in "fc"
+
+
+def pullback(tape: list, cts: dict[int, Any], consume: bool) -> dict[int, Any]:
+    """Run the tape backwards from ``cts`` (node -> cotangent); returns all cts."""
+    n = len(tape)
+    for k in range(n - 1, -1, -1):
+        entry = tape.pop() if consume else tape[k]
+        prim, params, primals, ans, nodes, out_node = entry
+        if prim.multiple_results:
+            ct = [cts.pop(o, None) if o is not None else None for o in out_node]
+            if all(c is None for c in ct):
+                continue
+        else:
+            ct = cts.pop(out_node, None)
+            if ct is None:
+                continue
+        for node, ct_in in zip(nodes, _entry_vjp(prim, params, primals, ans, nodes, ct)):
+            if node is not None and ct_in is not None:
+                prev = cts.get(node)
+                cts[node] = ct_in if prev is None else prev + ct_in
+    return cts
+
+
+def _entry_vjp(prim: Any, params: dict, primals: list, ans: Any, nodes: list,
+               ct: Any) -> list:
+    partials = prim.partials
+    if partials is not None:  # diagonal Jacobian: transpose == itself
+        return [None if node is None or partial is None else
+                unbroadcast(partial(ct, ans, *primals, **params), shape_of(x))
+                for node, partial, x in zip(nodes, partials, primals)]
+    if prim.transpose is not None:
+        if prim.multilinear:  # linear in each operand with the others fixed
+            out = []
+            for i, node in enumerate(nodes):
+                if node is None:
+                    out.append(None)
+                    continue
+                args = list(primals)
+                args[i] = UndefinedPrimal(aval_of(primals[i]))
+                out.append(prim.transpose(ct, *args, **params)[i])
+            return out
+        args = [UndefinedPrimal(aval_of(x)) if node is not None else x
+                for x, node in zip(primals, nodes)]
+        return prim.transpose(ct, *args, **params)
+    return _vjp_by_linearizing(prim, params, primals, nodes, ct)
+
+
+def _vjp_by_linearizing(prim: Any, params: dict, primals: list, nodes: list, ct: Any
+                        ) -> list:
+    idx = [i for i, node in enumerate(nodes) if node is not None]
+
+    def one_primitive(*xs: Any) -> list:
+        args = list(primals)
+        for i, x in zip(idx, xs):
+            args[i] = x
+        out = bind(prim, *args, **params)
+        return list(out) if prim.multiple_results else [out]
+
+    _, lin, is_zero = linearize_flat(one_primitive, [primals[i] for i in idx],
+                                     label=f"the vjp of {prim.name}")
+    cts = ct if prim.multiple_results else [ct]
+    live = [c if c is not None else _zeros(o.aval) for c, z, o in
+            zip(cts, is_zero, lin.jaxpr.outvars) if not z] if not all(is_zero) else []
+    got = backward_pass(lin.jaxpr, lin.consts, live) if live else [None] * len(idx)
+    out: list = [None] * len(primals)
+    for i, g in zip(idx, got):
+        out[i] = g
+    return out
+
+
+def _zeros(aval: ShapedArray) -> Any:
+    import numpy as np
+    return np.zeros(aval.shape, aval.dtype)
+
+
+def vjp_flat(fun: Callable, primals: list, label: str = "fad.vjp",
+             aux_box: list | None = None) -> tuple[list, Callable]:
+    """Run ``fun`` taping it; returns the outputs and ``pull(cts, consume)``."""
+    tape: list = []
+    with new_main(VJPTrace, tape, label=label) as main:
+        trace = main.trace
+        ins = [VJPTracer(trace, p, next(_node_ids)) for p in primals]
+        outs = fun(*ins)
+        out_primals, out_nodes = [], []
+        for o in outs:
+            if type(o) is VJPTracer and o._trace is trace:
+                out_primals.append(o.primal)
+                out_nodes.append(o.node)
+            else:
+                out_primals.append(o)
+                out_nodes.append(None)
+        if aux_box:
+            from ..tree import tree_map
+            aux_box[0] = tree_map(
+                lambda x: x.primal if type(x) is VJPTracer and x._trace is trace else x,
+                aux_box[0])
+    in_nodes = [t.node for t in ins]
+
+    def pull(cts_out: list, consume: bool = False) -> list:
+        cts: dict[int, Any] = {}
+        for node, ct in zip(out_nodes, cts_out):
+            if node is not None and ct is not None:
+                prev = cts.get(node)
+                cts[node] = ct if prev is None else prev + ct
+        cts = pullback(tape, cts, consume)
+        return [cts.get(n) for n in in_nodes]
+
+    return out_primals, pull
