@@ -8,7 +8,7 @@
 
 from . import primitives as _primitives  # noqa: F401  (registers every primitive)
 from . import numpy  # noqa: F401  (installs the tracer methods)
-from . import tree
+from . import nn, tree
 from .api import (grad, hessian, jacfwd, jacrev, jvp, linearize, make_jaxpr, no_grad,
                   stop_gradient, value_and_grad, vjp)
 from .backends import default_backend, set_backend

@@ -185,12 +185,13 @@ def _names() -> Any:
 
 
 def _pp_literal(lit: Literal) -> str:
-    val = np.asarray(lit.val)
-    if val.dtype == bool:
-        text = "True" if val else "False"
-    elif val.dtype.kind == "f":
+    kind = lit.aval.dtype.kind
+    val = lit.val
+    if kind == "b":
+        text = "True" if bool(val) else "False"
+    elif kind == "f":
         text = repr(float(val))
-    elif val.dtype.kind == "c":
+    elif kind == "c":
         text = repr(complex(val))
     else:
         text = repr(int(val))

@@ -79,6 +79,12 @@ logistic_p = Primitive("logistic", lambda xp, x: _logistic(xp, x), shapes.same)
 defjvp(logistic_p, lambda g, ans, x: g * (ans * (1 - ans)))
 
 
+# softplus(x) = log(1 + e^x) = max(x, 0) + log1p(e^-|x|); d/dx = logistic(x)
+softplus_p = Primitive(
+    "softplus", lambda xp, x: xp.maximum(x, 0) + xp.log1p(xp.exp(-xp.abs(x))), shapes.same)
+defjvp(softplus_p, lambda g, ans, x: g * bind(logistic_p, x))
+
+
 def _logistic(xp: Any, x: Any) -> Any:
     # exp of a non-positive number only: finite for every x
     e = xp.exp(-xp.abs(x))
@@ -99,7 +105,9 @@ div_p = binary("div", "divide", lambda g, ans, x, y: g / y,
 
 def _pow_dx(g: Any, ans: Any, x: Any, y: Any) -> Any:
     if isinstance(y, int | float):  # a constant exponent: the common case, x ** 2
-        return g * (y * x ** (y - 1)) if y not in (0, 1) else (g * 0 if y == 0 else g)
+        if y in (0, 1):
+            return g * 0 if y == 0 else g
+        return g * (y * (x if y == 2 else x ** (y - 1)))
     # y x^(y-1), taken as 0 where y == 0 (so that 0 ** 0 has derivative 0)
     return g * select(eq(y, 0), 0.0, y * x ** select(eq(y, 0), 1.0, y - 1))
 

@@ -1,0 +1,1 @@
+"""The IR, tracing machinery, primitive objects and errors: fad's core."""

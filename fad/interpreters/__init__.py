@@ -1,0 +1,1 @@
+"""Transformations as interpreters: jvp, vjp (tape), linearize/transpose, staging, evaluation."""
