@@ -133,10 +133,11 @@ class ClosedJaxpr:
     ['sin', 'mul']
     """
 
-    __slots__ = ("jaxpr", "consts", "in_tree", "out_tree")
+    __slots__ = ("jaxpr", "consts", "in_tree", "out_tree", "cache")
 
     def __init__(self, jaxpr: Jaxpr, consts: list[Any], in_tree: Any = None,
                  out_tree: Any = None):
+        self.cache: dict = {}  # per-backend compiled code (fad.jit)
         self.jaxpr = jaxpr
         self.consts = list(consts)
         self.in_tree = in_tree
@@ -204,7 +205,9 @@ def pp_param(value: Any) -> str:
     if isinstance(value, type) and issubclass(value, np.generic):
         return np.dtype(value).name
     if isinstance(value, ClosedJaxpr | Jaxpr):
-        return "{ " + " ".join(str(value).split()) + " }"
+        return " ".join(str(value).split())
+    if isinstance(value, str):
+        return value
     return repr(value) if not hasattr(value, "pp") else value.pp()
 
 

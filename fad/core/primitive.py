@@ -36,6 +36,10 @@ class Primitive:
         # set by the rule builders (fad/primitives/rules.py):
         self.partials: tuple | None = None   # elementwise jvp partials (diagonal)
         self.multilinear = False              # linear in each operand separately
+        self.inline: Callable | None = None   # call primitives: evaluate the body
+        self.simplify: Callable | None = None # algebraic identities (jit's optimiser)
+        self.kernel: Callable | None = None   # kernel(xp, **params) -> fast callable
+        self.fresh_output = False             # kernel allocates its result, takes out=
         REGISTRY[name] = self
 
     def impl(self, *args: Any, **params: Any) -> Any:

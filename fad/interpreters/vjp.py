@@ -64,6 +64,8 @@ class VJPTrace(Trace):
         self.tape = payload
 
     def process_primitive(self, prim: Any, args: Any, params: dict) -> Any:
+        if prim.inline is not None:  # a call (jit): tape the body's operations
+            return prim.inline(*args, **params)
         nodes = [a.node if type(a) is VJPTracer and a._trace is self else None
                  for a in args]
         primals = [a if n is None else a.primal for a, n in zip(args, nodes)]

@@ -4,7 +4,14 @@ Importing this package registers them all in ``fad.core.primitive.REGISTRY``.
 """
 
 from ..core.primitive import REGISTRY
-from . import contractions, elementwise, indexing, reductions, structural  # noqa: F401
+from . import (  # noqa: F401
+           contractions,
+           elementwise,
+           identities,  # noqa: F401  (after the primitives it annotates)
+           indexing,
+           reductions,
+           structural,
+)
 
 __all__ = ["REGISTRY", "contractions", "elementwise", "indexing", "reductions",
            "structural"]

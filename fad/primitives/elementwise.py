@@ -26,11 +26,19 @@ def _op(prim: Primitive) -> Callable:
     return op
 
 
+def _ufunc_kernel(prim: Primitive, xp_name: str) -> None:
+    """For jit's generated code: the backend's own function, which allocates its
+    result and accepts ``out=`` (NumPy and CuPy ufuncs)."""
+    prim.kernel = lambda xp: getattr(xp, xp_name)
+    prim.fresh_output = True
+
+
 def unary(name: str, xp_name: str, partial: Callable | None, out_dtype: Any = None
           ) -> Primitive:
     def aval(x):
         return x if out_dtype is None else x.__class__(x.shape, out_dtype)
     prim = Primitive(name, lambda xp, x: getattr(xp, xp_name)(x), aval)
+    _ufunc_kernel(prim, xp_name)
     if partial is None:
         defnondiff(prim)
     else:
@@ -43,6 +51,7 @@ def binary(name: str, xp_name: str, *partials: Callable | None,
     def aval(x, y):
         return shapes.elementwise(x, y, dtype=out_dtype)
     prim = Primitive(name, lambda xp, x, y: getattr(xp, xp_name)(x, y), aval)
+    _ufunc_kernel(prim, xp_name)
     if not partials:
         defnondiff(prim)
     else:

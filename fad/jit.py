@@ -1,0 +1,176 @@
+"""``fad.jit``: trace once per signature, optimise the IR, generate code, cache.
+
+A jitted function called on concrete arrays (no transformation around it) runs
+its cached generated code directly. Called on tracers — inside ``grad``,
+``vmap``, ``make_jaxpr`` or another ``jit`` — it binds the ``jit`` call
+primitive, whose rules transform the traced body like any other program.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any, Callable, Sequence
+
+from .backends import namespace_of
+from .core.ir import ClosedJaxpr, Jaxpr
+from .core.primitive import Primitive
+from .core.trace import Tracer, bind, current_state
+from .interpreters.codegen import compile_jaxpr
+from .interpreters.evaluate import eval_jaxpr
+from .interpreters.jvp import jvp_flat
+from .interpreters.optimize import optimize
+from .interpreters.staging import trace_to_jaxpr
+from .numpy._base import asarray
+from .tree import tree_flatten, tree_unflatten
+
+
+# ---------------------------------------------------------------- the call primitive
+def _compiled(closed: ClosedJaxpr, xp: Any) -> Callable:
+    fn = closed.cache.get(xp)
+    if fn is None:
+        fn = closed.cache[xp] = compile_jaxpr(closed, xp)
+    return fn
+
+
+def _jit_impl(xp: Any, *args: Any, jaxpr: ClosedJaxpr, name: str) -> list:
+    return _compiled(jaxpr, xp)(*args)
+
+
+def _jit_inline(*args: Any, jaxpr: ClosedJaxpr, name: str) -> list:
+    return eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *args)
+
+
+def _jit_jvp(primals: list, tangents: list, *, jaxpr: ClosedJaxpr, name: str) -> tuple:
+    """The jvp of a jitted body is a jitted jvp body: trace it once, bind it."""
+    live = [t is not None for t in tangents]
+    jvp_closed = _jvp_body(jaxpr, tuple(live))
+    outs = bind(jit_p, *primals, *[t for t in tangents if t is not None],
+                jaxpr=jvp_closed, name=f"jvp({name})")
+    n = len(jaxpr.jaxpr.outvars)
+    return outs[:n], outs[n:]
+
+
+@functools.lru_cache(maxsize=512)
+def _jvp_body(closed: ClosedJaxpr, live: tuple) -> ClosedJaxpr:
+    in_avals = [v.aval for v in closed.jaxpr.invars]
+    tan_avals = [a for a, keep in zip(in_avals, live) if keep]
+
+    def body(*args: Any) -> list:
+        primals, tangents = args[:len(in_avals)], iter(args[len(in_avals):])
+        ts = [next(tangents) if keep else None for keep in live]
+        outs, out_ts = jvp_flat(lambda *xs: eval_jaxpr(closed.jaxpr, closed.consts, *xs),
+                                list(primals), ts)
+        return outs + [t if t is not None else _zeros(o) for o, t in zip(outs, out_ts)]
+
+    traced, _ = trace_to_jaxpr(body, in_avals + tan_avals, label="the jvp of a jit")
+    return optimize(traced)
+
+
+def _zeros(x: Any) -> Any:
+    from .primitives.structural import zeros_like_p
+    return bind(zeros_like_p, x)
+
+
+jit_p = Primitive("jit", _jit_impl,
+                  lambda *avals, jaxpr, name: [v.aval for v in jaxpr.jaxpr.outvars],
+                  multiple_results=True)
+jit_p.jvp = _jit_jvp
+jit_p.inline = _jit_inline
+
+
+# ---------------------------------------------------------------- the public wrapper
+class Jitted:
+    """A function compiled by ``fad.jit``; call it like the original.
+
+    ``trace_count`` counts traces (one per new signature); ``lower(*args)``
+    returns the optimised IR used for ``args``; ``source(*args)`` the generated code.
+    """
+
+    def __init__(self, fun: Callable, static_argnums: Sequence[int]):
+        self.fun = fun
+        self.static_argnums = tuple(sorted(static_argnums))
+        self.trace_count = 0
+        self._cache: dict = {}
+        functools.update_wrapper(self, fun)
+
+    def _split(self, args: tuple) -> tuple[list, Any, tuple]:
+        dyn = [a for i, a in enumerate(args) if i not in self.static_argnums]
+        static = tuple(args[i] for i in self.static_argnums if i < len(args))
+        leaves, tree = tree_flatten(dyn)
+        leaves = [x if isinstance(x, Tracer) or hasattr(x, "dtype") else asarray(x)
+                  for x in leaves]
+        return leaves, tree, static
+
+    def _trace(self, args: tuple, leaves: list, tree: Any, static: tuple
+               ) -> tuple[ClosedJaxpr, list, Any]:
+        out_tree: list = []
+
+        def flat_fun(*flat: Any) -> list:
+            dyn = iter(tree_unflatten(tree, flat))
+            full = [args[i] if i in self.static_argnums else next(dyn)
+                    for i in range(len(args))]
+            out_leaves, t = tree_flatten(self.fun(*full))
+            out_tree.append(t)
+            return [o if isinstance(o, Tracer) else asarray(o) for o in out_leaves]
+
+        from .core.trace import aval_of
+        closed, _ = trace_to_jaxpr(flat_fun, [aval_of(x) for x in leaves],
+                                   label=f"fad.jit of {getattr(self.fun, '__name__', '?')}")
+        self.trace_count += 1
+        closed = optimize(closed)
+        # constants that are tracers of an enclosing transformation become inputs
+        lifted = [(v, c) for v, c in zip(closed.jaxpr.constvars, closed.consts)
+                  if isinstance(c, Tracer)]
+        if lifted:
+            kept = [(v, c) for v, c in zip(closed.jaxpr.constvars, closed.consts)
+                    if not isinstance(c, Tracer)]
+            jaxpr = closed.jaxpr
+            closed = ClosedJaxpr(Jaxpr([v for v, _ in kept], [v for v, _ in lifted] +
+                                       jaxpr.invars, jaxpr.eqns, jaxpr.outvars),
+                                 [c for _, c in kept])
+        return closed, [c for _, c in lifted], out_tree[0]
+
+    def _entry(self, args: tuple) -> tuple[ClosedJaxpr, list, Any, list]:
+        leaves, tree, static = self._split(args)
+        from .core.trace import aval_of
+        key = (tree, static, tuple((a.shape, a.dtype) for a in map(aval_of, leaves)))
+        hit = self._cache.get(key)
+        if hit is None:
+            closed, lifted, out_tree = self._trace(args, leaves, tree, static)
+            if lifted:  # depends on this call's tracers: not reusable
+                return closed, lifted, out_tree, leaves
+            hit = self._cache[key] = (closed, out_tree)
+        return hit[0], [], hit[1], leaves
+
+    def __call__(self, *args: Any) -> Any:
+        closed, lifted, out_tree, leaves = self._entry(args)
+        state = current_state()
+        if state.empty and not lifted and not any(isinstance(x, Tracer) for x in leaves):
+            outs = _compiled(closed, namespace_of(leaves))(*leaves)
+        else:
+            outs = bind(jit_p, *lifted, *leaves, jaxpr=closed,
+                        name=getattr(self.fun, "__name__", "fun"))
+        return tree_unflatten(out_tree, outs)
+
+    def lower(self, *args: Any) -> ClosedJaxpr:
+        """The optimised IR this function runs for ``args``."""
+        return self._entry(args)[0]
+
+    def source(self, *args: Any) -> str:
+        """The generated Python code this function runs for ``args``."""
+        closed, _, _, leaves = self._entry(args)
+        return _compiled(closed, namespace_of(leaves)).source
+
+
+def jit(fun: Callable, static_argnums: int | Sequence[int] = ()) -> Jitted:
+    """Compile ``fun``: trace once per signature, optimise, generate code, cache.
+
+    >>> import fad, fad.numpy as fnp
+    >>> f = fad.jit(lambda x: fnp.sum(fnp.sin(x) ** 2))
+    >>> round(float(f(fnp.ones(3))), 6), f.trace_count
+    (2.124164, 1)
+    >>> _ = f(fnp.zeros(3)); f.trace_count        # same signature: no retrace
+    1
+    """
+    static = (static_argnums,) if isinstance(static_argnums, int) else static_argnums
+    return Jitted(fun, static)
