@@ -14,12 +14,13 @@ from .api import (grad, hessian, jacfwd, jacrev, jvp, linearize, make_jaxpr, no_
 from .backends import default_backend, set_backend
 from .check import check_grads
 from .jit import jit
+from .vmap import vmap
 from .core.errors import ConcretizationError, ShapeError, UnexpectedTracerError
 from .core.ir import ClosedJaxpr, Jaxpr, ShapedArray
 
 __version__ = "0.1.0"
 
-__all__ = ["jit", "grad", "value_and_grad", "vjp", "jvp", "linearize", "jacfwd", "jacrev",
+__all__ = ["jit", "vmap", "grad", "value_and_grad", "vjp", "jvp", "linearize", "jacfwd", "jacrev",
            "hessian", "make_jaxpr", "stop_gradient", "no_grad", "check_grads", "tree",
            "numpy", "set_backend", "default_backend", "ConcretizationError",
            "UnexpectedTracerError", "ShapeError", "ClosedJaxpr", "Jaxpr", "ShapedArray"]

@@ -325,98 +325,66 @@ def linearize(fun: Callable, *primals: Any) -> tuple:
 
 
 # ---------------------------------------------------------------- Jacobians
+def _basis(x: Any) -> Any:
+    """The identity, shaped ``(x.size,) + x.shape``: one one-hot tangent per row."""
+    aval = aval_of(x)
+    xp = _xp_of(x)
+    eye = xp.eye(aval.size, dtype=getattr(xp, aval.dtype.name))
+    return xp.reshape(eye, (aval.size,) + aval.shape)
+
+
 def _jacobian(fun: Callable, argnums: int | Sequence[int], mode: str) -> Callable:
+    """Jacobians by ``vmap`` over a basis: of ``jvp`` (columns) or ``vjp`` (rows)."""
+    from .numpy import moveaxis, reshape
+    from .vmap import vmap
+
     def jac(*args: Any) -> Any:
         nums = _argnums_tuple(argnums, len(args))
         in_leaves, in_tree = _flatten_leaves([args[i] for i in nums])
         _check_differentiable(in_leaves, f"fad.jac{mode}")
-
-        def flat_fun(*flat: Any) -> Any:
-            return fun(*_substitute(args, nums, tuple(tree_unflatten(in_tree, flat))))
-
         in_avals = [aval_of(x) for x in in_leaves]
+        out_tree: list = []
+
+        def flat_fun(*flat: Any) -> list:
+            out = fun(*_substitute(args, nums, tuple(tree_unflatten(in_tree, flat))))
+            leaves, tree = tree_flatten(out)
+            out_tree.append(tree)
+            return [_leaf_array(o) for o in leaves]
+
+        blocks: list[list] = []  # blocks[j][i]: d out_j / d in_i, shape out + in
         if mode == "fwd":
-            out, columns = _jac_columns(flat_fun, in_leaves)
-            out_leaves, out_tree = tree_flatten(out)
-            blocks = [[_block(col_j, i, in_avals, aval_of(o), by_column=True)
-                       for i in range(len(in_leaves))]
-                      for o, col_j in zip(out_leaves, columns)]
+            outs = None
+            cols = []
+            for i, x in enumerate(in_leaves):
+                def column(t: Any, i: int = i) -> list:
+                    ts = [_zeros_like(y) for y in in_leaves]
+                    ts[i] = t
+                    return jvp(flat_fun, tuple(in_leaves), tuple(ts))[1]
+                cols.append(vmap(column)(_basis(x)))
+            outs = flat_fun(*in_leaves) if not cols else None
+            out_avals = [aval_of(c[0]) for c in zip(*cols)] if cols else \
+                [aval_of(o) for o in outs]
+            out_avals = [ShapedArray(a.shape[1:], a.dtype) for a in out_avals] if cols \
+                else out_avals
+            for j, oa in enumerate(out_avals):
+                blocks.append([reshape(moveaxis(cols[i][j], 0, -1), oa.shape + ia.shape)
+                               for i, ia in enumerate(in_avals)])
         else:
-            out, rows = _jac_rows(flat_fun, in_leaves)
-            out_leaves, out_tree = tree_flatten(out)
-            blocks = [[_block(rows_j, i, in_avals, aval_of(o), by_column=False)
-                       for i in range(len(in_leaves))]
-                      for o, rows_j in zip(out_leaves, rows)]
+            outs, f_vjp = vjp(flat_fun, *in_leaves)
+            for j, o in enumerate(outs):
+                def row(ct: Any, j: int = j) -> tuple:
+                    cts = [_zeros_like(p) for p in outs]
+                    cts[j] = ct
+                    return f_vjp(cts)
+                rows = vmap(row)(_basis(o))
+                oa = aval_of(o)
+                blocks.append([reshape(r, oa.shape + ia.shape)
+                               for r, ia in zip(rows, in_avals)])
         per_out = [tree_unflatten(in_tree, b) for b in blocks]
         per_out = [p[0] if isinstance(argnums, int) else tuple(p) for p in per_out]
-        return tree_unflatten(out_tree, per_out)
+        return tree_unflatten(out_tree[0], per_out)
 
     return jac
-
-
-def _basis(leaves: list) -> list[list]:
-    """One-hot tangents spanning all input elements, leaf by leaf."""
-    out = []
-    for i, x in enumerate(leaves):
-        aval = aval_of(x)
-        xp = _xp_of(x)
-        for k in range(aval.size):
-            onehot = np.zeros(aval.size, aval.dtype)
-            onehot[k] = 1
-            vec = [_zeros_like(y) for y in leaves]
-            vec[i] = xp.asarray(onehot.reshape(aval.shape))
-            out.append(vec)
-    return out
-
-
-def _jac_columns(flat_fun: Callable, leaves: list) -> tuple:
-    from .numpy import stack
-    cols = []
-    out = None
-    for tangent in _basis(leaves):
-        out, t = jvp(lambda *xs: flat_fun(*xs), tuple(leaves), tuple(tangent))
-        cols.append(tree_flatten(t)[0])
-    if out is None:
-        out = flat_fun(*leaves)
-    out_leaves = tree_flatten(out)[0]
-    return out, [stack([c[j] for c in cols], axis=-1) if cols else
-                 _zeros_like(asarray(np.zeros(aval_of(o).shape + (0,))))
-                 for j, o in enumerate(out_leaves)]
-
-
-def _jac_rows(flat_fun: Callable, leaves: list) -> tuple:
-    from .numpy import stack
-    out, f_vjp = vjp(flat_fun, *leaves)
-    out_leaves, out_tree = tree_flatten(out)
-    rows_per_out = []
-    for j, o in enumerate(out_leaves):
-        rows = []
-        for ct in _basis([o]):
-            cts = [_zeros_like(p) for p in out_leaves]
-            cts[j] = ct[0]
-            rows.append(_flatcat(f_vjp(tree_unflatten(out_tree, cts))))
-        rows_per_out.append(stack(rows, axis=0) if rows else None)
-    return out, rows_per_out
-
-
-def _flatcat(grads: tuple) -> Any:
-    from .numpy import concatenate, ravel
-    return concatenate([ravel(g) for g in grads]) if len(grads) > 1 else ravel(grads[0])
-
-
-def _block(mat: Any, i: int, in_avals: list, out_aval: ShapedArray, by_column: bool
-           ) -> Any:
-    """Slice input ``i``'s part from a Jacobian and give it shape out + in."""
-    from .numpy import reshape
-    start = sum(a.size for a in in_avals[:i])
-    stop = start + in_avals[i].size
-    if mat is None:
-        return asarray(np.zeros(out_aval.shape + in_avals[i].shape, out_aval.dtype))
-    if by_column:  # mat: out_shape + (n_in,)
-        part = mat[..., start:stop] if len(in_avals) > 1 else mat
-    else:  # mat: (n_out, n_in_total)
-        part = mat[:, start:stop] if len(in_avals) > 1 else mat
-    return reshape(part, out_aval.shape + in_avals[i].shape)
 
 
 def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0) -> Callable:

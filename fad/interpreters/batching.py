@@ -1,0 +1,92 @@
+"""Batching (``vmap``): tracers carry a value with an extra batch axis ``bdim``
+(or ``None`` when the value is the same for every example). Each primitive's
+``batch`` rule maps batched operands to a batched result in one call; a
+primitive without a rule is run once per example and stacked (correct, slower).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from ..core.ir import ShapedArray
+from ..core.trace import Trace, Tracer, aval_of, bind, new_main
+
+
+class BatchTracer(Tracer):
+    __slots__ = ("val", "bdim")
+
+    def __init__(self, trace: Trace, val: Any, bdim: int | None):
+        self._trace = trace
+        self.val = val
+        self.bdim = bdim
+
+    @property
+    def aval(self) -> ShapedArray:
+        aval = aval_of(self.val)
+        if self.bdim is None:
+            return aval
+        shape = aval.shape[:self.bdim] + aval.shape[self.bdim + 1:]
+        return ShapedArray.make(shape, aval.dtype)
+
+    def concrete_value(self) -> Any:
+        from ..core.errors import ConcretizationError, concretization_message
+        if self.bdim is not None:
+            raise ConcretizationError(
+                concretization_message("The value", self.aval) +
+                " Under fad.vmap each example has its own value: use fnp.where, or "
+                "fad.lax.cond.")
+        v = self.val
+        return v.concrete_value() if isinstance(v, Tracer) else v
+
+
+class BatchTrace(Trace):
+    def __init__(self, main: Any, payload: int):
+        super().__init__(main, payload)
+        self.axis_size = payload
+
+    def process_primitive(self, prim: Any, args: Any, params: dict) -> Any:
+        if prim.inline is not None:  # a call (jit): batch its body
+            return prim.inline(*args, **params)
+        vals, dims = [], []
+        for a in args:
+            if isinstance(a, BatchTracer) and a._trace is self:
+                vals.append(a.val)
+                dims.append(a.bdim)
+            else:
+                vals.append(a)
+                dims.append(None)
+        if all(d is None for d in dims):
+            out = bind(prim, *vals, **params)
+            if prim.multiple_results:
+                return [BatchTracer(self, o, None) for o in out]
+            return BatchTracer(self, out, None)
+        rule = prim.batch or loop_batch_rule(prim)
+        out, out_dim = rule(self.axis_size, vals, dims, **params)
+        if prim.multiple_results:
+            return [BatchTracer(self, o, d) for o, d in zip(out, out_dim)]
+        return BatchTracer(self, out, out_dim)
+
+
+def loop_batch_rule(prim: Any) -> Callable:
+    """Run ``prim`` once per example and stack the results along axis 0."""
+    def rule(size: int, vals: list, dims: list, **params: Any) -> tuple:
+        from ..numpy import stack
+        from ..primitives.batching import index_example
+        results = [bind(prim, *[index_example(v, d, i) for v, d in zip(vals, dims)],
+                        **params) for i in range(size)]
+        if prim.multiple_results:
+            return [stack(list(r)) for r in zip(*results)], [0] * len(results[0])
+        return stack(results), 0
+    return rule
+
+
+def vmap_flat(fun: Callable, size: int, vals: list, dims: list, label: str = "fad.vmap",
+              ) -> tuple[list, list]:
+    """Batch ``fun`` over flat lists; returns the outputs and their batch axes."""
+    with new_main(BatchTrace, size, label=label) as main:
+        trace = main.trace
+        ins = [BatchTracer(trace, v, d) if d is not None else v for v, d in zip(vals, dims)]
+        outs = fun(*ins)
+        pairs = [(o.val, o.bdim) if isinstance(o, BatchTracer) and o._trace is trace
+                 else (o, None) for o in outs]
+    return [v for v, _ in pairs], [d for _, d in pairs]
