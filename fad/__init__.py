@@ -13,6 +13,7 @@ from .api import (grad, hessian, jacfwd, jacrev, jvp, linearize, make_jaxpr, no_
                   stop_gradient, value_and_grad, vjp)
 from .backends import default_backend, set_backend
 from .check import check_grads
+from .custom import checkpoint, custom_jvp, custom_vjp
 from .jit import jit
 from .vmap import vmap
 from .core.errors import ConcretizationError, ShapeError, UnexpectedTracerError
@@ -20,7 +21,7 @@ from .core.ir import ClosedJaxpr, Jaxpr, ShapedArray
 
 __version__ = "0.1.0"
 
-__all__ = ["jit", "vmap", "grad", "value_and_grad", "vjp", "jvp", "linearize", "jacfwd", "jacrev",
+__all__ = ["jit", "vmap", "custom_jvp", "custom_vjp", "checkpoint", "grad", "value_and_grad", "vjp", "jvp", "linearize", "jacfwd", "jacrev",
            "hessian", "make_jaxpr", "stop_gradient", "no_grad", "check_grads", "tree",
            "numpy", "set_backend", "default_backend", "ConcretizationError",
            "UnexpectedTracerError", "ShapeError", "ClosedJaxpr", "Jaxpr", "ShapedArray"]

@@ -235,7 +235,8 @@ def pp_jaxpr(jaxpr: Jaxpr, indent: int = 0) -> str:
         params = ""
         if eqn.params:
             params = "[" + " ".join(
-                f"{k}={pp_param(v)}" for k, v in eqn.params.items()) + "]"
+                f"{k}={pp_param(v)}" for k, v in eqn.params.items()
+                if not callable(v) or isinstance(v, ClosedJaxpr | Jaxpr)) + "]"
         args = " ".join(name(a) for a in eqn.invars)
         lines.append(f"{pad}    {outs} = {eqn.primitive.name}{params} {args}".rstrip())
     outs = ", ".join(name(v) for v in jaxpr.outvars)

@@ -37,6 +37,9 @@ class Primitive:
         self.partials: tuple | None = None   # elementwise jvp partials (diagonal)
         self.multilinear = False              # linear in each operand separately
         self.inline: Callable | None = None   # call primitives: evaluate the body
+        # user-defined reverse rules (custom_vjp, checkpoint):
+        # vjp_rule(primals, **params) -> (outputs, pullback(cts) -> cts per operand)
+        self.vjp_rule: Callable | None = None
         self.simplify: Callable | None = None # algebraic identities (jit's optimiser)
         self.kernel: Callable | None = None   # kernel(xp, **params) -> fast callable
         self.fresh_output = False             # kernel allocates its result, takes out=

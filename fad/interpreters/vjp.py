@@ -69,6 +69,13 @@ class VJPTrace(Trace):
         nodes = [a.node if type(a) is VJPTracer and a._trace is self else None
                  for a in args]
         primals = [a if n is None else a.primal for a, n in zip(args, nodes)]
+        if prim.vjp_rule is not None:  # a user-defined backward (custom_vjp, checkpoint)
+            outs, pullback = prim.vjp_rule(primals, **params)
+            wrapped = [VJPTracer(self, o, next(_node_ids)) if _is_float(o) else o
+                       for o in outs]
+            self.tape.append((prim, params, primals, pullback, nodes,
+                              [o.node if type(o) is VJPTracer else None for o in wrapped]))
+            return wrapped
         ans = bind(prim, *primals, **params)
         if prim.jvp is None:
             if any(n is not None for n in nodes):
@@ -119,6 +126,10 @@ def pullback(tape: list, cts: dict[int, Any], consume: bool) -> dict[int, Any]:
 
 def _entry_vjp(prim: Any, params: dict, primals: list, ans: Any, nodes: list,
                ct: Any) -> list:
+    """Cotangents of an entry's operands. ``ans`` is the entry's output, or for a
+    primitive with a ``vjp_rule`` the pullback that rule returned."""
+    if prim.vjp_rule is not None:
+        return ans(ct)
     partials = prim.partials
     if partials is not None:  # diagonal Jacobian: transpose == itself
         return [None if node is None or partial is None else

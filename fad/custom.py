@@ -1,0 +1,360 @@
+"""User-defined derivatives (``custom_jvp``, ``custom_vjp``) and rematerialisation
+(``checkpoint``), as JAX has them.
+
+Each is a call primitive whose parameters carry the user's Python functions
+(on flat lists of arrays). Its rules honour the user's rule in every
+transformation: forward mode calls the jvp rule (or, for ``custom_vjp``,
+transposes the linear backward function), reverse mode calls the backward
+function (or linearizes the jvp rule), ``vmap`` batches the function and its
+rules together, and ``jit``/``make_jaxpr`` record one equation.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any, Callable, Sequence
+
+from .core.ir import ClosedJaxpr
+from .core.primitive import Primitive
+from .core.trace import aval_of, bind
+from .interpreters.reverse import backward_pass, linearize_flat
+from .interpreters.staging import trace_to_jaxpr
+from .interpreters.vjp import vjp_flat
+from .tree import tree_flatten, tree_unflatten
+
+
+# ---------------------------------------------------------------- shared pieces
+@functools.lru_cache(maxsize=256)
+def _traced(fun: Callable, avals: tuple) -> ClosedJaxpr:
+    return trace_to_jaxpr(fun, list(avals), label="a custom-rule function")[0]
+
+
+def _out_avals(*avals: Any, fun: Callable, **_: Any) -> list:
+    return _traced(fun, tuple(avals)).out_avals
+
+
+def _call_impl(xp: Any, *args: Any, fun: Callable, **_: Any) -> list:
+    return fun(*args)
+
+
+def _call_primitive(name: str) -> Primitive:
+    return Primitive(name, _call_impl, _out_avals, multiple_results=True)
+
+
+def _batched(fun: Callable, dims: Sequence[int | None], size: int) -> Callable:
+    """``fun`` on flat lists, vectorised over the given argument axes (out axis 0)."""
+    from .interpreters.batching import vmap_flat
+    from .primitives.batching import move_axis
+
+    def batched(*args: Any) -> list:
+        vals, out_dims = vmap_flat(lambda *xs: list(fun(*xs)), size, list(args), list(dims))
+        return [move_axis(v, d, 0, size) for v, d in zip(vals, out_dims)]
+    return batched
+
+
+def _zeros_if_none(ts: list, primals: list) -> list:
+    from .primitives.structural import zeros_like_p
+    return [bind(zeros_like_p, p) if t is None else t for p, t in zip(primals, ts)]
+
+
+# ---------------------------------------------------------------- custom_jvp
+custom_jvp_call_p = _call_primitive("custom_jvp_call")
+
+
+def _custom_jvp_jvp(primals: list, tangents: list, *, fun: Callable, rule: Callable,
+                    name: str) -> tuple:
+    outs, out_ts = rule(primals, _zeros_if_none(tangents, primals))
+    return list(outs), list(out_ts)
+
+
+def _custom_jvp_batch(size: int, vals: list, dims: list, *, fun: Callable,
+                      rule: Callable, name: str) -> tuple:
+    n = len(vals)
+
+    def flat_rule(*xs: Any) -> list:
+        outs, ts = rule(list(xs[:n]), list(xs[n:]))
+        return list(outs) + list(ts)
+
+    batched_rule = _batched(flat_rule, list(dims) * 2, size)
+
+    def rule_b(primals: list, tangents: list) -> tuple:
+        res = batched_rule(*primals, *tangents)
+        return res[:len(res) // 2], res[len(res) // 2:]
+
+    from .primitives.batching import to_front
+    args = [to_front(v, d, size) for v, d in zip(vals, dims)]
+    outs = bind(custom_jvp_call_p, *args, fun=_batched(fun, [0] * n, size), rule=rule_b,
+                name=name)
+    return outs, [0] * len(outs)
+
+
+custom_jvp_call_p.jvp = _custom_jvp_jvp
+custom_jvp_call_p.batch = _custom_jvp_batch
+
+
+class custom_jvp:
+    """A function with a user-defined forward-mode rule (``defjvp``), honoured by
+    every transformation (reverse mode transposes the rule).
+
+    >>> import fad, fad.numpy as fnp
+    >>> @fad.custom_jvp
+    ... def log1pexp(x):
+    ...     return fnp.log1p(fnp.exp(x))
+    >>> @log1pexp.defjvp
+    ... def log1pexp_jvp(primals, tangents):
+    ...     (x,), (t,) = primals, tangents
+    ...     return log1pexp(x), t * fad.nn.sigmoid(x)   # stable where exp overflows
+    >>> round(float(fad.grad(log1pexp)(10.0)), 4)
+    1.0
+    """
+
+    def __init__(self, fun: Callable, nondiff_argnums: Sequence[int] = ()):
+        self.fun = fun
+        self.nondiff_argnums = tuple(nondiff_argnums)
+        self.jvp_rule: Callable | None = None
+        functools.update_wrapper(self, fun)
+
+    def defjvp(self, rule: Callable) -> Callable:
+        """Set ``rule(primals, tangents) -> (primal_out, tangent_out)``."""
+        self.jvp_rule = rule
+        return rule
+
+    def __call__(self, *args: Any) -> Any:
+        if self.jvp_rule is None:
+            raise AttributeError(f"custom_jvp function {self.__name__} has no rule: "
+                                 "decorate one with @f.defjvp")
+        static = {i: args[i] for i in self.nondiff_argnums}
+        dyn = [a for i, a in enumerate(args) if i not in static]
+        leaves, in_tree = tree_flatten(dyn)
+        out_tree: list = []
+
+        def full(dyn_args: list) -> list:
+            it = iter(dyn_args)
+            return [static[i] if i in static else next(it) for i in range(len(args))]
+
+        def flat_fun(*xs: Any) -> list:
+            out_leaves, t = tree_flatten(self.fun(*full(tree_unflatten(in_tree, xs))))
+            out_tree[:] = [t]
+            return out_leaves
+
+        def flat_rule(primals: list, tangents: list) -> tuple:
+            p = tree_unflatten(in_tree, primals)
+            t = tree_unflatten(in_tree, tangents)
+            nd = [static[i] for i in self.nondiff_argnums]
+            out, t_out = self.jvp_rule(*nd, tuple(p), tuple(t)) if nd else \
+                self.jvp_rule(tuple(p), tuple(t))
+            o_leaves, t_ = tree_flatten(out)
+            out_tree[:] = [t_]
+            return o_leaves, tree_flatten(t_out)[0]
+
+        from .api import _leaf_array
+        outs = bind(custom_jvp_call_p, *[_leaf_array(x) for x in leaves], fun=flat_fun,
+                    rule=flat_rule, name=getattr(self.fun, "__name__", "f"))
+        if not out_tree:
+            flat_fun(*leaves)
+        return tree_unflatten(out_tree[0], outs)
+
+
+# ---------------------------------------------------------------- custom_vjp
+custom_vjp_call_p = _call_primitive("custom_vjp_call")
+
+
+def _custom_vjp_rule(primals: list, *, fun: Callable, fwd: Callable, bwd: Callable,
+                     name: str) -> tuple:
+    outs, res = fwd(*primals)
+
+    def pullback(cts: list) -> list:
+        return list(bwd(res, _zeros_if_none(cts, outs)))
+    return list(outs), pullback
+
+
+def _custom_vjp_jvp(primals: list, tangents: list, *, fun: Callable, fwd: Callable,
+                    bwd: Callable, name: str) -> tuple:
+    """Forward mode from a backward rule: the jvp is the transpose of the linear map
+    ``ct -> bwd(res, ct)``, traced with symbolic cotangents."""
+    outs, res = fwd(*primals)
+    zeros = _zeros_if_none([None] * len(outs), outs)
+    _, lin, is_zero = linearize_flat(lambda *cts: list(bwd(res, list(cts))), zeros,
+                                     label=f"the backward rule of {name}")
+    live = [t for t, z in zip(_zeros_if_none(tangents, primals), is_zero) if not z]
+    got = backward_pass(lin.jaxpr, lin.consts, live) if live else [None] * len(outs)
+    return list(outs), [g if g is not None else z for g, z in zip(got, zeros)]
+
+
+def _custom_vjp_batch(size: int, vals: list, dims: list, *, fun: Callable, fwd: Callable,
+                      bwd: Callable, name: str) -> tuple:
+    from .primitives.batching import to_front
+    n = len(vals)
+    args = [to_front(v, d, size) for v, d in zip(vals, dims)]
+    res_tree: list = []
+
+    def flat_fwd(*xs: Any) -> list:
+        outs, res = fwd(*xs)
+        leaves, t = tree_flatten(res)
+        res_tree[:] = [t, len(outs)]
+        return list(outs) + leaves
+
+    fwd_b = _batched(flat_fwd, [0] * n, size)
+
+    def fwd2(*xs: Any) -> tuple:
+        r = fwd_b(*xs)
+        k = res_tree[1]
+        return r[:k], r[k:]
+
+    def bwd2(res: list, cts: list) -> list:
+        def flat_bwd(*xs: Any) -> list:
+            return list(bwd(tree_unflatten(res_tree[0], xs[:len(res)]), list(xs[len(res):])))
+        return _batched(flat_bwd, [0] * (len(res) + len(cts)), size)(*res, *cts)
+
+    outs = bind(custom_vjp_call_p, *args, fun=_batched(fun, [0] * n, size), fwd=fwd2,
+                bwd=bwd2, name=name)
+    return outs, [0] * len(outs)
+
+
+custom_vjp_call_p.vjp_rule = _custom_vjp_rule
+custom_vjp_call_p.jvp = _custom_vjp_jvp
+custom_vjp_call_p.batch = _custom_vjp_batch
+
+
+class custom_vjp:
+    """A function with a user-defined reverse-mode rule (``defvjp(fwd, bwd)``),
+    honoured by every transformation (forward mode transposes ``bwd``).
+
+    ``fwd(*args) -> (out, residuals)``; ``bwd(residuals, ct) -> tuple`` with one
+    cotangent per argument (excluding ``nondiff_argnums``, which come first).
+
+    >>> import fad, fad.numpy as fnp
+    >>> @fad.custom_vjp
+    ... def clip_gradient(x):
+    ...     return x
+    >>> clip_gradient.defvjp(lambda x: (x, None),
+    ...                      lambda res, g: (fnp.clip(g, -1.0, 1.0),))
+    >>> float(fad.grad(lambda x: 5.0 * clip_gradient(x))(2.0))
+    1.0
+    """
+
+    def __init__(self, fun: Callable, nondiff_argnums: Sequence[int] = ()):
+        self.fun = fun
+        self.nondiff_argnums = tuple(nondiff_argnums)
+        self.fwd: Callable | None = None
+        self.bwd: Callable | None = None
+        functools.update_wrapper(self, fun)
+
+    def defvjp(self, fwd: Callable, bwd: Callable) -> None:
+        self.fwd, self.bwd = fwd, bwd
+
+    def __call__(self, *args: Any) -> Any:
+        if self.fwd is None:
+            raise AttributeError(f"custom_vjp function {self.__name__} has no rule: "
+                                 "call f.defvjp(fwd, bwd)")
+        static = {i: args[i] for i in self.nondiff_argnums}
+        nd = [static[i] for i in self.nondiff_argnums]
+        dyn = [a for i, a in enumerate(args) if i not in static]
+        leaves, in_tree = tree_flatten(dyn)
+        out_tree: list = []
+
+        def full(dyn_args: Any) -> list:
+            it = iter(dyn_args)
+            return [static[i] if i in static else next(it) for i in range(len(args))]
+
+        def flat_fun(*xs: Any) -> list:
+            o, t = tree_flatten(self.fun(*full(tree_unflatten(in_tree, xs))))
+            out_tree[:] = [t]
+            return o
+
+        def flat_fwd(*xs: Any) -> tuple:
+            out, res = self.fwd(*full(tree_unflatten(in_tree, xs)))
+            o, t = tree_flatten(out)
+            out_tree[:] = [t]
+            return o, res
+
+        out_avals: list = []
+
+        def flat_bwd(res: Any, cts: list) -> list:
+            ct = tree_unflatten(out_tree[0], cts)
+            got = self.bwd(*nd, res, ct)
+            if not isinstance(got, tuple) or len(got) != len(dyn):
+                raise TypeError(
+                    f"the custom_vjp backward rule of {self.__name__} must return a tuple "
+                    f"of {len(dyn)} cotangent(s), one per differentiable argument, "
+                    f"got {type(got).__name__}"
+                    f"{' of length ' + str(len(got)) if isinstance(got, tuple) else ''}")
+            g_leaves, g_tree = tree_flatten(list(got))
+            if g_tree != in_tree:
+                raise TypeError(f"the custom_vjp backward rule of {self.__name__} returned "
+                                f"cotangents structured as {g_tree!r}; expected {in_tree!r}")
+            for g, x in zip(g_leaves, leaves):
+                if g is not None and tuple(aval_of(g).shape) != tuple(aval_of(x).shape):
+                    raise TypeError(
+                        f"the custom_vjp backward rule of {self.__name__} returned a "
+                        f"cotangent of shape {aval_of(g).shape} for an argument of shape "
+                        f"{aval_of(x).shape}")
+            return g_leaves
+
+        from .api import _leaf_array
+        outs = bind(custom_vjp_call_p, *[_leaf_array(x) for x in leaves], fun=flat_fun,
+                    fwd=flat_fwd, bwd=flat_bwd, name=getattr(self.fun, "__name__", "f"))
+        if not out_tree:
+            flat_fun(*leaves)
+        del out_avals
+        return tree_unflatten(out_tree[0], outs)
+
+
+# ---------------------------------------------------------------- checkpoint
+checkpoint_p = _call_primitive("checkpoint")
+
+
+def _checkpoint_rule(primals: list, *, fun: Callable, name: str) -> tuple:
+    """Forward: run ``fun`` without taping it. Backward: run it again, taped."""
+    outs = fun(*primals)
+
+    def pullback(cts: list) -> list:
+        _, pull = vjp_flat(fun, list(primals), label=f"the recomputation of {name}")
+        return pull(cts, consume=True)
+    return list(outs), pullback
+
+
+def _checkpoint_jvp(primals: list, tangents: list, *, fun: Callable, name: str) -> tuple:
+    from .interpreters.jvp import jvp_flat
+    outs, ts = jvp_flat(fun, primals, tangents)
+    return outs, ts
+
+
+def _checkpoint_batch(size: int, vals: list, dims: list, *, fun: Callable, name: str
+                      ) -> tuple:
+    outs = bind(checkpoint_p, *vals, fun=_batched(fun, dims, size), name=name)
+    return outs, [0] * len(outs)
+
+
+checkpoint_p.vjp_rule = _checkpoint_rule
+checkpoint_p.jvp = _checkpoint_jvp
+checkpoint_p.batch = _checkpoint_batch
+
+
+def checkpoint(fun: Callable) -> Callable:
+    """Rematerialise: reverse mode stores only ``fun``'s inputs and recomputes its
+    intermediates during the backward pass.
+
+    >>> import fad, fad.numpy as fnp
+    >>> f = fad.checkpoint(lambda x: fnp.sin(fnp.sin(x)))
+    >>> round(float(fad.grad(f)(1.0)), 6)
+    0.360039
+    """
+    @functools.wraps(fun)
+    def remat(*args: Any) -> Any:
+        leaves, in_tree = tree_flatten(list(args))
+        out_tree: list = []
+
+        def flat_fun(*xs: Any) -> list:
+            o, t = tree_flatten(fun(*tree_unflatten(in_tree, xs)))
+            out_tree[:] = [t]
+            return o
+
+        from .api import _leaf_array
+        outs = bind(checkpoint_p, *[_leaf_array(x) for x in leaves], fun=flat_fun,
+                    name=getattr(fun, "__name__", "f"))
+        if not out_tree:
+            flat_fun(*leaves)
+        return tree_unflatten(out_tree[0], outs)
+
+    return remat
