@@ -21,7 +21,9 @@ from .core.ir import ClosedJaxpr, Jaxpr, ShapedArray
 
 __version__ = "0.1.0"
 
-__all__ = ["jit", "vmap", "custom_jvp", "custom_vjp", "checkpoint", "grad", "value_and_grad", "vjp", "jvp", "linearize", "jacfwd", "jacrev",
-           "hessian", "make_jaxpr", "stop_gradient", "no_grad", "check_grads", "tree",
-           "numpy", "set_backend", "default_backend", "ConcretizationError",
-           "UnexpectedTracerError", "ShapeError", "ClosedJaxpr", "Jaxpr", "ShapedArray"]
+__all__ = [
+    "jit", "vmap", "grad", "value_and_grad", "vjp", "jvp", "linearize", "jacfwd", "jacrev",
+    "hessian", "make_jaxpr", "stop_gradient", "no_grad", "custom_jvp", "custom_vjp",
+    "checkpoint", "check_grads", "tree", "numpy", "nn", "set_backend", "default_backend",
+    "ConcretizationError", "UnexpectedTracerError", "ShapeError", "ClosedJaxpr", "Jaxpr",
+    "ShapedArray"]
