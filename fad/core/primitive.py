@@ -10,10 +10,13 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+import numpy as np
+
 from ..backends import namespace_of
 from .trace import bind
 
 REGISTRY: dict[str, "Primitive"] = {}
+_NUMPY_OR_SCALAR = frozenset({np.ndarray, float, int, bool, complex, np.float64, np.float32})
 
 
 class Primitive:
@@ -46,6 +49,9 @@ class Primitive:
         REGISTRY[name] = self
 
     def impl(self, *args: Any, **params: Any) -> Any:
+        if args and type(args[0]) is np.ndarray and (len(args) == 1 or type(
+                args[-1]) in _NUMPY_OR_SCALAR):
+            return self._impl(np, *args, **params)  # the common case, decided fast
         return self._impl(namespace_of(args), *args, **params)
 
     def bind(self, *args: Any, **params: Any) -> Any:

@@ -244,9 +244,22 @@ def bind(prim: Any, *args: Any, **params: Any) -> Any:
     state = _STATE.get()
     if state.no_grad_level:
         args = _lower_no_grad(args, state.no_grad_level)
-    trace = find_top_trace(args, state)
-    if trace is not None:
-        return trace.process_primitive(prim, args, params)
+    # the innermost transformation involved (inlined find_top_trace: hot path)
+    top = None
+    level = -1
+    for a in args:
+        if isinstance(a, Tracer):
+            main = a._trace.main
+            if not main.alive:
+                _check_alive(a)
+            if main.level > level:
+                level = main.level
+                top = a._trace
+    dyn = state.dynamic
+    if dyn is not None and dyn.level > level:
+        top = dyn.trace
+    if top is not None:
+        return top.process_primitive(prim, args, params)
     try:
         return prim.impl(*args, **params)
     except (ShapeError, UnexpectedTracerError, ConcretizationError):

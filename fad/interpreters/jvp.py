@@ -23,6 +23,14 @@ class JVPTracer(Tracer):
     def aval(self) -> ShapedArray:
         return aval_of(self.primal)
 
+    @property
+    def shape(self) -> tuple:
+        return self.primal.shape
+
+    @property
+    def dtype(self) -> Any:
+        return self.primal.dtype
+
     def concrete_value(self) -> Any:
         p = self.primal
         return p.concrete_value() if isinstance(p, Tracer) else p
@@ -32,17 +40,10 @@ class JVPTrace(Trace):
     differentiates = True
 
     def process_primitive(self, prim: Any, args: Any, params: dict) -> Any:
-        primals = []
-        tangents = []
-        any_tangent = False
-        for a in args:
-            if isinstance(a, JVPTracer) and a._trace is self:
-                primals.append(a.primal)
-                tangents.append(a.tangent)
-                any_tangent = any_tangent or a.tangent is not None
-            else:
-                primals.append(a)
-                tangents.append(None)
+        ours = [type(a) is JVPTracer and a._trace is self for a in args]
+        primals = [a.primal if o else a for a, o in zip(args, ours)]
+        tangents = [a.tangent if o else None for a, o in zip(args, ours)]
+        any_tangent = any(t is not None for t in tangents)
         if not any_tangent:
             out = prim.bind(*primals, **params)
             if prim.multiple_results:

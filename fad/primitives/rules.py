@@ -80,12 +80,12 @@ def defnondiff(prim: Primitive) -> None:
 
 def match_shape(t: Any, ans: Any) -> Any:
     """Broadcast a tangent contribution to the output's shape (and dtype)."""
-    out_aval = aval_of(ans)
-    t_aval = aval_of(t)
-    if t_aval.shape != out_aval.shape:
-        t = bind(_ops().broadcast_to_p, t, shape=out_aval.shape)
-    if t_aval.dtype != out_aval.dtype:
-        t = bind(_ops().convert_element_type_p, t, new_dtype=out_aval.dtype)
+    shape = shape_of(ans)
+    if shape_of(t) != shape:
+        t = bind(_ops().broadcast_to_p, t, shape=shape)
+    dtype = ans.dtype
+    if t.dtype != dtype:
+        t = bind(_ops().convert_element_type_p, t, new_dtype=aval_of(ans).dtype)
     return t
 
 
