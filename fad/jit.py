@@ -11,6 +11,8 @@ from __future__ import annotations
 import functools
 from typing import Any, Callable, Sequence
 
+import numpy as np
+
 from .backends import namespace_of
 from .core.ir import ClosedJaxpr, Jaxpr
 from .core.primitive import Primitive
@@ -79,6 +81,9 @@ jit_p.inline = _jit_inline
 
 
 # ---------------------------------------------------------------- the public wrapper
+_FLAT_TREES: dict[int, Any] = {}
+
+
 class Jitted:
     """A function compiled by ``fad.jit``; call it like the original.
 
@@ -94,6 +99,11 @@ class Jitted:
         functools.update_wrapper(self, fun)
 
     def _split(self, args: tuple) -> tuple[list, Any, tuple]:
+        if not self.static_argnums and all(type(a) is np.ndarray for a in args):
+            tree = _FLAT_TREES.get(len(args))  # arrays only: skip the pytree walk
+            if tree is None:
+                tree = _FLAT_TREES[len(args)] = tree_flatten([0] * len(args))[1]
+            return list(args), tree, ()
         dyn = [a for i, a in enumerate(args) if i not in self.static_argnums]
         static = tuple(args[i] for i in self.static_argnums if i < len(args))
         leaves, tree = tree_flatten(dyn)
@@ -132,8 +142,7 @@ class Jitted:
 
     def _entry(self, args: tuple) -> tuple[ClosedJaxpr, list, Any, list]:
         leaves, tree, static = self._split(args)
-        from .core.trace import aval_of
-        key = (tree, static, tuple((a.shape, a.dtype) for a in map(aval_of, leaves)))
+        key = (tree, static, tuple((x.shape, x.dtype) for x in leaves))
         hit = self._cache.get(key)
         if hit is None:
             closed, lifted, out_tree = self._trace(args, leaves, tree, static)
@@ -150,6 +159,8 @@ class Jitted:
         else:
             outs = bind(jit_p, *lifted, *leaves, jaxpr=closed,
                         name=getattr(self.fun, "__name__", "fun"))
+        if out_tree.node is None:  # a single array
+            return outs[0]
         return tree_unflatten(out_tree, outs)
 
     def lower(self, *args: Any) -> ClosedJaxpr:

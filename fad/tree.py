@@ -43,22 +43,25 @@ register_pytree_node(type(None), lambda _: ((), None), lambda _, c: None)
 class PyTreeDef:
     """The structure of a pytree, without its leaves."""
 
-    __slots__ = ("node", "aux", "children", "num_leaves")
+    __slots__ = ("node", "aux", "children", "num_leaves", "_key", "_hash")
 
     def __init__(self, node: type | None, aux: Any, children: tuple):
         self.node = node
         self.aux = aux
         self.children = children
         self.num_leaves = 1 if node is None else sum(c.num_leaves for c in children)
-
-    def _key(self) -> tuple:
-        return (self.node, self.aux, tuple(c._key() for c in self.children))
+        self._key = (node, aux, tuple(c._key for c in children))
+        try:
+            self._hash = hash(self._key)
+        except TypeError:  # unhashable aux data: structure still comparable
+            self._hash = hash((node, len(children)))
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, PyTreeDef) and self._key() == other._key()
+        return isinstance(other, PyTreeDef) and (
+            self is other or self._hash == other._hash and self._key == other._key)
 
     def __hash__(self) -> int:
-        return hash(self._key())
+        return self._hash
 
     def __repr__(self) -> str:
         if self.node is None:
@@ -84,7 +87,7 @@ def _node_of(x: Any) -> tuple[Callable, Callable] | None:
 
 
 def tree_flatten(tree: Any, is_leaf: Callable | None = None) -> tuple[list, PyTreeDef]:
-    """``(leaves, treedef)``; iterative, so deep trees do not hit recursion limits."""
+    """``(leaves, treedef)`` of a pytree (leaves in order; dict keys sorted)."""
     leaves: list = []
 
     def flatten(x: Any) -> PyTreeDef:

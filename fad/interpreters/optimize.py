@@ -89,7 +89,7 @@ def dce(closed: ClosedJaxpr) -> ClosedJaxpr:
 def _key(eqn: Eqn) -> Any:
     try:
         params = tuple(sorted((k, _hashable(v)) for k, v in eqn.params.items()))
-        ins = tuple(("lit", type(a.val), _hashable(a.val), a.aval) if type(a) is Literal
+        ins = tuple(("lit", np.asarray(a.val).item(), a.aval) if type(a) is Literal
                     else id(a) for a in eqn.invars)
         key = (eqn.primitive, params, ins)
         hash(key)
@@ -169,7 +169,8 @@ def _size(aval: ShapedArray) -> int:
 def simplify(closed: ClosedJaxpr) -> ClosedJaxpr:
     """Apply each primitive's algebraic identities (``prim.simplify``, declared in
     ``fad/primitives/identities.py``): what differentiation leaves behind, such as
-    ``x * 1``, ``x + 0``, ``-(-x)``, a reshape to the same shape."""
+    ``x * 1``, ``x + 0``, ``-(-x)``, a reshape to the same shape. A rule returns
+    an atom equal to the output, or a list of equations computing it."""
     env: dict = {}
     producers: dict = {}
     eqns = []
@@ -177,15 +178,17 @@ def simplify(closed: ClosedJaxpr) -> ClosedJaxpr:
         eqn = _renamed(eqn, env)
         rule = eqn.primitive.simplify
         replacement = rule(eqn, producers) if rule is not None else None
-        if replacement is not None:
-            if isinstance(replacement, Eqn):
-                eqn = replacement
-            else:
-                env[eqn.outvars[0]] = replacement
-                continue
-        for v in eqn.outvars:
-            producers[v] = eqn
-        eqns.append(eqn)
+        if replacement is None:
+            replacement = [eqn]
+        elif isinstance(replacement, Eqn):
+            replacement = [replacement]
+        elif not isinstance(replacement, list):  # an atom equal to the output
+            env[eqn.outvars[0]] = replacement
+            continue
+        for new in replacement:  # a few equations computing the same outputs
+            for v in new.outvars:
+                producers[v] = new
+            eqns.append(new)
     return dce(_rebuild(closed, eqns, env))
 
 

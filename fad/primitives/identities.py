@@ -1,8 +1,9 @@
 """Algebraic identities of primitives, used by ``fad.jit``'s optimiser.
 
 Each rule receives an equation and a map from variables to the equations that
-produced them, and returns a replacement atom, a rewritten equation, or
-``None``. Every identity keeps the output's shape and dtype.
+produced them, and returns a replacement atom, a rewritten equation (or a short
+list of equations ending in one that defines the same output), or ``None``.
+Every identity keeps the output's shape and dtype.
 """
 
 from __future__ import annotations
@@ -11,8 +12,10 @@ from typing import Any
 
 import numpy as np
 
-from ..core.ir import Eqn, Literal, Var
+from ..core.ir import Eqn, Literal, ShapedArray, Var
 from . import elementwise as E
+from . import indexing as I
+from . import reductions as R
 from . import structural as S
 
 
@@ -82,12 +85,133 @@ def _transposes(eqn: Eqn, producers: dict) -> Any:
     return eqn._replace(invars=[inner.invars[0]], params={"permutation": perm})
 
 
-E.mul_p.simplify = _unit(1, (0, 1))
-E.add_p.simplify = _unit(0, (0, 1))
-E.sub_p.simplify = _unit(0, (1,))
-E.div_p.simplify = _unit(1, (1,))
-E.neg_p.simplify = _involution
+def _chain(*rules):
+    def rule(eqn: Eqn, producers: dict) -> Any:
+        for r in rules:
+            out = r(eqn, producers)
+            if out is not None:
+                return out
+        return None
+    return rule
+
+
+def _scalar_operands(eqn: Eqn, producers: dict) -> Any:
+    """``op(broadcast(c), y) = op(c, y)`` when ``y`` already has the output's shape
+    (NumPy broadcasts the scalar for free); both scalar: compute it once."""
+    out = eqn.outvars[0]
+    vals = [known_scalar(a, producers) for a in eqn.invars]
+    if all(v is not None for v in vals):
+        value = eqn.primitive.impl(*[np.asarray(v, a.aval.dtype)
+                                     for v, a in zip(vals, eqn.invars)])
+        lit = Literal(np.asarray(value)[()], ShapedArray((), out.aval.dtype))
+        if out.aval.shape == ():
+            return lit
+        return [Eqn(S.broadcast_to_p, [lit], {"shape": out.aval.shape}, [out])]
+    changed = False
+    invars = list(eqn.invars)
+    for k, (a, v) in enumerate(zip(eqn.invars, vals)):
+        other = eqn.invars[1 - k]
+        if v is not None and type(a) is Var and other.aval.shape == out.aval.shape:
+            invars[k] = Literal(np.asarray(v, a.aval.dtype)[()], ShapedArray((), a.aval.dtype))
+            changed = True
+    return eqn._replace(invars=invars) if changed else None
+
+
+def _add_of_neg(eqn: Eqn, producers: dict) -> Any:
+    """``x + (-y) = x - y``."""
+    x, y = eqn.invars
+    for a, b in ((x, y), (y, x)):
+        inner = producers.get(b)
+        if inner is not None and inner.primitive is E.neg_p and \
+                type(a) is Var and _same_type(a, eqn.outvars[0]):
+            return eqn._replace(primitive=E.sub_p, invars=[a, inner.invars[0]])
+    return None
+
+
+def _add_of_scatters(eqn: Eqn, producers: dict) -> Any:
+    """``scatter(a, i) + scatter(b, i) = scatter(a + b, i)`` (scatter is linear)."""
+    px, py = (producers.get(a) for a in eqn.invars)
+    if px is None or py is None or px.primitive is not I.scatter_add_p or \
+            py.primitive is not I.scatter_add_p or px.params != py.params or \
+            len(px.invars) != 1 or len(py.invars) != 1 or \
+            px.invars[0].aval != py.invars[0].aval:
+        return None
+    total = Var(px.invars[0].aval)
+    return [Eqn(E.add_p, [px.invars[0], py.invars[0]], {}, [total]),
+            eqn._replace(primitive=I.scatter_add_p, invars=[total], params=px.params)]
+
+
+def _scale_of(atom: Any, producers: dict) -> tuple[Any, Any] | None:
+    """``(c, x)`` when ``atom`` is ``c * x`` with a literal ``c`` (``-x``: c = -1)."""
+    eqn = producers.get(atom)
+    if eqn is None:
+        return None
+    if eqn.primitive is E.neg_p:
+        return -1, eqn.invars[0]
+    if eqn.primitive is E.mul_p:
+        for k in (0, 1):
+            if type(eqn.invars[k]) is Literal and \
+                    _same_type(eqn.invars[1 - k], eqn.outvars[0]):
+                return eqn.invars[k].val, eqn.invars[1 - k]
+    return None
+
+
+def _merge_scales(eqn: Eqn, producers: dict) -> Any:
+    """``c1 * (c2 * x) = (c1 c2) * x`` and ``c * (-x) = (-c) * x``."""
+    for k in (0, 1):
+        lit, other = eqn.invars[k], eqn.invars[1 - k]
+        if type(lit) is Literal:
+            inner = _scale_of(other, producers)
+            if inner is not None and _same_type(inner[1], eqn.outvars[0]):
+                c = np.asarray(lit.val * inner[0], lit.aval.dtype)[()]
+                return eqn._replace(invars=[Literal(c, lit.aval), inner[1]])
+    return None
+
+
+def _neg_of_scale(eqn: Eqn, producers: dict) -> Any:
+    """``-(c * x) = (-c) * x``."""
+    inner = _scale_of(eqn.invars[0], producers)
+    if inner is not None and inner[0] != -1:
+        out = eqn.outvars[0]
+        c = np.asarray(-inner[0], out.aval.dtype)[()]
+        return eqn._replace(primitive=E.mul_p,
+                            invars=[Literal(c, ShapedArray((), out.aval.dtype)), inner[1]])
+    return None
+
+
+def _square(eqn: Eqn, producers: dict) -> Any:
+    """``x ** 2 = x * x``."""
+    x, y = eqn.invars
+    if _equals(known_scalar(y, producers), 2) and _same_type(x, eqn.outvars[0]):
+        return eqn._replace(primitive=E.mul_p, invars=[x, x])
+    return None
+
+
+def _sum_of_broadcast(eqn: Eqn, producers: dict) -> Any:
+    """Summing a broadcast scalar: ``sum(broadcast(c), axes) = c * n``."""
+    inner = producers.get(eqn.invars[0])
+    if inner is None or inner.primitive is not S.broadcast_to_p or \
+            inner.invars[0].aval.shape != ():
+        return None
+    c = inner.invars[0]
+    n = int(np.prod([inner.params["shape"][a] for a in eqn.params["axes"]]))
+    out = eqn.outvars[0]
+    scaled = Var(ShapedArray((), out.aval.dtype)) if out.aval.shape else out
+    eqns = [Eqn(E.mul_p, [c, Literal(np.asarray(n, out.aval.dtype)[()],
+                                     ShapedArray((), out.aval.dtype))], {}, [scaled])]
+    if out.aval.shape:
+        eqns.append(Eqn(S.broadcast_to_p, [scaled], {"shape": out.aval.shape}, [out]))
+    return eqns
+
+
+E.mul_p.simplify = _chain(_unit(1, (0, 1)), _scalar_operands, _merge_scales)
+E.add_p.simplify = _chain(_unit(0, (0, 1)), _scalar_operands, _add_of_neg, _add_of_scatters)
+E.sub_p.simplify = _chain(_unit(0, (1,)), _scalar_operands)
+E.div_p.simplify = _chain(_unit(1, (1,)), _scalar_operands)
+E.pow_p.simplify = _chain(_square, _scalar_operands)
+E.neg_p.simplify = _chain(_involution, _neg_of_scale)
 S.convert_element_type_p.simplify = _no_op
 S.broadcast_to_p.simplify = _no_op
 S.reshape_p.simplify = _no_op
 S.transpose_p.simplify = _transposes
+R.reduce_sum_p.simplify = _sum_of_broadcast

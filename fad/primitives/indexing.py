@@ -81,7 +81,16 @@ def _scatter_add_impl(xp: Any, v: Any, *idx: Any, indexer: Indexer, shape: tuple
     return backend_for(xp).index_add(shape, v.dtype, indexer.build(idx), v)
 
 
+def _gather_kernel(xp: Any, *, indexer: Indexer) -> Any:
+    """For jit: a static index is built once; NumPy indexes directly."""
+    if indexer.n_arrays or xp.__name__ != "numpy":
+        return lambda x, *idx: _gather_impl(xp, x, *idx, indexer=indexer)
+    index = indexer.build(())
+    return lambda x: x[index]
+
+
 gather_p = Primitive("gather", _gather_impl, _gather_aval)
+gather_p.kernel = _gather_kernel
 scatter_add_p = Primitive(
     "scatter_add", _scatter_add_impl,
     lambda v, *idx, indexer, shape: ShapedArray(shape, v.dtype))
