@@ -21,6 +21,13 @@ from .core.ir import ClosedJaxpr, Jaxpr, ShapedArray
 
 __version__ = "0.1.0"
 
+
+def __getattr__(name: str):  # fad.viz / fad.torch / fad.testing load on first use
+    if name in ("viz", "torch", "testing"):
+        import importlib
+        return importlib.import_module(f"fad.{name}")
+    raise AttributeError(f"module 'fad' has no attribute {name!r}")
+
 __all__ = [
     "jit", "vmap", "grad", "value_and_grad", "vjp", "jvp", "linearize", "jacfwd", "jacrev",
     "hessian", "make_jaxpr", "stop_gradient", "no_grad", "custom_jvp", "custom_vjp",

@@ -28,8 +28,7 @@ def _label(name: str, f: Callable) -> str:
 
 
 def _leaf_array(x: Any) -> Any:
-    if isinstance(x, Tracer) or hasattr(x, "__array_namespace__") or \
-            isinstance(x, np.generic):
+    if isinstance(x, Tracer | ShapedArray | np.generic) or hasattr(x, "__array_namespace__"):
         return x
     conv = getattr(x, "__fad_array__", None)
     if conv is not None:

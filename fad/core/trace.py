@@ -47,17 +47,34 @@ class MainTrace:
 class TraceState:
     """Immutable snapshot of the trace stack; lives in ``_STATE``."""
 
-    __slots__ = ("stack", "dynamic", "no_grad_level", "empty")
+    __slots__ = ("stack", "dynamic", "no_grad", "empty")
 
-    def __init__(self, stack: tuple, dynamic: MainTrace | None, no_grad_level: int):
+    def __init__(self, stack: tuple, dynamic: MainTrace | None, no_grad: Any):
         self.stack = stack
         self.dynamic = dynamic
-        self.no_grad_level = no_grad_level
+        self.no_grad = no_grad  # the innermost NoGradScope, or None
         self.empty = not stack
 
 
+class NoGradScope:
+    """A ``no_grad`` block: transformations below ``level`` must see constants.
+
+    Differentiation tracers from below are replaced by their primal values. Other
+    tracers from below (an abstract trace being staged, a batch) get a
+    ``stop_gradient`` instead, so that the staged program remembers the block
+    when it is differentiated later; values made inside the block are exempt.
+    """
+
+    __slots__ = ("level", "made", "wrapped")
+
+    def __init__(self, level: int):
+        self.level = level
+        self.made: dict[int, Any] = {}
+        self.wrapped: dict[int, Any] = {}
+
+
 _STATE: contextvars.ContextVar[TraceState] = contextvars.ContextVar(
-    "fad_trace_state", default=TraceState((), None, 0))
+    "fad_trace_state", default=TraceState((), None, None))
 
 
 def current_state() -> TraceState:
@@ -72,7 +89,7 @@ def new_main(trace_type: type, payload: Any = None, dynamic: bool = False,
     main = MainTrace(len(state.stack), trace_type, label, payload)
     token = _STATE.set(TraceState(state.stack + (main,),
                                   main if dynamic else state.dynamic,
-                                  state.no_grad_level))
+                                  state.no_grad))
     try:
         yield main
     finally:
@@ -84,7 +101,8 @@ def new_main(trace_type: type, payload: Any = None, dynamic: bool = False,
 def no_grad_scope() -> Iterator[None]:
     """Within the block, every differentiation already running sees constants."""
     state = _STATE.get()
-    token = _STATE.set(TraceState(state.stack, state.dynamic, len(state.stack)))
+    scope = NoGradScope(len(state.stack))
+    token = _STATE.set(TraceState(state.stack, state.dynamic, scope))
     try:
         yield
     finally:
@@ -95,7 +113,7 @@ def no_grad_scope() -> Iterator[None]:
 def hide_dynamic() -> Iterator[None]:
     """Run without staging into the current abstract trace (used for constants)."""
     state = _STATE.get()
-    token = _STATE.set(TraceState(state.stack, None, state.no_grad_level))
+    token = _STATE.set(TraceState(state.stack, None, state.no_grad))
     try:
         yield
     finally:
@@ -211,13 +229,23 @@ def _check_alive(t: Tracer) -> None:
             "Return the value from the function instead, or compute it outside.")
 
 
-def _lower_no_grad(args: tuple, boundary: int) -> tuple:
-    """Replace tracers of differentiations older than a no_grad scope by primals."""
+def _lower_no_grad(args: tuple, scope: NoGradScope) -> tuple:
+    """Make the operands of an operation inside a ``no_grad`` block constants."""
     out = []
     for a in args:
-        while isinstance(a, Tracer) and a._trace.main.differentiates \
-                and a._trace.main.level < boundary:
-            a = a.primal
+        while isinstance(a, Tracer) and a._trace.main.level < scope.level:
+            if a._trace.main.differentiates:
+                a = a.primal
+                continue
+            if id(a) not in scope.made:
+                key = id(a)
+                if key not in scope.wrapped:
+                    from ..primitives.structural import stop_gradient_p
+                    stopped = bind(stop_gradient_p, a)
+                    scope.made[id(stopped)] = stopped
+                    scope.wrapped[key] = (a, stopped)
+                a = scope.wrapped[key][1]
+            break
         out.append(a)
     return tuple(out)
 
@@ -242,8 +270,8 @@ def find_top_trace(args: tuple, state: TraceState) -> Trace | None:
 def bind(prim: Any, *args: Any, **params: Any) -> Any:
     """Apply primitive ``prim`` to ``args``: evaluate it, or let a trace record it."""
     state = _STATE.get()
-    if state.no_grad_level:
-        args = _lower_no_grad(args, state.no_grad_level)
+    if state.no_grad is not None:
+        return _bind_no_grad(prim, args, params, state.no_grad)
     # the innermost transformation involved (inlined find_top_trace: hot path)
     top = None
     level = -1
@@ -266,6 +294,20 @@ def bind(prim: Any, *args: Any, **params: Any) -> Any:
         raise
     except Exception as e:  # name the primitive, the operands and the user's line
         raise primitive_error(prim, args, params, e) from e
+
+
+def _bind_no_grad(prim: Any, args: tuple, params: dict, scope: NoGradScope) -> Any:
+    state = _STATE.get()
+    token = _STATE.set(TraceState(state.stack, state.dynamic, None))
+    try:
+        args = _lower_no_grad(args, scope)
+        out = bind(prim, *args, **params)
+    finally:
+        _STATE.reset(token)
+    for o in (out if prim.multiple_results else (out,)):
+        if isinstance(o, Tracer):
+            scope.made[id(o)] = o
+    return out
 
 
 def primitive_error(prim: Any, args: tuple, params: dict, err: Exception) -> Exception:
