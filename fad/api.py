@@ -176,7 +176,7 @@ def _split_aux(out: Any) -> tuple:
 
 
 def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0,
-                   has_aux: bool = False) -> Callable:
+                   has_aux: bool = False, holomorphic: bool = False) -> Callable:
     """``f(x)`` and its gradient, in one pass.
 
     >>> import fad
@@ -189,6 +189,8 @@ def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0,
         nums = _argnums_tuple(argnums, len(args))
         leaves, in_tree = _flatten_leaves([args[i] for i in nums])
         _check_differentiable(leaves, "fad.grad")
+        if holomorphic and any(aval_of(x).dtype.kind != "c" for x in leaves):
+            raise TypeError("fad.grad(..., holomorphic=True) needs complex inputs")
         aux_box: list = []
 
         def flat_fun(*flat: Any) -> list:
@@ -197,7 +199,7 @@ def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0,
             if has_aux:
                 out, aux = _split_aux(out)
                 aux_box.append(aux)
-            return [_check_scalar_output(out)]
+            return [_check_scalar_output(out, holomorphic)]
 
         (out,), pull = vjp_flat(flat_fun, leaves, label=_label("grad", fun),
                                 aux_box=aux_box)
@@ -210,18 +212,18 @@ def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0,
     return value_and_grad_f
 
 
-def _check_scalar_output(out: Any) -> Any:
+def _check_scalar_output(out: Any, holomorphic: bool = False) -> Any:
     leaves, tree = tree_flatten(out)
     if len(leaves) != 1 or tree.node is not None:
         raise TypeError(f"fad.grad requires a function returning one scalar array, but it "
                         f"returned a {tree!r} of {len(leaves)} leaves. Use fad.vjp or "
                         "fad.jacrev for other outputs, or has_aux=True to return extras.")
     out = _leaf_array(leaves[0])
-    _check_scalar_aval(aval_of(out))
+    _check_scalar_aval(aval_of(out), holomorphic)
     return out
 
 
-def _check_scalar_aval(aval: ShapedArray) -> None:
+def _check_scalar_aval(aval: ShapedArray, holomorphic: bool = False) -> None:
     if aval.shape != ():
         raise TypeError(f"fad.grad requires a scalar output, but the function returned "
                         f"an array of shape {aval.shape}. Reduce it (e.g. .sum()), or use "
@@ -230,10 +232,15 @@ def _check_scalar_aval(aval: ShapedArray) -> None:
         raise TypeError(f"fad.grad requires a real- or complex-valued (float) output, "
                         f"but the function returned dtype {aval.dtype}: an integer or "
                         "boolean output has no derivative.")
+    if aval.dtype.kind == "c" and not holomorphic:
+        raise TypeError(f"fad.grad requires a real-valued output, but the function "
+                        f"returned {aval.dtype}. For a holomorphic function pass "
+                        "holomorphic=True; otherwise differentiate a real quantity "
+                        "(e.g. fnp.abs(z) ** 2) or use fad.vjp.")
 
 
-def grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False
-         ) -> Callable:
+def grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
+         holomorphic: bool = False) -> Callable:
     """The gradient of a scalar-valued ``fun`` with respect to ``argnums``.
 
     >>> import fad, fad.numpy as fnp
@@ -241,8 +248,10 @@ def grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False
     [2.0, 4.0]
     >>> float(fad.grad(fad.grad(fnp.sin))(0.0))
     -0.0
+    >>> complex(fad.grad(lambda z: z ** 2, holomorphic=True)(1j))   # f'(z) = 2z
+    2j
     """
-    vg = value_and_grad(fun, argnums, has_aux)
+    vg = value_and_grad(fun, argnums, has_aux, holomorphic)
 
     @functools.wraps(fun)
     def grad_f(*args: Any, **kwargs: Any) -> Any:

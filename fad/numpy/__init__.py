@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import numpy as _np
 
+from . import fft
 from ._base import asarray
+from ._complex import angle, conj, conjugate, imag, iscomplexobj, real
 from ._contract import dot, einsum, inner, matmul, outer, tensordot, trace
 from ._creation import (
     arange,

@@ -48,7 +48,25 @@ expm1 = _unary(E.expm1_p, "expm1")
 log = _unary(E.log_p, "log")
 log1p = _unary(E.log1p_p, "log1p")
 sqrt = _unary(E.sqrt_p, "sqrt")
-abs = absolute = _unary(E.abs_p, "absolute")
+_real_abs = _unary(E.abs_p, "absolute")
+
+
+def absolute(x: Any) -> Any:
+    """``|x|``; for complex ``x`` the modulus (a real array). The derivative at 0
+    is 0 (a zero subgradient).
+
+    >>> import fad.numpy as fnp
+    >>> float(fnp.abs(fnp.asarray(3 + 4j)))
+    5.0
+    """
+    x = asarray(x)
+    if x.dtype.kind == "c":
+        from ._complex import complex_abs
+        return complex_abs(x)
+    return _real_abs(x)
+
+
+abs = absolute
 sign = _unary(E.sign_p, "sign")
 floor = _unary(E.floor_p, "floor")
 ceil = _unary(E.ceil_p, "ceil")

@@ -1,0 +1,167 @@
+"""Complex numbers: ``real``, ``imag``, ``conj``, ``complex`` and the FFTs.
+
+Convention (JAX's): a cotangent ``c`` pairs with a tangent ``t`` through the
+*bilinear* form ``Re(sum(c * t))``. Holomorphic primitives (``sin``, ``exp``,
+``mul``...) therefore transpose to multiplication by the same derivative, and
+``grad`` of a real-valued ``f`` at ``z = x + iy`` is ``df/dx - i df/dy``. The
+primitives here are only R-linear, so each has an explicit transpose:
+
+* ``real``: ``Re(c Re t) = Re(c t)`` for real ``c``        -> ``c + 0i``
+* ``imag``: ``c Im t = Re(-i c t)``                         -> ``-i c``
+* ``conj``: ``Re(c conj(t)) = Re(conj(c) t)``                -> ``conj(c)``
+* ``complex(a, b) = a + ib``: ``Re(c (a + ib))``            -> ``(Re c, -Im c)``
+* ``fft`` (unnormalised DFT matrix ``F``, symmetric)        -> ``fft`` again, and
+  ``ifft = conj(F) / n`` (symmetric too)                    -> ``ifft``;
+  ``rfft`` = first half of ``fft`` of a real input          -> ``Re(fft(zero-pad(c)))``;
+  ``irfft`` (Hermitian completion, weights ``m_k`` = 1 at ``k = 0`` and at
+  ``n/2`` for even ``n``, else 2)                            -> ``m * ifft(c)[:n//2+1]``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..core.ir import ShapedArray
+from ..core.primitive import Primitive
+from ..core.trace import aval_of, bind
+from ..interpreters.reverse import is_undefined
+from . import shapes
+from .rules import deflinear
+from .structural import convert_element_type
+
+_REAL_OF = {np.dtype(np.complex64): np.dtype(np.float32),
+            np.dtype(np.complex128): np.dtype(np.float64)}
+_COMPLEX_OF = {np.dtype(np.float32): np.dtype(np.complex64),
+               np.dtype(np.float64): np.dtype(np.complex128)}
+
+
+def real_dtype(dtype: Any) -> np.dtype:
+    return _REAL_OF.get(np.dtype(dtype), np.dtype(dtype))
+
+
+def complex_dtype(dtype: Any) -> np.dtype:
+    dtype = np.dtype(dtype)
+    return dtype if dtype.kind == "c" else _COMPLEX_OF.get(dtype, np.dtype(np.complex128))
+
+
+def _to_real(x: ShapedArray, **_: Any) -> ShapedArray:
+    return ShapedArray(x.shape, real_dtype(x.dtype))
+
+
+def _as_complex(ct: Any, like: ShapedArray) -> Any:
+    return convert_element_type(ct, complex_dtype(like.dtype))
+
+
+real_p = Primitive("real", lambda xp, x: xp.real(x), _to_real)
+imag_p = Primitive("imag", lambda xp, x: xp.imag(x), _to_real)
+conj_p = Primitive("conj", lambda xp, x: xp.conj(x), shapes.same)
+complex_p = Primitive("complex", lambda xp, a, b: a + 1j * b,
+                      lambda a, b: ShapedArray(shapes.broadcast_shapes(a.shape, b.shape),
+                                               complex_dtype(a.dtype)))
+
+deflinear(real_p, lambda ct, x: [_as_complex(ct, x.aval)])
+deflinear(imag_p, lambda ct, x: [_as_complex(ct, x.aval) * -1j])
+deflinear(conj_p, lambda ct, x: [bind(conj_p, ct)])
+
+
+def _complex_transpose(ct: Any, a: Any, b: Any) -> list:
+    from .rules import unbroadcast
+    return [unbroadcast(bind(real_p, ct), a.aval.shape) if is_undefined(a) else None,
+            unbroadcast(-bind(imag_p, ct), b.aval.shape) if is_undefined(b) else None]
+
+
+deflinear(complex_p, _complex_transpose, linear=(0, 1))
+
+
+# ---------------------------------------------------------------- FFT
+def _fft_aval(x: ShapedArray, *, kind: str, n: int, axis: int) -> ShapedArray:
+    shape = list(x.shape)
+    if kind == "rfft":
+        shape[axis] = n // 2 + 1
+        return ShapedArray(tuple(shape), complex_dtype(x.dtype))
+    shape[axis] = n
+    if kind == "irfft":
+        return ShapedArray(tuple(shape), real_dtype(x.dtype))
+    return ShapedArray(tuple(shape), complex_dtype(x.dtype))
+
+
+def _fft_impl(xp: Any, x: Any, *, kind: str, n: int, axis: int) -> Any:
+    out = getattr(xp.fft, kind)(x, n=n, axis=axis)
+    want = _fft_aval(aval_of(x), kind=kind, n=n, axis=axis).dtype
+    return out if out.dtype == want else out.astype(want)  # NumPy computes in 128 bits
+
+
+fft_p = Primitive("fft", _fft_impl, _fft_aval)
+
+
+def fft(x: Any, kind: str, n: int, axis: int) -> Any:
+    return bind(fft_p, x, kind=kind, n=n, axis=axis)
+
+
+def _fit(y: Any, axis: int, length: int) -> Any:
+    """Crop or zero-pad ``y`` along ``axis`` to ``length``."""
+    from .indexing import slice_axis
+    from .structural import concatenate_p
+    have = aval_of(y).shape[axis]
+    if have == length:
+        return y
+    if have > length:
+        return slice_axis(y, axis, 0, length)
+    aval = aval_of(y)
+    shape = list(aval.shape)
+    shape[axis] = length - have
+    import numpy as _np
+    zeros = _np.zeros(shape, aval.dtype)
+    return bind(concatenate_p, y, zeros, axis=axis)
+
+
+def _fft_transpose(ct: Any, x: Any, *, kind: str, n: int, axis: int) -> list:
+    length = x.aval.shape[axis]
+    if kind in ("fft", "ifft"):
+        out = fft(ct, kind, n, axis)
+    elif kind == "rfft":
+        out = bind(real_p, fft(_fit(ct, axis, n), "fft", n, axis))
+    else:  # irfft
+        half = n // 2 + 1
+        weights = np.full(half, 2.0)
+        weights[0] = 1.0
+        if n % 2 == 0:
+            weights[-1] = 1.0
+        shape = [1] * aval_of(ct).ndim
+        shape[axis] = half
+        spectrum = _fit(fft(convert_element_type(ct, complex_dtype(x.aval.dtype)), "ifft",
+                            n, axis), axis, half)
+        out = spectrum * weights.reshape(shape).astype(real_dtype(x.aval.dtype))
+    out = _fit(out, axis, length)
+    if x.aval.dtype.kind != "c" and aval_of(out).dtype.kind == "c":
+        out = bind(real_p, out)  # a real input pairs with the real part
+    return [convert_element_type(out, x.aval.dtype)]
+
+
+deflinear(fft_p, _fft_transpose)
+
+
+# ---------------------------------------------------------------- batching
+def _fft_batch(size: int, vals: list, dims: list, *, kind: str, n: int, axis: int) -> tuple:
+    from .batching import to_front
+    return fft(to_front(vals[0], dims[0]), kind, n, axis + 1), 0
+
+
+def _same_dim(prim: Primitive) -> Any:
+    return lambda size, vals, dims: (bind(prim, *vals), dims[0])
+
+
+fft_p.batch = _fft_batch
+real_p.batch = _same_dim(real_p)
+imag_p.batch = _same_dim(imag_p)
+conj_p.batch = _same_dim(conj_p)
+
+
+def _complex_batch(size: int, vals: list, dims: list) -> tuple:
+    from .batching import elementwise_batch
+    return elementwise_batch(complex_p)(size, vals, dims)
+
+
+complex_p.batch = _complex_batch
