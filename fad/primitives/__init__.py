@@ -1,17 +1,21 @@
 """Every primitive of fad, each defined once with all its rules.
 
-Importing this package registers them all in ``fad.core.primitive.REGISTRY``.
+Importing this package registers them all in ``fad.core.primitive.REGISTRY``;
+``batching`` and ``identities`` attach vmap rules and jit's algebraic
+identities to the primitives defined in the other modules.
 """
 
 from ..core.primitive import REGISTRY
 from . import (  # noqa: F401
-           contractions,
-           elementwise,
-           identities,  # noqa: F401  (after the primitives it annotates)
-           indexing,
-           reductions,
-           structural,
+    batching,
+    complex,
+    contractions,
+    elementwise,
+    identities,
+    indexing,
+    reductions,
+    structural,
 )
 
-__all__ = ["REGISTRY", "contractions", "elementwise", "indexing", "reductions",
-           "structural"]
+__all__ = ["REGISTRY", "batching", "complex", "contractions", "elementwise", "identities",
+           "indexing", "reductions", "structural"]
