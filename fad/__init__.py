@@ -15,6 +15,7 @@ from .backends import default_backend, set_backend
 from .check import check_grads
 from .custom import checkpoint, custom_jvp, custom_vjp
 from .jit import jit
+from . import lax
 from .vmap import vmap
 from .core.errors import ConcretizationError, ShapeError, UnexpectedTracerError
 from .core.ir import ClosedJaxpr, Jaxpr, ShapedArray
