@@ -28,6 +28,16 @@ class BatchTracer(Tracer):
         shape = aval.shape[:self.bdim] + aval.shape[self.bdim + 1:]
         return ShapedArray.make(shape, aval.dtype)
 
+    @property
+    def shape(self) -> tuple:
+        s = self.val.shape
+        d = self.bdim
+        return s if d is None else s[:d] + s[d + 1:]
+
+    @property
+    def dtype(self) -> Any:
+        return self.val.dtype
+
     def concrete_value(self) -> Any:
         from ..core.errors import ConcretizationError, concretization_message
         if self.bdim is not None:

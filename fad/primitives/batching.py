@@ -149,6 +149,18 @@ def _matmul_batch(size: int, vals: list, dims: list) -> tuple:
     if da is not None and _logical_ndim(a, da) < 2 or db is not None and \
             _logical_ndim(b, db) < 2:
         raise ValueError("matmul operands must be at least 2-d")
+    if da is not None and db is None and _logical_ndim(a, da) == 2 and len(shape_of(b)) == 2:
+        # a batch of matrices times one matrix: fold the batch into the rows
+        a = to_front(a, da)
+        n, m, k = shape_of(a)
+        out = bind(C.matmul_p, S.reshape(a, (n * m, k)), b)
+        return S.reshape(out, (n, m, shape_of(b)[1])), 0
+    if db is not None and da is None and _logical_ndim(b, db) == 2 and len(shape_of(a)) == 2:
+        # one matrix times a batch of matrices: fold the batch into the columns
+        b = move_axis(b, db, 1, size)  # (k, batch, n)
+        k, n, c = shape_of(b)
+        out = bind(C.matmul_p, a, S.reshape(b, (k, n * c)))
+        return S.reshape(out, (shape_of(a)[0], n, c)), 1
     return bind(C.matmul_p, *_align([a, b], [da, db])), 0
 
 

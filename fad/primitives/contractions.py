@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..backends import backend_for
+from ..backends import backend_for, default_xp, namespace_of
 from ..core.errors import ShapeError
 from ..core.ir import ShapedArray
 from ..core.primitive import Primitive
-from ..core.trace import aval_of, bind
+from ..core.trace import aval_of, bind, concrete_or_none
 from ..interpreters.reverse import is_undefined
 from . import shapes
 from .rules import defmultilinear, unbroadcast
@@ -31,7 +31,13 @@ def _matmul_aval(a: ShapedArray, b: ShapedArray) -> ShapedArray:
     return ShapedArray(batch + (a.shape[-2], b.shape[-1]), a.dtype)
 
 
-matmul_p = Primitive("matmul", lambda xp, a, b: xp.matmul(a, b), _matmul_aval)
+def _matmul_impl(xp: Any, a: Any, b: Any) -> Any:
+    if a.shape[-1] == 1 and a.ndim > 2:  # outer products: a broadcast multiply is
+        return a * b                     # exact and avoids a loop of tiny matmuls
+    return xp.matmul(a, b)
+
+
+matmul_p = Primitive("matmul", _matmul_impl, _matmul_aval)
 defmultilinear(matmul_p)
 
 
@@ -95,19 +101,47 @@ def _einsum_transpose(ct: Any, *ops: Any, spec: str) -> list:
     in_specs, out = parse_spec(spec, len(ops))
     (i,) = [k for k, o in enumerate(ops) if is_undefined(o)]
     target = in_specs[i]
-    if len(set(target)) != len(target):
-        raise NotImplementedError(f"transpose of einsum {spec!r} with a repeated index "
-                                  f"in operand {i}")
+    uniq = "".join(dict.fromkeys(target))  # a repeated index ("ii") counts once here
     others = [(s, o) for k, (s, o) in enumerate(zip(in_specs, ops)) if k != i]
     available = set(out).union(*[set(s) for s, _ in others])
-    kept = "".join(c for c in target if c in available)
+    kept = "".join(c for c in uniq if c in available)
     new_spec = ",".join([out] + [s for s, _ in others]) + "->" + kept
     res = bind(einsum_p, ct, *[o for _, o in others], spec=new_spec)
     shape = ops[i].aval.shape
-    if kept != target:  # indices only this operand had were summed: broadcast back
-        res = broadcast_to(reshape(res, tuple(n if c in available else 1
-                                              for c, n in zip(target, shape))), shape)
+    size = dict(zip(target, shape))
+    if kept != uniq:  # indices only this operand had were summed: broadcast back
+        res = broadcast_to(reshape(res, tuple(size[c] if c in available else 1
+                                              for c in uniq)), tuple(size[c] for c in uniq))
+    if uniq != target:  # the cotangent of a diagonal ("ii") lives on the diagonal
+        res = _embed_diagonals(res, uniq, target, spec)
     return [unbroadcast(res, shape) if k == i else None for k in range(len(ops))]
+
+
+def _embed_diagonals(res: Any, uniq: str, target: str, spec: str) -> Any:
+    """``res`` indexed by ``uniq`` -> indexed by ``target`` (repeats on diagonals):
+    one identity matrix per repeated occurrence, e.g. ``i,ij->ij`` for ``ii``."""
+    fresh = iter(sorted(set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+                        - set(spec)))
+    size = dict(zip(uniq, aval_of(res).shape))
+    seen: set = set()
+    letters, eye_specs, eyes = [], [], []
+    for c in target:
+        if c in seen:
+            d = next(fresh)
+            letters.append(d)
+            eye_specs.append(c + d)
+            eyes.append(_eye(size[c], res))
+        else:
+            seen.add(c)
+            letters.append(c)
+    return bind(einsum_p, res, *eyes,
+                spec=",".join([uniq] + eye_specs) + "->" + "".join(letters))
+
+
+def _eye(n: int, like: Any) -> Any:
+    c = concrete_or_none(like)
+    xp = namespace_of([c]) if c is not None else default_xp()
+    return xp.eye(n, dtype=getattr(xp, aval_of(like).dtype.name))
 
 
 einsum_p.transpose = _einsum_transpose
