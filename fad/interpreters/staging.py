@@ -19,15 +19,15 @@ from ..core.trace import MainTrace, Trace, Tracer, aval_of, new_main
 class JaxprTracer(Tracer):
     """A traced array that is only a shape, a dtype and an IR variable."""
 
-    __slots__ = ("var",)
+    __slots__ = ("ir_var",)
 
     def __init__(self, trace: Trace, var: Var):
         self._trace = trace
-        self.var = var
+        self.ir_var = var
 
     @property
     def aval(self) -> ShapedArray:
-        return self.var.aval
+        return self.ir_var.aval
 
 
 class JaxprBuilder:
@@ -63,7 +63,7 @@ class JaxprTrace(Trace):
         ``weak_dtype``, the dtype of the array operands it meets.
         """
         if isinstance(x, JaxprTracer) and x._trace is self:
-            return x.var
+            return x.ir_var
         if weak_dtype is not None and type(x) in _PY_SCALARS:
             return Literal(x, ShapedArray((), weak_dtype))
         aval = aval_of(x)
@@ -94,7 +94,7 @@ class JaxprTrace(Trace):
     def to_jaxpr(self, in_tracers: list[JaxprTracer], outs: list[Any]) -> ClosedJaxpr:
         outvars = [self.atom(o) for o in outs]
         consts = list(self.builder.consts.values())
-        jaxpr = Jaxpr([v for v, _ in consts], [t.var for t in in_tracers],
+        jaxpr = Jaxpr([v for v, _ in consts], [t.ir_var for t in in_tracers],
                       self.builder.eqns, outvars)
         return ClosedJaxpr(jaxpr, [c for _, c in consts])
 
