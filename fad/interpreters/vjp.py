@@ -27,6 +27,7 @@ from ..primitives.rules import unbroadcast
 from .reverse import UndefinedPrimal, backward_pass, linearize_flat
 
 _node_ids = itertools.count(1)
+_NO_PARTIALS = [(None,) * n for n in range(64)]  # "nothing differentiable here"
 
 
 class VJPTracer(Tracer):
@@ -88,8 +89,7 @@ class VJPTrace(Trace):
             self.tape.append((prim, params, primals, ans, nodes,
                               [o.node if type(o) is VJPTracer else None for o in outs]))
             return outs
-        if ans.dtype.kind not in "fc" or prim.partials is not None and all(
-                p is None for p in prim.partials):
+        if ans.dtype.kind not in "fc" or prim.partials == _NO_PARTIALS[len(nodes)]:
             return ans  # no derivative flows through (integers, stop_gradient)
         out = VJPTracer(self, ans, next(_node_ids))
         self.tape.append((prim, params, primals, ans, nodes, out.node))
