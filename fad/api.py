@@ -456,7 +456,7 @@ class no_grad:
         self._fun = fun
         self._scopes: list = []
         if fun is not None:
-            functools.update_wrapper(self, fun)
+            functools.update_wrapper(self, fun, updated=())  # never copy fun.__dict__
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if self._fun is None:  # @fad.no_grad() used as a decorator

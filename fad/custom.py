@@ -112,7 +112,7 @@ class custom_jvp:
         self.fun = fun
         self.nondiff_argnums = tuple(nondiff_argnums)
         self.jvp_rule: Callable | None = None
-        functools.update_wrapper(self, fun)
+        functools.update_wrapper(self, fun, updated=())  # never copy fun.__dict__
 
     def defjvp(self, rule: Callable) -> Callable:
         """Set ``rule(primals, tangents) -> (primal_out, tangent_out)``."""
@@ -238,7 +238,7 @@ class custom_vjp:
         self.nondiff_argnums = tuple(nondiff_argnums)
         self.fwd: Callable | None = None
         self.bwd: Callable | None = None
-        functools.update_wrapper(self, fun)
+        functools.update_wrapper(self, fun, updated=())  # never copy fun.__dict__
 
     def defvjp(self, fwd: Callable, bwd: Callable) -> None:
         self.fwd, self.bwd = fwd, bwd

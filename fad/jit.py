@@ -96,7 +96,7 @@ class Jitted:
         self.static_argnums = tuple(sorted(static_argnums))
         self.trace_count = 0
         self._cache: dict = {}
-        functools.update_wrapper(self, fun)
+        functools.update_wrapper(self, fun, updated=())  # never copy fun.__dict__
 
     def _split(self, args: tuple) -> tuple[list, Any, tuple]:
         if not self.static_argnums and all(type(a) is np.ndarray for a in args):

@@ -444,6 +444,16 @@ while_p = Primitive("while", _while_impl, lambda *avals, cond, body: body.out_av
 while_p.jvp = _while_jvp
 
 
+def _while_batch(size: int, vals: list, dims: list, *, cond: ClosedJaxpr,
+                 body: ClosedJaxpr) -> tuple:
+    """Each example runs its own number of steps: loop over the examples."""
+    from .interpreters.batching import loop_batch_rule
+    return loop_batch_rule(while_p)(size, vals, dims, cond=cond, body=body)
+
+
+while_p.batch = _while_batch
+
+
 def fori_loop(lower: int, upper: int, body_fun: Callable, init_val: Any) -> Any:
     """``for i in range(lower, upper): val = body_fun(i, val)``. With Python-int
     bounds this is a ``scan`` (differentiable in both modes).

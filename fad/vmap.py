@@ -25,6 +25,16 @@ def _broadcast_prefix(prefix: Any, tree: Any, what: str) -> list:
     raise ValueError(f"vmap {what}={prefix!r} does not match the structure {tree!r}")
 
 
+def _leaf_paths(tree: Any, prefix: str) -> list[str]:
+    """Readable names of a pytree's leaves, e.g. ``argument 1['v']``."""
+    if isinstance(tree, dict):
+        return [p for k in sorted(tree) for p in _leaf_paths(tree[k], f"{prefix}[{k!r}]")]
+    if isinstance(tree, tuple | list):
+        return [p for k, t in enumerate(tree) for p in _leaf_paths(t, f"{prefix}[{k}]")]
+    n = len(tree_flatten(tree)[0])
+    return [prefix] if n == 1 else [f"{prefix}<leaf {k}>" for k in range(n)]
+
+
 def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0) -> Callable:
     """Map ``fun`` over axis ``in_axes`` of its arguments, vectorised.
 
@@ -61,7 +71,8 @@ def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0) -> Callable:
             raise ValueError("vmap needs at least one argument with a mapped axis "
                              "(in_axes not all None)")
         if len(sizes) > 1:
-            desc = "; ".join(f"size {n} for argument leaf {', '.join(map(str, ks))}"
+            names = [p for i, a in enumerate(args) for p in _leaf_paths(a, f"argument {i}")]
+            desc = "; ".join(f"size {n} for {', '.join(names[k] for k in ks)}"
                              for n, ks in sizes.items())
             raise ValueError(f"vmap got inconsistent sizes for the mapped axes: {desc}")
         (size,) = sizes

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-import itertools
 from typing import Any, Iterator
 
 import numpy as np
@@ -216,7 +215,27 @@ class Tracer:
         return f"{type(self).__name__}<{self.aval.str_short()}>"
 
 
-_HIGHEST = itertools.count()
+class PrimalTracer(Tracer):
+    """A tracer that carries a concrete-or-lower-level ``primal`` value (forward and
+    reverse mode): its shape, dtype and, when known, value are the primal's."""
+
+    __slots__ = ("primal",)
+
+    @property
+    def aval(self) -> ShapedArray:
+        return aval_of(self.primal)
+
+    @property
+    def shape(self) -> tuple:
+        return self.primal.shape
+
+    @property
+    def dtype(self) -> Any:
+        return self.primal.dtype
+
+    def concrete_value(self) -> Any:
+        p = self.primal
+        return p.concrete_value() if isinstance(p, Tracer) else p
 
 
 def _check_alive(t: Tracer) -> None:
@@ -237,11 +256,13 @@ def _lower_no_grad(args: tuple, scope: NoGradScope) -> tuple:
             if a._trace.main.differentiates:
                 a = a.primal
                 continue
-            if id(a) not in scope.made:
-                key = id(a)
+            key = id(a)
+            if key not in scope.made:
                 if key not in scope.wrapped:
                     from ..primitives.structural import stop_gradient_p
+                    scope.made[key] = a  # the wrapping operation itself is inside
                     stopped = bind(stop_gradient_p, a)
+                    del scope.made[key]
                     scope.made[id(stopped)] = stopped
                     scope.wrapped[key] = (a, stopped)
                 a = scope.wrapped[key][1]
@@ -250,29 +271,22 @@ def _lower_no_grad(args: tuple, scope: NoGradScope) -> tuple:
     return tuple(out)
 
 
-def find_top_trace(args: tuple, state: TraceState) -> Trace | None:
-    top = None
-    level = -1
-    for a in args:
-        if isinstance(a, Tracer):
-            main = a._trace.main
-            if not main.alive:
-                _check_alive(a)
-            if main.level > level:
-                level = main.level
-                top = a._trace
-    dyn = state.dynamic
-    if dyn is not None and dyn.level > level:
-        return dyn.trace
-    return top
-
-
 def bind(prim: Any, *args: Any, **params: Any) -> Any:
     """Apply primitive ``prim`` to ``args``: evaluate it, or let a trace record it."""
     state = _STATE.get()
-    if state.no_grad is not None:
-        return _bind_no_grad(prim, args, params, state.no_grad)
-    # the innermost transformation involved (inlined find_top_trace: hot path)
+    scope = state.no_grad
+    if scope is not None:
+        args = _lower_no_grad(args, scope)
+        out = _bind_core(prim, args, params, state)
+        for o in (out if prim.multiple_results else (out,)):
+            if isinstance(o, Tracer):
+                scope.made[id(o)] = o
+        return out
+    return _bind_core(prim, args, params, state)
+
+
+def _bind_core(prim: Any, args: tuple, params: dict, state: TraceState) -> Any:
+    # the innermost transformation involved: the live tracer of highest level
     top = None
     level = -1
     for a in args:
@@ -294,20 +308,6 @@ def bind(prim: Any, *args: Any, **params: Any) -> Any:
         raise
     except Exception as e:  # name the primitive, the operands and the user's line
         raise primitive_error(prim, args, params, e) from e
-
-
-def _bind_no_grad(prim: Any, args: tuple, params: dict, scope: NoGradScope) -> Any:
-    state = _STATE.get()
-    token = _STATE.set(TraceState(state.stack, state.dynamic, None))
-    try:
-        args = _lower_no_grad(args, scope)
-        out = bind(prim, *args, **params)
-    finally:
-        _STATE.reset(token)
-    for o in (out if prim.multiple_results else (out,)):
-        if isinstance(o, Tracer):
-            scope.made[id(o)] = o
-    return out
 
 
 def primitive_error(prim: Any, args: tuple, params: dict, err: Exception) -> Exception:

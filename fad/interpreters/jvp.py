@@ -7,33 +7,16 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from ..core.ir import ShapedArray
-from ..core.trace import Trace, Tracer, aval_of, new_main
+from ..core.trace import PrimalTracer, Trace, new_main
 
 
-class JVPTracer(Tracer):
-    __slots__ = ("primal", "tangent")
+class JVPTracer(PrimalTracer):
+    __slots__ = ("tangent",)
 
     def __init__(self, trace: Trace, primal: Any, tangent: Any):
         self._trace = trace
         self.primal = primal
         self.tangent = tangent
-
-    @property
-    def aval(self) -> ShapedArray:
-        return aval_of(self.primal)
-
-    @property
-    def shape(self) -> tuple:
-        return self.primal.shape
-
-    @property
-    def dtype(self) -> Any:
-        return self.primal.dtype
-
-    def concrete_value(self) -> Any:
-        p = self.primal
-        return p.concrete_value() if isinstance(p, Tracer) else p
 
 
 class JVPTrace(Trace):

@@ -22,7 +22,7 @@ import itertools
 from typing import Any, Callable
 
 from ..core.ir import ShapedArray
-from ..core.trace import Trace, Tracer, aval_of, bind, new_main, shape_of
+from ..core.trace import PrimalTracer, Trace, aval_of, bind, new_main, shape_of
 from ..primitives.rules import unbroadcast
 from .reverse import UndefinedPrimal, backward_pass, linearize_flat
 
@@ -30,31 +30,15 @@ _node_ids = itertools.count(1)
 _NO_PARTIALS = [(None,) * n for n in range(64)]  # "nothing differentiable here"
 
 
-class VJPTracer(Tracer):
+class VJPTracer(PrimalTracer):
     """A primal value and the tape node its cotangent accumulates into."""
 
-    __slots__ = ("primal", "node")
+    __slots__ = ("node",)
 
     def __init__(self, trace: Trace, primal: Any, node: int):
         self._trace = trace
         self.primal = primal
         self.node = node
-
-    @property
-    def aval(self) -> ShapedArray:
-        return aval_of(self.primal)
-
-    @property
-    def shape(self) -> tuple:
-        return self.primal.shape
-
-    @property
-    def dtype(self) -> Any:
-        return self.primal.dtype
-
-    def concrete_value(self) -> Any:
-        p = self.primal
-        return p.concrete_value() if isinstance(p, Tracer) else p
 
 
 class VJPTrace(Trace):

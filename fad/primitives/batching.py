@@ -204,3 +204,22 @@ def _gather_batch(size: int, vals: list, dims: list, *, indexer: Indexer) -> tup
 
 
 I.gather_p.batch = _gather_batch
+
+
+def _scatter_add_batch(size: int, vals: list, dims: list, *, indexer: Indexer,
+                       shape: tuple) -> tuple:
+    v, *idx = vals
+    dv, *didx = dims
+    items = indexer.items
+    n_adv = sum(1 for i in items if i is ARRAY)
+    if any(d is not None for d in didx) or n_adv and not _adjacent_arrays(items):
+        from ..interpreters.batching import loop_batch_rule
+        return loop_batch_rule(I.scatter_add_p)(size, vals, dims, indexer=indexer,
+                                                shape=shape)
+    new = Indexer((slice(None),) + tuple(i if not isinstance(i, tuple) else slice(*i[1:])
+                                         for i in items))
+    return bind(I.scatter_add_p, to_front(v, dv, size), *idx, indexer=new,
+                shape=(size,) + tuple(shape)), 0
+
+
+I.scatter_add_p.batch = _scatter_add_batch

@@ -1,0 +1,370 @@
+"""The IR optimisation passes run by ``fad.jit``, one at a time, on hand-built
+and traced jaxprs: dead-code elimination, common-subexpression elimination,
+constant folding, algebraic simplification; and ``optimize`` as a whole keeps
+every program's meaning (evaluated before and after with ``eval_jaxpr``).
+"""
+
+import zlib
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import fad
+import fad.numpy as fnp
+from fad.core.ir import ClosedJaxpr, Eqn, Jaxpr, Literal, ShapedArray, Var
+from fad.core.primitive import REGISTRY
+from fad.interpreters import optimize as O
+from fad.interpreters.evaluate import eval_jaxpr
+
+try:  # the shared operator table (written in parallel; optional here)
+    from operator_table import CHAIN_OPS
+except Exception:  # pragma: no cover - missing or mid-edit
+    CHAIN_OPS = []
+
+F64 = np.dtype(np.float64)
+F32 = np.dtype(np.float32)
+
+
+# ---------------------------------------------------------------- building IR by hand
+def aval(*shape, dtype=F64):
+    return ShapedArray(shape, dtype)
+
+
+def lit(value, dtype=F64):
+    return Literal(value, ShapedArray((), dtype))
+
+
+class Builder:
+    """Appends equations; each call returns the new equation's output variable."""
+
+    def __init__(self):
+        self.eqns = []
+
+    def __call__(self, name, *ins, **params):
+        prim = REGISTRY[name]
+        out = Var(prim.abstract_eval(*[a.aval for a in ins], **params))
+        self.eqns.append(Eqn(prim, list(ins), params, [out]))
+        return out
+
+    def close(self, invars, outvars, constvars=(), consts=()):
+        return ClosedJaxpr(Jaxpr(list(constvars), list(invars), self.eqns, list(outvars)),
+                           list(consts))
+
+
+def prims(closed):
+    return [e.primitive.name for e in closed.eqns]
+
+
+def run(closed, *args):
+    return [np.asarray(o) for o in eval_jaxpr(closed.jaxpr, closed.consts, *args)]
+
+
+def assert_same_program(before, after, *args, rtol=1e-13):
+    want, got = run(before, *args), run(after, *args)
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        assert g.shape == w.shape and g.dtype == w.dtype, (g.shape, w.shape, g.dtype, w.dtype)
+        np.testing.assert_allclose(g, w, rtol=rtol, atol=1e-15)
+    assert [v.aval for v in after.jaxpr.outvars] == [v.aval for v in before.jaxpr.outvars]
+
+
+X3 = np.array([0.5, -1.25, 2.0])
+
+
+# ============================================================ dead code
+def test_dce_removes_unused_equations_transitively():
+    b = Builder()
+    x = Var(aval(3))
+    s = b("sin", x)
+    dead1 = b("cos", x)
+    b("exp", dead1)          # only feeds nothing
+    b("mul", s, dead1)       # unused result
+    out = b("neg", s)
+    closed = b.close([x], [out])
+    got = O.dce(closed)
+    assert prims(got) == ["sin", "neg"]
+    assert_same_program(closed, got, X3)
+
+
+def test_dce_keeps_every_output_and_drops_unused_constants():
+    b = Builder()
+    x, c_used, c_dead = Var(aval(3)), Var(aval(3)), Var(aval(3))
+    y = b("add", x, c_used)
+    b("mul", x, c_dead)
+    closed = b.close([x], [y, x], constvars=[c_used, c_dead],
+                     consts=[np.ones(3), np.full(3, 2.0)])
+    got = O.dce(closed)
+    assert prims(got) == ["add"]
+    assert got.jaxpr.constvars == [c_used] and len(got.consts) == 1
+    assert got.jaxpr.invars == [x]
+    assert_same_program(closed, got, X3)
+
+
+def test_dce_on_a_traced_gradient_drops_the_unused_forward_value():
+    closed = fad.make_jaxpr(fad.grad(lambda x: fnp.sum(fnp.sin(x))))(X3)
+    assert "reduce_sum" in prims(closed)      # the primal output, never returned
+    got = O.dce(closed)
+    assert "reduce_sum" not in prims(got) and "sin" not in prims(got)
+    assert_same_program(closed, got, X3)
+
+
+# ============================================================ common subexpressions
+def test_cse_merges_duplicates_and_their_consumers():
+    b = Builder()
+    x = Var(aval(3))
+    s1, s2 = b("sin", x), b("sin", x)
+    c1, c2 = b("cos", s1), b("cos", s2)     # equal once s1 == s2
+    out = b("add", c1, c2)
+    closed = b.close([x], [out, s2])
+    got = O.cse(closed)
+    assert prims(got) == ["sin", "cos", "add"]
+    add = got.eqns[-1]
+    assert add.invars[0] is add.invars[1]
+    assert got.jaxpr.outvars[1] is got.eqns[0].outvars[0]
+    assert_same_program(closed, got, X3)
+
+
+def test_cse_respects_params_and_literals():
+    b = Builder()
+    x = Var(aval(2, 3))
+    r0, r0b, r1 = b("reduce_sum", x, axes=(0,)), b("reduce_sum", x, axes=(0,)), \
+        b("reduce_sum", x, axes=(1,))
+    m2, m2b, m3 = b("mul", x, lit(2.0)), b("mul", x, lit(2.0)), b("mul", x, lit(3.0))
+    closed = b.close([x], [r0, r0b, r1, m2, m2b, m3])
+    got = O.cse(closed)
+    assert prims(got) == ["reduce_sum", "reduce_sum", "mul", "mul"]
+    assert {e.params.get("axes") for e in got.eqns[:2]} == {(0,), (1,)}
+    assert sorted(float(e.invars[1].val) for e in got.eqns[2:]) == [2.0, 3.0]
+    assert_same_program(closed, got, np.arange(6.0).reshape(2, 3))
+
+
+def test_cse_does_not_merge_different_inputs():
+    b = Builder()
+    x, y = Var(aval(3)), Var(aval(3))
+    closed = b.close([x, y], [b("sin", x), b("sin", y)])
+    assert prims(O.cse(closed)) == ["sin", "sin"]
+
+
+def test_cse_on_a_traced_function():
+    f = lambda x: fnp.sin(x) * fnp.exp(fnp.sin(x)) + fnp.exp(fnp.sin(x))
+    closed = fad.make_jaxpr(f)(X3)
+    got = O.cse(closed)
+    assert prims(got).count("sin") == 1 and prims(got).count("exp") == 1
+    assert_same_program(closed, got, X3)
+
+
+# ============================================================ constant folding
+def test_fold_literal_arithmetic_to_a_literal():
+    b = Builder()
+    x = Var(aval(3))
+    c = b("mul", lit(2.0), lit(3.0))
+    d = b("add", c, lit(1.0))
+    out = b("mul", x, d)
+    closed = b.close([x], [out])
+    got = O.fold_constants(closed)
+    assert prims(got) == ["mul"]
+    (operand,) = [a for a in got.eqns[0].invars if a is not x]
+    assert type(operand) is Literal and float(operand.val) == 7.0
+    assert_same_program(closed, got, X3)
+
+
+def test_fold_small_constant_subexpressions():
+    b = Builder()
+    x, c = Var(aval(3)), Var(aval(3))
+    s = b("sin", c)
+    e = b("exp", s)
+    out = b("mul", x, e)
+    closed = b.close([x], [out], constvars=[c], consts=[np.array([0.1, 0.2, 0.3])])
+    got = O.fold_constants(closed)
+    assert prims(got) == ["mul"]
+    assert len(got.consts) == 1
+    np.testing.assert_allclose(got.consts[0], np.exp(np.sin([0.1, 0.2, 0.3])), rtol=1e-15)
+    assert_same_program(closed, got, X3)
+
+
+def test_fold_small_broadcasts_but_not_large_ones():
+    b = Builder()
+    x = Var(aval(3))
+    small = b("broadcast_to", lit(2.0), shape=(4,))
+    small_e = b("exp", small)
+    big = b("broadcast_to", lit(1.0), shape=(100, 100))
+    big_s = b("sin", big)
+    out = b("mul", x, lit(1.5))
+    closed = b.close([x], [small_e, big_s, out])
+    got = O.fold_constants(closed)
+    names = prims(got)
+    assert "exp" not in names                      # small: computed at compile time
+    assert names.count("broadcast_to") == 1 and "sin" in names  # large: left to run time
+    assert all(np.size(c) <= O.FOLD_LIMIT for c in got.consts)
+    assert "mul" in names                          # depends on the input
+    assert_same_program(closed, got, X3)
+
+
+def test_fold_through_a_traced_function():
+    f = lambda x: x * fnp.sum(fnp.exp(fnp.ones(3) * 2.0)) + fnp.zeros((300, 300)).sum()
+    closed = fad.make_jaxpr(f)(X3)
+    got = O.optimize(closed)
+    assert "exp" not in prims(got)
+    assert len(got.eqns) <= 2
+    assert all(np.size(c) <= O.FOLD_LIMIT for c in got.consts)
+    assert_same_program(closed, got, X3)
+
+
+# ============================================================ algebraic simplification
+def _simplified_to_identity(build, dtype=F64, shape=(3,)):
+    b = Builder()
+    x = Var(aval(*shape, dtype=dtype))
+    out = build(b, x)
+    closed = b.close([x], [out])
+    got = O.simplify(O.simplify(closed))  # a rewritten equation is simplified next pass
+    assert got.eqns == [], str(got)
+    assert got.jaxpr.outvars == [x]
+    return closed, got
+
+
+@pytest.mark.parametrize("build", [
+    lambda b, x: b("mul", x, lit(1.0)),
+    lambda b, x: b("mul", lit(1.0), x),
+    lambda b, x: b("add", x, lit(0.0)),
+    lambda b, x: b("add", lit(0.0), x),
+    lambda b, x: b("sub", x, lit(0.0)),
+    lambda b, x: b("div", x, lit(1.0)),
+    lambda b, x: b("neg", b("neg", x)),
+    lambda b, x: b("mul", x, b("broadcast_to", lit(1.0), shape=(3,))),   # the grad seed
+    lambda b, x: b("add", b("broadcast_to", lit(0.0), shape=(3,)), x),
+    lambda b, x: b("convert_element_type", x, new_dtype=F64),
+    lambda b, x: b("reshape", x, new_sizes=(3,)),
+    lambda b, x: b("broadcast_to", x, shape=(3,)),
+    lambda b, x: b("reshape", b("reshape", x, new_sizes=(1, 3)), new_sizes=(3,)),
+    lambda b, x: b("mul", b("mul", x, lit(1.0)), b("add", lit(1.0), lit(0.0))),
+], ids=["x*1", "1*x", "x+0", "0+x", "x-0", "x/1", "--x", "x*ones", "zeros+x",
+        "convert_same", "reshape_same", "broadcast_same", "reshape_reshape", "nested"])
+def test_simplify_identities(build):
+    closed, got = _simplified_to_identity(build)
+    assert_same_program(closed, got, X3)
+
+
+def test_simplify_transpose_of_transpose():
+    _simplified_to_identity(
+        lambda b, x: b("transpose", b("transpose", x, permutation=(1, 2, 0)),
+                       permutation=(2, 0, 1)), shape=(2, 3, 4))
+    b = Builder()
+    x = Var(aval(2, 3, 4))
+    out = b("transpose", b("transpose", x, permutation=(1, 0, 2)), permutation=(0, 2, 1))
+    closed = b.close([x], [out])
+    got = O.simplify(closed)
+    assert prims(got) == ["transpose"]          # composed into one permutation
+    assert_same_program(closed, got, np.arange(24.0).reshape(2, 3, 4))
+
+
+def test_simplify_reshape_of_reshape_keeps_one_reshape():
+    b = Builder()
+    x = Var(aval(2, 3))
+    out = b("reshape", b("reshape", x, new_sizes=(6,)), new_sizes=(3, 2))
+    closed = b.close([x], [out])
+    got = O.simplify(closed)
+    assert prims(got) == ["reshape"]
+    assert got.eqns[0].invars == [x] and got.eqns[0].params["new_sizes"] == (3, 2)
+    assert_same_program(closed, got, np.arange(6.0).reshape(2, 3))
+
+
+@pytest.mark.parametrize("build, shape, dtype", [
+    (lambda b, x: b("mul", x, lit(2.0)), (3,), F64),
+    (lambda b, x: b("mul", x, b("broadcast_to", lit(1.0), shape=(4, 3))), (3,), F64),
+    (lambda b, x: b("add", x, b("broadcast_to", lit(0.0), shape=(2, 3))), (1, 3), F64),
+    (lambda b, x: b("convert_element_type", x, new_dtype=F32), (3,), F64),
+    (lambda b, x: b("reshape", x, new_sizes=(3, 1)), (3,), F64),
+    (lambda b, x: b("sub", lit(0.0), x), (3,), F64),
+    (lambda b, x: b("div", lit(1.0), x), (3,), F64),
+], ids=["x*2", "x*ones_broadcasting", "x+zeros_broadcasting", "convert_other",
+        "reshape_other", "0-x", "1/x"])
+def test_simplify_keeps_what_is_not_an_identity(build, shape, dtype):
+    """A unit that broadcasts x to a bigger shape, or changes its dtype, stays."""
+    b = Builder()
+    x = Var(aval(*shape, dtype=dtype))
+    out = build(b, x)
+    closed = b.close([x], [out])
+    got = O.simplify(closed)
+    assert got.jaxpr.outvars[0] is not x
+    arg = np.linspace(0.5, 2, int(np.prod(shape))).reshape(shape).astype(dtype)
+    assert_same_program(closed, got, arg)
+
+
+def test_simplify_what_differentiation_leaves_behind():
+    f = lambda x: fnp.sum(fnp.sin(x) * 1.0 + 0.0)
+    closed = fad.make_jaxpr(fad.grad(f))(X3)
+    text = str(closed)
+    assert "broadcast_to" in text and "1.0" in text
+    got = O.optimize(closed)
+    assert prims(got) == ["cos"]
+    assert_same_program(closed, got, X3)
+
+
+def test_simplify_sum_of_a_broadcast_scalar():
+    closed = fad.make_jaxpr(lambda s: fnp.sum(fnp.broadcast_to(s, (4, 5)), axis=(0, 1)))(2.0)
+    got = O.optimize(closed)
+    assert "broadcast_to" not in prims(got) and "reduce_sum" not in prims(got)
+    assert_same_program(closed, got, np.float64(2.5))
+
+
+# ============================================================ inlining and the pipeline
+def test_inline_calls_flattens_nested_jit():
+    inner = fad.jit(lambda x: fnp.sin(x) * 2.0)
+    closed = fad.make_jaxpr(lambda x: inner(inner(x)) + 1.0)(X3)
+    assert prims(closed).count("jit") == 2
+    got = O.inline_calls(closed)
+    assert "jit" not in prims(got) and prims(got).count("sin") == 2
+    assert_same_program(closed, got, X3)
+
+
+def test_optimize_is_a_fixed_point():
+    f = lambda x: fnp.sum(fnp.tanh(x) * fnp.tanh(x) * 1.0) + 0.0
+    closed = fad.make_jaxpr(fad.grad(f))(X3)
+    once = O.optimize(closed)
+    twice = O.optimize(once)
+    assert prims(twice) == prims(once)
+    assert len(once.eqns) < len(closed.eqns)
+    assert_same_program(closed, twice, X3)
+
+
+def _random_program(seed, n_steps):
+    """A random function of two (2, 2) inputs from the chain ops, or a fallback."""
+    rng = np.random.default_rng(seed)
+    fallback = [(lambda xp, a: xp.sin(a), 1), (lambda xp, a, b: a * b, 2),
+                (lambda xp, a: xp.tanh(a) * 1.0 + 0.0, 1), (lambda xp, a, b: a @ b, 2),
+                (lambda xp, a: -(-a.T), 1)]
+    table = [(lambda xp, *a, op=op: op.fn(xp, *a, **op.chain), op.arity)
+             for op in CHAIN_OPS] or fallback
+    steps = [(table[rng.integers(len(table))], rng.integers(3)) for _ in range(n_steps)]
+
+    def f(x, y):
+        h = x
+        for (fn, arity), pick in steps:
+            h = fn(fnp, h) if arity == 1 else fn(fnp, h, (x, y, h)[pick])
+        return h
+    return f
+
+
+@settings(derandomize=True, deadline=None, max_examples=25)
+@given(seed=st.integers(0, 2**31 - 1), n_steps=st.integers(1, 5),
+       which=st.sampled_from(["value", "grad", "jvp", "hessian_vector"]))
+def test_optimize_keeps_semantics(seed, n_steps, which):
+    f = _random_program(zlib.crc32(str(seed).encode()), n_steps)
+    rng = np.random.default_rng(seed)
+    x, y = rng.uniform(-1, 1, (2, 2)), rng.uniform(-1, 1, (2, 2))
+    w = rng.uniform(-1, 1, (2, 2))
+    scalar = lambda x, y: fnp.sum(f(x, y) * w)
+    program = {
+        "value": f,
+        "grad": fad.grad(scalar, argnums=(0, 1)),
+        "jvp": lambda x, y: fad.jvp(f, (x, y), (w, w)),
+        "hessian_vector": lambda x, y: fad.jvp(fad.grad(scalar), (x, y), (w, w)),
+    }[which]
+    closed = fad.make_jaxpr(program)(x, y)
+    got = O.optimize(closed)
+    assert len(got.eqns) <= len(closed.eqns)
+    assert_same_program(closed, got, x, y, rtol=1e-12)
+    for p in O.PASSES:      # and each pass alone
+        assert_same_program(closed, p(closed), x, y, rtol=1e-12)
