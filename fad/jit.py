@@ -23,7 +23,7 @@ from .interpreters.jvp import jvp_flat
 from .interpreters.optimize import optimize
 from .interpreters.staging import trace_to_jaxpr
 from .numpy._base import asarray
-from .tree import tree_flatten, tree_unflatten
+from .tree import register_pytree_node, tree_flatten, tree_unflatten
 
 
 # ---------------------------------------------------------------- the call primitive
@@ -84,6 +84,14 @@ jit_p.inline = _jit_inline
 _FLAT_TREES: dict[int, Any] = {}
 
 
+class _Kwargs(dict):
+    """Keyword arguments of a jitted call: a dict pytree node of their own."""
+
+
+register_pytree_node(_Kwargs, lambda d: ([d[k] for k in sorted(d)], tuple(sorted(d))),
+                     lambda keys, children: _Kwargs(zip(keys, children)))
+
+
 class Jitted:
     """A function compiled by ``fad.jit``; call it like the original.
 
@@ -119,7 +127,11 @@ class Jitted:
             dyn = iter(tree_unflatten(tree, flat))
             full = [args[i] if i in self.static_argnums else next(dyn)
                     for i in range(len(args))]
-            out_leaves, t = tree_flatten(self.fun(*full))
+            if isinstance(full[-1], _Kwargs):  # keyword arguments travel as a dict
+                out = self.fun(*full[:-1], **full[-1])
+            else:
+                out = self.fun(*full)
+            out_leaves, t = tree_flatten(out)
             out_tree.append(t)
             return [o if isinstance(o, Tracer) else asarray(o) for o in out_leaves]
 
@@ -151,7 +163,9 @@ class Jitted:
             hit = self._cache[key] = (closed, out_tree)
         return hit[0], [], hit[1], leaves
 
-    def __call__(self, *args: Any) -> Any:
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if kwargs:
+            args = args + (_Kwargs(kwargs),)
         closed, lifted, out_tree, leaves = self._entry(args)
         state = current_state()
         if state.empty and not lifted and not any(isinstance(x, Tracer) for x in leaves):
@@ -163,9 +177,9 @@ class Jitted:
             return outs[0]
         return tree_unflatten(out_tree, outs)
 
-    def lower(self, *args: Any) -> ClosedJaxpr:
+    def lower(self, *args: Any, **kwargs: Any) -> ClosedJaxpr:
         """The optimised IR this function runs for ``args``."""
-        return self._entry(args)[0]
+        return self._entry(args + ((_Kwargs(kwargs),) if kwargs else ()))[0]
 
     def source(self, *args: Any) -> str:
         """The generated Python code this function runs for ``args``."""
