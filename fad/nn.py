@@ -76,10 +76,12 @@ def logsumexp(x: Any, axis: Any = None, keepdims: bool = False) -> Any:
     0.6931471805599453
     """
     x = _float(x)
-    m = stop_gradient(R.max(x, axis=axis, keepdims=True))
-    m = M.where(M.isfinite(m), m, 0.0)  # all -inf (or inf) rows: no shift
+    m_raw = stop_gradient(R.max(x, axis=axis, keepdims=True))
+    finite = M.isfinite(m_raw)
+    m = M.where(finite, m_raw, 0.0)  # all -inf (or inf) rows: no shift
     s = R.sum(M.exp(M.subtract(x, m)), axis=axis, keepdims=True)
-    out = M.add(M.log(s), m)
+    # rows whose max is infinite: the value is that max, the gradient 0 (not 0 * inf)
+    out = M.add(M.log(M.where(finite, s, 1.0)), m_raw)
     if not keepdims:
         out = squeeze(out, axis=axis) if axis is not None else R.sum(out)
     return out

@@ -106,13 +106,13 @@ def tensordot(a: Any, b: Any, axes: Any = 2) -> Any:
     return einsum(f"{''.join(sa)},{''.join(sb)}->{''.join(out)}", a, b)
 
 
-def trace(a: Any, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Any:
-    """Sum of the diagonal (``offset`` must be 0 for now)."""
-    a = asarray(a)
-    if offset != 0 or (axis1, axis2) != (0, 1) or a.ndim != 2:
-        raise NotImplementedError("fad.numpy.trace supports 2-d arrays, offset 0")
-    from ._indexing import getitem
-    n = min(a.shape)
-    idx = np.arange(n)
-    from ._reductions import sum as _sum
-    return _sum(getitem(a, (idx, idx)))
+def trace(a: Any, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype: Any = None,
+          out: Any = None) -> Any:
+    """Sum along diagonals (any ``offset`` and pair of axes).
+
+    >>> import fad.numpy as fnp
+    >>> float(fnp.trace(fnp.eye(3)))
+    3.0
+    """
+    from ._extra import trace as _trace
+    return _trace(a, offset, axis1, axis2, dtype, out)

@@ -57,6 +57,7 @@ def getitem(x: Any, index: Any) -> Any:
     x = asarray(x)
     if not isinstance(index, tuple):
         index = (index,)
+    x, index = _expand_0d_masks(x, index)
     items: list = []
     arrays: list = []
     for i in index:
@@ -84,6 +85,28 @@ def getitem(x: Any, index: Any) -> Any:
                                  "numpy.newaxis (`None`) and integer or boolean arrays "
                                  f"are valid indices, got {dtype_of(arr)}")
     return gather(x, tuple(items), tuple(arrays))
+
+
+def _is_mask(i: Any) -> bool:
+    return isinstance(i, bool | np.bool_) or getattr(i, "dtype", None) == np.dtype(bool)
+
+
+def _expand_0d_masks(x: Any, index: tuple) -> tuple:
+    """NumPy reads a 0-d boolean index as a new length-1 axis indexed by the
+    mask's nonzero (``True`` keeps it, ``False`` empties it): do the same."""
+    if not any(_is_mask(i) and np.ndim(i) == 0 for i in index):
+        return x, index
+    width = [0 if i is None or i is Ellipsis else np.ndim(i) if _is_mask(i) else 1
+             for i in index]
+    shape, pos, new = list(x.shape), 0, []
+    for i, w in zip(index, width):
+        if _is_mask(i) and np.ndim(i) == 0:
+            shape.insert(pos, 1)
+            i, w = np.flatnonzero(bool(i)), 1
+        new.append(i)
+        pos += len(x.shape) - sum(width) if i is Ellipsis else w
+    from ._shape import reshape
+    return reshape(x, tuple(shape)), tuple(new)
 
 
 def nonzero(a: Any) -> tuple:

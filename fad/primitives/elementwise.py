@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+import numpy as np
+
 from ..core.primitive import Primitive
 from ..core.trace import bind
 from ..interpreters.reverse import is_undefined
@@ -123,6 +125,8 @@ def _pow_dx(g: Any, ans: Any, x: Any, y: Any) -> Any:
 
 def _pow_dy(g: Any, ans: Any, x: Any, y: Any) -> Any:
     # d/dy x^y = log(x) x^y, taken as 0 where x == 0 ("double where" keeps it finite)
+    if isinstance(x, int | float):  # a constant base (2.0 ** y): stay in y's dtype
+        return g * 0 if x == 0 else g * (ans * float(np.log(x)))
     safe_x = select(eq(x, 0), 1.0, x)
     return g * select(eq(x, 0), 0.0, log(safe_x) * ans)
 

@@ -55,7 +55,7 @@ def normalize_axes(axis: Any, ndim: int) -> tuple[int, ...]:
     out = []
     for a in axes:
         a = int(a)
-        if not -ndim <= a < max(ndim, 1) or (ndim == 0 and a not in (0, -1)):
+        if not -max(ndim, 1) <= a < max(ndim, 1):  # a 0-d array takes axis 0 or -1
             raise np.exceptions.AxisError(a, ndim)
         out.append(a % ndim if ndim else 0)
     if len(set(out)) != len(out):

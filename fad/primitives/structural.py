@@ -85,6 +85,9 @@ def broadcast_to(x: Any, shape: tuple) -> Any:
 
 # ------------------------------------------------------------------ dtypes
 def _convert_impl(xp: Any, x: Any, *, new_dtype: np.dtype) -> Any:
+    if new_dtype.kind != "c" and getattr(x, "dtype", None) is not None and \
+            np.dtype(str(x.dtype).split(".")[-1]).kind == "c":
+        x = xp.real(x)  # complex -> real keeps the real part (no ComplexWarning)
     if hasattr(x, "astype"):
         return x.astype(new_dtype)
     return xp.astype(x, getattr(xp, new_dtype.name))

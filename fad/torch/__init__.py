@@ -1,0 +1,156 @@
+"""``import fad.torch as torch``: a stateful, PyTorch-compatible facade over fad.
+
+Tensors record their operations into a dynamic graph of ``grad_fn`` nodes; each
+node's backward is the core's reverse mode of the operation's fad function, so
+the facade owns no derivative rule. Code from a PyTorch autograd tutorial runs
+with only its import line changed:
+
+>>> import fad.torch as torch
+>>> a = torch.tensor([3.], requires_grad=True)
+>>> b = torch.tensor([1.], requires_grad=True)
+>>> e = (a + b) * (b + 1)
+>>> e
+tensor([8.], grad_fn=<MulBackward0>)
+>>> e.backward()
+>>> a.grad, b.grad
+(tensor([2.]), tensor([6.]))
+"""
+
+from __future__ import annotations
+
+from . import _dtype, _methods
+from ._creation import (
+    BoolTensor,
+    ByteTensor,
+    CharTensor,
+    DoubleTensor,
+    FloatTensor,
+    Generator,
+    HalfTensor,
+    IntTensor,
+    LongTensor,
+    ShortTensor,
+    arange,
+    as_tensor,
+    asarray,
+    bernoulli,
+    default_generator,
+    empty,
+    empty_like,
+    eye,
+    from_numpy,
+    full,
+    full_like,
+    get_rng_state,
+    initial_seed,
+    linspace,
+    logspace,
+    manual_seed,
+    normal,
+    ones,
+    ones_like,
+    rand,
+    rand_like,
+    randint,
+    randint_like,
+    randn,
+    randn_like,
+    randperm,
+    seed,
+    set_rng_state,
+    tensor,
+    zeros,
+    zeros_like,
+)
+from ._dtype import (
+    bool,
+    cdouble,
+    cfloat,
+    complex64,
+    complex128,
+    double,
+    dtype,
+    float,
+    float16,
+    float32,
+    float64,
+    get_default_dtype,
+    half,
+    int,
+    int8,
+    int16,
+    int32,
+    int64,
+    long,
+    set_default_dtype,
+    short,
+    uint8,
+)
+from ._functions import *  # noqa: F401,F403  (the torch.* functions)
+from ._functions import inplace as _inplace  # noqa: F401
+from ._grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
+from ._tensor_str import set_printoptions
+from .tensor import Size, Tensor, device
+
+_methods.install()
+
+from . import autograd, cuda, nn, optim, utils  # noqa: E402
+from ._functions import abs, all, any, max, min, pow, round, sum  # noqa: E402,F401
+
+
+def is_inference_mode_enabled() -> bool:
+    return not is_grad_enabled()
+
+
+strided = "torch.strided"
+inf = __import__("math").inf
+nan = __import__("math").nan
+pi = __import__("math").pi
+e = __import__("math").e
+__version__ = "2.13.0+fad"
+
+
+def get_default_device() -> device:
+    return device("cpu")
+
+
+def set_num_threads(n: int) -> None:
+    """Accepted and ignored (threads are the backend's business)."""
+
+
+def get_num_threads() -> int:
+    return 1
+
+
+def use_deterministic_algorithms(mode: object, *, warn_only: object = False) -> None:
+    """Accepted and ignored: fad's operations are deterministic."""
+
+
+def compile(model: object = None, **kwargs: object) -> object:
+    """``torch.compile`` is the identity here (see ``fad.jit`` for compilation)."""
+    if model is None:
+        return lambda m: m
+    return model
+
+
+del _dtype, annotations
+
+
+def save(obj: object, f: object, **_: object) -> None:
+    """Pickle ``obj`` (tensors, modules' state dicts...) to a path or file object."""
+    import pickle
+    if isinstance(f, str) or hasattr(f, "__fspath__"):
+        with open(f, "wb") as fh:  # type: ignore[arg-type]
+            pickle.dump(obj, fh)
+    else:
+        pickle.dump(obj, f)
+
+
+def load(f: object, map_location: object = None, weights_only: object = None,
+         **_: object) -> object:
+    """Load what ``save`` wrote."""
+    import pickle
+    if isinstance(f, str) or hasattr(f, "__fspath__"):
+        with open(f, "rb") as fh:  # type: ignore[arg-type]
+            return pickle.load(fh)
+    return pickle.load(f)

@@ -1,0 +1,451 @@
+"""Tensor creation: ``tensor``, ``zeros``, ``randn``..., ``from_numpy``, the RNG
+(``manual_seed``) and the legacy constructors (``torch.Tensor(3, 5)``)."""
+
+from __future__ import annotations
+
+import builtins
+import math
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..backends import default_xp
+from ..core.trace import Tracer
+from . import _dtype
+from ._dtype import as_dtype, default_np
+from .tensor import Size, Tensor, _is_cupy, wrap
+
+_REQ_MSG = "Only Tensors of floating point and complex dtype can require gradients"
+
+
+# ------------------------------------------------------------------ placement
+def _xp_for(device: Any) -> Any:
+    if device is not None and str(device).startswith("cuda"):
+        import cupy
+        return cupy
+    return default_xp()
+
+
+def _place(arr: np.ndarray, device: Any = None) -> Any:
+    """Put a host array on the backend of ``device`` (the default backend)."""
+    xp = _xp_for(device)
+    if xp is np:
+        return arr
+    return xp.asarray(arr)
+
+
+def _fnp() -> Any:
+    from .. import numpy as fnp
+    return fnp
+
+
+def _finish(value: Any, requires_grad: bool) -> Tensor:
+    t = wrap(value)
+    if requires_grad:
+        if _dtype.array_np_dtype(value).kind not in "fc":
+            raise RuntimeError(_REQ_MSG)
+        t._requires_grad = True
+    return t
+
+
+def _size(args: tuple, kwargs: dict | None = None) -> tuple[int, ...]:
+    if kwargs and "size" in kwargs:
+        args = (kwargs.pop("size"),)
+    if len(args) == 1 and isinstance(args[0], Sequence | np.ndarray):
+        args = tuple(args[0])
+    shape = tuple(int(n) for n in args)
+    for n in shape:
+        if n < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {n}: "
+                               f"{list(shape)}")
+    return shape
+
+
+def _np_or_default(dtype: Any) -> np.dtype:
+    return default_np() if dtype is None else _dtype.np_dtype(dtype)
+
+
+# ------------------------------------------------------------------ from data
+def _host_data(data: Any) -> Any:
+    """Python data with Tensors replaced by host values."""
+    if isinstance(data, Tensor):
+        from ._graph import host
+        return host(data._value)
+    if isinstance(data, list | tuple):
+        return [_host_data(d) for d in data]
+    return data
+
+
+def _python_data_array(data: Any) -> np.ndarray:
+    arr = np.array(_host_data(data))
+    if arr.dtype == object:
+        raise TypeError(f"Could not infer dtype of {type(data).__name__}")
+    if arr.dtype.kind == "f":
+        if not _contains_np_float(data):
+            arr = arr.astype(default_np())
+    elif arr.dtype.kind == "c":
+        arr = arr.astype(np.complex128 if default_np() == np.float64 else np.complex64)
+    elif arr.dtype.kind in "iu" and arr.dtype != np.int64 and not _contains_np_float(data):
+        arr = arr.astype(np.int64)
+    elif arr.dtype.kind in "US":
+        raise TypeError(f"new(): invalid data type '{arr.dtype.kind == 'U' and 'str'}'")
+    return arr
+
+
+def _contains_np_float(data: Any) -> bool:
+    if isinstance(data, np.ndarray | np.generic | Tensor):
+        return True
+    if isinstance(data, list | tuple) and data:
+        return _contains_np_float(data[0])
+    return False
+
+
+def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
+           pin_memory: bool = False) -> Tensor:
+    """A new leaf tensor with a copy of ``data`` (Python floats become float32,
+    ints int64; NumPy arrays keep their dtype).
+
+    >>> import fad.torch as torch
+    >>> torch.tensor([3.], requires_grad=True)
+    tensor([3.], requires_grad=True)
+    """
+    if isinstance(data, Tracer):  # inside a fad transformation: keep the traced value
+        return _finish(data if dtype is None else _fnp().asarray(data, _dtype.np_dtype(dtype)),
+                       requires_grad)
+    if isinstance(data, Tensor):
+        value = data._value
+        value = value.copy() if hasattr(value, "copy") else value
+        if dtype is not None:
+            from .. import numpy as fnp
+            value = fnp.asarray(value, _dtype.np_dtype(dtype))
+        if device is not None and _is_cupy(value) != str(device).startswith("cuda"):
+            from ._graph import host
+            value = _place(host(value), device)
+        return _finish(value, requires_grad)
+    if _is_cupy(data) or (hasattr(data, "__array_namespace__") and
+                          not isinstance(data, np.ndarray)):
+        xp = data.__array_namespace__()
+        value = xp.asarray(data, copy=True)
+        if dtype is not None:
+            value = xp.astype(value, getattr(xp, _dtype.np_dtype(dtype).name))
+        return _finish(value, requires_grad)
+    if isinstance(data, np.ndarray | np.generic):
+        arr = np.array(data, dtype=None if dtype is None else _dtype.np_dtype(dtype))
+    else:
+        arr = _python_data_array(data)
+        if dtype is not None:
+            arr = arr.astype(_dtype.np_dtype(dtype))
+    return _finish(_place(arr, device), requires_grad)
+
+
+def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
+    """Like ``tensor`` but shares memory with a NumPy array or Tensor when it can."""
+    if isinstance(data, Tensor) and (dtype is None or as_dtype(dtype) is data.dtype):
+        return data
+    if isinstance(data, Tracer) and dtype is None:
+        return wrap(data)
+    if isinstance(data, np.ndarray) and (dtype is None or
+                                         _dtype.np_dtype(dtype) == data.dtype):
+        return wrap(_place(data, device))
+    return tensor(data, dtype=dtype, device=device)
+
+
+asarray = as_tensor
+
+
+def from_numpy(a: np.ndarray) -> Tensor:
+    """A tensor sharing memory with the NumPy array ``a`` (same dtype)."""
+    if not isinstance(a, np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(a).__name__})")
+    if a.dtype not in _dtype._FROM_NP:
+        raise TypeError(f"can't convert np.ndarray of type {a.dtype}. The only supported "
+                        "types are: float64, float32, float16, complex64, complex128, int64, "
+                        "int32, int16, int8, uint8, and bool.")
+    return wrap(a)
+
+
+def legacy_new(dt: _dtype.dtype, args: tuple, device: Any = None) -> Tensor:
+    """``torch.Tensor(...)`` / ``torch.FloatTensor(...)``: sizes or data."""
+    if not args:
+        return wrap(_place(np.zeros((0,), dt.np), device))
+    if len(args) == 1 and isinstance(args[0], Tensor):
+        t = args[0]
+        if t.dtype is not dt:
+            raise TypeError(f"expected {dt} (got {t.dtype})")
+        return wrap(t._value)
+    if all(isinstance(a, int | np.integer) and not isinstance(a, bool) for a in args) or \
+            (len(args) == 1 and isinstance(args[0], Size)):
+        return wrap(_place(np.zeros(_size(args), dt.np), device))
+    if len(args) == 1:
+        data = args[0]
+        if isinstance(data, np.ndarray | np.generic):
+            return wrap(_place(np.array(data, dtype=dt.np), device))
+        return wrap(_place(np.array(_host_data(data), dtype=dt.np), device))
+    raise TypeError(f"new() received an invalid combination of arguments: {args!r}")
+
+
+class _LegacyType(type):
+    def __instancecheck__(cls, obj: Any) -> bool:
+        return isinstance(obj, Tensor) and obj.dtype is cls._dtype
+
+    def __call__(cls, *args: Any, device: Any = None) -> Tensor:
+        return legacy_new(cls._dtype, args, device)
+
+
+def _legacy(name: str, dt: _dtype.dtype) -> type:
+    return _LegacyType(name, (), {"_dtype": dt, "__doc__": f"Legacy ``torch.{name}``."})
+
+
+FloatTensor = _legacy("FloatTensor", _dtype.float32)
+DoubleTensor = _legacy("DoubleTensor", _dtype.float64)
+HalfTensor = _legacy("HalfTensor", _dtype.float16)
+LongTensor = _legacy("LongTensor", _dtype.int64)
+IntTensor = _legacy("IntTensor", _dtype.int32)
+ShortTensor = _legacy("ShortTensor", _dtype.int16)
+CharTensor = _legacy("CharTensor", _dtype.int8)
+ByteTensor = _legacy("ByteTensor", _dtype.uint8)
+BoolTensor = _legacy("BoolTensor", _dtype.bool)
+
+
+# ------------------------------------------------------------------ filled
+def _filled(fill: Any, args: tuple, kwargs: dict) -> Tensor:
+    dtype = kwargs.pop("dtype", None)
+    device = kwargs.pop("device", None)
+    requires_grad = kwargs.pop("requires_grad", False)
+    for k in ("layout", "pin_memory", "memory_format", "out"):
+        kwargs.pop(k, None)
+    shape = _size(args, kwargs)
+    if kwargs:
+        raise TypeError(f"unexpected keyword arguments {sorted(kwargs)}")
+    dt = _np_or_default(dtype)
+    xp = _xp_for(device)
+    value = xp.zeros(shape, dtype=getattr(xp, dt.name)) if fill == 0 else \
+        xp.ones(shape, dtype=getattr(xp, dt.name))
+    return _finish(value, requires_grad)
+
+
+def zeros(*size: Any, **kwargs: Any) -> Tensor:
+    """A tensor of zeros (float32 unless ``dtype``)."""
+    return _filled(0, size, kwargs)
+
+
+def ones(*size: Any, **kwargs: Any) -> Tensor:
+    """A tensor of ones (float32 unless ``dtype``)."""
+    return _filled(1, size, kwargs)
+
+
+def empty(*size: Any, **kwargs: Any) -> Tensor:
+    """An uninitialised tensor: zeros here (fad never exposes garbage memory)."""
+    return _filled(0, size, kwargs)
+
+
+def full(size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None,
+         requires_grad: bool = False, **_: Any) -> Tensor:
+    """A tensor filled with ``fill_value`` (its dtype inferred as PyTorch does)."""
+    if isinstance(fill_value, Tensor):
+        fill_value = fill_value.item()
+    if dtype is None:
+        dt = (np.dtype(np.bool_) if isinstance(fill_value, bool) else
+              np.dtype(np.int64) if isinstance(fill_value, int) else default_np())
+    else:
+        dt = _dtype.np_dtype(dtype)
+    xp = _xp_for(device)
+    return _finish(xp.full(_size((size,)), fill_value, dtype=getattr(xp, dt.name)),
+                   requires_grad)
+
+
+def _like(t: Any, dtype: Any) -> tuple:
+    if not isinstance(t, Tensor):
+        t = tensor(t)
+    dt = t.dtype.np if dtype is None else _dtype.np_dtype(dtype)
+    return tuple(t.shape), dt, t
+
+
+def zeros_like(t: Any, *, dtype: Any = None, requires_grad: bool = False, **_: Any) -> Tensor:
+    shape, dt, t = _like(t, dtype)
+    return zeros(shape, dtype=dt, requires_grad=requires_grad, device=t.device)
+
+
+def ones_like(t: Any, *, dtype: Any = None, requires_grad: bool = False, **_: Any) -> Tensor:
+    shape, dt, t = _like(t, dtype)
+    return ones(shape, dtype=dt, requires_grad=requires_grad, device=t.device)
+
+
+empty_like = zeros_like
+
+
+def full_like(t: Any, fill_value: Any, *, dtype: Any = None, requires_grad: bool = False,
+              **_: Any) -> Tensor:
+    shape, dt, t = _like(t, dtype)
+    return full(shape, fill_value, dtype=dt, requires_grad=requires_grad, device=t.device)
+
+
+def arange(start: Any, end: Any = None, step: Any = 1, *, dtype: Any = None,
+           device: Any = None, requires_grad: bool = False, **_: Any) -> Tensor:
+    """``[start, end)`` by ``step``; int64 for integer arguments, float32 otherwise."""
+    if end is None:
+        start, end = 0, start
+    vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    if dtype is None:
+        is_int = all(isinstance(v, int | np.integer) for v in vals)
+        dt = np.dtype(np.int64) if is_int else default_np()
+    else:
+        dt = _dtype.np_dtype(dtype)
+    if vals[2] == 0:
+        raise RuntimeError("step must be nonzero")
+    n = max(0, math.ceil((vals[1] - vals[0]) / vals[2]))
+    arr = (vals[0] + np.arange(n, dtype=np.float64) * vals[2]) if dt.kind == "f" else \
+        np.arange(vals[0], vals[1], vals[2])
+    return _finish(_place(arr.astype(dt), device), requires_grad)
+
+
+def linspace(start: Any, end: Any, steps: int, *, dtype: Any = None, device: Any = None,
+             requires_grad: bool = False, **_: Any) -> Tensor:
+    arr = np.linspace(float(start), float(end), int(steps)).astype(_np_or_default(dtype))
+    return _finish(_place(arr, device), requires_grad)
+
+
+def logspace(start: Any, end: Any, steps: int, base: float = 10.0, *, dtype: Any = None,
+             device: Any = None, requires_grad: bool = False, **_: Any) -> Tensor:
+    arr = np.logspace(float(start), float(end), int(steps), base=base)
+    return _finish(_place(arr.astype(_np_or_default(dtype)), device), requires_grad)
+
+
+def eye(n: int, m: int | None = None, *, dtype: Any = None, device: Any = None,
+        requires_grad: bool = False, **_: Any) -> Tensor:
+    arr = np.eye(n, m, dtype=_np_or_default(dtype))
+    return _finish(_place(arr, device), requires_grad)
+
+
+# ------------------------------------------------------------------ random
+class Generator:
+    """A random number generator (NumPy's PCG64). Values differ from PyTorch's."""
+
+    def __init__(self, device: Any = "cpu"):
+        self._seed = 67280421310721
+        self.rng = np.random.default_rng(self._seed)
+
+    def manual_seed(self, seed: int) -> "Generator":
+        self._seed = int(seed)
+        self.rng = np.random.default_rng(self._seed)
+        return self
+
+    def seed(self) -> int:
+        s = int(np.random.SeedSequence().entropy % (2 ** 63))
+        self.manual_seed(s)
+        return s
+
+    def initial_seed(self) -> int:
+        return self._seed
+
+    def get_state(self) -> Any:
+        return self.rng.bit_generator.state
+
+    def set_state(self, state: Any) -> "Generator":
+        self.rng.bit_generator.state = state
+        return self
+
+
+default_generator = Generator()
+
+
+def manual_seed(seed: int) -> Generator:
+    """Seed the global generator (``torch.randn`` & co.)."""
+    return default_generator.manual_seed(seed)
+
+
+def seed() -> int:
+    return default_generator.seed()
+
+
+def initial_seed() -> int:
+    return default_generator.initial_seed()
+
+
+def get_rng_state() -> Any:
+    return default_generator.get_state()
+
+
+def set_rng_state(state: Any) -> None:
+    default_generator.set_state(state)
+
+
+def _rng(kwargs: dict) -> np.random.Generator:
+    g = kwargs.pop("generator", None)
+    return (g or default_generator).rng
+
+
+def _random(draw: Any, size: tuple, kwargs: dict) -> Tensor:
+    rng = _rng(kwargs)
+    dtype = kwargs.pop("dtype", None)
+    device = kwargs.pop("device", None)
+    requires_grad = kwargs.pop("requires_grad", False)
+    for k in ("layout", "pin_memory", "out"):
+        kwargs.pop(k, None)
+    shape = _size(size, kwargs)
+    if kwargs:
+        raise TypeError(f"unexpected keyword arguments {sorted(kwargs)}")
+    dt = _np_or_default(dtype)
+    arr = np.asarray(draw(rng, shape)).astype(dt)
+    return _finish(_place(arr, device), requires_grad)
+
+
+def randn(*size: Any, **kwargs: Any) -> Tensor:
+    """Standard normal samples (``torch.manual_seed`` seeds them)."""
+    return _random(lambda r, s: r.standard_normal(s), size, kwargs)
+
+
+def rand(*size: Any, **kwargs: Any) -> Tensor:
+    """Uniform samples in ``[0, 1)``."""
+    return _random(lambda r, s: r.random(s), size, kwargs)
+
+
+def randint(low: int, high: int | None = None, size: Any = None, **kwargs: Any) -> Tensor:
+    """Integers in ``[low, high)`` (int64)."""
+    if size is None:
+        low, high, size = 0, low, high
+    kwargs.setdefault("dtype", _dtype.int64)
+    return _random(lambda r, s: r.integers(low, high, s), (size,), kwargs)
+
+
+def randperm(n: int, **kwargs: Any) -> Tensor:
+    """A random permutation of ``0..n-1`` (int64)."""
+    kwargs.setdefault("dtype", _dtype.int64)
+    rng = _rng(kwargs)
+    arr = rng.permutation(n)
+    return _random(lambda r, s: arr, (n,), kwargs)
+
+
+def randn_like(t: Tensor, **kwargs: Any) -> Tensor:
+    kwargs.setdefault("dtype", t.dtype)
+    return randn(tuple(t.shape), **kwargs)
+
+
+def rand_like(t: Tensor, **kwargs: Any) -> Tensor:
+    kwargs.setdefault("dtype", t.dtype)
+    return rand(tuple(t.shape), **kwargs)
+
+
+def randint_like(t: Tensor, low: int, high: int | None = None, **kwargs: Any) -> Tensor:
+    kwargs.setdefault("dtype", t.dtype)
+    return randint(low, high, tuple(t.shape), **kwargs)
+
+
+def normal(mean: Any = 0.0, std: Any = 1.0, size: Any = None, **kwargs: Any) -> Tensor:
+    """Normal samples with ``mean`` and ``std`` (numbers or tensors)."""
+    m = mean._value if isinstance(mean, Tensor) else mean
+    s = std._value if isinstance(std, Tensor) else std
+    if size is None:
+        size = np.broadcast_shapes(np.shape(m), np.shape(s))
+    return _random(lambda r, sh: r.normal(np.asarray(m), np.asarray(s), sh), (size,), kwargs)
+
+
+def bernoulli(p: Tensor, **kwargs: Any) -> Tensor:
+    probs = np.asarray(p._value)
+    kwargs.setdefault("dtype", p.dtype)
+    return _random(lambda r, s: r.random(s) < probs, (probs.shape,), kwargs)
+
+
+__all__ = [n for n in dir() if not n.startswith("_") and n not in (
+    "annotations", "builtins", "math", "np", "Any", "Sequence")]
+del builtins

@@ -1,0 +1,457 @@
+"""The facade's dynamic graph (``grad_fn`` nodes) and the backward engine.
+
+A ``Node`` is what PyTorch calls a backward function. Its ``pull`` comes from
+``fad.interpreters.vjp.vjp_flat`` (the core's reverse mode applied to the
+operation's fad function), so the facade owns no derivative rule. The engine
+walks the graph in an order computed iteratively (no recursion: chains of 10^5
+operations work), and only mutates ``.grad`` after every check has passed.
+"""
+
+from __future__ import annotations
+
+import itertools
+import weakref
+from typing import Any, Callable
+
+import numpy as np
+
+from ..backends import namespace_of
+from ._grad_mode import GRAD_ENABLED
+
+FREED_MSG = (
+    "Trying to backward through the graph a second time (or directly access saved "
+    "tensors after they have already been freed). Saved intermediate values of the "
+    "graph are freed when you call .backward() or autograd.grad(). Specify "
+    "retain_graph=True if you need to backward through the graph a second time or if "
+    "you need to access saved tensors after calling backward.")
+
+_T: Any = None  # fad.torch.tensor module, set on import (avoids a cycle)
+
+
+class Node:
+    """A backward function: ``grad_fn`` of a tensor made by a recorded operation.
+
+    ``next_functions`` holds one ``(node_or_None, output_nr)`` pair per input of
+    the operation, as in PyTorch; leaves appear as their ``AccumulateGrad``.
+    """
+
+    __slots__ = ("_next", "_nrs", "_layout", "_pull", "_fun", "_inputs", "_versions",
+                 "_saves", "_freed", "_n_out", "_pre_hooks", "_retain", "_hooks",
+                 "_metadata", "_avals", "__weakref__")
+
+    @property
+    def next_functions(self) -> tuple:
+        pairs = tuple(zip(self._next, self._nrs))
+        if self._layout is None:
+            return pairs
+        return tuple(pairs[i] if i >= 0 else (None, 0) for i in self._layout)
+
+    def name(self) -> str:
+        return type(self).__name__
+
+    @property
+    def metadata(self) -> dict:
+        if self._metadata is None:
+            self._metadata = {}
+        return self._metadata
+
+    def register_hook(self, fn: Callable) -> "RemovableHandle":
+        """``fn(grad_inputs, grad_outputs)`` runs after this node; it may return new
+        ``grad_inputs``."""
+        if self._hooks is None:
+            self._hooks = []
+        return RemovableHandle(self._hooks, fn)
+
+    def register_prehook(self, fn: Callable) -> "RemovableHandle":
+        """``fn(grad_outputs)`` runs before this node; it may return new ones."""
+        if self._pre_hooks is None:
+            self._pre_hooks = {}
+        return RemovableHandle(self._pre_hooks.setdefault(-1, []), fn)
+
+    def _register_tensor_hook(self, nr: int, fn: Callable) -> "RemovableHandle":
+        if self._pre_hooks is None:
+            self._pre_hooks = {}
+        return RemovableHandle(self._pre_hooks.setdefault(nr, []), fn)
+
+    # engine interface -------------------------------------------------------
+    def _check_alive(self) -> None:
+        if self._freed:
+            raise RuntimeError(FREED_MSG)
+        if self._versions is not None:
+            for t, v in zip(self._inputs, self._versions):
+                if t._version != v:
+                    raise RuntimeError(_version_message(t, v))
+
+    def _backward(self, cts: list, retain: bool, create_graph: bool) -> list:
+        """Cotangents of the recorded inputs (``self._next``) from those of the
+        outputs (arrays, or Tensors when ``create_graph``)."""
+        if create_graph:
+            return _differentiable_pull(self, cts)
+        pull = self._pull
+        if pull is None:  # a linear node whose tape was released: linearize again
+            from ..interpreters.vjp import vjp_flat
+            from ._ops import make_flat
+            _, pull = vjp_flat(make_flat(*self._fun), self._zero_inputs(), self.name())
+        res = pull(cts, consume=not retain)
+        for i, r in enumerate(res):
+            if r is None:  # no dependence: PyTorch still hands back zeros
+                res[i] = self._zero_input(i)
+        return res
+
+    def _zero_input(self, i: int) -> Any:
+        if self._inputs is not None:
+            v = self._inputs[i]._value
+            return namespace_of([v]).zeros_like(v)
+        shape, dtype, xp = self._avals[i]
+        return xp.zeros(shape, dtype=dtype)
+
+    def _zero_inputs(self) -> list:
+        return [self._zero_input(i) for i in range(len(self._next))]
+
+    def _release(self) -> None:
+        """Drop what the backward pass needed. A node that saved values can no longer
+        run; a linear one (``AddBackward0``, ``ViewBackward0``...) keeps only the
+        shapes of its inputs, as PyTorch's, and can run again."""
+        if self._saves:
+            self._freed = True
+            self._pull = self._fun = self._inputs = self._versions = None
+        elif self._inputs is not None:
+            self._avals = tuple([_aval(t._value) for t in self._inputs])
+            self._pull = self._inputs = None
+
+
+def _aval(v: Any) -> tuple:
+    return v.shape, v.dtype, (np if type(v) is np.ndarray else namespace_of([v]))
+
+
+def _version_message(t: Any, expected: int) -> str:
+    return ("one of the variables needed for gradient computation has been modified by "
+            f"an inplace operation: [{t.type()} {list(t.shape)}] is at version "
+            f"{t._version}; expected version {expected} instead. Hint: the backtrace "
+            "further above can point to the operation that failed to compute its "
+            "gradient. The variable in question was changed in there or anywhere later. "
+            "Good luck!")
+
+
+_NODE_TYPES: dict[str, type] = {}
+
+
+def node_type(name: str) -> type:
+    """The ``Node`` subclass called ``name`` (so that ``repr`` is PyTorch's
+    ``<MulBackward0 object at 0x...>``)."""
+    cls = _NODE_TYPES.get(name)
+    if cls is None:
+        cls = type(name, (Node,), {"__slots__": (), "__module__": "builtins"})
+        _NODE_TYPES[name] = cls
+    return cls
+
+
+
+def make_node(cls: type, pull: Any, fun: Any, inputs: tuple, nexts: tuple, nrs: tuple,
+              layout: tuple | None, saves: bool, n_out: int) -> Node:
+    node = cls.__new__(cls)
+    node._next = nexts
+    node._nrs = nrs
+    node._layout = layout
+    node._pull = pull
+    node._fun = fun
+    node._inputs = inputs
+    if saves:
+        node._versions = tuple([t._version for t in inputs])
+    else:
+        node._versions = None
+    node._saves = saves
+    node._freed = False
+    node._n_out = n_out
+    node._pre_hooks = node._retain = node._hooks = node._metadata = node._avals = None
+    return node
+
+
+class AccumulateGrad(Node):
+    """The node of a leaf tensor: sums incoming gradients into ``variable.grad``."""
+
+    __slots__ = ("variable",)
+    __module__ = "builtins"
+
+    def name(self) -> str:
+        return "torch::autograd::AccumulateGrad"
+
+    def _check_alive(self) -> None:
+        pass
+
+    def _release(self) -> None:
+        pass
+
+
+def accumulate_grad(t: Any) -> AccumulateGrad:
+    """The (cached, weakly held) ``AccumulateGrad`` of leaf ``t``."""
+    ref = t._acc
+    node = ref() if ref is not None else None
+    if node is None:
+        node = AccumulateGrad.__new__(AccumulateGrad)
+        node.variable = t
+        node._next = node._nrs = ()
+        node._layout = None
+        node._n_out = 1
+        node._freed = False
+        node._saves = False
+        node._pre_hooks = node._retain = node._hooks = node._metadata = None
+        node._pull = node._fun = node._inputs = node._versions = node._avals = None
+        t._acc = weakref.ref(node)
+    return node
+
+
+def edge_of(t: Any) -> tuple:
+    """``(node, output_nr)`` through which gradient reaches tensor ``t``."""
+    fn = t._grad_fn
+    if fn is not None:
+        return fn, t._output_nr
+    return accumulate_grad(t), 0
+
+
+class RemovableHandle:
+    """Returned by ``register_hook``; ``.remove()`` unregisters the hook."""
+
+    _ids = itertools.count()
+
+    def __init__(self, hooks: list, fn: Callable):
+        self.id = next(self._ids)
+        self._hooks = hooks
+        self._fn = fn
+        hooks.append(fn)
+
+    def remove(self) -> None:
+        try:
+            self._hooks.remove(self._fn)
+        except ValueError:
+            pass
+
+    def __enter__(self) -> "RemovableHandle":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.remove()
+
+
+# ------------------------------------------------------------------ create_graph
+def _differentiable_pull(node: Node, cts: list) -> list:
+    """The node's vjp as a recorded facade operation on Tensors, so that the
+    gradients it returns have a ``grad_fn`` of their own (double backward)."""
+    from . import _ops
+    if node._fun is None:
+        raise RuntimeError(FREED_MSG)
+    return _ops.double_backward(node, cts)
+
+
+# ------------------------------------------------------------------ the engine
+def _graph_order(roots: list[Node]) -> list[Node]:
+    """Nodes reachable from ``roots``, each before every node it leads to
+    (reverse post-order of an iterative depth-first search)."""
+    order: list[Node] = []
+    seen: set[Node] = {None}  # type: ignore[arg-type]
+    append = order.append
+    for root in roots:
+        if root in seen:
+            continue
+        seen.add(root)
+        stack = [(root, iter(root._next))]
+        while stack:
+            node, it = stack[-1]
+            for nxt in it:
+                if nxt not in seen:
+                    seen.add(nxt)
+                    stack.append((nxt, iter(nxt._next)))
+                    break
+            else:
+                stack.pop()
+                append(node)
+    order.reverse()
+    return order
+
+
+def _add(a: Any, b: Any) -> Any:
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return a + b
+
+
+def run_backward(roots: list, grads: list, retain_graph: bool, create_graph: bool,
+                 inputs: list | None = None, accumulate: bool = True,
+                 allow_unused: bool = False) -> list | None:
+    """Backpropagate ``grads`` from ``roots``.
+
+    With ``accumulate`` (``Tensor.backward``), sums into ``.grad`` of the leaves
+    (or of ``inputs`` only). Without (``autograd.grad``), returns the gradients of
+    ``inputs``. ``grads`` are arrays, or Tensors when ``create_graph``.
+    """
+    T = _T
+    root_edges = [edge_of(r) for r in roots]
+    order = _graph_order([e[0] for e in root_edges])
+
+    targets: dict[tuple, int] | None = None
+    if inputs is not None:
+        targets = {}
+        for i, t in enumerate(inputs):
+            targets.setdefault(_key(edge_of(t)), i)
+        needed = _needed(order, {k[0] for k in targets})
+    else:
+        needed = None
+
+    run = order if needed is None else [n for n in order if id(n) in needed]
+    for n in run:  # check everything before changing anything
+        if n._freed or n._versions is not None:
+            n._check_alive()
+
+    buffers: dict[Node, list] = {}
+    for (node, nr), g in zip(root_edges, grads):
+        buf = buffers.get(node)
+        if buf is None:
+            buf = buffers[node] = [None] * node._n_out
+        buf[nr] = _add(buf[nr], g)
+
+    captured: list = [None] * len(inputs) if inputs is not None else []
+    leaf_grads: dict[int, list] = {}   # id(tensor) -> [tensor, grad]
+    retained: list = []
+    token = GRAD_ENABLED.set(bool(create_graph))
+    try:
+        for node in run:
+            buf = buffers.pop(node, None)
+            if buf is None:
+                continue
+            if node._pre_hooks or node._retain:
+                buf = _run_pre_hooks(node, buf, create_graph, retained)
+            is_leaf = type(node) is AccumulateGrad
+            if is_leaf and node.variable._hooks and buf[0] is not None:
+                buf = [_apply_hooks(node.variable._hooks, buf[0], create_graph)]
+            if targets is not None:
+                for nr in range(node._n_out):
+                    i = targets.get((id(node), nr))
+                    if i is not None and buf[nr] is not None:
+                        captured[i] = buf[nr]
+            if is_leaf:
+                if accumulate:
+                    var = node.variable
+                    g = buf[0]
+                    entry = leaf_grads.get(id(var))
+                    if entry is None:
+                        leaf_grads[id(var)] = [var, g]
+                    else:
+                        entry[1] = _add(entry[1], g)
+                continue
+            if buf[0] is None if node._n_out == 1 else all(c is None for c in buf):
+                continue
+            in_cts = node._backward(buf, retain_graph, create_graph)
+            if not retain_graph:
+                node._release()
+            if node._hooks:
+                in_cts = _run_node_hooks(node, in_cts, buf, create_graph)
+            for nxt, nr, ct in zip(node._next, node._nrs, in_cts):
+                if nxt is None or ct is None:
+                    continue
+                nb = buffers.get(nxt)
+                if nb is None:
+                    nb = buffers[nxt] = [None] * nxt._n_out
+                prev = nb[nr]
+                nb[nr] = ct if prev is None else prev + ct
+    finally:
+        GRAD_ENABLED.reset(token)
+
+    # success: now change state
+    for tensor, g in retained:
+        tensor._grad = T.wrap_grad(g, create_graph)
+    if accumulate:
+        for var, g in leaf_grads.values():
+            if inputs is None or targets.get(_key(edge_of(var))) is not None:
+                T.accumulate_into(var, g, create_graph)
+        if inputs is not None:
+            for t, g in zip(inputs, captured):
+                if t._grad_fn is not None and g is not None:
+                    T.accumulate_into(t, g, create_graph)
+    if accumulate:
+        return None
+    out = []
+    for i, (t, g) in enumerate(zip(inputs, captured)):
+        if g is None:
+            if not allow_unused:
+                raise RuntimeError(
+                    f"The differentiated Tensor at index {i} appears to not have been used "
+                    "in the graph. Set allow_unused=True if this is the desired behavior.")
+            out.append(None)
+        else:
+            out.append(T.wrap_grad(g, create_graph, fresh=True))
+    return out
+
+
+def _key(edge: tuple) -> tuple:
+    return id(edge[0]), edge[1]
+
+
+def _needed(order: list[Node], target_ids: set[int]) -> set[int]:
+    """Nodes from which some target node can be reached."""
+    needed: set[int] = set()
+    for node in reversed(order):
+        if id(node) in target_ids or any(
+                n is not None and id(n) in needed for n in node._next):
+            needed.add(id(node))
+    return needed
+
+
+def _as_tensor(g: Any, create_graph: bool) -> Any:
+    return g if create_graph else _T.wrap(g)
+
+
+def _apply_hooks(hooks: list, g: Any, create_graph: bool) -> Any:
+    for hook in list(hooks):
+        t = _as_tensor(g, create_graph)
+        r = hook(t)
+        if r is not None:
+            if tuple(r.shape) != tuple(t.shape):
+                raise RuntimeError(
+                    f"hook returned a gradient of shape {list(r.shape)} for a tensor of "
+                    f"shape {list(t.shape)}")
+            g = r if create_graph else r._value
+    return g
+
+
+def _run_pre_hooks(node: Node, buf: list, create_graph: bool, retained: list) -> list:
+    buf = list(buf)
+    hooks = node._pre_hooks or {}
+    for nr in range(node._n_out):
+        if buf[nr] is not None and hooks.get(nr):
+            buf[nr] = _apply_hooks(hooks[nr], buf[nr], create_graph)
+    if hooks.get(-1):
+        for hook in list(hooks[-1]):
+            r = hook(tuple(None if g is None else _as_tensor(g, create_graph) for g in buf))
+            if r is not None:
+                buf = [None if g is None else (g if create_graph else g._value) for g in r]
+    if node._retain:
+        for nr, ref in node._retain.items():
+            t = ref()
+            if t is not None and buf[nr] is not None:
+                retained.append((t, buf[nr]))
+    return buf
+
+
+def _run_node_hooks(node: Node, in_cts: list, buf: list, create_graph: bool) -> list:
+    wrap = lambda gs: tuple(None if g is None else _as_tensor(g, create_graph) for g in gs)
+    for hook in list(node._hooks):
+        r = hook(wrap(in_cts), wrap(buf))
+        if r is not None:
+            in_cts = [None if g is None else (g if create_graph else g._value) for g in r]
+    return in_cts
+
+
+def host(x: Any) -> np.ndarray:
+    """A NumPy copy/view of a backend array."""
+    if type(x) is np.ndarray:
+        return x
+    get = getattr(x, "get", None)
+    if get is not None and type(x).__module__.startswith("cupy"):
+        return get()
+    try:
+        return np.asarray(x)
+    except Exception:  # array_api_strict and friends
+        import array_api_strict as xps  # noqa: F401
+        return np.asarray(x._array)

@@ -1,0 +1,194 @@
+"""Operators and methods of ``Tensor``, bound to the ``torch.*`` functions (which
+themselves run the operation table)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import _dtype
+from . import _functions as F
+from ._creation import _finish, default_generator, full, ones, zeros
+from .tensor import Tensor
+
+# methods whose signature is the function's with ``self`` as ``input``
+_SAME = """add sub subtract mul multiply div divide true_divide floor_divide remainder fmod pow
+float_power maximum minimum fmax fmin atan2 arctan2 neg negative abs absolute sign sgn floor
+ceil trunc fix frac exp exp2 expm1 log log2 log10 log1p sqrt rsqrt square reciprocal sin cos
+tan asin arcsin acos arccos atan arctan sinh cosh tanh sigmoid erf relu isnan isfinite isinf
+logical_not logical_and logical_or logical_xor round clamp clip clamp_min clamp_max softmax
+log_softmax eq ne not_equal lt less le less_equal gt greater ge greater_equal equal isclose
+allclose sum nansum mean prod var std norm logsumexp amax amin max min argmax argmin all any
+count_nonzero cumsum sort argsort topk reshape view view_as reshape_as flatten unflatten
+squeeze unsqueeze permute transpose swapaxes swapdims t movedim moveaxis expand expand_as
+broadcast_to repeat tile flip fliplr flipud roll split chunk unbind narrow index_select gather
+take_along_dim masked_fill nonzero tril triu trace clone to type_as matmul mm bmm mv dot vdot
+inner outer ger addmm""".split()
+
+# in-place variants ``x.add_(...)``: computed out of place, then stored into ``x``
+_INPLACE = """add sub mul div pow clamp clip clamp_min clamp_max exp log sqrt abs neg relu
+sigmoid tanh sin cos floor ceil round trunc sign reciprocal square masked_fill
+remainder fmod exp2 expm1 log1p rsqrt""".split()
+
+
+def _inplace(name: str) -> Any:
+    fn = getattr(F, name)
+
+    def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        return F.inplace(self, lambda s: fn(s, *args, **kwargs))
+    method.__name__ = name + "_"
+    method.__doc__ = f"In-place ``{name}``."
+    return method
+
+
+def _iop(fn: Any) -> Any:
+    def method(self: Tensor, other: Any) -> Tensor:
+        return F.inplace(self, lambda s: fn(s, other))
+    return method
+
+
+def _zero_(self: Tensor) -> Tensor:
+    return F.inplace(self, lambda s: F.call("zero", s))
+
+
+def _fill_(self: Tensor, value: Any) -> Tensor:
+    if isinstance(value, Tensor):
+        value = value.item()
+    return F.inplace(self, lambda s: F.call("fill", s, value=value))
+
+
+def _copy_(self: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
+    if not isinstance(src, Tensor):
+        src = F._t(src)
+    np_dt = self.dtype.np
+    return F.inplace(self, lambda s: F.call("copy", s, src, dtype=np_dt))
+
+
+def _random_(draw: Any) -> Any:
+    def method(self: Tensor, *args: Any, generator: Any = None) -> Tensor:
+        rng = (generator or default_generator).rng
+        shape = tuple(self.shape)
+        import numpy as np
+
+        from ._creation import _place
+        value = np.asarray(draw(rng, shape, *args)).astype(self.dtype.np)
+        return F.inplace(self, lambda s: _finish(_place(value), False))
+    return method
+
+
+def _new(kind: str) -> Any:
+    def method(self: Tensor, *args: Any, dtype: Any = None, device: Any = None,
+               requires_grad: bool = False, **_: Any) -> Tensor:
+        dtype = self.dtype if dtype is None else dtype
+        if kind == "full":
+            size, value = args
+            return full(size, value, dtype=dtype, requires_grad=requires_grad)
+        if kind == "tensor":
+            from ._creation import tensor
+            return tensor(args[0], dtype=dtype, requires_grad=requires_grad)
+        maker = zeros if kind in ("zeros", "empty") else ones
+        return maker(*args, dtype=dtype, requires_grad=requires_grad)
+    return method
+
+
+def _cast(dt: _dtype.dtype) -> Any:
+    def method(self: Tensor, memory_format: Any = None) -> Tensor:
+        return F.to(self, dt)
+    return method
+
+
+def _where(self: Tensor, condition: Tensor, y: Any) -> Tensor:
+    return F.where(condition, self, y)
+
+
+def _T(self: Tensor) -> Tensor:
+    if self.dim() < 2:
+        return self
+    return F.call("permute", self, dims=tuple(range(self.dim()))[::-1])
+
+
+def _mT(self: Tensor) -> Tensor:
+    return F.transpose(self, -2, -1)
+
+
+def _rtruediv(self: Tensor, other: Any) -> Tensor:
+    return F.mul(F.reciprocal(self), other)
+
+
+def _rfloordiv(self: Tensor, other: Any) -> Tensor:
+    return F.floor_divide(F._t(other), self) if not isinstance(other, int | float) else \
+        F.call("floor_divide", other, self)
+
+
+def _rmod(self: Tensor, other: Any) -> Tensor:
+    return F.call("remainder", other, self)
+
+
+def _unary_bool(name: str) -> Any:
+    def method(self: Tensor, other: Any = None) -> Tensor:
+        if other is None:
+            return F.logical_not(self)
+        return getattr(F, name)(self, other)
+    return method
+
+
+METHODS: dict[str, Any] = {name: getattr(F, name) for name in _SAME}
+METHODS.update({name + "_": _inplace(name) for name in _INPLACE})
+METHODS.update({
+    "__add__": F.add, "__radd__": F.add, "__iadd__": _iop(F.add),
+    "__sub__": F.sub, "__rsub__": F.rsub, "__isub__": _iop(F.sub),
+    "__mul__": F.mul, "__rmul__": F.mul, "__imul__": _iop(F.mul),
+    "__truediv__": F.div, "__rtruediv__": _rtruediv, "__itruediv__": _iop(F.div),
+    "__floordiv__": F.floor_divide, "__rfloordiv__": _rfloordiv,
+    "__ifloordiv__": _iop(F.floor_divide),
+    "__mod__": F.remainder, "__rmod__": _rmod, "__imod__": _iop(F.remainder),
+    "__pow__": F.pow, "__rpow__": F.rpow, "__ipow__": _iop(F.pow),
+    "__matmul__": F.matmul, "__rmatmul__": lambda self, other: F.matmul(other, self),
+    "__neg__": F.neg, "__pos__": lambda self: self, "__abs__": F.abs,
+    "__invert__": F.logical_not,
+    "__and__": F.logical_and, "__rand__": F.logical_and, "__iand__": _iop(F.logical_and),
+    "__or__": F.logical_or, "__ror__": F.logical_or, "__ior__": _iop(F.logical_or),
+    "__xor__": F.logical_xor, "__rxor__": F.logical_xor,
+    "__eq__": F.eq, "__ne__": F.ne, "__lt__": F.lt, "__le__": F.le, "__gt__": F.gt,
+    "__ge__": F.ge,
+    "__getitem__": F.getitem, "__setitem__": F.setitem,
+    "zero_": _zero_, "fill_": _fill_, "copy_": _copy_,
+    "uniform_": _random_(lambda r, s, a=0.0, b=1.0: r.uniform(a, b, s)),
+    "normal_": _random_(lambda r, s, mean=0.0, std=1.0: r.normal(mean, std, s)),
+    "bernoulli_": _random_(lambda r, s, p=0.5: r.random(s) < p),
+    "random_": _random_(lambda r, s, lo=0, hi=2 ** 24: r.integers(lo, hi, s)),
+    "exponential_": _random_(lambda r, s, lambd=1.0: r.exponential(1.0 / lambd, s)),
+    "index_put_": lambda self, indices, values, accumulate=False: F.inplace(
+        self, lambda s: F.index_put(s, indices, values, accumulate)),
+    "new_zeros": _new("zeros"), "new_ones": _new("ones"), "new_empty": _new("empty"),
+    "new_full": _new("full"), "new_tensor": _new("tensor"),
+    "float": _cast(_dtype.float32), "double": _cast(_dtype.float64),
+    "half": _cast(_dtype.float16), "long": _cast(_dtype.int64), "int": _cast(_dtype.int32),
+    "short": _cast(_dtype.int16), "char": _cast(_dtype.int8), "byte": _cast(_dtype.uint8),
+    "bool": _cast(_dtype.bool), "cfloat": _cast(_dtype.complex64),
+    "contiguous": lambda self, memory_format=None: self,
+    "where": _where,
+    "T": property(_T), "mT": property(_mT), "H": property(_T), "mH": property(_mT),
+    "dim_order": lambda self: tuple(range(self.dim())),
+    "sum_to_size": lambda self, *size: _sum_to_size(self, F._shape(size)),
+    "apply_": lambda self, fn: F.inplace(self, lambda s: _apply_py(s, fn)),
+})
+
+
+def _sum_to_size(self: Tensor, shape: tuple) -> Tensor:
+    from .autograd import _sum_to
+    return _sum_to(self, shape, "sum_to_size", 0)
+
+
+def _apply_py(t: Tensor, fn: Any) -> Tensor:
+    import numpy as np
+
+    from ._graph import host
+    a = host(t._value)
+    out = np.vectorize(fn, otypes=[a.dtype])(a) if a.size else a.copy()
+    from ._creation import _place
+    return _finish(_place(out), False)
+
+
+def install() -> None:
+    for name, fn in METHODS.items():
+        setattr(Tensor, name, fn)

@@ -1,0 +1,413 @@
+"""``torch.autograd``: ``backward``, ``grad``, ``Function`` and grad-mode helpers.
+
+The engine itself is in ``fad/torch/_graph.py``; nodes of built-in operations get
+their pullbacks from the core's reverse mode. ``Function`` is the one place where
+a derivative is user-defined (its ``backward``), as in PyTorch.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any, Iterator
+
+import numpy as np
+
+from ..backends import namespace_of
+from . import _dtype
+from ._grad_mode import (
+    GRAD_ENABLED,
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    no_grad,
+    set_grad_enabled,
+)
+from ._graph import FREED_MSG, Node, edge_of, run_backward
+from .tensor import Tensor, wrap
+
+__all__ = ["backward", "grad", "Function", "FunctionCtx", "Variable", "no_grad",
+           "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
+           "set_detect_anomaly", "detect_anomaly", "functional", "graph"]
+
+
+def _as_list(x: Any) -> list:
+    if x is None:
+        return []
+    if isinstance(x, Tensor):
+        return [x]
+    return list(x)
+
+
+def _make_grads(outputs: list, grads: list, create_graph: bool) -> list:
+    out = []
+    for i, (t, g) in enumerate(zip(outputs, grads)):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"element {i} of tensors is not a Tensor but {type(t).__name__}")
+        if not t._requires_grad:
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not "
+                               "have a grad_fn")
+        v = t._value
+        if g is None:
+            if t.numel() != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            if _dtype.array_np_dtype(v).kind != "f":
+                raise RuntimeError("grad can be implicitly created only for real scalar "
+                                   f"outputs but got {t.dtype}")
+            arr = namespace_of([v]).ones_like(v)
+            out.append(wrap(arr) if create_graph else arr)
+            continue
+        if not isinstance(g, Tensor):
+            from ._creation import tensor
+            g = tensor(g, dtype=t.dtype)
+        if g.shape != t.shape:
+            raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of "
+                               f"{g.shape} and output[{i}] has a shape of {t.shape}.")
+        if g.dtype is not t.dtype:
+            if create_graph:
+                g = g.to(t.dtype)
+            else:
+                from .. import numpy as fnp
+                g = wrap(fnp.asarray(g._value, t.dtype.np))
+        out.append(g if create_graph else g._value)
+    return out
+
+
+def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None = None,
+             create_graph: bool = False, grad_variables: Any = None, inputs: Any = None
+             ) -> None:
+    """Sum the gradients of ``tensors`` into the ``.grad`` of the graph's leaves
+    (or of ``inputs`` only)."""
+    tensors = _as_list(tensors)
+    if grad_tensors is None:
+        grad_tensors = grad_variables
+    grads = _as_list(grad_tensors) if grad_tensors is not None else [None] * len(tensors)
+    if isinstance(grad_tensors, Tensor):
+        grads = [grad_tensors]
+    if len(grads) != len(tensors):
+        raise RuntimeError("grad can be implicitly created only for scalar outputs"
+                           if not grads else f"got {len(grads)} gradients for "
+                           f"{len(tensors)} tensors")
+    if inputs is not None:
+        inputs = _as_list(inputs)
+        if not inputs:
+            raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+        for t in inputs:
+            if not t._requires_grad:
+                raise RuntimeError("One of the differentiated Tensors does not require grad")
+    if retain_graph is None:
+        retain_graph = create_graph
+    if create_graph:
+        import warnings
+        warnings.warn(
+            "Using backward() with create_graph=True will create a reference cycle between "
+            "the parameter and its gradient which can cause a memory leak. We recommend using "
+            "autograd.grad when creating the graph to avoid this. If you have to use this "
+            "function, make sure to reset the .grad fields of your parameters to None after "
+            "use to break the cycle and avoid the leak.", UserWarning, stacklevel=3)
+    roots_grads = _make_grads(tensors, grads, create_graph)
+    run_backward(tensors, roots_grads, bool(retain_graph), bool(create_graph), inputs,
+                 accumulate=True)
+
+
+def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool | None = None,
+         create_graph: bool = False, only_inputs: bool = True, allow_unused: bool | None = None,
+         is_grads_batched: bool = False, materialize_grads: bool = False) -> tuple:
+    """The gradients of ``outputs`` with respect to ``inputs`` (returned, not
+    accumulated into ``.grad``)."""
+    outputs = _as_list(outputs)
+    single = isinstance(inputs, Tensor)
+    inputs = _as_list(inputs)
+    if is_grads_batched:
+        raise NotImplementedError("is_grads_batched=True is not supported by fad.torch")
+    for t in inputs:
+        if not isinstance(t, Tensor):
+            raise TypeError("inputs to autograd.grad must be Tensors")
+        if not t._requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+    if grad_outputs is None:
+        gos = [None] * len(outputs)
+    else:
+        gos = _as_list(grad_outputs)
+    if len(gos) != len(outputs):
+        raise RuntimeError(f"grad requires one grad_output per output: got {len(gos)} for "
+                           f"{len(outputs)} outputs")
+    if retain_graph is None:
+        retain_graph = create_graph
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    grads = _make_grads(outputs, gos, create_graph)
+    res = run_backward(outputs, grads, bool(retain_graph), bool(create_graph), inputs,
+                       accumulate=False, allow_unused=bool(allow_unused))
+    if materialize_grads:
+        from ._creation import zeros_like
+        res = [zeros_like(t) if g is None else g for g, t in zip(res, inputs)]
+    del single
+    return tuple(res)
+
+
+# ------------------------------------------------------------------ Function
+class FunctionCtx:
+    """The ``ctx`` of a custom ``Function``: ``save_for_backward`` and friends."""
+
+    def save_for_backward(self, *tensors: Any) -> None:
+        for t in tensors:
+            if t is not None and not isinstance(t, Tensor):
+                raise TypeError("save_for_backward can only save variables, but argument "
+                                f"{tensors.index(t)} is of type {type(t).__name__}")
+        self._saved = tensors
+        self._saved_versions = tuple(None if t is None else t._version for t in tensors)
+
+    @property
+    def saved_tensors(self) -> tuple:
+        if getattr(self, "_saved_freed", False):
+            raise RuntimeError(FREED_MSG)
+        saved = getattr(self, "_saved", ())
+        for t, v in zip(saved, getattr(self, "_saved_versions", ())):
+            if t is not None and t._version != v:
+                from ._graph import _version_message
+                raise RuntimeError(_version_message(t, v))
+        return tuple(saved)
+
+    saved_variables = saved_tensors
+
+    def mark_non_differentiable(self, *tensors: Tensor) -> None:
+        self._non_diff = {id(t) for t in tensors}
+
+    def mark_dirty(self, *tensors: Tensor) -> None:
+        self._dirty = {id(t) for t in tensors}
+
+    def set_materialize_grads(self, value: bool) -> None:
+        self._materialize = bool(value)
+
+
+class BackwardCFunction(Node, FunctionCtx):
+    """The ``grad_fn`` of a custom ``Function``'s outputs; it is also the ``ctx``."""
+
+    def _check_alive(self) -> None:
+        pass
+
+    def _backward(self, cts: list, retain: bool, create_graph: bool) -> list:
+        outs_meta = self._out_meta
+        grads_in = []
+        for ct, (shape, dtype, xp) in zip(cts, outs_meta):
+            if ct is None:
+                if getattr(self, "_materialize", True):
+                    arr = xp.zeros(shape, dtype=getattr(xp, dtype.name))
+                    grads_in.append(wrap(arr))
+                else:
+                    grads_in.append(None)
+            else:
+                grads_in.append(ct if isinstance(ct, Tensor) else wrap(ct))
+        token = GRAD_ENABLED.set(bool(create_graph))
+        try:
+            res = self._cls.backward(self, *grads_in)
+        finally:
+            GRAD_ENABLED.reset(token)
+        if not isinstance(res, tuple):
+            res = (res,)
+        n_args = len(self._arg_meta)
+        if len(res) != n_args:
+            if len(res) > n_args and all(r is None for r in res[n_args:]):
+                res = res[:n_args]
+            else:
+                raise RuntimeError(f"function {self.name()} returned an incorrect number of "
+                                   f"gradients (expected {n_args}, got {len(res)})")
+        out = []
+        for i, (meta, g) in enumerate(zip(self._arg_meta, res)):
+            if meta is None:
+                continue  # not a tensor argument
+            if g is None or not meta[2]:
+                out.append(None)
+                continue
+            if not isinstance(g, Tensor):
+                raise TypeError(f"function {self.name()} returned a gradient of type "
+                                f"{type(g).__name__} at index {i}; expected a Tensor")
+            shape = meta[0]
+            if tuple(g.shape) != shape:
+                g = _sum_to(g, shape, self.name(), i)
+            if g.dtype.np != meta[1]:
+                g = g.to(_dtype.of_np(meta[1]))
+            out.append(g if create_graph else g._value)
+        return out
+
+    def _release(self) -> None:
+        self._saved_freed = True
+        self._saved = ()
+
+
+def _sum_to(g: Tensor, shape: tuple, name: str, i: int) -> Tensor:
+    gs = tuple(g.shape)
+    lead = len(gs) - len(shape)
+    ok = lead >= 0 and all(s == t or s == 1 for s, t in zip(shape, gs[lead:]))
+    if not ok:
+        raise RuntimeError(f"Function {name} returned an invalid gradient at index {i} - got "
+                           f"{list(gs)} but expected shape compatible with {list(shape)}")
+    axes = tuple(range(lead)) + tuple(lead + k for k, s in enumerate(shape)
+                                      if s == 1 and gs[lead + k] != 1)
+    if axes:
+        g = g.sum(axes, keepdim=True)
+    return g.reshape(shape)
+
+
+class FunctionMeta(type):
+    def __init__(cls, name: str, bases: tuple, attrs: dict):
+        super().__init__(name, bases, attrs)
+        cls._backward_cls = type(name + "Backward", (BackwardCFunction,),
+                                 {"__module__": "builtins", "_cls": cls})
+
+
+class Function(FunctionCtx, metaclass=FunctionMeta):
+    """A user-defined differentiable operation (as ``torch.autograd.Function``):
+    subclass it with static ``forward(ctx, *args)`` and ``backward(ctx, *grads)``,
+    and call ``MyFunction.apply(*args)``."""
+
+    @staticmethod
+    def forward(ctx: Any, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError("You must implement the forward function for custom "
+                                  "autograd.Function.")
+
+    @staticmethod
+    def backward(ctx: Any, *grad_outputs: Any) -> Any:
+        raise NotImplementedError("You must implement either the backward or vjp method for "
+                                  "your custom autograd.Function to use it with backward "
+                                  "mode AD.")
+
+    vjp = backward
+
+    @staticmethod
+    def setup_context(ctx: Any, inputs: tuple, output: Any) -> None:
+        raise NotImplementedError
+
+    @classmethod
+    def apply(cls, *args: Any, **kwargs: Any) -> Any:
+        node = cls._backward_cls.__new__(cls._backward_cls)
+        grad_on = GRAD_ENABLED.get()
+        needs = tuple(isinstance(a, Tensor) and a._requires_grad and grad_on for a in args)
+        node.needs_input_grad = needs
+        token = GRAD_ENABLED.set(False)
+        try:
+            if cls.setup_context is not Function.setup_context:
+                out = cls.forward(*args, **kwargs)
+                cls.setup_context(node, args, out)
+            else:
+                out = cls.forward(node, *args, **kwargs)
+        finally:
+            GRAD_ENABLED.reset(token)
+        if not any(needs):
+            return out
+        is_tuple = isinstance(out, tuple)
+        outs = out if is_tuple else (out,)
+        non_diff = getattr(node, "_non_diff", set())
+        edges = [edge_of(a) if n else (None, 0)
+                 for a, n in zip(args, needs) if isinstance(a, Tensor)]
+        node._next = tuple(e[0] for e in edges)
+        node._nrs = tuple(e[1] for e in edges)
+        node._layout = None
+        node._freed = False
+        node._saves = True
+        node._pre_hooks = node._retain = node._hooks = node._metadata = None
+        node._pull = node._fun = node._inputs = node._versions = node._avals = None
+        node._arg_meta = tuple((tuple(a.shape), a.dtype.np, n) if isinstance(a, Tensor)
+                               else None for a, n in zip(args, needs))
+        new_outs, meta = [], []
+        arg_ids = {id(a) for a in args}
+        nr = 0
+        for o in outs:
+            if not isinstance(o, Tensor):
+                new_outs.append(o)
+                continue
+            if id(o) in non_diff or o.dtype.np.kind not in "fc":
+                new_outs.append(o)
+                continue
+            t = wrap(o._value) if id(o) in arg_ids or o._grad_fn is not None else o
+            t._requires_grad = True
+            t._grad_fn = node
+            t._output_nr = nr
+            nr += 1
+            meta.append((tuple(o.shape), o.dtype.np, namespace_of([o._value])))
+            new_outs.append(t)
+        node._n_out = nr
+        node._out_meta = meta
+        return tuple(new_outs) if is_tuple else new_outs[0]
+
+
+class InplaceFunction(Function):
+    pass
+
+
+def Variable(data: Any, requires_grad: bool = False, volatile: bool = False) -> Tensor:
+    """Legacy ``torch.autograd.Variable``: returns a Tensor."""
+    t = data if isinstance(data, Tensor) else wrap(np.asarray(data))
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+_anomaly = [False]
+
+
+def set_detect_anomaly(mode: bool, check_nan: bool = True) -> None:
+    _anomaly[0] = bool(mode)
+
+
+def is_anomaly_enabled() -> bool:
+    return _anomaly[0]
+
+
+@contextlib.contextmanager
+def detect_anomaly(check_nan: bool = True) -> Iterator[None]:
+    yield
+
+
+class graph:
+    """``torch.autograd.graph``: the node type."""
+
+    Node = Node
+
+
+class functional:
+    """``torch.autograd.functional``: Jacobians and Hessians of Tensor functions."""
+
+    @staticmethod
+    def vjp(func: Any, inputs: Any, v: Any = None, create_graph: bool = False,
+            strict: bool = False) -> tuple:
+        single = isinstance(inputs, Tensor)
+        ins = [x.detach().requires_grad_(True) for x in _as_list(inputs)]
+        out = func(*ins)
+        grads = grad(out, ins, v, create_graph=create_graph, allow_unused=True,
+                     materialize_grads=True)
+        return (out if create_graph else out.detach()), (grads[0] if single else grads)
+
+    @staticmethod
+    def jacobian(func: Any, inputs: Any, create_graph: bool = False, strict: bool = False,
+                 vectorize: bool = False, strategy: str = "reverse-mode") -> Any:
+        from . import _functions as F
+        single = isinstance(inputs, Tensor)
+        ins = [x.detach().requires_grad_(True) for x in _as_list(inputs)]
+        out = func(*ins)
+        flat = out.reshape(-1)
+        rows: list[list] = [[] for _ in ins]
+        for k in range(flat.shape[0]):
+            gs = grad(flat[k], ins, retain_graph=True, create_graph=create_graph,
+                      allow_unused=True, materialize_grads=True)
+            for r, g in zip(rows, gs):
+                r.append(g)
+        jac = [F.stack(r).reshape(tuple(out.shape) + tuple(x.shape)) if r else
+               F.reshape(x.new_zeros(tuple(out.shape) + tuple(x.shape)), tuple(out.shape) +
+                         tuple(x.shape)) for r, x in zip(rows, ins)]
+        return jac[0] if single else tuple(jac)
+
+    @staticmethod
+    def hessian(func: Any, inputs: Any, create_graph: bool = False, strict: bool = False,
+                vectorize: bool = False) -> Any:
+        single = isinstance(inputs, Tensor)
+        ins = _as_list(inputs)
+
+        def grad_fn(*xs: Any) -> Any:
+            out = func(*xs)
+            gs = grad(out, list(xs), create_graph=True, allow_unused=True,
+                      materialize_grads=True)
+            return gs[0]
+        if single:
+            return functional.jacobian(grad_fn, ins[0], create_graph=create_graph)
+        raise NotImplementedError("hessian of several inputs is not supported")

@@ -1,0 +1,266 @@
+"""``torch.nn.functional``: activations and losses, each an entry of the facade's
+operation table (``fad/torch/_ops.py``) written with ``fad.numpy``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import _dtype
+from .. import _functions as F
+from .._ops import call
+from ..tensor import Tensor, wrap
+
+relu = F.relu
+sigmoid = F.sigmoid
+tanh = F.tanh
+softmax = F.softmax
+log_softmax = F.log_softmax
+
+
+def _reduction(size_average: Any, reduce: Any, reduction: str) -> str:
+    if size_average is None and reduce is None:
+        return reduction
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    return "none" if not reduce else "mean" if size_average else "sum"
+
+
+def _v(x: Any) -> Any:
+    return x._value if isinstance(x, Tensor) else x
+
+
+def _inplace(fn: Any, input: Tensor, inplace: bool) -> Tensor:
+    return F.inplace(input, fn) if inplace else fn(input)
+
+
+def relu_(input: Tensor) -> Tensor:
+    return F.inplace(input, F.relu)
+
+
+def relu6(input: Tensor, inplace: bool = False) -> Tensor:
+    return hardtanh(input, 0.0, 6.0, inplace)
+
+
+def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
+    return _inplace(lambda x: call("leaky_relu", x, negative_slope=negative_slope), input,
+                    inplace)
+
+
+def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    return _inplace(lambda x: call("elu", x, alpha=alpha), input, inplace)
+
+
+def gelu(input: Tensor, approximate: str = "none") -> Tensor:
+    return call("gelu", input, approximate=approximate)
+
+
+def silu(input: Tensor, inplace: bool = False) -> Tensor:
+    return _inplace(lambda x: call("silu", x), input, inplace)
+
+
+def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
+    return call("softplus", input, beta=beta, threshold=threshold)
+
+
+def logsigmoid(input: Tensor) -> Tensor:
+    return call("logsigmoid", input)
+
+
+def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,
+             inplace: bool = False) -> Tensor:
+    return _inplace(lambda x: call("hardtanh", x, min_val=min_val, max_val=max_val), input,
+                    inplace)
+
+
+def softmin(input: Tensor, dim: int | None = None) -> Tensor:
+    return softmax(-input, dim)
+
+
+# ------------------------------------------------------------------ losses
+def mse_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
+             reduction: str = "mean") -> Tensor:
+    """Mean squared error (``grad_fn`` MseLossBackward0)."""
+    _same_size(input, target, "mse_loss")
+    return call("mse_loss", input, target,
+                reduction=_reduction(size_average, reduce, reduction))
+
+
+def l1_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
+            reduction: str = "mean") -> Tensor:
+    _same_size(input, target, "l1_loss")
+    return call("l1_loss", input, target, reduction=_reduction(size_average, reduce, reduction))
+
+
+def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Any = None,
+                   reduce: Any = None, reduction: str = "mean", beta: float = 1.0) -> Tensor:
+    return call("smooth_l1_loss", input, target,
+                reduction=_reduction(size_average, reduce, reduction), beta=beta)
+
+
+def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0
+               ) -> Tensor:
+    return call("huber_loss", input, target, reduction=reduction, delta=delta)
+
+
+def _same_size(input: Tensor, target: Any, name: str) -> None:
+    if isinstance(target, Tensor) and target.shape != input.shape:
+        import warnings
+        warnings.warn(f"Using a target size ({target.shape}) that is different to the input "
+                      f"size ({input.shape}). This will likely lead to incorrect results due "
+                      "to broadcasting. Please ensure they have the same size.",
+                      UserWarning, stacklevel=3)
+
+
+def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Any = None,
+                                     size_average: Any = None, reduce: Any = None,
+                                     reduction: str = "mean", pos_weight: Any = None
+                                     ) -> Tensor:
+    """Numerically stable sigmoid + binary cross entropy."""
+    if isinstance(target, Tensor) and target.shape != input.shape:
+        raise ValueError(f"Target size ({target.shape}) must be the same as input size "
+                         f"({input.shape})")
+    return call("bce_with_logits", input, target, weight=_v(weight),
+                pos_weight=_v(pos_weight), reduction=_reduction(size_average, reduce,
+                                                                reduction))
+
+
+def binary_cross_entropy(input: Tensor, target: Tensor, weight: Any = None,
+                         size_average: Any = None, reduce: Any = None,
+                         reduction: str = "mean") -> Tensor:
+    if isinstance(target, Tensor) and target.shape != input.shape:
+        raise ValueError(f"Using a target size ({target.shape}) that is different to the input "
+                         f"size ({input.shape}) is deprecated. Please ensure they have the "
+                         "same size.")
+    return call("bce", input, target, weight=_v(weight),
+                reduction=_reduction(size_average, reduce, reduction))
+
+
+def nll_loss(input: Tensor, target: Tensor, weight: Any = None, size_average: Any = None,
+             ignore_index: int = -100, reduce: Any = None, reduction: str = "mean") -> Tensor:
+    """Negative log-likelihood of class indices ``target`` under log-probabilities."""
+    _check_targets(input, target)
+    return call("nll_loss", input, target=_v(target), weight=_v(weight),
+                ignore_index=ignore_index,
+                reduction=_reduction(size_average, reduce, reduction))
+
+
+def _check_targets(input: Tensor, target: Tensor) -> None:
+    if target.dtype.np.kind not in "iu":
+        raise RuntimeError(f"expected scalar type Long but found {target.dtype}")
+    n = input.shape[0] if input.dim() > 1 else 1
+    tn = target.shape[0] if target.dim() else 1
+    if n != tn:
+        raise ValueError(f"Expected input batch_size ({n}) to match target batch_size ({tn}).")
+    c = input.shape[1] if input.dim() > 1 else input.shape[0]
+    t = np.asarray(F._host(target._value))
+    bad = t[(t != -100) & ((t < 0) | (t >= c))]
+    if bad.size:
+        raise IndexError(f"Target {int(bad.flat[0])} is out of bounds.")
+
+
+def cross_entropy(input: Tensor, target: Tensor, weight: Any = None, size_average: Any = None,
+                  ignore_index: int = -100, reduce: Any = None, reduction: str = "mean",
+                  label_smoothing: float = 0.0) -> Tensor:
+    """``log_softmax`` over the class dimension then ``nll_loss`` (class indices), or
+    the soft cross entropy when ``target`` holds probabilities."""
+    reduction = _reduction(size_average, reduce, reduction)
+    dim = 0 if input.dim() == 1 else 1
+    if target.dtype.is_floating_point:
+        return call("soft_cross_entropy", input, target, dim=dim, weight=_v(weight),
+                    reduction=reduction, label_smoothing=label_smoothing)
+    if input.dim() > 2:  # (N, C, d1, ...) -> (N * d1 * ..., C)
+        c = input.shape[1]
+        input = F.movedim(input, 1, -1).reshape(-1, c)
+        target = target.reshape(-1)
+        if reduction == "none":
+            raise NotImplementedError("cross_entropy with reduction='none' on >2-d input")
+    logp = F.log_softmax(input, dim)
+    if label_smoothing:
+        _check_targets(logp, target)
+        return call("smooth_cross_entropy", logp, target=_v(target), weight=_v(weight),
+                    ignore_index=ignore_index, reduction=reduction, eps=label_smoothing)
+    return nll_loss(logp, target, weight, None, ignore_index, None, reduction)
+
+
+def kl_div(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
+           reduction: str = "mean", log_target: bool = False) -> Tensor:
+    red = _reduction(size_average, reduce, reduction)
+    if red == "batchmean":
+        out = call("kl_div", input, target, reduction="sum", log_target=log_target)
+        return out / (input.shape[0] if input.dim() else 1)
+    return call("kl_div", input, target, reduction=red, log_target=log_target)
+
+
+# ------------------------------------------------------------------ layers
+def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """``input @ weight.T + bias`` (``AddmmBackward0`` for 2-d input, as PyTorch)."""
+    wt = F.t(weight)
+    if input.dim() == 2 and bias is not None:
+        return call("addmm", bias, input, wt)
+    out = F.matmul(input, wt)
+    return out if bias is None else out + bias
+
+
+def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None
+             ) -> Tensor:
+    out = F.einsum("bi,oij,bj->bo", input1, weight, input2)
+    return out if bias is None else out + bias
+
+
+def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False
+            ) -> Tensor:
+    """Zero elements with probability ``p`` and scale the rest by ``1 / (1 - p)``."""
+    if p < 0 or p > 1:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0:
+        return input
+    from .._creation import _place, default_generator
+    mask = default_generator.rng.random(tuple(input.shape)) >= p
+    mask = _place(mask.astype(input.dtype.np))
+    scale = 0.0 if p == 1 else 1.0 / (1.0 - p)
+    return _inplace(lambda x: call("dropout", x, mask=mask, scale=scale), input, inplace)
+
+
+def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
+    if tensor.dtype.np.kind not in "iu":
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    t = np.asarray(F._host(tensor._value))
+    n = int(t.max()) + 1 if num_classes == -1 else num_classes
+    from .._creation import _place
+    return wrap(_place((t[..., None] == np.arange(n)).astype(np.int64)))
+
+
+def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = None
+        ) -> Tensor:
+    if mode != "constant":
+        raise NotImplementedError(f"pad mode {mode!r} is not supported (constant only)")
+    return call("pad", input, pad=tuple(pad), value=0.0 if value is None else value)
+
+
+def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
+              max_norm: Any = None, norm_type: float = 2.0, scale_grad_by_freq: bool = False,
+              sparse: bool = False) -> Tensor:
+    return call("embedding", weight, index=_v(input))
+
+
+def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12) -> Tensor:
+    n = F.norm(input, p, dim, keepdim=True).clamp_min(eps)
+    return input / n.expand_as(input)
+
+
+def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
+    num = (x1 * x2).sum(dim)
+    den = (F.norm(x1, 2, dim) * F.norm(x2, 2, dim)).clamp_min(eps)
+    return num / den
+
+
+def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
+                      keepdim: bool = False) -> Tensor:
+    return F.norm(x1 - x2 + eps, p, -1, keepdim)
+
+
+__all__ = [n for n in dir() if not n.startswith("_") and n not in (
+    "annotations", "Any", "np", "F", "call", "Tensor", "wrap")]
+del _dtype

@@ -1,0 +1,551 @@
+"""``fad.torch.Tensor``: a backend array plus PyTorch's autograd metadata.
+
+The operators and most methods are generated from the operation table in
+``fad/torch/_ops.py``; this module holds the state (``requires_grad``, ``grad``,
+``grad_fn``, hooks, version counter) and the methods that are about state.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from typing import Any, Iterator
+
+import numpy as np
+
+from . import _dtype, _graph
+from ._grad_mode import GRAD_ENABLED
+from ._graph import RemovableHandle, host
+from ._tensor_str import tensor_repr
+
+NONLEAF_GRAD_WARNING = (
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its "
+    ".grad attribute won't be populated during autograd.backward(). If you indeed want "
+    "the .grad field to be populated for a non-leaf Tensor, use .retain_grad() on the "
+    "non-leaf Tensor. If you access the non-leaf Tensor by mistake, make sure you access "
+    "the leaf Tensor instead. See github.com/pytorch/pytorch/pull/30531 for more "
+    "information.")
+
+_PYS = (bool, int, float, complex)
+
+
+class Size(tuple):
+    """``torch.Size``: a tuple that prints as ``torch.Size([3, 5])``."""
+
+    def __repr__(self) -> str:
+        return f"torch.Size({list(self)})"
+
+    __str__ = __repr__
+
+    def __getitem__(self, i: Any) -> Any:
+        r = tuple.__getitem__(self, i)
+        return Size(r) if isinstance(i, slice) else r
+
+    def numel(self) -> int:
+        return math.prod(self)
+
+
+class device:
+    """``torch.device('cpu')``; ``'cuda'`` means the CuPy backend."""
+
+    __slots__ = ("type", "index")
+
+    def __init__(self, type: Any = "cpu", index: int | None = None):
+        if isinstance(type, device):
+            type, index = type.type, type.index
+        type = str(type)
+        if ":" in type:
+            type, idx = type.split(":")
+            index = int(idx)
+        if type not in ("cpu", "cuda"):
+            raise RuntimeError(f"Expected one of cpu, cuda device type at start of device "
+                               f"string: {type}")
+        self.type = type
+        self.index = index
+
+    def __repr__(self) -> str:
+        return (f"device(type='{self.type}')" if self.index is None else
+                f"device(type='{self.type}', index={self.index})")
+
+    def __str__(self) -> str:
+        return self.type if self.index is None else f"{self.type}:{self.index}"
+
+    def __eq__(self, other: Any) -> bool:
+        try:
+            other = device(other)
+        except (RuntimeError, ValueError):
+            return False
+        return self.type == other.type and (self.index or 0) == (other.index or 0)
+
+    def __hash__(self) -> int:
+        return hash((self.type, self.index or 0))
+
+
+_CPU = device("cpu")
+_CUDA = device("cuda", 0)
+
+_TYPE_NAMES = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
+               "int64": "LongTensor", "int32": "IntTensor", "int16": "ShortTensor",
+               "int8": "CharTensor", "uint8": "ByteTensor", "bool": "BoolTensor",
+               "complex64": "ComplexFloatTensor", "complex128": "ComplexDoubleTensor"}
+
+
+def _is_cupy(v: Any) -> bool:
+    return type(v).__module__.startswith("cupy")
+
+
+class Tensor:
+    """A PyTorch-style tensor. ``torch.Tensor(3, 5)`` makes an (zero-filled)
+    float32 tensor of that size, ``torch.Tensor(data)`` a float32 tensor of the
+    data; use ``torch.tensor`` for dtype inference."""
+
+    __slots__ = ("_value", "_requires_grad", "_grad_fn", "_output_nr", "_grad", "_version",
+                 "_hooks", "_acc", "_retains_grad", "_cow", "__dict__", "__weakref__")
+    __array_priority__ = 1000
+    is_sparse = False
+    is_quantized = False
+    is_meta = False
+    is_nested = False
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> "Tensor":
+        from ._creation import legacy_new
+        t = legacy_new(_dtype.get_default_dtype(), args, kwargs.pop("device", None))
+        if kwargs:
+            raise TypeError(f"Tensor(): unexpected keyword arguments {sorted(kwargs)}")
+        if cls is not Tensor:
+            out = object.__new__(cls)
+            _init(out, t._value)
+            return out
+        return t
+
+    # ------------------------------------------------------------ autograd state
+    @property
+    def requires_grad(self) -> bool:
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value: bool) -> None:
+        value = bool(value)
+        if self._grad_fn is not None:
+            if value:
+                return
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you want to "
+                "use a computed variable in a subgraph that doesn't require differentiation "
+                "use var_no_grad = var.detach().")
+        if value and _dtype.array_np_dtype(self._value).kind not in "fc":
+            raise RuntimeError("only Tensors of floating point and complex dtype can "
+                               "require gradients")
+        self._requires_grad = value
+
+    def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
+        self.requires_grad = requires_grad
+        return self
+
+    @property
+    def grad_fn(self) -> Any:
+        return self._grad_fn
+
+    @property
+    def is_leaf(self) -> bool:
+        return self._grad_fn is None
+
+    @property
+    def output_nr(self) -> int:
+        return self._output_nr
+
+    @property
+    def grad(self) -> "Tensor | None":
+        if self._grad_fn is not None and not self._retains_grad and self._grad is None:
+            warnings.warn(NONLEAF_GRAD_WARNING, UserWarning, stacklevel=2)
+        return self._grad
+
+    @grad.setter
+    def grad(self, value: Any) -> None:
+        if value is None:
+            self._grad = None
+            return
+        if not isinstance(value, Tensor):
+            raise TypeError("assigned grad expected to be a Tensor or None but got grad of "
+                            f"type {type(value).__name__}")
+        if value.shape != self.shape:
+            raise RuntimeError(
+                f"attempting to assign a gradient of size '{list(value.shape)}' to a tensor "
+                f"of size '{list(self.shape)}'. Please ensure that the gradient and the "
+                "tensor are the same size")
+        if value.dtype is not self.dtype:
+            raise RuntimeError("attempting to assign a gradient with dtype "
+                               f"'{value.dtype}' to a tensor with dtype '{self.dtype}'. "
+                               "Please ensure that the gradient and the tensor have the "
+                               "same dtype")
+        self._grad = value
+
+    @grad.deleter
+    def grad(self) -> None:
+        self._grad = None
+
+    @property
+    def retains_grad(self) -> bool:
+        return self._retains_grad
+
+    def retain_grad(self) -> None:
+        """Populate ``.grad`` for this non-leaf tensor during ``backward()``."""
+        if not self._requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self._grad_fn is None or self._retains_grad:
+            return
+        node = self._grad_fn
+        if node._retain is None:
+            node._retain = {}
+        import weakref
+        node._retain[self._output_nr] = weakref.ref(self)
+        self._retains_grad = True
+
+    def register_hook(self, hook: Any) -> RemovableHandle:
+        """``hook(grad)`` runs when the gradient of this tensor is computed; it may
+        return a replacement gradient."""
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require "
+                               "gradient")
+        if self._grad_fn is not None:
+            return self._grad_fn._register_tensor_hook(self._output_nr, hook)
+        if self._hooks is None:
+            self._hooks = []
+        return RemovableHandle(self._hooks, hook)
+
+    def backward(self, gradient: Any = None, retain_graph: bool | None = None,
+                 create_graph: bool = False, inputs: Any = None) -> None:
+        """Accumulate the gradient of this tensor into the ``.grad`` of the leaves."""
+        from .autograd import backward
+        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    def detach(self) -> "Tensor":
+        """The same data (shared memory), cut from the graph."""
+        return wrap(self._value)
+
+    def detach_(self) -> "Tensor":
+        self._grad_fn = None
+        self._requires_grad = False
+        return self
+
+    @property
+    def data(self) -> "Tensor":
+        return wrap(self._value)
+
+    @data.setter
+    def data(self, value: "Tensor") -> None:
+        self._value = value._value if isinstance(value, Tensor) else value
+        self._cow = False
+
+    # ------------------------------------------------------------ metadata
+    @property
+    def shape(self) -> Size:
+        return Size(self._value.shape)
+
+    def size(self, dim: int | None = None) -> Any:
+        shape = self._value.shape
+        if dim is None:
+            return Size(shape)
+        return shape[_wrap_dim(dim, len(shape))]
+
+    @property
+    def dtype(self) -> _dtype.dtype:
+        return _dtype.of_np(self._value.dtype)
+
+    @property
+    def device(self) -> device:
+        return _CUDA if _is_cupy(self._value) else _CPU
+
+    @property
+    def is_cuda(self) -> bool:
+        return _is_cupy(self._value)
+
+    @property
+    def ndim(self) -> int:
+        return len(self._value.shape)
+
+    def dim(self) -> int:
+        return len(self._value.shape)
+
+    ndimension = dim
+
+    def numel(self) -> int:
+        return math.prod(self._value.shape)
+
+    nelement = numel
+
+    def element_size(self) -> int:
+        return _dtype.array_np_dtype(self._value).itemsize
+
+    def is_floating_point(self) -> bool:
+        return _dtype.array_np_dtype(self._value).kind == "f"
+
+    def is_complex(self) -> bool:
+        return _dtype.array_np_dtype(self._value).kind == "c"
+
+    def is_contiguous(self, memory_format: Any = None) -> bool:
+        v = self._value
+        return bool(v.flags.c_contiguous) if type(v) is np.ndarray else True
+
+    def type(self, dtype: Any = None, non_blocking: bool = False) -> Any:
+        if dtype is None:
+            prefix = "torch.cuda." if self.is_cuda else "torch."
+            return prefix + _TYPE_NAMES[self.dtype.name]
+        if isinstance(dtype, str):
+            name = dtype.rsplit(".", 1)[-1]
+            for k, v in _TYPE_NAMES.items():
+                if v == name:
+                    dtype = getattr(_dtype, k)
+        if isinstance(dtype, type) and hasattr(dtype, "_dtype"):
+            dtype = dtype._dtype
+        return self.to(dtype)
+
+    @property
+    def _version_counter(self) -> int:
+        return self._version
+
+    def data_ptr(self) -> int:
+        v = self._value
+        if type(v) is np.ndarray:
+            return v.__array_interface__["data"][0]
+        return id(v)
+
+    def get_device(self) -> int:
+        return 0 if self.is_cuda else -1
+
+    # ------------------------------------------------------------ conversion
+    def item(self) -> Any:
+        n = self.numel()
+        if n != 1:
+            raise RuntimeError(f"a Tensor with {n} elements cannot be converted to Scalar")
+        return host(self._value).reshape(()).item()
+
+    def tolist(self) -> Any:
+        return host(self._value).tolist()
+
+    def numpy(self, force: bool = False) -> np.ndarray:
+        """The data as a NumPy array, sharing memory (CPU tensors)."""
+        if self._requires_grad and not force:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
+                               "tensor.detach().numpy() instead.")
+        v = self._value
+        if type(v) is np.ndarray:
+            return v
+        if _is_cupy(v) and not force:
+            raise TypeError("can't convert cuda:0 device type tensor to numpy. Use "
+                            "Tensor.cpu() to copy the tensor to host memory first.")
+        return host(v)
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        a = self.numpy()
+        return a if dtype is None else a.astype(dtype, copy=False)
+
+    def __fad_array__(self) -> Any:
+        """The backend array: what ``fad.numpy`` and fad's transformations see."""
+        return self._value
+
+    def cpu(self) -> "Tensor":
+        return self.to("cpu")
+
+    def cuda(self, device: Any = None, non_blocking: bool = False) -> "Tensor":
+        return self.to("cuda")
+
+    def __bool__(self) -> bool:
+        n = self.numel()
+        if n != 1:
+            raise RuntimeError("Boolean value of Tensor with more than one value is "
+                               "ambiguous")
+        return bool(self.item())
+
+    def __float__(self) -> float:
+        return float(self.item())
+
+    def __int__(self) -> int:
+        return int(self.item())
+
+    def __complex__(self) -> complex:
+        return complex(self.item())
+
+    def __index__(self) -> int:
+        if self.dtype.is_floating_point or self.numel() != 1:
+            raise TypeError("only integer tensors of a single element can be converted to "
+                            "an index")
+        return int(self.item())
+
+    def __len__(self) -> int:
+        shape = self._value.shape
+        if not shape:
+            raise TypeError("len() of a 0-d tensor")
+        return shape[0]
+
+    def __iter__(self) -> Iterator["Tensor"]:
+        if not self._value.shape:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(self.unbind(0))
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def __repr__(self, *, tensor_contents: Any = None) -> str:
+        if not hasattr(self._value, "shape") or type(self._value).__name__.endswith("Tracer"):
+            return f"Tensor(<traced {self._value!r}>)"
+        return tensor_repr(self)
+
+    def __str__(self) -> str:
+        return self.__repr__()
+
+    def __format__(self, spec: str) -> str:
+        if self.dim() == 0 and spec:
+            return format(self.item(), spec)
+        return format(str(self), spec)
+
+    def __deepcopy__(self, memo: dict) -> "Tensor":
+        if self._grad_fn is not None:
+            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) "
+                               "support the deepcopy protocol at the moment.  If you were "
+                               "attempting to deepcopy a module, this may be because of a "
+                               "torch.nn.utils.weight_norm usage, see "
+                               "https://github.com/pytorch/pytorch/pull/103001")
+        v = self._value
+        new = object.__new__(type(self))
+        _init(new, v.copy() if hasattr(v, "copy") else v, self._requires_grad)
+        if self._grad is not None:
+            new._grad = self._grad.__deepcopy__(memo)
+        new.__dict__.update(self.__dict__)
+        memo[id(self)] = new
+        return new
+
+    def __reduce_ex__(self, protocol: int) -> Any:
+        return (_rebuild, (host(self._value).copy(), self._requires_grad, type(self)))
+
+    # ------------------------------------------------------------ in place
+    def _write(self, val: Any) -> None:
+        """Store ``val`` into this tensor's buffer (shared memory is updated) or,
+        when the buffer is not ours to write, rebind to a fresh copy."""
+        v = self._value
+        if type(val) is not np.ndarray:
+            val = _array(val)
+        if tuple(val.shape) != tuple(v.shape):
+            raise RuntimeError(f"output with shape {list(v.shape)} doesn't match the "
+                               f"broadcast shape {list(val.shape)}")
+        if type(v) is np.ndarray:
+            if not self._cow and v.flags.writeable:
+                np.copyto(v, val, casting="unsafe")
+                return
+            self._value = val.astype(v.dtype, copy=True)
+            self._cow = False
+            return
+        if not self._cow:
+            try:
+                v[...] = val
+                return
+            except Exception:
+                pass
+        from .. import numpy as fnp
+        self._value = fnp.asarray(val, _dtype.array_np_dtype(v))
+        self._cow = False
+
+
+def _rebuild(a: np.ndarray, requires_grad: bool, cls: type) -> Tensor:
+    t = object.__new__(cls)
+    _init(t, a, requires_grad)
+    return t
+
+
+def _init(t: Tensor, value: Any, requires_grad: bool = False) -> None:
+    t._value = value
+    t._requires_grad = requires_grad
+    t._grad_fn = None
+    t._output_nr = 0
+    t._grad = None
+    t._version = 0
+    t._hooks = None
+    t._acc = None
+    t._retains_grad = False
+    t._cow = False
+
+
+def _array(v: Any) -> Any:
+    """Normalise a computed value: NumPy scalars become 0-d arrays."""
+    if isinstance(v, np.generic):
+        return np.asarray(v)
+    return v
+
+
+_new = object.__new__
+
+
+def wrap(value: Any, requires_grad: bool = False, grad_fn: Any = None,
+         output_nr: int = 0) -> Tensor:
+    """A Tensor around a backend array (no copy)."""
+    t = _new(Tensor)
+    if type(value) is not np.ndarray and isinstance(value, np.generic):
+        value = np.asarray(value)
+    t._value = value
+    t._requires_grad = requires_grad
+    t._grad_fn = grad_fn
+    t._output_nr = output_nr
+    t._grad = None
+    t._version = 0
+    t._hooks = None
+    t._acc = None
+    t._retains_grad = False
+    t._cow = False
+    return t
+
+
+def wrap_grad(g: Any, create_graph: bool, fresh: bool = False) -> Tensor:
+    """A gradient as a Tensor (arrays from the engine may alias each other, so the
+    Tensor copies before its first in-place write)."""
+    if isinstance(g, Tensor):
+        return g
+    t = wrap(g)
+    t._cow = not fresh
+    return t
+
+
+def accumulate_into(var: Tensor, g: Any, create_graph: bool) -> None:
+    """``var.grad += g`` as PyTorch's ``AccumulateGrad`` does."""
+    old = var._grad
+    if isinstance(g, Tensor):  # create_graph: keep the graph of the gradient
+        if old is None:
+            if g._requires_grad:  # a copy, as PyTorch's AccumulateGrad makes
+                from ._ops import call
+                token = GRAD_ENABLED.set(True)
+                try:
+                    var._grad = call("grad_copy", g)
+                finally:
+                    GRAD_ENABLED.reset(token)
+            else:
+                var._grad = wrap_grad(g._value, False)
+        else:
+            token = GRAD_ENABLED.set(True)
+            try:
+                var._grad = old + g
+            finally:
+                GRAD_ENABLED.reset(token)
+        return
+    if old is None:
+        var._grad = wrap_grad(g, False)
+        return
+    if old._requires_grad:
+        var._grad = wrap(old._value + g)
+        return
+    v = old._value
+    if type(v) is np.ndarray and not old._cow and v.flags.writeable:
+        np.add(v, g, out=v, casting="unsafe")
+    else:
+        old._value = v + g
+        old._cow = False
+    old._version += 1
+
+
+def _wrap_dim(dim: int, ndim: int) -> int:
+    n = max(ndim, 1)
+    if not -n <= dim < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}]"
+                         f", but got {dim})")
+    return dim % n
+
+
+_graph._T = __import__(__name__, fromlist=["wrap"])

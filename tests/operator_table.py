@@ -1,0 +1,573 @@
+"""The operator table that drives the property tests (test_properties.py) and the
+random compositions (test_compositions.py).
+
+One ``Op`` per differentiable ``fad.numpy`` function (or operator / method, or
+indexing form). Each entry says:
+
+* ``fn(xp, *arrays, **params)``: the function, written once against a NumPy-like
+  namespace ``xp`` so that ``fn(fnp, ...)`` is fad and ``fn(np, ...)`` is NumPy's
+  own reference (or give ``ref``). Arrays are positional (they are
+  differentiated); params are keyword-only (static: axes, indices, specs...).
+* ``cases(kind)``: a hypothesis strategy of ``Case(shapes, params)`` for
+  ``kind`` in ``"any"`` (random, broadcasting shapes), ``"scalar"`` (0-d inputs)
+  and ``"empty"`` (some input has a zero-length axis), or ``None`` when that
+  kind makes no sense for the entry.
+* ``domain``: how to sample each array (positive for ``log``, away from kinks for
+  ``abs`` / ``maximum``, distinct values for ``max``...), so that central finite
+  differences are valid.
+* ``tol``: ``check_grads`` tolerance (atol = rtol) for float32 and float64
+  (``None``: check_grads' defaults).
+* ``chain``: params with which the entry maps ``(2, 2)`` arrays to ``(2, 2)``
+  arrays and stays bounded; such entries are drawn into random compositions.
+
+To add a primitive: add one ``Op`` line (usually with ``unary``/``binary``),
+pick or write a case builder and a domain. Every property test then covers it.
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import hypothesis.extra.numpy as hnp
+import numpy as np
+from hypothesis import strategies as st
+
+MAX_SIDE = 3
+MAX_SIZE = 32  # elements per input: keeps Hessians (one jvp per element) cheap
+
+
+# ---------------------------------------------------------------- domains
+@dataclass(frozen=True)
+class Domain:
+    """Samples float64 values of a given shape from a ``np.random.Generator``."""
+
+    label: str
+    sample: Callable[[np.random.Generator, tuple], np.ndarray] = field(repr=False)
+
+    def __repr__(self) -> str:
+        return self.label
+
+
+def uniform(lo: float, hi: float) -> Domain:
+    return Domain(f"uniform({lo}, {hi})", lambda rng, shape: rng.uniform(lo, hi, shape))
+
+
+def away(lo: float, hi: float, *kinks: float, gap: float = 0.25) -> Domain:
+    """Uniform on [lo, hi], with values within ``gap`` of a kink pushed out by ``gap``."""
+    def sample(rng: np.random.Generator, shape: tuple) -> np.ndarray:
+        x = rng.uniform(lo, hi, shape)
+        for k in kinks:
+            d = x - k
+            x = np.where(np.abs(d) < gap, k + np.copysign(gap, d) + d, x)
+        return x
+    return Domain(f"away({lo}, {hi}, kinks={kinks})", sample)
+
+
+def grid(phase: float) -> Domain:
+    """Values ``(k + phase) / 2`` for integer k: two grids of different phase
+    never tie (used for maximum/minimum/clip: no finite difference across a kink)."""
+    return Domain(f"grid({phase})",
+                  lambda rng, shape: (rng.integers(-4, 5, shape) + phase) / 2)
+
+
+def _distinct(rng: np.random.Generator, shape: tuple) -> np.ndarray:
+    n = math.prod(shape)
+    return ((rng.permutation(n) - n / 2) * 0.25 + rng.uniform(0, 0.05, n)).reshape(shape)
+
+
+REAL = uniform(-2, 2)
+POS = uniform(0.3, 3)
+UNIT = uniform(-0.8, 0.8)
+NONZERO = away(-2, 2, 0.0, gap=0.3)
+DISTINCT = Domain("distinct", _distinct)  # all values differ by >= 0.2: no max ties
+
+
+# ---------------------------------------------------------------- cases
+@dataclass(frozen=True)
+class Case:
+    shapes: tuple[tuple[int, ...], ...]
+    params: dict = field(default_factory=dict)
+
+    @property
+    def is_empty(self) -> bool:
+        """Some input, or some index array, has no element."""
+        index = self.params.get("index", self.params.get("indices"))
+        index = index if isinstance(index, tuple) else (index,)
+        return any(0 in s for s in self.shapes) or any(
+            isinstance(i, np.ndarray) and i.size == 0 for i in index)
+
+    @property
+    def small(self) -> bool:
+        return all(math.prod(s) <= MAX_SIZE for s in self.shapes)
+
+
+Cases = Callable[[str], "st.SearchStrategy[Case] | None"]
+
+
+def _finish(strategy: st.SearchStrategy, kind: str) -> st.SearchStrategy:
+    strategy = strategy.filter(lambda c: c.small)
+    return strategy.filter(lambda c: c.is_empty) if kind == "empty" else strategy
+
+
+def _side(kind: str) -> int:
+    return 0 if kind == "empty" else 1
+
+
+def shape_st(kind: str, min_dims: int = 0, max_dims: int = 3) -> st.SearchStrategy:
+    if kind == "scalar":
+        return st.just(())
+    min_dims = max(min_dims, 1) if kind == "empty" else min_dims
+    return hnp.array_shapes(min_dims=min_dims, max_dims=max_dims, min_side=_side(kind),
+                            max_side=MAX_SIDE)
+
+
+def plain(min_dims: int = 0, max_dims: int = 3, min_size: int = 0) -> Cases:
+    """One array of any shape (no params)."""
+    def cases(kind: str) -> st.SearchStrategy | None:
+        if kind == "scalar" and (min_dims or min_size > 1):
+            return None
+        shapes = shape_st(kind, min_dims, max_dims).filter(lambda s: math.prod(s) >= min_size)
+        return _finish(shapes.map(lambda s: Case((s,))), kind)
+    return cases
+
+
+def elementwise(arity: int) -> Cases:
+    """Shapes drawn to broadcast together (NumPy's rules), 0-d included."""
+    def cases(kind: str) -> st.SearchStrategy:
+        if kind == "scalar":
+            return st.just(Case(((),) * arity))
+        shapes = hnp.mutually_broadcastable_shapes(
+            num_shapes=arity, max_dims=3, min_side=_side(kind), max_side=MAX_SIDE)
+        return _finish(shapes.map(lambda b: Case(tuple(b.input_shapes))), kind)
+    return cases
+
+
+def _axes(ndim: int) -> st.SearchStrategy:
+    """``axis`` as NumPy takes it: None, an int (maybe negative), or a tuple."""
+    if ndim == 0:
+        return st.sampled_from([None, ()])
+    one = st.integers(-ndim, ndim - 1)
+    return st.one_of(st.none(), one,
+                     st.lists(one, unique_by=lambda a: a % ndim, max_size=ndim).map(tuple))
+
+
+def reduction(min_count: int = 1, scalar_axes: tuple = (None, ())) -> Cases:
+    """One array, ``axis`` and ``keepdims``; ``min_count`` elements are reduced."""
+    def count(c: Case) -> int:
+        (shape,), axis = c.shapes, c.params["axis"]
+        axes = range(len(shape)) if axis is None else np.atleast_1d(axis).tolist()
+        return math.prod(shape[a] for a in axes) if shape else 1
+
+    def cases(kind: str) -> st.SearchStrategy | None:
+        if kind == "scalar" and min_count > 1:
+            return None
+
+        @st.composite
+        def draw(draw: Any) -> Case:
+            shape = draw(shape_st(kind))
+            axis = draw(st.sampled_from(scalar_axes) if kind == "scalar" else _axes(len(shape)))
+            return Case((shape,), {"axis": axis, "keepdims": draw(st.booleans())})
+        strategy = draw()
+        return _finish(strategy.filter(lambda c: count(c) >= min_count)
+                       if kind != "empty" else strategy, kind)
+    return cases
+
+
+def dot_cases(kind: str) -> st.SearchStrategy | None:
+    """``numpy.dot``'s cases: scalars, vectors, matrices and N-d."""
+    patterns = ["n,n", "mn,n", "n,nk", "mn,nk", ",n", "mn,", "bmn,nk", "bmn,cnk"]
+
+    @st.composite
+    def draw(draw: Any) -> Case:
+        size = {c: draw(st.integers(1, MAX_SIDE)) for c in "bcmk"}
+        size["n"] = draw(st.integers(_side(kind), MAX_SIDE))
+        a, b = draw(st.sampled_from(patterns if kind != "scalar" else [","])).split(",")
+        return Case((tuple(size[c] for c in a), tuple(size[c] for c in b)))
+    return _finish(draw(), kind)
+
+
+def matmul_cases(kind: str) -> st.SearchStrategy | None:
+    if kind == "scalar":
+        return None
+    shapes = hnp.mutually_broadcastable_shapes(
+        signature="(m?,n),(n,p?)->(m?,p?)", max_dims=2, min_side=_side(kind),
+        max_side=MAX_SIDE)
+    return _finish(shapes.map(lambda b: Case(tuple(b.input_shapes))), kind)
+
+
+EINSUM_SPECS = ["ij,jk->ik", "ij,jk", "i,i->", "i,j->ij", "ij->ji", "ijk->", "ij,j->i",
+                "bij,bjk->bik", "ij,ij->i", "ijk,kj->ki", "ii->i", "ii", "ij,ik,il->jkl"]
+
+
+def einsum_cases(kind: str) -> st.SearchStrategy | None:
+    if kind == "scalar":
+        return None
+
+    @st.composite
+    def draw(draw: Any) -> Case:
+        spec = draw(st.sampled_from(EINSUM_SPECS))
+        size = {c: draw(st.integers(_side(kind), MAX_SIDE)) for c in "bijkl"}
+        ins = spec.split("->")[0].split(",")
+        return Case(tuple(tuple(size[c] for c in s) for s in ins), {"spec": spec})
+    return _finish(draw(), kind)
+
+
+def transpose_cases(kind: str) -> st.SearchStrategy:
+    @st.composite
+    def draw(draw: Any) -> Case:
+        shape = draw(shape_st(kind, max_dims=4))
+        axes = draw(st.none() | st.permutations(range(len(shape))).map(tuple))
+        if axes is not None and draw(st.booleans()):
+            axes = tuple(a - len(shape) for a in axes)  # negative axes
+        return Case((shape,), {"axes": axes})
+    return _finish(draw(), kind)
+
+
+def reshape_cases(kind: str) -> st.SearchStrategy:
+    """Regroup the (shuffled) sides of a shape, with 1s inserted and maybe a -1."""
+    @st.composite
+    def draw(draw: Any) -> Case:
+        shape = draw(shape_st(kind))
+        sides = draw(st.permutations(list(shape)))
+        cuts = draw(st.lists(st.booleans(), min_size=len(sides), max_size=len(sides)))
+        new: list[int] = []
+        for side, cut in zip(sides, cuts):
+            if cut and new:
+                new[-1] *= side
+            else:
+                new.append(side)
+        if draw(st.booleans()):
+            new.insert(draw(st.integers(0, len(new))), 1)
+        if new and 0 not in new and draw(st.booleans()):
+            new[draw(st.integers(0, len(new) - 1))] = -1
+        return Case((shape,), {"newshape": tuple(new)})
+    return _finish(draw(), kind)
+
+
+def broadcast_to_cases(kind: str) -> st.SearchStrategy:
+    @st.composite
+    def draw(draw: Any) -> Case:
+        target = draw(shape_st(kind if kind != "scalar" else "any"))
+        shape = () if kind == "scalar" else draw(hnp.broadcastable_shapes(
+            target, max_dims=len(target), min_side=_side(kind), max_side=MAX_SIDE))
+        return Case((shape,), {"shape": target})
+    return _finish(draw(), kind).filter(
+        lambda c: np.broadcast_shapes(c.shapes[0], c.params["shape"]) == c.params["shape"]
+        and math.prod(c.params["shape"]) <= MAX_SIZE)
+
+
+def expand_dims_cases(kind: str) -> st.SearchStrategy:
+    @st.composite
+    def draw(draw: Any) -> Case:
+        shape = draw(shape_st(kind))
+        n = len(shape) + 1
+        axis = draw(st.integers(-n, n - 1) | st.lists(
+            st.integers(-n - 1, n), unique_by=lambda a: a % (n + 1), min_size=2,
+            max_size=2).map(tuple))
+        return Case((shape,), {"axis": axis})
+    return _finish(draw(), kind)
+
+
+def squeeze_cases(kind: str) -> st.SearchStrategy:
+    @st.composite
+    def draw(draw: Any) -> Case:
+        shape = list(draw(shape_st(kind)))
+        for _ in range(draw(st.integers(0, 2 * (kind != "scalar")))):
+            shape.insert(draw(st.integers(0, len(shape))), 1)
+        ones = [i for i, n in enumerate(shape) if n == 1]
+        axis = draw(st.none() | st.sampled_from(ones).flatmap(
+            lambda a: st.sampled_from([a, a - len(shape)]))) if ones else None
+        return Case((tuple(shape),), {"axis": axis})
+    return _finish(draw(), kind)
+
+
+def join_cases(stack: bool) -> Cases:
+    """``concatenate`` (sides along the axis vary; ``axis=None`` flattens) or ``stack``."""
+    def cases(kind: str) -> st.SearchStrategy | None:
+        if kind == "scalar" and not stack:
+            return None
+
+        @st.composite
+        def draw(draw: Any) -> Case:
+            shape = draw(shape_st(kind, min_dims=0 if stack else 1))
+            k = draw(st.integers(1, 3))
+            nd = len(shape) + stack
+            axis = draw(st.integers(-nd, nd - 1) | (st.none() if not stack else st.nothing()))
+            if stack or axis is None:
+                return Case((shape,) * k, {"axis": axis})
+            sides = draw(st.lists(st.integers(_side(kind), MAX_SIDE), min_size=k, max_size=k))
+            return Case(tuple(shape[:axis % nd] + (n,) + shape[axis % nd + 1:] for n in sides),
+                        {"axis": axis})
+        return _finish(draw(), kind)
+    return cases
+
+
+def swapaxes_cases(kind: str) -> st.SearchStrategy | None:
+    if kind == "scalar":
+        return None
+
+    @st.composite
+    def draw(draw: Any) -> Case:
+        shape = draw(shape_st(kind, min_dims=1))
+        ax = st.integers(-len(shape), len(shape) - 1)
+        return Case((shape,), {"a": draw(ax), "b": draw(ax)})
+    return _finish(draw(), kind)
+
+
+def basic_index_cases(kind: str) -> st.SearchStrategy:
+    """ints (maybe negative), slices (any step), ``None`` and ``...``."""
+    @st.composite
+    def draw(draw: Any) -> Case:
+        shape = draw(shape_st(kind))
+        index = draw(hnp.basic_indices(shape, allow_newaxis=True, allow_ellipsis=True))
+        return Case((shape,), {"index": index})
+    return _finish(draw(), kind)
+
+
+def int_array_index_cases(kind: str) -> st.SearchStrategy | None:
+    """Integer arrays (repeats and negatives included), alone or after a reversing
+    slice, ``None`` or ``...``: reverse mode must scatter-add repeated indices."""
+    if kind == "scalar":
+        return None
+
+    @st.composite
+    def draw(draw: Any) -> Case:
+        shape = draw(shape_st("any", min_dims=1))  # "empty": empty index arrays
+        lead = draw(st.sampled_from([(), (None,), (Ellipsis,)] +
+                                    [(slice(None, None, -1),)] * (len(shape) > 1)))
+        if lead == (Ellipsis,):
+            indexed = shape[-1:]
+        elif lead == (slice(None, None, -1),):
+            indexed = shape[1:]
+        else:
+            indexed = shape
+        arrays = draw(hnp.integer_array_indices(
+            indexed, result_shape=hnp.array_shapes(min_dims=kind == "empty", max_dims=2,
+                                                   min_side=_side(kind), max_side=4)))
+        return Case((shape,), {"index": lead + tuple(arrays)})
+    return _finish(draw(), kind)
+
+
+def mask_index_cases(kind: str) -> st.SearchStrategy:
+    """A boolean mask over some leading axes (maybe after a slice)."""
+    @st.composite
+    def draw(draw: Any) -> Case:
+        shape = draw(shape_st(kind, min_dims=1))
+        skip = draw(st.integers(0, max(0, min(1, len(shape) - 1))))
+        k = draw(st.integers(min(1, len(shape)), len(shape) - skip))  # 0-d: a 0-d mask
+        mask = draw(hnp.arrays(np.bool_, shape[skip:skip + k]))
+        return Case((shape,), {"index": (slice(None),) * skip + (mask,)})
+    return _finish(draw(), kind)
+
+
+def take_cases(along: bool) -> Cases:
+    """``take(x, idx, axis)`` (``axis=None`` flattens) or ``take_along_axis``."""
+    def cases(kind: str) -> st.SearchStrategy | None:
+        if kind == "scalar":
+            return None
+
+        @st.composite
+        def draw(draw: Any) -> Case:
+            shape = draw(shape_st("any", min_dims=1))
+            nd = len(shape)
+            axis = draw(st.integers(-nd, nd - 1) | (st.none() if not along else st.nothing()))
+            n = math.prod(shape) if axis is None else shape[axis]
+            lo = 0 if kind == "empty" else 1
+            if along:
+                idx_shape = tuple(draw(st.integers(lo, MAX_SIDE)) if d == axis % nd else s
+                                  for d, s in enumerate(shape))
+            else:
+                idx_shape = draw(hnp.array_shapes(min_dims=0, max_dims=2, min_side=lo,
+                                                  max_side=MAX_SIDE))
+            idx = draw(hnp.arrays(np.int64, idx_shape, elements=st.integers(-n, n - 1)))
+            return Case((shape,), {"indices": idx, "axis": axis})
+        return _finish(draw(), kind)
+    return cases
+
+
+# ---------------------------------------------------------------- the table
+@dataclass(frozen=True)
+class Op:
+    name: str
+    fn: Callable = field(repr=False)
+    cases: Cases = field(repr=False)
+    domain: Domain | tuple[Domain, ...] = REAL
+    tol: tuple[float | None, float | None] = (None, None)
+    ref: Callable | None = field(default=None, repr=False)
+    chain: dict | None = None
+    empty: bool = True
+
+    def __repr__(self) -> str:
+        return self.name
+
+    @property
+    def arity(self) -> int:
+        """Number of array arguments after ``xp`` (0 for ``*arrays``)."""
+        kinds = [p.kind for p in inspect.signature(self.fn).parameters.values()]
+        return kinds.count(inspect.Parameter.POSITIONAL_OR_KEYWORD) - 1
+
+    def domains(self, n: int) -> tuple[Domain, ...]:
+        return self.domain if isinstance(self.domain, tuple) else (self.domain,) * n
+
+    def numpy(self, *arrays: np.ndarray, **params: Any) -> Any:
+        return self.ref(*arrays, **params) if self.ref else self.fn(np, *arrays, **params)
+
+    def check_tol(self, dtype: Any) -> float | None:
+        return self.tol[0] if np.dtype(dtype) == np.float32 else self.tol[1]
+
+
+def unary(name: str, domain: Domain = REAL, **kw: Any) -> Op:
+    return Op(name, lambda xp, x: getattr(xp, name)(x), elementwise(1), domain, **kw)
+
+
+def binary(name: str, domain: Domain | tuple = REAL, **kw: Any) -> Op:
+    return Op(name, lambda xp, x, y: getattr(xp, name)(x, y), elementwise(2), domain, **kw)
+
+
+def _sigmoid(x: np.ndarray) -> np.ndarray:
+    return 1 / (1 + np.exp(-x))
+
+
+_CHAIN: dict = {}  # shape-preserving on (2, 2) with no params
+
+OPS: list[Op] = [
+    # ---- elementwise, unary
+    unary("negative", chain=_CHAIN),
+    unary("square", chain=_CHAIN),
+    unary("sqrt", POS),
+    unary("exp"),
+    unary("expm1"),
+    unary("log", POS),
+    unary("log1p", uniform(-0.5, 2)),
+    unary("log2", POS),
+    unary("log10", POS),
+    unary("sin", uniform(-3, 3), chain=_CHAIN),
+    unary("cos", uniform(-3, 3), chain=_CHAIN),
+    unary("tan", uniform(-1.2, 1.2), tol=(5e-2, None)),
+    unary("arcsin", UNIT),
+    unary("arccos", UNIT),
+    unary("arctan", uniform(-3, 3), chain=_CHAIN),
+    unary("sinh"),
+    unary("cosh"),
+    unary("tanh", uniform(-3, 3), chain=_CHAIN),
+    unary("abs", NONZERO),
+    unary("sign", NONZERO),
+    unary("reciprocal", NONZERO, tol=(5e-2, None)),
+    unary("sigmoid", uniform(-4, 4), ref=_sigmoid, chain=_CHAIN),
+    Op("clip", lambda xp, x: xp.clip(x, -0.5, 0.5), elementwise(1),
+       away(-2, 2, -0.5, 0.5, gap=0.1)),
+    Op("power_int", lambda xp, x, *, p: x ** p,
+       lambda kind: elementwise(1)(kind).flatmap(
+           lambda c: st.sampled_from([0, 1, 2, 3, -2]).map(lambda p: Case(c.shapes, {"p": p}))),
+       NONZERO, tol=(5e-2, None)),
+    Op("power_float", lambda xp, x, *, p: xp.power(x, p),
+       lambda kind: elementwise(1)(kind).flatmap(
+           lambda c: st.sampled_from([0.5, -1.5, 2.5]).map(lambda p: Case(c.shapes, {"p": p}))),
+       POS),
+    # ---- elementwise, binary and ternary (broadcasting)
+    binary("add", chain=_CHAIN),
+    binary("subtract", chain=_CHAIN),
+    binary("multiply", chain=_CHAIN),
+    binary("divide", (REAL, NONZERO), tol=(5e-2, None)),
+    binary("power", (POS, REAL), tol=(5e-2, None)),
+    binary("maximum", (grid(0.5), grid(0.0))),
+    binary("minimum", (grid(0.5), grid(0.0))),
+    binary("arctan2", (NONZERO, REAL)),  # y away from 0: no branch cut, no origin
+    Op("where", lambda xp, c, x, y: xp.where(c > 0, x, y), elementwise(3),
+       (NONZERO, REAL, REAL)),
+    Op("clip_arrays", lambda xp, x, lo, hi: xp.clip(x, lo, hi), elementwise(3),
+       (grid(0.5), grid(0.0), grid(0.25))),
+    # ---- Python operators and array methods on tracers
+    Op("operators", lambda xp, x, y: (x * y - x / 3.0 + 2.0) ** 2 - y ** 3 + (1.5 - x) * -y,
+       elementwise(2)),
+    Op("rtruediv", lambda xp, x: 2.0 / x, elementwise(1), NONZERO, tol=(5e-2, None)),
+    Op("rpow", lambda xp, x: 2.0 ** x, elementwise(1)),
+    Op("methods", lambda xp, x: x.T.reshape(-1) * x.mean() - x.sum(axis=0).max()
+       + x.min() * x.std() + x.var(), plain(1, 2, min_size=2), DISTINCT, empty=False),
+    # ---- reductions
+    Op("sum", lambda xp, x, *, axis, keepdims: xp.sum(x, axis=axis, keepdims=keepdims),
+       reduction(0, scalar_axes=(None, (), 0, -1))),
+    Op("mean", lambda xp, x, *, axis, keepdims: xp.mean(x, axis=axis, keepdims=keepdims),
+       reduction(), empty=False),
+    Op("max", lambda xp, x, *, axis, keepdims: xp.max(x, axis=axis, keepdims=keepdims),
+       reduction(scalar_axes=(None, (), 0, -1)), DISTINCT, empty=False),
+    Op("min", lambda xp, x, *, axis, keepdims: xp.min(x, axis=axis, keepdims=keepdims),
+       reduction(scalar_axes=(None, (), 0, -1)), DISTINCT, empty=False),
+    Op("var", lambda xp, x, *, axis, keepdims: xp.var(x, axis=axis, keepdims=keepdims),
+       reduction(), empty=False),
+    Op("std", lambda xp, x, *, axis, keepdims: xp.std(x, axis=axis, keepdims=keepdims),
+       reduction(min_count=2), DISTINCT, tol=(5e-2, None), empty=False),
+    # ---- products
+    Op("dot", lambda xp, a, b: xp.dot(a, b), dot_cases),
+    Op("matmul", lambda xp, a, b: xp.matmul(a, b), matmul_cases, chain=_CHAIN),
+    Op("matmul_operator", lambda xp, a, b: a @ b, matmul_cases),
+    Op("einsum", lambda xp, *ops, spec: xp.einsum(spec, *ops), einsum_cases),
+    # ---- shapes
+    Op("transpose", lambda xp, x, *, axes: xp.transpose(x, axes), transpose_cases,
+       chain={"axes": None}),
+    Op("reshape", lambda xp, x, *, newshape: xp.reshape(x, newshape), reshape_cases),
+    Op("broadcast_to", lambda xp, x, *, shape: xp.broadcast_to(x, shape), broadcast_to_cases),
+    Op("expand_dims", lambda xp, x, *, axis: xp.expand_dims(x, axis), expand_dims_cases),
+    Op("squeeze", lambda xp, x, *, axis: xp.squeeze(x, axis), squeeze_cases),
+    Op("swapaxes", lambda xp, x, *, a, b: xp.swapaxes(x, a, b), swapaxes_cases),
+    Op("moveaxis", lambda xp, x, *, a, b: xp.moveaxis(x, a, b), swapaxes_cases),
+    Op("ravel", lambda xp, x: xp.ravel(x), plain()),
+    Op("concatenate", lambda xp, *xs, axis: xp.concatenate(xs, axis=axis), join_cases(False)),
+    Op("stack", lambda xp, *xs, axis: xp.stack(xs, axis=axis), join_cases(True)),
+    # ---- indexing (reverse mode is a scatter-add)
+    Op("getitem_basic", lambda xp, x, *, index: x[index], basic_index_cases,
+       chain={"index": (slice(None, None, -1),)}),
+    Op("getitem_int_array", lambda xp, x, *, index: x[index], int_array_index_cases),
+    Op("getitem_mask", lambda xp, x, *, index: x[index], mask_index_cases),
+    Op("take", lambda xp, x, *, indices, axis: xp.take(x, indices, axis=axis),
+       take_cases(along=False)),
+    Op("take_along_axis",
+       lambda xp, x, *, indices, axis: xp.take_along_axis(x, indices, axis=axis),
+       take_cases(along=True)),
+]
+
+BY_NAME = {op.name: op for op in OPS}
+assert len(BY_NAME) == len(OPS), "operator names must be unique"
+CHAIN_OPS = [op for op in OPS if op.chain is not None]
+FLOATS = (np.float32, np.float64)
+
+
+# ---------------------------------------------------------------- drawing inputs
+@dataclass
+class Example:
+    """Concrete inputs of one entry: arrays (to differentiate) and static params."""
+
+    op: Op
+    arrays: list
+    params: dict
+
+    def __repr__(self) -> str:
+        return (f"Example({self.op.name}, shapes={[a.shape for a in self.arrays]}, "
+                f"dtype={self.arrays[0].dtype if self.arrays else None}, "
+                f"params={self.params!r}, arrays={[a.tolist() for a in self.arrays]!r})")
+
+    def fad(self, *arrays: Any) -> Any:
+        import fad.numpy as fnp
+        return self.op.fn(fnp, *arrays, **self.params)
+
+    def numpy(self) -> Any:
+        return self.op.numpy(*self.arrays, **self.params)
+
+
+def examples(op: Op, dtype: Any, kind: str = "any") -> st.SearchStrategy[Example]:
+    """Inputs for ``op`` in ``dtype``: shapes and params from the entry's cases,
+    values from its domain with a drawn seed (fast, and fixed under derandomize)."""
+    def build(case: Case, seed: int) -> Example:
+        rng = np.random.default_rng(seed)
+        doms = op.domains(len(case.shapes))
+        arrays = [np.asarray(d.sample(rng, s)).astype(dtype) for d, s in zip(doms, case.shapes)]
+        return Example(op, arrays, case.params)
+    return st.builds(build, op.cases(kind), st.integers(0, 2**32 - 1))
+
+
+def ops_with(kind: str) -> list[Op]:
+    """Entries that have cases of ``kind`` (``empty`` also needs ``op.empty``)."""
+    return [op for op in OPS if op.cases(kind) is not None and (kind != "empty" or op.empty)]

@@ -1,0 +1,64 @@
+"""Correctness guard of the benchmark suite: every case at tiny size, no timing.
+
+Each contender's gradient (fad, the fad.torch facade when it imports, and the
+reference libraries that are installed) must equal the hand-written NumPy
+gradient that benchmarks/run.py times it against.
+"""
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+RUN_PY = Path(__file__).resolve().parents[1] / "benchmarks" / "run.py"
+
+
+def _load_run():
+    spec = importlib.util.spec_from_file_location("fad_benchmarks_run", RUN_PY)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+run = _load_run()
+PAIRS = [(name, c.name) for name in run.CASES
+         for c in run.CASES[name].build("tiny")[0].contenders[1:]]
+
+
+@pytest.mark.parametrize("case, contender", PAIRS, ids=[f"{a}-{b}" for a, b in PAIRS])
+def test_gradient_matches_numpy(case, contender):
+    for problem in run.CASES[case].build("tiny"):
+        status = run.verify(problem)[contender]
+        if status.startswith("skipped"):
+            pytest.skip(status)
+        assert status == "ok", f"{case} / {problem.label} / {contender}: {status}"
+
+
+def test_every_case_has_fad_contender():
+    for name, case in run.CASES.items():
+        for problem in case.build("tiny"):
+            names = [c.name for c in problem.contenders]
+            assert names[0] == "numpy" and "fad" in names, (name, names)
+
+
+@pytest.mark.parametrize("f, g", [
+    (lambda x: run.chain(np, x, 3), lambda x: run.chain_grad_numpy(x, 3)),
+    (lambda x: run.big_chain(np, x), run.big_chain_grad_numpy),
+    (lambda x: run.big_chain(np, x), run.big_chain_grad_numpy_inplace),
+    (lambda x: run.rosenbrock(np, x), None),
+], ids=["chain", "big_chain", "big_chain_inplace", "rosenbrock_hvp"])
+def test_numpy_references_against_finite_differences(f, g):
+    """The hand-written NumPy derivatives themselves, by central differences."""
+    x, eps = np.linspace(-1.0, 1.2, 5), 1e-5
+    basis = np.eye(x.size)
+    if g is not None:
+        fd = np.array([(f(x + eps * e) - f(x - eps * e)) / (2 * eps) for e in basis])
+        np.testing.assert_allclose(g(x), fd, rtol=1e-6, atol=1e-8)
+        return
+    v, h = np.array([1.0, -0.5, 0.25, 2.0, 1.0]), 1e-4
+    grad = lambda x: np.array([(f(x + eps * e) - f(x - eps * e)) / (2 * eps) for e in basis])
+    fd_hvp = (grad(x + h * v) - grad(x - h * v)) / (2 * h)
+    np.testing.assert_allclose(run.rosenbrock_hvp_numpy(x, v), fd_hvp, rtol=1e-5, atol=1e-2)

@@ -1,0 +1,144 @@
+"""Scale: very deep graphs (no recursion on depth), threads, and no memory growth."""
+
+import gc
+import sys
+import threading
+import tracemalloc
+
+import numpy as np
+import pytest
+
+import fad
+import fad.numpy as fnp
+
+N = 100_000
+
+
+def chain(x):
+    for _ in range(N):
+        x = fnp.sin(x)
+    return x
+
+
+@pytest.fixture(scope="module")
+def chain_reference():
+    """The chain's value and derivative at 1.0 (the product of the cosines)."""
+    x, d = np.float64(1.0), np.float64(1.0)
+    for _ in range(N):
+        d *= np.cos(x)
+        x = np.sin(x)
+    return x, d
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("transform", [
+    lambda f, x: (f(x), fad.grad(f)(x)),
+    lambda f, x: fad.jvp(f, (x,), (1.0,)),
+    lambda f, x: (lambda out, f_vjp: (out, f_vjp(1.0)[0]))(*fad.vjp(f, x)),
+], ids=["grad", "jvp", "vjp"])
+def test_chain_of_100k_operations(transform, chain_reference):
+    assert sys.getrecursionlimit() < N  # a recursive walk of the graph would fail
+    value, derivative = transform(chain, 1.0)
+    np.testing.assert_allclose([value, derivative], chain_reference, rtol=1e-9)
+
+
+@pytest.mark.slow
+def test_make_jaxpr_of_100k_operations():
+    closed = fad.make_jaxpr(chain)(1.0)
+    assert len(closed.eqns) == N
+    assert all(e.primitive.name == "sin" for e in closed.eqns)
+    for prev, eqn in zip(closed.eqns, closed.eqns[1:]):
+        assert eqn.invars == prev.outvars
+    lines = str(closed).splitlines()
+    assert len(lines) == N + 2 and lines[-1].startswith("  in (")
+
+
+# ---------------------------------------------------------------- threads
+def worker_results(iterations):
+    """Two jobs with different transformations, checked against closed forms."""
+    rng = np.random.default_rng(0)
+    xs = rng.uniform(-1, 1, (iterations, 3))
+
+    def grads():  # concrete reverse mode
+        for x in xs:
+            g = fad.grad(lambda v: fnp.sum(fnp.sin(v) * v))(x)
+            yield np.allclose(g, np.sin(x) + x * np.cos(x), rtol=1e-12)
+
+    def hessians():  # forward over reverse, plus abstract tracing (make_jaxpr)
+        for x in xs:
+            h = fad.hessian(lambda v: fnp.sum(fnp.exp(v) ** 2))(x)
+            names = [e.primitive.name for e in fad.make_jaxpr(fnp.cos)(x).eqns]
+            yield np.allclose(h, np.diag(4 * np.exp(2 * x)), rtol=1e-12) and names == ["cos"]
+
+    return grads, hessians
+
+
+@pytest.mark.slow
+def test_two_threads_differentiate_at_once():
+    iterations = 300
+    jobs = worker_results(iterations)
+    barrier = threading.Barrier(len(jobs))
+    results = [[] for _ in jobs]
+    errors = []
+
+    def run(job, out):
+        try:
+            for ok in job():
+                barrier.wait(timeout=60)  # keep the threads in lock step
+                out.append(ok)
+        except Exception as e:  # reported below, with the thread's job
+            errors.append((job.__name__, repr(e)))
+            barrier.abort()
+
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # switch threads as often as possible
+    try:
+        threads = [threading.Thread(target=run, args=(j, r)) for j, r in zip(jobs, results)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(old)
+    assert not errors
+    assert [len(r) for r in results] == [iterations] * len(jobs)
+    assert all(all(r) for r in results)
+
+
+def test_trace_state_is_per_thread():
+    """A thread started inside a transformation does not see its trace (contextvars)."""
+    seen = []
+
+    def f(x):
+        t = threading.Thread(target=lambda: seen.append(fnp.sin(np.float64(1.0))))
+        t.start()
+        t.join()
+        return x * 2.0
+
+    closed = fad.make_jaxpr(f)(1.0)
+    assert [e.primitive.name for e in closed.eqns] == ["mul"]  # the thread's sin: not staged
+    assert float(fad.grad(f)(1.0)) == 2.0
+    assert all(type(v) in (np.ndarray, np.float64) for v in seen)
+    np.testing.assert_allclose(seen, np.sin(1.0))
+
+
+# ---------------------------------------------------------------- memory
+@pytest.mark.slow
+def test_repeated_grad_does_not_grow_memory():
+    x = np.linspace(-1, 1, 4)
+    g = fad.grad(lambda v: fnp.sum(fnp.sin(v) * v))  # small: tracemalloc slows each call
+
+    def measure(calls):
+        for _ in range(calls):
+            g(x)
+        gc.collect()
+        return tracemalloc.get_traced_memory()[0]
+
+    tracemalloc.start()
+    try:
+        measure(2000)  # warm-up: caches, free lists, interned objects
+        before = measure(0)
+        after = measure(10_000)
+    finally:
+        tracemalloc.stop()
+    assert after - before < 32 * 1024, f"grew by {after - before} bytes over 10,000 calls"
