@@ -26,6 +26,8 @@ class Backend:
         return self.xp.asarray(out)
 
     def getitem(self, x: Any, index: tuple) -> Any:
+        if not any(i is Ellipsis for i in index):
+            index = index + (Ellipsis,)  # the standard wants every axis indexed
         try:
             return x[index]
         except (IndexError, TypeError):  # advanced indexing beyond the standard

@@ -80,20 +80,29 @@ def current_state() -> TraceState:
     return _STATE.get()
 
 
-@contextlib.contextmanager
-def new_main(trace_type: type, payload: Any = None, dynamic: bool = False,
-             label: str = "") -> Iterator[MainTrace]:
-    """Push a transformation on the stack for the duration of the block."""
-    state = _STATE.get()
-    main = MainTrace(len(state.stack), trace_type, label, payload)
-    token = _STATE.set(TraceState(state.stack + (main,),
-                                  main if dynamic else state.dynamic,
-                                  state.no_grad))
-    try:
-        yield main
-    finally:
-        main.alive = False
-        _STATE.reset(token)
+class new_main:
+    """Push a transformation on the stack for the duration of a ``with`` block.
+
+    (A class rather than a generator-based context manager: it runs once per
+    transformation call, on the hot path of ``grad`` and of the facade.)
+    """
+
+    __slots__ = ("main", "token")
+
+    def __init__(self, trace_type: type, payload: Any = None, dynamic: bool = False,
+                 label: str = ""):
+        state = _STATE.get()
+        self.main = main = MainTrace(len(state.stack), trace_type, label, payload)
+        self.token = _STATE.set(TraceState(state.stack + (main,),
+                                           main if dynamic else state.dynamic,
+                                           state.no_grad))
+
+    def __enter__(self) -> MainTrace:
+        return self.main
+
+    def __exit__(self, *exc: Any) -> None:
+        self.main.alive = False
+        _STATE.reset(self.token)
 
 
 @contextlib.contextmanager

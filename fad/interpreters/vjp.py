@@ -21,8 +21,10 @@ from __future__ import annotations
 import itertools
 from typing import Any, Callable
 
+import numpy as np
+
 from ..core.ir import ShapedArray
-from ..core.trace import PrimalTracer, Trace, aval_of, bind, new_main, shape_of
+from ..core.trace import PrimalTracer, Trace, _np_dtype, aval_of, bind, new_main, shape_of
 from ..primitives.rules import unbroadcast
 from .reverse import UndefinedPrimal, backward_pass, linearize_flat
 
@@ -73,7 +75,7 @@ class VJPTrace(Trace):
             self.tape.append((prim, params, primals, ans, nodes,
                               [o.node if type(o) is VJPTracer else None for o in outs]))
             return outs
-        if ans.dtype.kind not in "fc" or prim.partials == _NO_PARTIALS[len(nodes)]:
+        if not _is_float(ans) or prim.partials == _NO_PARTIALS[len(nodes)]:
             return ans  # no derivative flows through (integers, stop_gradient)
         out = VJPTracer(self, ans, next(_node_ids))
         self.tape.append((prim, params, primals, ans, nodes, out.node))
@@ -81,10 +83,8 @@ class VJPTrace(Trace):
 
 
 def _is_float(x: Any) -> bool:
-    try:
-        return x.dtype.kind in "fc"
-    except AttributeError:
-        return aval_of(x).dtype.kind in "fc"
+    d = x.dtype
+    return (d if isinstance(d, np.dtype) else _np_dtype(d)).kind in "fc"
 
 
 def pullback(tape: list, cts: dict[int, Any], consume: bool) -> dict[int, Any]:

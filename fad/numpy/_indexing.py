@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from ..backends import default_xp, namespace_of
 from ..core.errors import ConcretizationError
 from ..core.trace import Tracer, concrete_or_none
 from ..primitives.indexing import ARRAY, gather
@@ -88,7 +89,9 @@ def getitem(x: Any, index: Any) -> Any:
 
 
 def _is_mask(i: Any) -> bool:
-    return isinstance(i, bool | np.bool_) or getattr(i, "dtype", None) == np.dtype(bool)
+    if isinstance(i, bool | np.bool_):
+        return True
+    return getattr(i, "dtype", None) is not None and dtype_of(i).kind == "b"
 
 
 def _expand_0d_masks(x: Any, index: tuple) -> tuple:
@@ -144,5 +147,7 @@ def take_along_axis(arr: Any, indices: Any, axis: int | None) -> Any:
         else:
             shape = [1] * arr.ndim
             shape[d] = arr.shape[d]
-            index.append(np.arange(arr.shape[d]).reshape(shape))
+            xp = namespace_of([concrete_or_none(arr)]) if concrete_or_none(arr) is not None \
+                else default_xp()
+            index.append(xp.reshape(xp.arange(arr.shape[d]), tuple(shape)))
     return getitem(arr, tuple(index))

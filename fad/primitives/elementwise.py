@@ -134,17 +134,17 @@ def _pow_dy(g: Any, ans: Any, x: Any, y: Any) -> Any:
 pow_p = binary("pow", "pow", _pow_dx, _pow_dy)
 
 
-def _tie_weight(x: Any, y: Any) -> Any:
+def _tie_weight(x: Any, y: Any, ans: Any) -> Any:
     """1 where x wins, 0.5 at a tie, 0 where y wins (JAX's convention at ties)."""
-    gt_ = convert(greater(x, y), x)
-    eq_ = convert(eq(x, y), x)
+    gt_ = convert(greater(x, y), ans)
+    eq_ = convert(eq(x, y), ans)
     return gt_ + 0.5 * eq_
 
 
-max_p = binary("max", "maximum", lambda g, ans, x, y: g * _tie_weight(x, y),
-               lambda g, ans, x, y: g * _tie_weight(y, x))
-min_p = binary("min", "minimum", lambda g, ans, x, y: g * _tie_weight(y, x),
-               lambda g, ans, x, y: g * _tie_weight(x, y))
+max_p = binary("max", "maximum", lambda g, ans, x, y: g * _tie_weight(x, y, ans),
+               lambda g, ans, x, y: g * _tie_weight(y, x, ans))
+min_p = binary("min", "minimum", lambda g, ans, x, y: g * _tie_weight(y, x, ans),
+               lambda g, ans, x, y: g * _tie_weight(x, y, ans))
 atan2_p = binary("atan2", "atan2", lambda g, ans, x, y: g * (y / (x * x + y * y)),
                  lambda g, ans, x, y: g * (-x / (x * x + y * y)))
 # floor_divide has derivative 0 almost everywhere; x mod y = x - y floor(x / y)
