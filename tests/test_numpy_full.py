@@ -164,7 +164,8 @@ def test_det_gradient_at_singular_matrix():
 def test_out_is_rejected_with_a_clear_message():
     x = np.ones(3)
     for fn in (lambda: fnp.cumsum(x, out=x), lambda: fnp.prod(x, out=x),
-               lambda: fnp.hypot(x, x, out=x), lambda: fnp.trace(np.eye(2), out=x)):
+               lambda: fnp.hypot(x, x, out=x), lambda: fnp.trace(np.eye(2), out=x),
+               lambda: fnp.add(x, x, out=x), lambda: fnp.sin(x, out=x), lambda: fnp.sum(x, out=x)):
         with pytest.raises(TypeError, match="out="):
             fn()
 
@@ -186,6 +187,8 @@ def test_clip_keywords():
     (lambda m, x: m.nanmean(x, axis=0), None),
     (lambda m, x: m.percentile(x, [10, 50], axis=1), None),
     (lambda m, x: m.quantile(x, 0.3, axis=0, keepdims=True), None),
+    *[(lambda m, x, k=k: m.quantile(x, [0.0, 0.25, 0.5, 0.8, 1.0], axis=1, method=k), None)
+      for k in ("linear", "lower", "higher", "nearest", "midpoint")],
     (lambda m, x: m.median(x, axis=1, keepdims=True), None),
     (lambda m, x: m.average(x, axis=0, weights=np.arange(1.0, 4.0), returned=True)[1], None),
     (lambda m, x: m.pad(x, 1, mode="edge"), None),

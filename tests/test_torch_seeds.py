@@ -323,9 +323,10 @@ def test_seed003_olah_graph() -> None:
     env = {"torch": torch,
            "a": torch.tensor(2.0, requires_grad=True), "b": torch.tensor(3.0, requires_grad=True),
            "c": torch.tensor(4.0, requires_grad=True), "d": torch.tensor(5.0, requires_grad=True)}
+    ipython = "from IPython.display import display, Math\n" if _has_ipython() else ""
     run("""
 import torch
-# Define the graph a,b,c,d are leaf nodes and e is the root node
+""" + ipython + """# Define the graph a,b,c,d are leaf nodes and e is the root node
 # The graph is constructed with every line since the
 # computational graphs are dynamic in PyTorch
 
@@ -349,6 +350,14 @@ e = u+v
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         assert u.grad is None
+
+
+def _has_ipython() -> bool:
+    try:
+        import IPython.display  # noqa: F401
+    except ImportError:
+        return False
+    return True
 
 
 # ====================================================================== seed 004

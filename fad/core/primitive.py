@@ -39,6 +39,7 @@ class Primitive:
         # set by the rule builders (fad/primitives/rules.py):
         self.partials: tuple | None = None   # elementwise jvp partials (diagonal)
         self.multilinear = False              # linear in each operand separately
+        self.linear_in: tuple | None = None   # operands it is linear in (None: all)
         self.inline: Callable | None = None   # call primitives: evaluate the body
         # user-defined reverse rules (custom_vjp, checkpoint):
         # vjp_rule(primals, **params) -> (outputs, pullback(cts) -> cts per operand)

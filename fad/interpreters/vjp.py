@@ -119,7 +119,8 @@ def _entry_vjp(prim: Any, params: dict, primals: list, ans: Any, nodes: list,
         return [None if node is None or partial is None else
                 unbroadcast(partial(ct, ans, *primals, **params), shape_of(x))
                 for node, partial, x in zip(nodes, partials, primals)]
-    if prim.transpose is not None:
+    if prim.transpose is not None and (prim.linear_in is None or all(
+            node is None or i in prim.linear_in for i, node in enumerate(nodes))):
         if prim.multilinear:  # linear in each operand with the others fixed
             out = []
             for i, node in enumerate(nodes):
@@ -150,8 +151,12 @@ def _vjp_by_linearizing(prim: Any, params: dict, primals: list, nodes: list, ct:
     _, lin, is_zero = linearize_flat(one_primitive, [primals[i] for i in idx],
                                      label=f"the vjp of {prim.name}")
     cts = ct if prim.multiple_results else [ct]
-    live = [c if c is not None else _zeros(o.aval) for c, z, o in
-            zip(cts, is_zero, lin.jaxpr.outvars) if not z] if not all(is_zero) else []
+    outvars = iter(lin.jaxpr.outvars)  # one per output whose tangent is not zero
+    live = []
+    for c, zero in zip(cts, is_zero):
+        if not zero:
+            v = next(outvars)
+            live.append(c if c is not None else _zeros(v.aval))
     got = backward_pass(lin.jaxpr, lin.consts, live) if live else [None] * len(idx)
     out: list = [None] * len(primals)
     for i, g in zip(idx, got):

@@ -38,6 +38,7 @@ from ..primitives import sorting as So
 from ..primitives import special as Sp
 from ..primitives.indexing import gather
 from ..primitives.shapes import normalize_axes
+from ..primitives.sorting import constant
 from . import _contract as C
 from . import _creation as K
 from . import _indexing as I
@@ -140,9 +141,10 @@ def round(a: Any, decimals: int = 0, out: Any = None) -> Any:
     a = asarray(a)
     if decimals == 0 or dtype_of(a).kind in "iub" and decimals > 0:
         return rint(a)
-    if dtype_of(a).kind in "iub":
-        f = 10 ** -decimals
-        return M.multiply(M.floor_divide(M.add(a, f // 2), f), f)
+    if dtype_of(a).kind in "iub":  # in float64 (exact below 2^53), halves to even
+        f = 10.0 ** -decimals
+        return cast(M.multiply(rint(M.divide(cast(a, np.dtype(np.float64)), f)), f),
+                    dtype_of(a))
     if decimals > 0:
         f = 10.0 ** decimals
         return M.divide(rint(M.multiply(a, f)), f)
@@ -651,10 +653,11 @@ def quantile(a: Any, q: Any, axis: Any = None, out: Any = None, overwrite_input:
         lo = np.around(pos).astype(np.int64)
         hi, frac = lo, np.zeros_like(frac)
     elif method == "midpoint":
-        frac = np.where(hi > lo, 0.5, 0.0)
+        frac = np.where(pos == lo, 0.0, 0.5)
     elif method != "linear":
         raise NotImplementedError(f"quantile method {method!r} is not supported")
-    x_lo, x_hi = I.take(srt, lo, axis=-1), I.take(srt, hi, axis=-1)
+    x_lo, x_hi = I.take(srt, constant(lo, srt), axis=-1), I.take(srt, constant(hi, srt),
+                                                                  axis=-1)
     frac = frac.astype(dtype_of(srt))
     # NumPy's linear interpolation: lo + (hi - lo) * frac, from the nearer end
     res = M.where(frac >= 0.5, M.subtract(x_hi, M.multiply(M.subtract(x_hi, x_lo), 1 - frac)),
@@ -699,7 +702,7 @@ def median(a: Any, axis: Any = None, out: Any = None, overwrite_input: bool = Fa
     a = asarray(a)
     srt = sort(_moved_last(_float(a), axis), axis=-1)
     n = srt.shape[-1]
-    idx = np.array(sorted({(n - 1) // 2, n // 2}))
+    idx = constant(np.array(sorted({(n - 1) // 2, n // 2})), srt)
     res = R.mean(I.take(srt, idx, axis=-1), axis=-1)
     return _keep(res, a.shape, axis, keepdims)
 
@@ -925,7 +928,7 @@ def convolve(a: Any, v: Any, mode: str = "full") -> Any:
     padded = Cu.pad(a, ((m - 1, m - 1),), 0.0)
     # window k holds padded[k : k + m]; full convolution = windows @ reversed v
     idx = np.arange(n + m - 1)[:, None] + np.arange(m)[None, :]
-    full = C.matmul(I.getitem(padded, (idx,)), flip(v))
+    full = C.matmul(I.getitem(padded, (constant(idx, padded),)), flip(v))
     if mode == "full":
         return full
     if mode == "same":
@@ -1190,7 +1193,7 @@ def repeat(a: Any, repeats: Any, axis: int | None = None) -> Any:
         b = S.reshape(a, shape[:ax + 1] + (1,) + shape[ax + 1:])
         b = S.broadcast_to(b, shape[:ax + 1] + (k,) + shape[ax + 1:])
         return S.reshape(b, shape[:ax] + (shape[ax] * k,) + shape[ax + 1:])
-    return I.take(a, np.repeat(np.arange(a.shape[ax]), r), axis=ax)
+    return I.take(a, constant(np.repeat(np.arange(a.shape[ax]), r), a), axis=ax)
 
 
 def flip(m: Any, axis: Any = None) -> Any:
@@ -1322,15 +1325,14 @@ def pad(array: Any, pad_width: Any, mode: str = "constant", **kwargs: Any) -> An
     for ax, (lo, hi) in enumerate(widths):
         if lo or hi:
             idx = np.pad(np.arange(a.shape[ax]), (lo, hi), mode=mode, **kwargs)
-            a = I.take(a, idx, axis=ax)
+            a = I.take(a, constant(idx, a), axis=ax)
     return a
 
 
 def _pad_scalar(v: Any, a: Any) -> Any:
     if isinstance(v, Tracer):
         return cast(v, dtype_of(a))
-    v = np.asarray(v).astype(dtype_of(a))
-    return v.item() if dtype_of(a).kind in "fc" else v
+    return np.asarray(v).astype(dtype_of(a)).item()
 
 
 def diag(v: Any, k: int = 0) -> Any:
@@ -1387,7 +1389,7 @@ def diagonal(a: Any, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Any:
     i0, j0 = (0, offset) if offset >= 0 else (-offset, 0)
     length = builtins.max(0, builtins.min(n - i0, m - j0))
     i = np.arange(i0, i0 + length)
-    return I.getitem(a, (Ellipsis, i, i - i0 + j0))
+    return I.getitem(a, (Ellipsis, constant(i, a), constant(i - i0 + j0, a)))
 
 
 def tril(m: Any, k: int = 0) -> Any:
@@ -1399,7 +1401,7 @@ def tril(m: Any, k: int = 0) -> Any:
     """
     m = asarray(m)
     r, c = (m.shape[-2:] if m.ndim >= 2 else (m.shape[-1],) * 2)
-    return M.where(np.tri(r, c, k, dtype=bool), m, K.zeros((), dtype_of(m)))
+    return M.where(constant(np.tri(r, c, k, dtype=bool), m), m, _zero(m))
 
 
 def triu(m: Any, k: int = 0) -> Any:
@@ -1411,7 +1413,12 @@ def triu(m: Any, k: int = 0) -> Any:
     """
     m = asarray(m)
     r, c = (m.shape[-2:] if m.ndim >= 2 else (m.shape[-1],) * 2)
-    return M.where(np.tri(r, c, k - 1, dtype=bool), K.zeros((), dtype_of(m)), m)
+    return M.where(constant(np.tri(r, c, k - 1, dtype=bool), m), _zero(m), m)
+
+
+def _zero(m: Any) -> Any:
+    """A weak (Python) zero of ``m``'s kind: keeps ``m``'s dtype and backend."""
+    return dtype_of(m).type(0).item()
 
 
 def atleast_2d(*arys: Any) -> Any:
@@ -1533,7 +1540,7 @@ def delete(arr: Any, obj: Any, axis: int | None = None) -> Any:
     n = a.shape[ax]
     keep = np.ones(n, dtype=bool)
     keep[np.arange(n)[obj] if isinstance(obj, slice) else np.asarray(obj)] = False
-    return I.take(a, np.nonzero(keep)[0], axis=ax)
+    return I.take(a, constant(np.nonzero(keep)[0], a), axis=ax)
 
 
 def insert(arr: Any, obj: Any, values: Any, axis: int | None = None) -> Any:
@@ -1547,7 +1554,7 @@ def insert(arr: Any, obj: Any, values: Any, axis: int | None = None) -> Any:
     if not isinstance(obj, int | np.integer):
         raise NotImplementedError("fad.numpy.insert supports a single integer index")
     n = a.shape[ax]
-    i = int(obj) + (n + 1) * (obj < 0)
+    i = int(obj) + n * (obj < 0)
     # NumPy: values made at least a.ndim-d, their first axis moved to ``axis``
     v = cast(asarray(values), dtype_of(a))
     v = S.moveaxis(S.reshape(v, (1,) * (a.ndim - v.ndim) + v.shape), 0, ax)

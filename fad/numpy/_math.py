@@ -4,15 +4,27 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+import numpy as np
+
 from ..core.trace import bind
 from ..primitives import elementwise as E
-from ._base import asarray, operand, promote
+from ._base import asarray, cast, operand, promote
+
+
+def _ufunc_kwargs(out: Any, dtype: Any, xs: list) -> list:
+    """NumPy's ``out=`` (rejected: arrays are immutable) and ``dtype=`` (compute in it)."""
+    if out is not None:
+        raise TypeError("fad.numpy does not support out=: arrays are immutable here; "
+                        "use the returned value")
+    return xs if dtype is None else [cast(asarray(x), np.dtype(dtype)) for x in xs]
 
 
 def _unary(prim: Any, ufunc: str) -> Callable:
-    def fn(x: Any) -> Any:
+    def fn(x: Any, /, out: Any = None, *, dtype: Any = None) -> Any:
         x = asarray(x)
         _, (x,) = promote(ufunc, x)
+        if out is not None or dtype is not None:
+            (x,) = _ufunc_kwargs(out, dtype, [x])
         return bind(prim, x)
     fn.__name__ = ufunc
     fn.__doc__ = (f"Elementwise ``{ufunc}``, as ``numpy.{ufunc}`` (differentiable).\n\n"
@@ -22,9 +34,11 @@ def _unary(prim: Any, ufunc: str) -> Callable:
 
 
 def _binary(prim: Any, ufunc: str, promote_as: str | None = None) -> Callable:
-    def fn(x: Any, y: Any) -> Any:
+    def fn(x: Any, y: Any, /, out: Any = None, *, dtype: Any = None) -> Any:
         x, y = operand(x), operand(y)
         _, (x, y) = promote(promote_as or ufunc, x, y)
+        if out is not None or dtype is not None:
+            x, y = _ufunc_kwargs(out, dtype, [x, y])
         return bind(prim, x, y)
     fn.__name__ = ufunc
     fn.__doc__ = (f"Elementwise ``{ufunc}`` with NumPy broadcasting and promotion.\n\n"

@@ -29,6 +29,7 @@ from ..core.errors import ShapeError
 from ..core.trace import bind, concrete_or_none
 from ..primitives import linalg as L
 from ..primitives.shapes import normalize_axes
+from ..primitives.sorting import constant
 from . import _contract as C
 from . import _extra as X
 from . import _math as M
@@ -73,7 +74,7 @@ def _from_lower(a: Any) -> Any:
 
 def _diag_matrix(a: Any) -> Any:
     n = a.shape[-1]
-    return M.where(np.eye(n, dtype=bool), a, 0.0)
+    return M.where(constant(np.eye(n, dtype=bool), a), a, 0.0)
 
 
 def _sym_input(a: Any, UPLO: str) -> Any:

@@ -10,12 +10,17 @@ from . import (  # noqa: F401
     batching,
     complex,
     contractions,
+    cumulative,
     elementwise,
     identities,
     indexing,
+    linalg,
     reductions,
+    sorting,
+    special,
     structural,
 )
 
-__all__ = ["REGISTRY", "batching", "complex", "contractions", "elementwise", "identities",
-           "indexing", "reductions", "structural"]
+__all__ = ["REGISTRY", "batching", "complex", "contractions", "cumulative", "elementwise",
+           "identities", "indexing", "linalg", "reductions", "sorting", "special",
+           "structural"]

@@ -20,7 +20,7 @@ from .batching import to_front
 from .indexing import slice_axis
 from .reductions import _reduced, reduce_sum_p
 from .rules import defjvp, deflinear
-from .structural import reshape, transpose
+from .structural import reshape, transpose, zeros_like_p
 
 
 def _flip(xp: Any, x: Any, axis: int, on: bool) -> Any:
@@ -53,6 +53,12 @@ cumsum_p.batch = _scan_batch(cumsum_p)
 
 
 def cumsum(x: Any, axis: int, reverse: bool = False) -> Any:
+    """Bind ``cumsum`` (``reverse``: summing from the end).
+
+    >>> import numpy as np
+    >>> cumsum(np.array([1.0, 2.0, 3.0]), 0, reverse=True).tolist()
+    [6.0, 5.0, 3.0]
+    """
     return bind(cumsum_p, x, axis=axis, reverse=reverse)
 
 
@@ -85,8 +91,17 @@ def _pad_transpose(ct: Any, x: Any, v: Any, *, widths: tuple) -> list:
     return [inner if is_undefined(x) else None, ct_v]
 
 
+def _pad_jvp(primals: list, tangents: list, *, widths: tuple) -> tuple:
+    # linear in (x, value); a missing tangent is a zero of x's backend / a Python 0
+    (x, v), (gx, gv) = primals, tangents
+    gx = bind(zeros_like_p, x) if gx is None else gx
+    return bind(pad_p, x, v, widths=widths), bind(pad_p, gx, 0.0 if gv is None else gv,
+                                                  widths=widths)
+
+
 pad_p = Primitive("pad", _pad_impl, _pad_aval)
-deflinear(pad_p, _pad_transpose, linear=(0, 1))
+pad_p.jvp = _pad_jvp
+pad_p.transpose = _pad_transpose
 
 
 def _pad_batch(size: int, vals: list, dims: list, *, widths: tuple) -> tuple:
@@ -101,7 +116,12 @@ pad_p.batch = _pad_batch
 
 
 def pad(x: Any, widths: tuple, value: Any = 0.0) -> Any:
-    """Constant padding; ``widths`` one ``(before, after)`` pair per axis."""
+    """Constant padding; ``widths`` one ``(before, after)`` pair per axis.
+
+    >>> import numpy as np
+    >>> pad(np.array([1.0]), ((1, 2),), 5.0).tolist()
+    [5.0, 1.0, 5.0, 5.0]
+    """
     widths = tuple((int(lo), int(hi)) for lo, hi in widths)
     if not any(lo or hi for lo, hi in widths):
         return x
@@ -110,7 +130,12 @@ def pad(x: Any, widths: tuple, value: Any = 0.0) -> Any:
 
 def shift(x: Any, axis: int, k: int, fill: float, reverse: bool = False) -> Any:
     """``x`` moved ``k`` places along ``axis`` (towards the end, or the start when
-    ``reverse``), the vacated places filled with ``fill``."""
+    ``reverse``), the vacated places filled with ``fill``.
+
+    >>> import numpy as np
+    >>> shift(np.array([1.0, 2.0, 3.0]), 0, 1, 0.0).tolist()
+    [0.0, 1.0, 2.0]
+    """
     n = shape_of(x)[axis]
     k = min(k, n)
     widths = [(0, 0)] * len(shape_of(x))
@@ -140,13 +165,24 @@ cumprod_p.batch = _scan_batch(cumprod_p)
 
 
 def cumprod(x: Any, axis: int, reverse: bool = False) -> Any:
+    """Bind ``cumprod``.
+
+    >>> import numpy as np
+    >>> cumprod(np.array([1.0, 2.0, 3.0]), 0).tolist()
+    [1.0, 2.0, 6.0]
+    """
     return bind(cumprod_p, x, axis=axis, reverse=reverse)
 
 
 # ------------------------------------------------------------------ reduce_prod
 def others_product(x: Any, axis: int) -> Any:
     """``prod_{k != i} x_k`` along ``axis`` for every ``i``: the exclusive products
-    from the left times those from the right (no division, exact at zeros)."""
+    from the left times those from the right (no division, exact at zeros).
+
+    >>> import numpy as np
+    >>> others_product(np.array([2.0, 0.0, 3.0]), 0).tolist()
+    [0.0, 6.0, 0.0]
+    """
     left = shift(cumprod(x, axis), axis, 1, 1.0)
     right = shift(cumprod(x, axis, reverse=True), axis, 1, 1.0, reverse=True)
     return left * right

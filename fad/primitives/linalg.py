@@ -33,27 +33,36 @@ from .elementwise import eq, select
 from .indexing import ARRAY, gather
 from .reductions import reduce_sum_p
 from .rules import defjvp
+from .sorting import constant
 from .structural import reshape, zeros_like_p
 
 
 # ------------------------------------------------------------------ helpers
 def mT(x: Any) -> Any:
+    """The last two axes swapped."""
     return _mT(x)
 
 
 def sym(g: Any) -> Any:
+    """The symmetric part ``(g + g^T) / 2``."""
     return (g + mT(g)) * 0.5
 
 
 def diag_part(x: Any) -> Any:
-    """The diagonals of a stack of square matrices, ``(..., n, n) -> (..., n)``."""
-    idx = np.arange(shape_of(x)[-1])
+    """The diagonals of a stack of square matrices, ``(..., n, n) -> (..., n)``.
+
+    >>> import numpy as np
+    >>> diag_part(np.arange(4.0).reshape(2, 2)).tolist()
+    [0.0, 3.0]
+    """
+    idx = constant(np.arange(shape_of(x)[-1]), x)
     return gather(x, (Ellipsis, ARRAY, ARRAY), (idx, idx))
 
 
 def tril(x: Any, k: int = 0) -> Any:
+    """The lower triangle (diagonal ``k`` and below) of the last two axes."""
     m, n = shape_of(x)[-2:]
-    return select(np.tri(m, n, k, dtype=bool), x, 0.0)
+    return select(constant(np.tri(m, n, k, dtype=bool), x), x, 0.0)
 
 
 def recip_or_zero(d: Any) -> Any:
@@ -74,6 +83,7 @@ def col(v: Any) -> Any:
 
 
 def inv(a: Any) -> Any:
+    """Bind ``inv``."""
     return bind(inv_p, a)
 
 
@@ -153,7 +163,7 @@ def _cholesky_partial(g: Any, ans: Any, a: Any) -> Any:
     # dL = L Phi(L^-1 dA L^-T), Phi = lower triangle with the diagonal halved
     L, Linv = ans, inv(ans)
     y = matmul(matmul(Linv, sym(g)), mT(Linv))
-    return matmul(L, y * _phi_mask(shape_of(L)[-1], aval_of(L).dtype))
+    return matmul(L, y * constant(_phi_mask(shape_of(L)[-1], aval_of(L).dtype), L))
 
 
 cholesky_p = _prim("cholesky", lambda xp, a: xp.linalg.cholesky(a), _same_square("cholesky"))

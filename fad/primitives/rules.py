@@ -52,6 +52,7 @@ def deflinear(prim: Primitive, transpose: Callable, linear: tuple[int, ...] = (0
         return ans, bind(prim, *args, **params)
     prim.jvp = jvp
     prim.transpose = transpose
+    prim.linear_in = tuple(linear)
 
 
 def defmultilinear(prim: Primitive) -> None:

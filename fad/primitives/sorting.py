@@ -11,19 +11,38 @@ from typing import Any
 
 import numpy as np
 
+from ..backends import default_xp, namespace_of
 from ..core.ir import ShapedArray
 from ..core.primitive import Primitive
-from ..core.trace import bind, shape_of
+from ..core.trace import bind, concrete_or_none, shape_of
 from .batching import to_front
 from .indexing import ARRAY, gather
 from .rules import defjvp, defnondiff
 
 
+def constant(value: np.ndarray, like: Any) -> Any:
+    """A NumPy constant moved to the backend of ``like`` (when it is concrete;
+    else the default backend's), so that it can meet ``like`` in a primitive.
+
+    >>> import numpy as np
+    >>> constant(np.arange(2), np.ones(3)).tolist()
+    [0, 1]
+    """
+    c = concrete_or_none(like)
+    xp = namespace_of([c]) if c is not None else default_xp()
+    return value if xp is np else xp.asarray(value)
+
+
 def take_along(x: Any, idx: Any, axis: int) -> Any:
-    """``x`` picked along ``axis`` at ``idx`` (same rank; the other axes broadcast)."""
+    """``x`` picked along ``axis`` at ``idx`` (same rank; the other axes broadcast).
+
+    >>> import numpy as np
+    >>> take_along(np.array([[1.0, 2.0]]), np.array([[1, 0]]), 1).tolist()
+    [[2.0, 1.0]]
+    """
     nd = len(shape_of(x))
-    arrays = [idx if d == axis else
-              np.arange(shape_of(x)[d]).reshape([-1 if k == d else 1 for k in range(nd)])
+    arrays = [idx if d == axis else constant(
+              np.arange(shape_of(x)[d]).reshape([-1 if k == d else 1 for k in range(nd)]), x)
               for d in range(nd)]
     return gather(x, (ARRAY,) * nd, tuple(arrays))
 
