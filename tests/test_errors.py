@@ -73,15 +73,7 @@ CONTEXTS = {
 }
 
 
-def _ctx(name):
-    if name == "make_jaxpr":  # abstract_eval errors are not rewritten by the staging trace
-        return pytest.param(name, marks=pytest.mark.xfail(
-            strict=True, reason="under make_jaxpr a shape error is the bare abstract_eval "
-            "message: no primitive name, no user file:line"))
-    return name
-
-
-@pytest.mark.parametrize("context", [_ctx(c) for c in CONTEXTS])
+@pytest.mark.parametrize("context", list(CONTEXTS))
 @pytest.mark.parametrize("f, prim, shapes", SHAPE_ERRORS, ids=[p for _, p, _ in SHAPE_ERRORS])
 def test_shape_mismatch_names_primitive_shapes_and_line(f, prim, shapes, context):
     with pytest.raises(fad.ShapeError) as info:

@@ -309,7 +309,6 @@ def test_batching_rule_matches_loop(name):
 
 
 _NO_RULE = {  # known gaps: vmap falls back to one bind per example (correct, slow)
-    "searchsorted": "searchsorted has no batching rule",
 }
 
 

@@ -11,9 +11,9 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..core.errors import user_source
+from ..core.errors import ShapeError, user_source
 from ..core.ir import ClosedJaxpr, Eqn, Jaxpr, Literal, ShapedArray, Var
-from ..core.trace import MainTrace, Trace, Tracer, aval_of, new_main
+from ..core.trace import MainTrace, Trace, Tracer, aval_of, new_main, primitive_error
 
 
 class JaxprTracer(Tracer):
@@ -81,7 +81,10 @@ class JaxprTrace(Trace):
             weak = next((d for d in dtypes if d.kind != "b"), dtypes[0] if dtypes else None)
         invars = [self.atom(a, weak) for a in args]
         avals = [a.aval for a in invars]
-        out = prim.abstract_eval(*avals, **params)
+        try:
+            out = prim.abstract_eval(*avals, **params)
+        except (ShapeError, ValueError, IndexError) as e:  # name the primitive and line
+            raise primitive_error(prim, args, params, e) from e
         source = user_source() if self.builder.record_source else None
         if prim.multiple_results:
             outvars = [Var(a) for a in out]

@@ -73,3 +73,15 @@ def _searchsorted_impl(xp: Any, a: Any, v: Any, *, side: str) -> Any:
 searchsorted_p = Primitive("searchsorted", _searchsorted_impl,
                            lambda a, v, *, side: ShapedArray(v.shape, np.int64))
 defnondiff(searchsorted_p)
+
+
+def _searchsorted_batch(size: int, vals: list, dims: list, *, side: str) -> tuple:
+    """Sorted sequence shared by the batch: one call on all queries; else a loop."""
+    (a, v), (da, dv) = vals, dims
+    if da is None:
+        return bind(searchsorted_p, a, v, side=side), dv
+    from ..interpreters.batching import loop_batch_rule
+    return loop_batch_rule(searchsorted_p)(size, vals, dims, side=side)
+
+
+searchsorted_p.batch = _searchsorted_batch
