@@ -807,6 +807,7 @@ def machine() -> dict:
     info = {"python": sys.version.split()[0], "numpy": np.__version__,
             "fad": getattr(fad, "__version__", "?"), "platform": platform.platform(),
             "cpu": cpu_model(), "cores": os.cpu_count()}
+    info["fad_commit"] = fad_commit()
     if autograd is not None:
         info["autograd"] = package_version("autograd")
     if torch is not None:
@@ -818,6 +819,23 @@ def machine() -> dict:
     except ImportError:
         pass
     return info
+
+
+def fad_commit() -> str:
+    """The checked-out commit of the fad repository (read-only git query), '+dirty'
+    when fad/ has uncommitted changes."""
+    import subprocess
+
+    root = HERE.parent
+    try:
+        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, text=True,
+                              capture_output=True, check=True).stdout.strip()
+        status = ["git", "--no-optional-locks", "status", "--porcelain", "--", "fad"]
+        dirty = subprocess.run(status, cwd=root, text=True, capture_output=True,
+                               check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    return head + ("+dirty" if dirty else "")
 
 
 def package_version(name: str) -> str:
@@ -841,7 +859,8 @@ def cpu_model() -> str:
 def machine_line(info: dict) -> str:
     libs = ", ".join(f"{k} {info[k]}" for k in ("numpy", "autograd", "torch") if k in info)
     blas = "; ".join(info.get("blas", []))
-    return (f"{info['cpu']}, {info['cores']} cores, {info['platform']}, Python "
+    return (f"fad {info.get('fad_commit', '?')}; "
+            f"{info['cpu']}, {info['cores']} cores, {info['platform']}, Python "
             f"{info['python']}, {libs}; BLAS/OpenMP: {blas}; one thread for every library")
 
 

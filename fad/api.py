@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import functools
+import sys
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
 from .backends import default_xp, namespace_of
-from .core.errors import user_source
+from .core.errors import _FAD_DIR
 from .core.ir import ClosedJaxpr, ShapedArray
 from .core.trace import Tracer, aval_of, bind, concrete_or_none, no_grad_scope
 from .interpreters.evaluate import eval_jaxpr
@@ -22,9 +23,29 @@ from .tree import tree_flatten, tree_map, tree_unflatten
 
 
 # ---------------------------------------------------------------- helpers
-def _label(name: str, f: Callable) -> str:
-    fname = getattr(f, "__qualname__", getattr(f, "__name__", repr(f)))
-    return f"fad.{name} of {fname} (called at {user_source()})"
+class _Label:
+    """``fad.grad of f (called at file:line)``, built only if an error needs it: a
+    transformation call records just its caller's code object and line."""
+
+    __slots__ = ("name", "fun", "code", "line")
+
+    def __init__(self, name: str, fun: Callable, depth: int = 2):
+        frame = sys._getframe(depth)
+        while frame.f_back is not None and frame.f_code.co_filename.startswith(_FAD_DIR):
+            frame = frame.f_back  # the first frame outside fad: the user's call
+        self.name, self.fun, self.code, self.line = name, fun, frame.f_code, frame.f_lineno
+
+    def __str__(self) -> str:
+        f = self.fun
+        fname = getattr(f, "__qualname__", None) or getattr(f, "__name__", None) or repr(f)
+        return f"fad.{self.name} of {fname} (called at {self.code.co_filename}:{self.line})"
+
+    def __bool__(self) -> bool:
+        return True
+
+
+def _label(name: str, f: Callable) -> _Label:
+    return _Label(name, f, depth=3)
 
 
 def _leaf_array(x: Any) -> Any:

@@ -99,8 +99,7 @@ def unbroadcast(ct: Any, shape: tuple[int, ...]) -> Any:
     axes = tuple(range(lead)) + tuple(
         lead + i for i, n in enumerate(shape) if n == 1 and ct_shape[lead + i] != 1)
     if axes:
-        from .reductions import reduce_sum_p
-        ct = bind(reduce_sum_p, ct, axes=axes)
+        ct = bind(_ops().reduce_sum_p, ct, axes=axes)
     if shape_of(ct) != shape:
         ct = bind(_ops().reshape_p, ct, new_sizes=shape)
     return ct
@@ -110,6 +109,16 @@ def zeros_like(x: Any) -> Any:
     return bind(_ops().zeros_like_p, x)
 
 
+_STRUCTURAL: Any = None
+
+
 def _ops() -> Any:
-    from . import structural
-    return structural
+    """The structural and reduction primitives (imported once, on first use: they
+    import this module)."""
+    global _STRUCTURAL
+    if _STRUCTURAL is None:
+        from types import SimpleNamespace
+
+        from . import reductions, structural
+        _STRUCTURAL = SimpleNamespace(**vars(structural), reduce_sum_p=reductions.reduce_sum_p)
+    return _STRUCTURAL
