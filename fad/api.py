@@ -156,18 +156,7 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> tuple:
     """
     leaves, in_tree = _flatten_leaves(list(primals))
     _check_differentiable(leaves, "fad.vjp")
-    out_tree: list = []
-    aux_box: list = []
-
-    def flat_fun(*flat: Any) -> list:
-        out = fun(*tree_unflatten(in_tree, flat))
-        if has_aux:
-            out, aux = _split_aux(out)
-            aux_box.append(aux)
-        out_leaves, tree = tree_flatten(out)
-        out_tree.append(tree)
-        return out_leaves
-
+    flat_fun, out_tree, aux_box = _flat_function(fun, in_tree, has_aux)
     out_primals, pull = vjp_flat(flat_fun, leaves, label=_label("vjp", fun),
                                  aux_box=aux_box)
     out_avals = [aval_of(o) for o in out_primals]
@@ -188,6 +177,24 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> tuple:
 
     out = tree_unflatten(out_tree[0], out_primals)
     return (out, vjp_fn, aux_box[0]) if has_aux else (out, vjp_fn)
+
+
+def _flat_function(fun: Callable, in_tree: Any, has_aux: bool) -> tuple:
+    """``fun`` on flat leaves, returning flat outputs; fills ``out_tree`` (and
+    ``aux_box`` when ``has_aux``) when it runs."""
+    out_tree: list = []
+    aux_box: list = []
+
+    def flat_fun(*flat: Any) -> list:
+        out = fun(*tree_unflatten(in_tree, flat))
+        if has_aux:
+            out, aux = _split_aux(out)
+            aux_box.append(aux)
+        leaves, tree = tree_flatten(out)
+        out_tree.append(tree)
+        return leaves
+
+    return flat_fun, out_tree, aux_box
 
 
 def _split_aux(out: Any) -> tuple:
@@ -304,18 +311,7 @@ def jvp(fun: Callable, primals: Sequence, tangents: Sequence, has_aux: bool = Fa
         if pa.shape != ta.shape:
             raise TypeError(f"tangent of shape {ta.shape} for a primal of shape {pa.shape}")
     t_leaves = [t if _is_float(p) else None for p, t in zip(p_leaves, t_leaves)]
-    out_tree: list = []
-    aux_box: list = []
-
-    def flat_fun(*flat: Any) -> list:
-        out = fun(*tree_unflatten(p_tree, flat))
-        if has_aux:
-            out, aux = _split_aux(out)
-            aux_box.append(aux)
-        leaves, tree = tree_flatten(out)
-        out_tree.append(tree)
-        return leaves
-
+    flat_fun, out_tree, aux_box = _flat_function(fun, p_tree, has_aux)
     outs, out_ts = jvp_flat(flat_fun, p_leaves, t_leaves, label=_label("jvp", fun),
                             aux_box=aux_box)
     out_ts = [_zeros_like(o) if t is None else t for o, t in zip(outs, out_ts)]

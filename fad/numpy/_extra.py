@@ -59,31 +59,8 @@ def _float(x: Any) -> Any:
     return promote("sin", asarray(x))[1][0]
 
 
-def _unary(prim: Any, ufunc: str, example: float = 1.0) -> Any:
-    def fn(x: Any, /, out: Any = None) -> Any:
-        _no_out(out)
-        _, (x,) = promote(ufunc, asarray(x))
-        return bind(prim, x)
-    fn.__name__ = ufunc
-    fn.__doc__ = (f"Elementwise ``{ufunc}``, as ``numpy.{ufunc}`` (differentiable).\n\n"
-                  f"    >>> import fad.numpy as fnp\n    >>> fnp.{ufunc}(fnp.full(2, {example}))"
-                  ".shape\n    (2,)\n")
-    return fn
-
-
-def _binary(prim: Any, ufunc: str) -> Any:
-    def fn(x1: Any, x2: Any, /, out: Any = None) -> Any:
-        _no_out(out)
-        _, (x, y) = promote(ufunc, operand(x1), operand(x2))
-        return bind(prim, x, y)
-    fn.__name__ = ufunc
-    fn.__doc__ = (f"Elementwise ``{ufunc}`` with NumPy broadcasting and promotion.\n\n"
-                  f"    >>> import fad.numpy as fnp\n"
-                  f"    >>> fnp.{ufunc}(fnp.ones((2, 1)), fnp.ones(3)).shape\n    (2, 3)\n")
-    return fn
-
-
 # ================================================================== elementwise
+_binary, _unary = M._binary, M._unary
 hypot = _binary(Sp.hypot_p, "hypot")
 logaddexp = _binary(Sp.logaddexp_p, "logaddexp")
 logaddexp2 = _binary(Sp.logaddexp2_p, "logaddexp2")

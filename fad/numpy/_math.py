@@ -19,7 +19,7 @@ def _ufunc_kwargs(out: Any, dtype: Any, xs: list) -> list:
     return xs if dtype is None else [cast(asarray(x), np.dtype(dtype)) for x in xs]
 
 
-def _unary(prim: Any, ufunc: str) -> Callable:
+def _unary(prim: Any, ufunc: str, example: float = 1.0) -> Callable:
     def fn(x: Any, /, out: Any = None, *, dtype: Any = None) -> Any:
         x = asarray(x)
         _, (x,) = promote(ufunc, x)
@@ -28,8 +28,8 @@ def _unary(prim: Any, ufunc: str) -> Callable:
         return bind(prim, x)
     fn.__name__ = ufunc
     fn.__doc__ = (f"Elementwise ``{ufunc}``, as ``numpy.{ufunc}`` (differentiable).\n\n"
-                  f"    >>> import fad.numpy as fnp\n    >>> fnp.{ufunc}(fnp.ones(2)).shape\n"
-                  "    (2,)\n")
+                  f"    >>> import fad.numpy as fnp\n    >>> fnp.{ufunc}(fnp.full(2, {example}))"
+                  ".shape\n    (2,)\n")
     return fn
 
 
