@@ -74,7 +74,13 @@ def _no_op(eqn: Eqn, producers: dict) -> Any:
 
 
 def _transposes(eqn: Eqn, producers: dict) -> Any:
-    """transpose(transpose(x, p1), p2) = transpose(x, p1 o p2)."""
+    """transpose(transpose(x, p1), p2) = transpose(x, p1 o p2); a transpose moving
+    only length-1 axes is a reshape."""
+    shape = eqn.invars[0].aval.shape
+    moved = [p for p in eqn.params["permutation"] if shape[p] != 1]
+    if moved == sorted(moved):
+        return eqn._replace(primitive=S.reshape_p,
+                            params={"new_sizes": eqn.outvars[0].aval.shape})
     inner = producers.get(eqn.invars[0])
     if inner is None or inner.primitive is not S.transpose_p:
         return None

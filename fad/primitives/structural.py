@@ -56,6 +56,10 @@ def transpose(x: Any, permutation: tuple) -> Any:
     permutation = tuple(int(p) for p in permutation)
     if permutation == tuple(range(len(permutation))):
         return x
+    shape = aval_of(x).shape
+    moved = [p for p in permutation if shape[p] != 1]
+    if moved == sorted(moved):  # only length-1 axes move: the same data, reshaped
+        return reshape(x, tuple(shape[p] for p in permutation))
     return bind(transpose_p, x, permutation=permutation)
 
 
