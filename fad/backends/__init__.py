@@ -65,13 +65,21 @@ def namespace_of(args: tuple | list) -> Any:
     return np if found is None else found
 
 
+_BY_NAMESPACE: dict[int, Backend] = {id(np): NUMPY}
+
+
 def backend_for(xp: Any) -> Backend:
     """The ``Backend`` object of the namespace ``xp``."""
+    b = _BY_NAMESPACE.get(id(xp))
+    if b is not None:
+        return b
     for b in _BACKENDS.values():
         if b.xp is xp:
-            return b
-    b = Backend(getattr(xp, "__name__", "array_api"), xp)
-    _BACKENDS[b.name] = b
+            break
+    else:
+        b = Backend(getattr(xp, "__name__", "array_api"), xp)
+        _BACKENDS[b.name] = b
+    _BY_NAMESPACE[id(xp)] = b
     return b
 
 

@@ -24,13 +24,19 @@ ARRAY = "<array>"
 class Indexer:
     """A hashable, printable static index; ``ARRAY`` marks an operand's slot."""
 
-    __slots__ = ("items",)
+    __slots__ = ("items", "_static")
 
     def __init__(self, items: tuple):
         self.items = tuple(("slice", i.start, i.stop, i.step) if isinstance(i, slice) else i
                            for i in items)
+        self._static = None
 
     def build(self, arrays: tuple) -> tuple:
+        if not arrays:  # no index operands: build the index once
+            if self._static is None:
+                self._static = tuple(slice(*i[1:]) if isinstance(i, tuple) else i
+                                     for i in self.items)
+            return self._static
         it = iter(arrays)
         return tuple(slice(*i[1:]) if isinstance(i, tuple) else next(it) if i is ARRAY
                      else i for i in self.items)

@@ -73,6 +73,8 @@ def _broadcast_aval(x: ShapedArray, *, shape: tuple) -> ShapedArray:
 def _broadcast_impl(xp: Any, x: Any, *, shape: tuple) -> Any:
     if isinstance(x, bool | int | float | complex):
         return xp.full(shape, x)
+    if getattr(x, "ndim", None) == 0 and math.prod(shape) <= 65536 and xp.__name__ == "numpy":
+        return xp.full(shape, x, dtype=x.dtype)  # small: filling beats NumPy's view set-up
     return xp.broadcast_to(x, shape)
 
 
