@@ -12,8 +12,8 @@ from hypothesis import HealthCheck, Phase, settings
 _COMMON = dict(derandomize=True, deadline=None, print_blob=True,
                suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much,
                                       HealthCheck.data_too_large])
-settings.register_profile("ci", max_examples=8, **_COMMON)
+settings.register_profile("ci", max_examples=6, **_COMMON)
 settings.register_profile("thorough", max_examples=200, **_COMMON)
-settings.register_profile("dev", max_examples=8, phases=[Phase.explicit, Phase.reuse,
+settings.register_profile("dev", max_examples=6, phases=[Phase.explicit, Phase.reuse,
                                                          Phase.generate], **_COMMON)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))

@@ -168,6 +168,7 @@ OPERANDS = {
     "f32": np.array([1.5, 2.0], np.float32), "f64": np.array([1.5, 2.0]),
     "i32": np.array([1, 2], np.int32), "i64": np.array([1, 2]),
     "bool": np.array([True, False]), "int": 2, "float": 2.5, "f32-0d": np.float32(1.5),
+    "f64-0d": np.float64(0.5), "i64-0d": np.int64(3),
 }
 BINARY = ["add", "subtract", "multiply", "divide", "power", "maximum", "arctan2", "equal",
           "less", "logical_and"]

@@ -59,15 +59,33 @@ def dot(a: Any, b: Any) -> Any:
 
 
 def einsum(subscripts: str, *operands: Any, optimize: Any = None) -> Any:
-    """Einstein summation (explicit or implicit output; no ``...`` yet).
+    """Einstein summation (explicit or implicit output, ``...`` for broadcast axes).
 
     >>> import fad.numpy as fnp
     >>> fnp.einsum("ij,jk->ik", fnp.ones((2, 3)), fnp.ones((3, 4))).shape
     (2, 4)
     """
     ops = _promote_all(*operands)
-    in_specs, out = C.parse_spec(subscripts, len(ops))
+    in_specs, out = C.parse_spec(_spell_ellipsis(subscripts, ops), len(ops))
     return bind(C.einsum_p, *ops, spec=",".join(in_specs) + "->" + out)
+
+
+def _spell_ellipsis(subscripts: str, ops: list) -> str:
+    """Write NumPy's ``...`` with letters the spec does not use: the broadcast
+    dimensions, right-aligned across operands as NumPy aligns them."""
+    spec = subscripts.replace(" ", "")
+    if "..." not in spec:
+        return spec
+    ins, arrow, out = spec.partition("->")
+    in_specs = ins.split(",")
+    free = [c for c in "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ" if c not in spec]
+    widths = [op.ndim - len(s) + 3 if "..." in s else 0 for s, op in zip(in_specs, ops)]
+    batch = "".join(free[:max(widths)])
+    in_specs = [s.replace("...", batch[len(batch) - w:]) for s, w in zip(in_specs, widths)]
+    if not arrow:  # implicit output: the broadcast dimensions, then the lone letters
+        letters = ins.replace(".", "").replace(",", "")
+        out = "..." + "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
+    return ",".join(in_specs) + "->" + out.replace("...", batch)
 
 
 def outer(a: Any, b: Any) -> Any:
