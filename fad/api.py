@@ -166,11 +166,18 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> tuple:
         if ct_tree != out_tree[0]:
             raise TypeError(f"vjp_fn expects a cotangent with the structure of the "
                             f"output {out_tree[0]!r}, got {ct_tree!r}")
-        ct_leaves = [asarray(c) for c in ct_leaves]
+        # a Python scalar cotangent is weakly typed: it takes the output's dtype
+        ct_leaves = [asarray(c, a.dtype) if type(c) in (int, float, complex) else asarray(c)
+                     for c, a in zip(ct_leaves, out_avals)]
         for c, a in zip(ct_leaves, out_avals):
-            if aval_of(c).shape != a.shape:
-                raise TypeError(f"vjp_fn: cotangent of shape {aval_of(c).shape} for an "
+            ca = aval_of(c)
+            if ca.shape != a.shape:
+                raise TypeError(f"vjp_fn: cotangent of shape {ca.shape} for an "
                                 f"output of shape {a.shape} ({a.str_short()})")
+            if ca.dtype != a.dtype:
+                raise TypeError(f"vjp_fn: cotangent of dtype {ca.dtype} for an output of "
+                                f"dtype {a.dtype} ({a.str_short()}); cast it with "
+                                f".astype({a.dtype.name!r})")
         cts = pull(ct_leaves)
         grads = [_zeros_like(x) if g is None else g for g, x in zip(cts, leaves)]
         return tuple(tree_unflatten(in_tree, grads))

@@ -229,7 +229,8 @@ def pp_jaxpr(jaxpr: Jaxpr, indent: int = 0) -> str:
     pad = " " * indent
     consts = " ".join(binder(v) for v in jaxpr.constvars)
     ins = " ".join(binder(v) for v in jaxpr.invars)
-    lines = [f"{pad}{{ lambda {consts}{' ' if consts else ''}; {ins}. let"]
+    head = f"{{ lambda {consts}; {ins}. let"
+    eqns = []
     for eqn in jaxpr.eqns:
         outs = " ".join(binder(v) for v in eqn.outvars)
         params = ""
@@ -238,7 +239,11 @@ def pp_jaxpr(jaxpr: Jaxpr, indent: int = 0) -> str:
                 f"{k}={pp_param(v)}" for k, v in eqn.params.items()
                 if not callable(v) or isinstance(v, ClosedJaxpr | Jaxpr)) + "]"
         args = " ".join(name(a) for a in eqn.invars)
-        lines.append(f"{pad}    {outs} = {eqn.primitive.name}{params} {args}".rstrip())
+        eqns.append(f"{outs} = {eqn.primitive.name}{params} {args}".rstrip())
     outs = ", ".join(name(v) for v in jaxpr.outvars)
-    lines.append(f"{pad}  in ({outs}{',' if len(jaxpr.outvars) == 1 else ''}) }}")
+    tail = f"in ({outs}{',' if len(jaxpr.outvars) == 1 else ''}) }}"
+    one_line = f"{head} {'; '.join(eqns)} {tail}"
+    if len(pad) + len(one_line) <= 80:  # JAX's printer keeps a short program on one line
+        return pad + one_line
+    lines = [pad + head] + [f"{pad}    {e}" for e in eqns] + [f"{pad}  {tail}"]
     return "\n".join(lines)
