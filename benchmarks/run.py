@@ -94,16 +94,19 @@ class Contender:
     tracemalloc: bool = True  # NumPy-based: its memory is visible to tracemalloc
     skip: str = ""
     error: str = ""  # setting the contender up failed (reported as an error)
+    compiles: bool = False  # jitted: the first call traces and compiles (time it, report it)
+    first_call_s: float | None = None  # set by verify(): time of the first (warm-up) call
 
 
-def guarded(name: str, setup: Callable[[], Callable[[], Any]], tracemalloc: bool = True
-            ) -> Contender:
+def guarded(name: str, setup: Callable[[], Callable[[], Any]], tracemalloc: bool = True,
+            compiles: bool = False) -> Contender:
     """A contender whose set-up may fail (a library under construction): the
     failure is reported in the table instead of aborting the run."""
     try:
-        return Contender(name, setup(), tracemalloc)
+        return Contender(name, setup(), tracemalloc, compiles=compiles)
     except Exception as exc:  # noqa: BLE001 - report the failure, keep benchmarking
-        return Contender(name, None, tracemalloc, error=describe(exc, "set-up"))
+        return Contender(name, None, tracemalloc, error=describe(exc, "set-up"),
+                         compiles=compiles)
 
 
 def describe(exc: BaseException, when: str) -> str:
@@ -218,6 +221,17 @@ def fad_contender(name: str, grad_fn: Callable, *args: Any) -> Contender:
     return Contender(name, lambda: grad_fn(*args))
 
 
+def jit_contender(name: str, fn: Callable, *args: Any) -> Contender:
+    """``j = fad.jit(fn)`` built once; ``j(*args)`` per call.  The first call
+    (the gradient check, before any timing) traces, optimises and compiles; its
+    time is reported in the note column, the timed calls run the cached program."""
+    return guarded(name, lambda: _bind_args(fad.jit(fn), args), compiles=True)
+
+
+def _bind_args(fn: Callable, args: tuple) -> Callable[[], Any]:
+    return lambda: fn(*args)
+
+
 def autograd_contender(build: Callable[[], Callable[[], Any]]) -> Contender:
     """``build()`` returns the zero-argument gradient call (only run if autograd exists)."""
     if autograd is None:
@@ -262,6 +276,14 @@ def facade_contender(loss: Callable, params: Any, *consts: Any) -> Contender:
 def torch_contender(loss: Callable, params: Any, *consts: Any) -> Contender:
     return torchlike_contender(torch, "torch", loss, params, *consts,
                                skip=missing(torch, "torch"))
+
+
+def torch_func_contender(build: Callable[[], Callable[[], Any]]) -> Contender:
+    """A ``torch.func`` transformation (vmap, grad, jacrev): ``build()`` returns the
+    zero-argument call; skipped without torch."""
+    if torch is None:
+        return Contender("torch.func", None, tracemalloc=False, skip=missing(torch, "torch"))
+    return guarded("torch.func", build, tracemalloc=False)
 
 
 # ====================================================================== bar helpers
@@ -349,6 +371,15 @@ def mlp_data(sizes: tuple, batch: int, seed: int = 0) -> tuple:
     return params, x, y
 
 
+def mlp_shape(size: str) -> tuple[tuple, int]:
+    """(layer sizes, batch) of the mlp cases."""
+    return ((8, 6, 5, 3), 4) if size == "tiny" else ((784, 512, 512, 10), 128)
+
+
+def mlp_loss_fad(params: list, x: Any, y: Any) -> Any:
+    return mlp_loss(fnp, fad.stop_gradient, params, x, y)
+
+
 def mlp_bars(results: list[dict]) -> list[Bar]:
     return [ratio_bar(results, "fad", 1.3), ratio_bar(results, "fad.torch", 1.3)]
 
@@ -359,9 +390,9 @@ def mlp_case(size: str) -> list[Problem]:
     cross-entropy on integer labels; gradient w.r.t. a list-of-dicts pytree of
     parameters.  fad: ``fad.grad(loss)(params, x, y)``; autograd: ``grad``;
     torch eager and the fad.torch facade: ``F.cross_entropy(...).backward()``."""
-    sizes, batch = ((8, 6, 5, 3), 4) if size == "tiny" else ((784, 512, 512, 10), 128)
+    sizes, batch = mlp_shape(size)
     params, x, y = mlp_data(sizes, batch)
-    fad_grad = fad.grad(lambda p, x, y: mlp_loss(fnp, fad.stop_gradient, p, x, y))
+    fad_grad = fad.grad(mlp_loss_fad)
     contenders = [
         Contender("numpy", lambda: mlp_grad_numpy(params, x, y)),
         fad_contender("fad", fad_grad, params, x, y),
@@ -620,23 +651,231 @@ def big_elementwise_case(size: str) -> list[Problem]:
     return [Problem(f"float32[{n}]", contenders, rtol=2e-3)]
 
 
+# ====================================================================== jit, vmap, jacrev, facade
+# The cases below (issue 5) time fad's compiled and batched transformations.
+# Contender names: "fad" is always the transformation *without* jit (each call
+# traces, transforms and evaluates), "fad jit" the same function under
+# ``fad.jit`` (compiled on its first call, which is the gradient check, before
+# any timing; the note column gives that first call's time).
+def jit_speedup_bar(results: list[dict], limit: float) -> Bar:
+    """'fad jit' costs at most ``limit`` times 'fad' (the un-jitted call) per call.
+
+    The quotient of the two same-round ratios to NumPy, so that a change of load
+    between rounds cancels."""
+    text = f"fad jit time ≤ {limit}x un-jitted fad"
+    j, g = find(results, 0, "fad jit"), find(results, 0, "fad")
+    if not j or j.get("ratio") is None or not g or g.get("ratio") is None:
+        return Bar(text, "not measured", None)
+    q = j["ratio"] / g["ratio"]
+    return Bar(text, f"{q:.3f}x ({fmt_time(j['time_s'])} vs {fmt_time(g['time_s'])})",
+               q <= limit)
+
+
+@case("mlp_jit", bars=lambda res: [ratio_bar(res, "fad jit", 1.05)])
+def mlp_jit_case(size: str) -> list[Problem]:
+    """The mlp case's training step (same data, same loss function, same NumPy
+    reference) compiled: ``fad.jit(fad.grad(loss))(params, x, y)``, against
+    hand-written NumPy; un-jitted ``fad.grad`` for reference.  Measures what is
+    left of fad's cost once tracing and differentiation are out of the loop."""
+    sizes, batch = mlp_shape(size)
+    params, x, y = mlp_data(sizes, batch)
+    contenders = [
+        Contender("numpy", lambda: mlp_grad_numpy(params, x, y)),
+        jit_contender("fad jit", fad.grad(mlp_loss_fad), params, x, y),
+        fad_contender("fad", fad.grad(mlp_loss_fad), params, x, y),
+    ]
+    return [Problem(f"{'-'.join(map(str, sizes))}, batch {batch}", contenders, rtol=2e-3)]
+
+
+def chain100_jit_bars(results: list[dict]) -> list[Bar]:
+    return [jit_speedup_bar(results, 0.3), ratio_bar(results, "fad jit", 2.0)]
+
+
+@case("chain100_jit", bars=chain100_jit_bars)
+def chain100_jit_case(size: str) -> list[Problem]:
+    """The chain100 function (100 elementwise ops on a float64 16-vector, then
+    sum) compiled: ``fad.jit(fad.grad(f))(x)``, against hand-written NumPy and
+    the un-jitted ``fad.grad(f)`` timed in the same rounds.  Overhead-bound: how
+    much of fad's per-op cost jit removes (µs/op = time per call / 100)."""
+    reps = 2 if size == "tiny" else 25
+    x = np.linspace(-1.0, 1.0, 16)
+    f = lambda x: chain(fnp, x, reps)
+    contenders = [
+        Contender("numpy", lambda: chain_grad_numpy(x, reps)),
+        jit_contender("fad jit", fad.grad(f), x),
+        fad_contender("fad", fad.grad(f), x),
+    ]
+    return [Problem(f"{4 * reps} ops, float64[16]", contenders, n_ops=4 * reps)]
+
+
+def logistic_loss(w: Any, x: Any, y: Any) -> Any:
+    """Binary cross-entropy with logits of one example (x a feature vector)."""
+    return fad.nn.binary_cross_entropy_with_logits(x @ w, y)
+
+
+def per_example_grads_numpy(w: np.ndarray, X: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Closed form: d/dw [softplus(x·w) - y x·w] = (sigmoid(x·w) - y) x, per row."""
+    return (1.0 / (1.0 + np.exp(-(X @ w))) - y)[:, None] * X
+
+
+def torch_per_example(w: np.ndarray, X: np.ndarray, y: np.ndarray) -> Callable[[], Any]:
+    """``torch.func.vmap(torch.func.grad(loss), in_dims=(None, 0, 0))``."""
+    from torch.func import grad, vmap
+
+    bce = torch.nn.functional.binary_cross_entropy_with_logits
+    g = vmap(grad(lambda w, x, y: bce(x @ w, y)), in_dims=(None, 0, 0))
+    tw, tX, ty = (torch.tensor(a) for a in (w, X, y))
+    return lambda: g(tw, tX, ty)
+
+
+def per_example_bars(results: list[dict]) -> list[Bar]:
+    return [ratio_bar(results, "fad", 1.5), ratio_bar(results, "fad jit", 1.5)]
+
+
+@case("per_example", bars=per_example_bars)
+def per_example_case(size: str) -> list[Problem]:
+    """Per-example gradients of logistic regression, 256 examples x 100
+    features, float64: ``fad.vmap(fad.grad(loss), in_axes=(None, 0, 0))(w, X, y)``
+    with ``loss = fad.nn.binary_cross_entropy_with_logits(x @ w, y)``, against
+    the hand-written closed form ``(sigmoid(X @ w) - y)[:, None] * X``; the same
+    under ``fad.jit`` and torch's ``torch.func.vmap(torch.func.grad(...))`` for
+    reference.  The bar is on the un-jitted vmap; jit is shown against it too."""
+    m, d = (8, 5) if size == "tiny" else (256, 100)
+    rng = np.random.default_rng(3)
+    X, w = rng.standard_normal((m, d)), 0.1 * rng.standard_normal(d)
+    y = (rng.random(m) < 0.5).astype(np.float64)
+    per_example = fad.vmap(fad.grad(logistic_loss), in_axes=(None, 0, 0))
+    contenders = [
+        Contender("numpy", lambda: per_example_grads_numpy(w, X, y)),
+        fad_contender("fad", per_example, w, X, y),
+        jit_contender("fad jit", per_example, w, X, y),
+        torch_func_contender(lambda: torch_per_example(w, X, y)),
+    ]
+    return [Problem(f"{m} x {d}, float64", contenders, rtol=1e-8)]
+
+
+def big_jit_bars(results: list[dict]) -> list[Bar]:
+    return [ratio_bar(results, "fad jit", 1.1),
+            ratio_bar(results, "fad jit", 1.0, what="memory")]
+
+
+@case("big_elementwise_jit", bars=big_jit_bars)
+def big_elementwise_jit_case(size: str) -> list[Problem]:
+    """The big_elementwise function (10 elementwise ops and a sum on a
+    4M-element float32 vector, bandwidth-bound) compiled:
+    ``fad.jit(fad.grad(f))(x)``; time and peak memory (tracemalloc) against plain
+    hand-written NumPy, with the in-place NumPy version and un-jitted
+    ``fad.grad`` for reference."""
+    n = {"full": 2**22, "quick": 2**18, "tiny": 64}[size]
+    x = np.random.default_rng(2).uniform(-2, 2, n).astype(np.float32)
+    f = lambda x: big_chain(fnp, x)
+    contenders = [
+        Contender("numpy", lambda: big_chain_grad_numpy(x)),
+        Contender("numpy in-place", lambda: big_chain_grad_numpy_inplace(x)),
+        jit_contender("fad jit", fad.grad(f), x),
+        fad_contender("fad", fad.grad(f), x),
+    ]
+    return [Problem(f"float32[{n}]", contenders, rtol=2e-3)]
+
+
+@case("hvp_jit", bars=lambda res: [ratio_bar(res, "fad jit", 1.0)])
+def hvp_jit_case(size: str) -> list[Problem]:
+    """The hvp case's Hessian-vector product of the 10,000-d Rosenbrock function
+    (float64) compiled: ``fad.jit(lambda x, v: fad.jvp(fad.grad(f), (x,),
+    (v,))[1])``, against the closed-form NumPy HVP (the Hessian is tridiagonal);
+    the un-jitted forward-over-reverse HVP for reference."""
+    n = 10 if size == "tiny" else 10_000
+    rng = np.random.default_rng(1)
+    x, v = rng.uniform(-1.5, 1.5, n), rng.standard_normal(n)
+    f = lambda x: rosenbrock(fnp, x)
+    hvp = lambda x, v: fad.jvp(fad.grad(f), (x,), (v,))[1]
+    contenders = [
+        Contender("numpy", lambda: rosenbrock_hvp_numpy(x, v)),
+        jit_contender("fad jit", hvp, x, v),
+        fad_contender("fad", hvp, x, v),
+    ]
+    return [Problem(f"n = {n}, float64", contenders, rtol=1e-8)]
+
+
+def tanh_layer_jacobian_numpy(A: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """Jacobian of ``tanh(A @ x)``: row i is (1 - t_i^2) A[i]."""
+    t = np.tanh(A @ x)
+    return (1 - t**2)[:, None] * A
+
+
+def torch_jacrev(A: np.ndarray, x: np.ndarray) -> Callable[[], Any]:
+    """``torch.func.jacrev(lambda x: torch.tanh(A @ x))(x)``."""
+    from torch.func import jacrev
+
+    tA, tx = torch.tensor(A), torch.tensor(x)
+    j = jacrev(lambda x: torch.tanh(tA @ x))
+    return lambda: j(tx)
+
+
+@case("jacrev_jit", bars=lambda res: [ratio_bar(res, "fad jit", 6.7)])
+def jacrev_jit_case(size: str) -> list[Problem]:
+    """Full 200x200 Jacobian of ``f(x) = tanh(A @ x)`` (A a fixed 200x200
+    float64 matrix) by ``fad.jit(fad.jacrev(f))(x)``, against the hand-written
+    ``(1 - t**2)[:, None] * A``; un-jitted ``fad.jacrev(f)`` and
+    ``torch.func.jacrev`` for reference."""
+    n = 6 if size == "tiny" else 200
+    rng = np.random.default_rng(4)
+    A, x = rng.standard_normal((n, n)) / np.sqrt(n), rng.standard_normal(n)
+    f = lambda x: fnp.tanh(A @ x)
+    contenders = [
+        Contender("numpy", lambda: tanh_layer_jacobian_numpy(A, x)),
+        jit_contender("fad jit", fad.jacrev(f), x),
+        fad_contender("fad", fad.jacrev(f), x),
+        torch_func_contender(lambda: torch_jacrev(A, x)),
+    ]
+    return [Problem(f"{n}x{n}, float64", contenders, rtol=1e-8)]
+
+
+@case("facade_chain")
+def facade_chain_case(size: str) -> list[Problem]:
+    """The chain100 function (100 elementwise ops on a float64 16-vector, then
+    sum) written once against the PyTorch API and run through the fad.torch
+    facade (``import fad.torch as torch``: leaf tensor with requires_grad,
+    forward, ``.backward()``, read ``.grad``) and through real PyTorch eager,
+    beside hand-written NumPy.  Pure per-op overhead of the stateful facade:
+    read the µs/op column (time per call / 100).  No bar."""
+    reps = 2 if size == "tiny" else 25
+    x = np.linspace(-1.0, 1.0, 16)
+    loss = lambda T, x: chain(T, x, reps)
+    contenders = [
+        Contender("numpy", lambda: chain_grad_numpy(x, reps)),
+        facade_contender(loss, x),
+        torch_contender(loss, x),
+    ]
+    return [Problem(f"{4 * reps} ops, float64[16]", contenders, n_ops=4 * reps)]
+
+
 # ====================================================================== measuring
 def verify(problem: Problem) -> dict[str, str]:
     """Status per contender: 'ok', 'skipped: ...', 'error: ...' or 'WRONG: ...'."""
-    ref = problem.contenders[0].fn()
+    ref = first_call(problem.contenders[0])
     status = {problem.contenders[0].name: "ok"}
     for c in problem.contenders[1:]:
         if c.skip or c.error:
             status[c.name] = f"skipped: {c.skip}" if c.skip else c.error
             continue
         try:
-            got = c.fn()
+            got = first_call(c)
         except Exception as exc:  # noqa: BLE001 - report the failure, keep benchmarking
             status[c.name] = describe(exc, "gradient call")
             continue
         bad = mismatch(ref, got, problem.rtol)
         status[c.name] = f"WRONG: {bad}" if bad else "ok"
     return status
+
+
+def first_call(c: Contender) -> Any:
+    """The contender's first call (for a jitted one: trace, optimise, compile, run),
+    timed; it is also the first warm-up call."""
+    t0 = time.perf_counter()
+    out = c.fn()
+    c.first_call_s = time.perf_counter() - t0
+    return out
 
 
 def time_calls(fn: Callable[[], Any], number: int) -> float:
@@ -690,6 +929,8 @@ def run_problem(problem: Problem, s: Settings) -> dict:
         row: dict[str, Any] = {"name": c.name, "status": status[c.name]}
         if c.name in samples:
             row.update(time_figures(samples[c.name], samples[ref], problem.n_ops))
+        if c.compiles and c.first_call_s is not None:
+            row["first_call_s"] = c.first_call_s
         rows.append(row)
     if problem.memory:
         add_memory(rows, problem, live)
@@ -786,6 +1027,8 @@ def markdown(cases: list[dict]) -> str:
         for p in c["problems"]:
             for r in p["contenders"]:
                 note = "" if r["status"] == "ok" else shorten(r["status"])
+                if not note and r.get("first_call_s") is not None:
+                    note = f"first call (trace + compile): {fmt_time(r['first_call_s'])}"
                 lines.append(
                     f"| {c['name']} | {p['label']} | {r['name']} | {fmt_time(r.get('time_s'))} "
                     f"| {fmt_ratio(r)} | {fmt(r.get('us_per_op'), '.2f')} "
