@@ -97,9 +97,11 @@ defjvp(softplus_p, lambda g, ans, x: g * bind(logistic_p, x))
 
 
 def _logistic(xp: Any, x: Any) -> Any:
-    # exp of a non-positive number only: finite for every x
-    e = xp.exp(-xp.abs(x))
-    return xp.where(x >= 0, 1 / (1 + e), e / (1 + e))
+    # 1 / (1 + e^-x) = exp(-softplus(-x)), with softplus(-x) = logaddexp(0, -x): finite
+    # for every x and accurate in relative terms on both tails
+    return xp.exp(-xp.logaddexp(0.0, -x)) if hasattr(xp, "logaddexp") else \
+        xp.where(x >= 0, 1 / (1 + xp.exp(-xp.abs(x))),
+                 xp.exp(-xp.abs(x)) / (1 + xp.exp(-xp.abs(x))))
 
 
 def rsqrt(x: Any) -> Any:
