@@ -926,3 +926,26 @@ def test_data_loader_and_clip_grad_norm() -> None:
     total = torch.nn.utils.clip_grad_norm_([w], 1.0)
     assert total.item() == pytest.approx(20.0)
     assert np.linalg.norm(arr(w.grad)) == pytest.approx(1.0, rel=1e-5)
+
+
+def test_autograd_function_is_a_custom_vjp_under_fad_transformations():
+    """Inside fad.grad / jit / vmap a Function's backward is the derivative used."""
+    import fad
+    import fad.numpy as fnp
+
+    class Clip(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x * 1.0
+
+        @staticmethod
+        def backward(ctx, g):
+            return g.clamp(-1, 1)
+
+    f = lambda a: fnp.sum(fnp.asarray(Clip.apply(torch.as_tensor(a))) * 5.0)
+    a = np.array([3.0, -2.0])
+    assert float(f(a)) == 5.0
+    np.testing.assert_array_equal(fad.grad(f)(a), [1.0, 1.0])
+    np.testing.assert_array_equal(fad.jit(fad.grad(f))(a), [1.0, 1.0])
+    np.testing.assert_array_equal(fad.vmap(fad.grad(f))(np.stack([a, -a])), np.ones((2, 2)))

@@ -13,6 +13,7 @@ from typing import Any, Iterator
 import numpy as np
 
 from ..backends import namespace_of
+from ..core.trace import Tracer
 from . import _dtype
 from ._grad_mode import (
     GRAD_ENABLED,
@@ -280,6 +281,8 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
 
     @classmethod
     def apply(cls, *args: Any, **kwargs: Any) -> Any:
+        if any(isinstance(a, Tensor) and isinstance(a._value, Tracer) for a in args):
+            return _apply_under_transformation(cls, args, kwargs)
         node = cls._backward_cls.__new__(cls._backward_cls)
         grad_on = GRAD_ENABLED.get()
         needs = tuple(isinstance(a, Tensor) and a._requires_grad and grad_on for a in args)
@@ -329,6 +332,55 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
         node._n_out = nr
         node._out_meta = meta
         return tuple(new_outs) if is_tuple else new_outs[0]
+
+
+def _apply_under_transformation(cls: Any, args: tuple, kwargs: dict) -> Any:
+    """``Function.apply`` on values traced by a fad transformation (``fad.grad``,
+    ``fad.jit``...): the Function becomes a ``fad.custom_vjp``, so its ``backward``
+    is the derivative every transformation uses."""
+    from ..custom import custom_vjp
+    pos = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
+    shape: list = []
+
+    def forward(ctx: Any, vals: tuple) -> Any:
+        full = list(args)
+        for i, v in zip(pos, vals):
+            full[i] = wrap(v)
+        ctx.needs_input_grad = tuple(isinstance(a, Tensor) for a in full)
+        token = GRAD_ENABLED.set(False)
+        try:
+            if cls.setup_context is not Function.setup_context:
+                out = cls.forward(*full, **kwargs)
+                cls.setup_context(ctx, tuple(full), out)
+            else:
+                out = cls.forward(ctx, *full, **kwargs)
+        finally:
+            GRAD_ENABLED.reset(token)
+        outs = out if isinstance(out, tuple) else (out,)
+        shape[:] = [isinstance(out, tuple)]
+        return tuple(o._value if isinstance(o, Tensor) else o for o in outs)
+
+    def fun(*vals: Any) -> tuple:
+        return forward(cls._backward_cls.__new__(cls._backward_cls), vals)
+
+    def fwd(*vals: Any) -> tuple:
+        ctx = cls._backward_cls.__new__(cls._backward_cls)
+        return forward(ctx, vals), (ctx, vals)
+
+    def bwd(res: tuple, cts: tuple) -> tuple:
+        ctx, vals = res
+        grads = cls.backward(ctx, *[wrap(c) for c in cts])
+        grads = grads if isinstance(grads, tuple) else (grads,)
+        picked = [grads[i] if i < len(grads) else None for i in pos]
+        from .. import numpy as fnp
+        return tuple(fnp.zeros_like(v) if g is None else
+                     (g._value if isinstance(g, Tensor) else g) for g, v in zip(picked, vals))
+
+    rule = custom_vjp(fun)
+    rule.defvjp(fwd, bwd)
+    outs = rule(*[args[i]._value for i in pos])
+    res = tuple(wrap(o) if o is not None else None for o in outs)
+    return res if shape and shape[0] else res[0]
 
 
 class InplaceFunction(Function):
