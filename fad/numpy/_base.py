@@ -120,3 +120,10 @@ _SPECIAL = frozenset({"divide", "true_divide", "logical_and", "logical_or",
 
 def is_inexact(dtype: Any) -> bool:
     return np.dtype(dtype).kind in "fc"
+
+
+def no_out(out: Any) -> None:
+    """fad arrays are immutable: NumPy's ``out=`` is rejected with a clear message."""
+    if out is not None:
+        raise TypeError("fad.numpy does not support out=: arrays are immutable here; "
+                        "use the returned value")

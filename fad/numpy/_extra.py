@@ -46,12 +46,7 @@ from . import _math as M
 from . import _reductions as R
 from . import _shape as S
 from ._base import asarray, cast, dtype_of, operand, promote
-
-
-def _no_out(out: Any) -> None:
-    if out is not None:
-        raise TypeError("fad.numpy does not support out=: arrays are immutable here; "
-                        "use the returned value")
+from ._base import no_out as _no_out
 
 
 def _float(x: Any) -> Any:

@@ -8,14 +8,12 @@ import numpy as np
 
 from ..core.trace import bind
 from ..primitives import elementwise as E
-from ._base import asarray, cast, operand, promote
+from ._base import asarray, cast, no_out, operand, promote
 
 
 def _ufunc_kwargs(out: Any, dtype: Any, xs: list) -> list:
     """NumPy's ``out=`` (rejected: arrays are immutable) and ``dtype=`` (compute in it)."""
-    if out is not None:
-        raise TypeError("fad.numpy does not support out=: arrays are immutable here; "
-                        "use the returned value")
+    no_out(out)
     return xs if dtype is None else [cast(asarray(x), np.dtype(dtype)) for x in xs]
 
 

@@ -12,6 +12,7 @@ from ..primitives import reductions as R
 from ..primitives.shapes import normalize_axes
 from ..primitives.structural import reshape
 from ._base import asarray, cast, dtype_of
+from ._base import no_out as _no_out
 from ._math import divide, multiply, sqrt, subtract
 
 
@@ -22,12 +23,6 @@ def _reduce(prim: Any, x: Any, axis: Any, keepdims: bool) -> Any:
     if keepdims:
         out = reshape(out, R.keepdims_shape(shape, axes))
     return out
-
-
-def _no_out(out: Any) -> None:
-    if out is not None:
-        raise TypeError("fad.numpy does not support out=: arrays are immutable here; "
-                        "use the returned value")
 
 
 def sum(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
