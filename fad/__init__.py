@@ -19,6 +19,9 @@ from . import lax
 from .vmap import vmap
 from .core.errors import ConcretizationError, ShapeError, UnexpectedTracerError
 from .core.ir import ClosedJaxpr, Jaxpr, ShapedArray
+from .backends.malloc import tune_malloc_once as _tune_malloc_once
+
+_tune_malloc_once()  # keep freed memory for the next call (glibc; FAD_TUNE_MALLOC=0: don't)
 
 __version__ = "0.1.0"
 

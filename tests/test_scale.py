@@ -142,3 +142,34 @@ def test_repeated_grad_does_not_grow_memory():
     finally:
         tracemalloc.stop()
     assert after - before < 32 * 1024, f"grew by {after - before} bytes over 10,000 calls"
+
+
+def _rosenbrock_hvp(x, v):
+    f = lambda x: fnp.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1]) ** 2)
+    return fad.jvp(fad.grad(f), (x,), (v,))[1]
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="glibc's malloc only")
+def test_import_keeps_freed_memory_for_the_next_call():
+    """fad.backends.malloc: repeated un-jitted calls reuse the heap they freed
+    instead of page-faulting it back in (about 200 faults per call before)."""
+    import os
+    import resource
+
+    from fad.backends import malloc
+    if os.environ.get("FAD_TUNE_MALLOC") == "0" or not malloc._done or not malloc._done[0]:
+        pytest.skip("malloc tuning is off or not glibc")
+    x, v = np.linspace(-1, 1, 10_000), np.ones(10_000)
+    for _ in range(100):  # the heap grows to its working size
+        _rosenbrock_hvp(x, v)
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+    for _ in range(100):
+        _rosenbrock_hvp(x, v)
+    faults = (resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before) / 100
+    assert faults < 20, f"{faults} page faults per call"
+
+
+def test_tune_malloc_respects_the_users_settings(monkeypatch):
+    from fad.backends.malloc import tune_malloc
+    monkeypatch.setenv("MALLOC_TRIM_THRESHOLD_", "1000000")
+    assert tune_malloc() is False

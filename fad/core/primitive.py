@@ -17,6 +17,7 @@ from .trace import bind
 
 REGISTRY: dict[str, "Primitive"] = {}
 _NUMPY_OR_SCALAR = frozenset({np.ndarray, float, int, bool, complex, np.float64, np.float32})
+_PY_SCALARS = frozenset({float, int, bool, complex})
 
 
 class Primitive:
@@ -47,12 +48,16 @@ class Primitive:
         self.simplify: Callable | None = None # algebraic identities (jit's optimiser)
         self.kernel: Callable | None = None   # kernel(xp, **params) -> fast callable
         self.fresh_output = False             # kernel allocates its result, takes out=
+        self.numpy_fn: Callable | None = None # NumPy's function, when it takes no params
         REGISTRY[name] = self
 
     def impl(self, *args: Any, **params: Any) -> Any:
-        if args and type(args[0]) is np.ndarray and (len(args) == 1 or type(
-                args[-1]) in _NUMPY_OR_SCALAR):
-            return self._impl(np, *args, **params)  # the common case, decided fast
+        # the common case, decided fast: NumPy arrays (with a scalar or array last)
+        t0 = type(args[0]) if args else None
+        if (t0 is np.ndarray and (len(args) == 1 or type(args[-1]) in _NUMPY_OR_SCALAR)) \
+                or (t0 in _PY_SCALARS and type(args[-1]) is np.ndarray):
+            fn = self.numpy_fn
+            return fn(*args) if fn is not None else self._impl(np, *args, **params)
         return self._impl(namespace_of(args), *args, **params)
 
     def bind(self, *args: Any, **params: Any) -> Any:

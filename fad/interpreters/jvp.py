@@ -23,10 +23,16 @@ class JVPTrace(Trace):
     differentiates = True
 
     def process_primitive(self, prim: Any, args: Any, params: dict) -> Any:
-        ours = [type(a) is JVPTracer and a._trace is self for a in args]
-        primals = [a.primal if o else a for a, o in zip(args, ours)]
-        tangents = [a.tangent if o else None for a, o in zip(args, ours)]
-        any_tangent = any(t is not None for t in tangents)
+        primals, tangents, any_tangent = [], [], False
+        for a in args:  # one pass: this runs for every operation under jvp
+            if type(a) is JVPTracer and a._trace is self:
+                primals.append(a.primal)
+                t = a.tangent
+                tangents.append(t)
+                any_tangent = any_tangent or t is not None
+            else:
+                primals.append(a)
+                tangents.append(None)
         if not any_tangent:
             out = prim.bind(*primals, **params)
             if prim.multiple_results:

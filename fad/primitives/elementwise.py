@@ -33,6 +33,7 @@ def _ufunc_kernel(prim: Primitive, xp_name: str) -> None:
     result and accepts ``out=`` (NumPy and CuPy ufuncs)."""
     prim.kernel = lambda xp: getattr(xp, xp_name)
     prim.fresh_output = True
+    prim.numpy_fn = getattr(np, xp_name)
 
 
 def unary(name: str, xp_name: str, partial: Callable | None, out_dtype: Any = None
@@ -98,7 +99,9 @@ defjvp(softplus_p, lambda g, ans, x: g * bind(logistic_p, x))
 
 def _logistic(xp: Any, x: Any) -> Any:
     # 1 / (1 + e^-x) = exp(-softplus(-x)), with softplus(-x) = logaddexp(0, -x): finite
-    # for every x and accurate in relative terms on both tails
+    # for every x and accurate in relative terms on both tails (complex x: the formula)
+    if np.dtype(str(x.dtype).split(".")[-1]).kind == "c":
+        return 1 / (1 + xp.exp(-x))
     return xp.exp(-xp.logaddexp(0.0, -x)) if hasattr(xp, "logaddexp") else \
         xp.where(x >= 0, 1 / (1 + xp.exp(-xp.abs(x))),
                  xp.exp(-xp.abs(x)) / (1 + xp.exp(-xp.abs(x))))

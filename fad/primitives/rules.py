@@ -28,11 +28,10 @@ def defjvp(prim: Primitive, *partials: Callable | None, elementwise: bool = True
         ans = bind(prim, *primals, **params)
         out_t = None
         for partial, g in zip(partials, tangents):
-            if g is None or partial is None:
-                continue
-            contribution = partial(g, ans, *primals, **params)
-            out_t = contribution if out_t is None else out_t + contribution
-        if out_t is not None:
+            if g is not None and partial is not None:
+                contribution = partial(g, ans, *primals, **params)
+                out_t = contribution if out_t is None else out_t + contribution
+        if out_t is not None and (shape_of(out_t) != shape_of(ans) or out_t.dtype != ans.dtype):
             out_t = match_shape(out_t, ans)
         return ans, out_t
     prim.jvp = jvp
