@@ -359,10 +359,9 @@ def linearize(fun: Callable, *primals: Any) -> tuple:
 # ---------------------------------------------------------------- Jacobians
 def _basis(x: Any) -> Any:
     """The identity, shaped ``(x.size,) + x.shape``: one one-hot tangent per row."""
+    from .primitives.structural import eye_like, reshape
     aval = aval_of(x)
-    xp = _xp_of(x)
-    eye = xp.eye(aval.size, dtype=getattr(xp, aval.dtype.name))
-    return xp.reshape(eye, (aval.size,) + aval.shape)
+    return reshape(eye_like(x, aval.size), (aval.size,) + aval.shape)
 
 
 def _jacobian(fun: Callable, argnums: int | Sequence[int], mode: str) -> Callable:

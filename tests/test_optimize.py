@@ -309,6 +309,54 @@ def test_simplify_sum_of_a_broadcast_scalar():
     assert_same_program(closed, got, np.float64(2.5))
 
 
+def test_simplify_unit_axes_round_trip_is_a_transpose():
+    """reshape(transpose(reshape(x))) adding then dropping length-1 axes (vmap's
+    leftovers around a batched matmul) is one transpose, or nothing."""
+    b = Builder()
+    x = Var(aval(2, 3))
+    k = b("reshape", x, new_sizes=(2, 3, 1))
+    out = b("reshape", b("transpose", k, permutation=(1, 2, 0)), new_sizes=(3, 2))
+    same = b("reshape", b("transpose", k, permutation=(2, 0, 1)), new_sizes=(2, 3))
+    closed = b.close([x], [out, same])
+    got = O.simplify(closed)
+    assert prims(got) == ["transpose"] and got.jaxpr.outvars[1] is x
+    assert_same_program(closed, got, np.arange(6.0).reshape(2, 3))
+
+
+@pytest.mark.parametrize("side", ["left", "right"])
+@pytest.mark.parametrize("s_shape", [(), (4,), (1, 4), (4, 1)])
+def test_simplify_matmul_by_a_diagonal_matrix(side, s_shape):
+    """x @ (eye * s) = x * s and (eye * s) @ x = s[:, None] * x: no matmul left."""
+    b = Builder()
+    x, s, ref = Var(aval(3, 4) if side == "left" else aval(4, 3)), Var(aval(*s_shape)), \
+        Var(aval(2))
+    d = b("mul", b("eye_like", ref, n=4), s)
+    d = b("transpose", d, permutation=(1, 0))
+    out = b("matmul", x, d) if side == "left" else b("matmul", d, x)
+    closed = b.close([x, s, ref], [out])
+    got = O.optimize(closed)
+    assert "matmul" not in prims(got)
+    rng = np.random.default_rng(0)
+    args = rng.standard_normal(x.aval.shape), rng.standard_normal(s_shape), np.zeros(2)
+    assert_same_program(closed, got, *args)
+
+
+def test_jit_jacobians_do_not_multiply_by_the_identity():
+    """jit(jacrev) / jit(jacfwd) of tanh(A @ x): the one-hot basis is an
+    ``eye_like`` equation, and the optimiser turns the n x n x n product with it
+    into a scaling of A (what the hand-written Jacobian computes)."""
+    rng = np.random.default_rng(4)
+    A, x = rng.standard_normal((50, 50)), rng.standard_normal(50)
+    f = lambda x: fnp.tanh(A @ x)
+    want = (1 - np.tanh(A @ x) ** 2)[:, None] * A
+    for jac in (fad.jacrev, fad.jacfwd):
+        jitted = fad.jit(jac(f))
+        lowered = jitted.lower(x)
+        assert prims(lowered).count("matmul") == 1, str(lowered)  # only A @ x
+        np.testing.assert_allclose(jitted(x), want, rtol=1e-12)
+        np.testing.assert_allclose(jac(f)(x), want, rtol=1e-12)
+
+
 # ============================================================ inlining and the pipeline
 def test_inline_calls_flattens_nested_jit():
     inner = fad.jit(lambda x: fnp.sin(x) * 2.0)

@@ -191,6 +191,7 @@ CASES = {
                _s(("f", (4, 3)), ("i", (2,), 4), ("i", (2,), 3),
                   indexer=Indexer((ARRAY, ARRAY))),
                _s(("f", (4, 3, 2)), ("i", (2,), 4), indexer=Indexer((ARRAY, slice(None), 1)))],
+    "eye_like": [_s(_F23, n=3), _s(("f", ()), n=1)],
     "scatter_add": [_s(_F23, ("i", (2,), 4), indexer=Indexer((ARRAY,)), shape=(4, 3)),
                     _s(("f", (3,)), indexer=Indexer((1,)), shape=(4, 3))],
     # complex numbers and FFTs

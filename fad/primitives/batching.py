@@ -110,6 +110,7 @@ for _p in [E.add_p, E.sub_p, E.mul_p, E.div_p, E.pow_p, E.max_p, E.min_p, E.atan
     _p.batch = elementwise_batch(_p)
 for _p in [R.reduce_sum_p, R.reduce_max_p, R.reduce_min_p, R.reduce_or_p, R.reduce_and_p]:
     _p.batch = _reduction_batch(_p)
+S.eye_like_p.batch = lambda size, vals, dims, *, n: (S.eye_like(vals[0], n), None)
 R.argmax_p.batch = _arg_batch(R.argmax_p)
 R.argmin_p.batch = _arg_batch(R.argmin_p)
 

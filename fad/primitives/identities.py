@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from ..core.ir import Eqn, Literal, ShapedArray, Var
+from . import contractions as C
 from . import elementwise as E
 from . import indexing as I
 from . import reductions as R
@@ -69,7 +70,9 @@ def _no_op(eqn: Eqn, producers: dict) -> Any:
         return x
     inner = producers.get(x)
     if inner is not None and inner.primitive is eqn.primitive is S.reshape_p:
-        return eqn._replace(invars=[inner.invars[0]])  # reshape(reshape(x)) = reshape(x)
+        x = inner.invars[0]  # reshape(reshape(x)) = reshape(x)
+        return x if type(x) is Var and _same_type(x, eqn.outvars[0]) else \
+            eqn._replace(invars=[x])
     return None
 
 
@@ -79,8 +82,9 @@ def _transposes(eqn: Eqn, producers: dict) -> Any:
     shape = eqn.invars[0].aval.shape
     moved = [p for p in eqn.params["permutation"] if shape[p] != 1]
     if moved == sorted(moved):
-        return eqn._replace(primitive=S.reshape_p,
-                            params={"new_sizes": eqn.outvars[0].aval.shape})
+        as_reshape = eqn._replace(primitive=S.reshape_p,
+                                  params={"new_sizes": eqn.outvars[0].aval.shape})
+        return _no_op(as_reshape, producers) or as_reshape  # reshape(reshape(x))...
     inner = producers.get(eqn.invars[0])
     if inner is None or inner.primitive is not S.transpose_p:
         return None
@@ -89,6 +93,85 @@ def _transposes(eqn: Eqn, producers: dict) -> Any:
     if perm == tuple(range(len(perm))):
         return inner.invars[0]
     return eqn._replace(invars=[inner.invars[0]], params={"permutation": perm})
+
+
+def _unit_axes_round_trip(eqn: Eqn, producers: dict) -> Any:
+    """``reshape(transpose(reshape(x)))`` where the reshapes only add and drop
+    length-1 axes (what ``vmap`` leaves around a batched matmul) is a transpose
+    of ``x``, or ``x`` itself."""
+    t = producers.get(eqn.invars[0])
+    r = producers.get(t.invars[0]) if t is not None and t.primitive is S.transpose_p else None
+    if r is None or r.primitive is not S.reshape_p or type(r.invars[0]) is not Var:
+        return None
+    x = r.invars[0]
+    shape = x.aval.shape
+    unit_free = lambda s: tuple(d for d in s if d != 1)  # noqa: E731
+    if 1 in shape or unit_free(r.outvars[0].aval.shape) != shape or \
+            eqn.outvars[0].aval.shape != unit_free(t.outvars[0].aval.shape):
+        return None
+    axis_of = {}  # axis of r's output -> axis of x
+    for k, d in enumerate(r.outvars[0].aval.shape):
+        if d != 1:
+            axis_of[k] = len(axis_of)
+    perm = tuple(axis_of[p] for p in t.params["permutation"] if p in axis_of)
+    if perm == tuple(range(len(perm))):
+        return x
+    return eqn._replace(primitive=S.transpose_p, invars=[x], params={"permutation": perm})
+
+
+_ONE = "identity"
+
+
+def _diagonal(atom: Any, producers: dict) -> Any:
+    """``_ONE`` when ``atom`` is an identity matrix, ``s`` when it is the identity
+    times ``s`` (``s`` of shape ``(n,)``, ``(1, n)``, ``(n, 1)`` or ``()``: all
+    give the diagonal matrix of ``s``), else ``None``."""
+    eqn = producers.get(atom)
+    if eqn is None:
+        return None
+    if eqn.primitive is S.eye_like_p:
+        return _ONE
+    if eqn.primitive is S.transpose_p and eqn.params["permutation"] == (1, 0):
+        return _diagonal(eqn.invars[0], producers)  # a diagonal matrix is symmetric
+    if eqn.primitive is E.mul_p:
+        n = atom.aval.shape[0]
+        for k in (0, 1):
+            s = eqn.invars[1 - k]
+            if s.aval.shape in ((), (n,), (1, n), (n, 1)) and \
+                    _diagonal(eqn.invars[k], producers) is _ONE:
+                return s
+    return None
+
+
+def _matmul_by_diagonal(eqn: Eqn, producers: dict) -> Any:
+    """``x @ diag(s) = x * s`` and ``diag(s) @ x = s[:, None] * x``: no O(n^3)
+    product with the one-hot basis of ``jacrev`` / ``jacfwd``."""
+    out = eqn.outvars[0]
+    for k in (1, 0):
+        d, x = eqn.invars[k], eqn.invars[1 - k]
+        if d.aval.ndim != 2 or x.aval.dtype != out.aval.dtype:
+            continue
+        s = _diagonal(d, producers)
+        if s is None:
+            continue
+        if s is _ONE:
+            return x if x.aval == out.aval else None
+        n = d.aval.shape[0]
+        lined = (n,) if k == 1 or x.aval.ndim == 1 else (n, 1)  # s along x's axis
+        eqns = []
+        if s.aval.shape not in ((), lined):
+            s_lined = Var(ShapedArray(lined, s.aval.dtype))
+            eqns.append(Eqn(S.reshape_p, [s], {"new_sizes": lined}, [s_lined]))
+            s = s_lined
+        if s.aval.dtype != out.aval.dtype:
+            return None
+        eqns.append(Eqn(E.mul_p, [x, s], {}, [out]))
+        return eqns if shapes_match(x, s, out) else None
+    return None
+
+
+def shapes_match(x: Any, s: Any, out: Var) -> bool:
+    return np.broadcast_shapes(x.aval.shape, s.aval.shape) == out.aval.shape
 
 
 def _chain(*rules):
@@ -218,6 +301,7 @@ E.pow_p.simplify = _chain(_square, _scalar_operands)
 E.neg_p.simplify = _chain(_involution, _neg_of_scale)
 S.convert_element_type_p.simplify = _no_op
 S.broadcast_to_p.simplify = _no_op
-S.reshape_p.simplify = _no_op
+S.reshape_p.simplify = _chain(_no_op, _unit_axes_round_trip)
 S.transpose_p.simplify = _transposes
 R.reduce_sum_p.simplify = _sum_of_broadcast
+C.matmul_p.simplify = _matmul_by_diagonal

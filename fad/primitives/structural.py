@@ -133,6 +133,20 @@ zeros_like_p = Primitive("zeros_like", lambda xp, x: xp.zeros_like(x), shapes.sa
 deflinear(zeros_like_p, lambda ct, x: [None])
 
 
+# ------------------------------------------------------------------ eye_like
+# The n x n identity in x's backend and dtype (x's value is not read): the basis
+# jacfwd/jacrev push through a function. An equation rather than a constant, so
+# that jit's optimiser knows it is the identity (fad/primitives/identities.py).
+eye_like_p = Primitive("eye_like", lambda xp, x, *, n: xp.eye(n, dtype=x.dtype),
+                       lambda x, *, n: ShapedArray((n, n), x.dtype))
+defjvp(eye_like_p, None)  # a constant of its operand
+
+
+def eye_like(x: Any, n: int) -> Any:
+    """``eye(n)`` with ``x``'s dtype, on ``x``'s backend."""
+    return bind(eye_like_p, x, n=n)
+
+
 # ------------------------------------------------------------------ concatenate
 def _concat_aval(*xs: ShapedArray, axis: int) -> ShapedArray:
     first = xs[0]
