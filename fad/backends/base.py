@@ -25,6 +25,11 @@ class Backend:
         np.add.at(out, tuple(_host(i) for i in index), _host(values))
         return self.xp.asarray(out)
 
+    def add_at(self, x: Any, index: tuple, values: Any, out: Any = None) -> Any:
+        """``x + index_add(x.shape, x.dtype, index, values)``; NumPy adds in place
+        into ``out`` (which may be ``x`` itself) instead."""
+        return x + self.index_add(x.shape, x.dtype, index, values)
+
     def getitem(self, x: Any, index: tuple) -> Any:
         if not any(i is Ellipsis for i in index):
             index = index + (Ellipsis,)  # the standard wants every axis indexed
@@ -51,6 +56,17 @@ class NumpyBackend(Backend):
         out = np.zeros(shape, dtype=dtype)
         if all(isinstance(i, slice | int | type(None) | type(Ellipsis)) for i in index):
             out[index] = values  # basic indexing never repeats an element
+        else:
+            np.add.at(out, index, values)
+        return out
+
+    def add_at(self, x, index, values, out=None):
+        if out is None:
+            out = x.copy()
+        elif out is not x:
+            out[...] = x
+        if all(isinstance(i, slice | int | type(None) | type(Ellipsis)) for i in index):
+            out[index] += values  # basic indexing never repeats an element
         else:
             np.add.at(out, index, values)
         return out

@@ -230,6 +230,19 @@ def _add_of_scatters(eqn: Eqn, producers: dict) -> Any:
             eqn._replace(primitive=I.scatter_add_p, invars=[total], params=px.params)]
 
 
+def _add_of_a_scatter(eqn: Eqn, producers: dict) -> Any:
+    """``x + scatter(v, i) = add_at(x, v, i)``: ``v`` is added into ``x``'s buffer
+    (in place when ``x`` is dead) instead of into a fresh array of zeros."""
+    out = eqn.outvars[0]
+    for k in (1, 0):
+        p, x = producers.get(eqn.invars[k]), eqn.invars[1 - k]
+        if p is not None and p.primitive is I.scatter_add_p and type(x) is Var \
+                and _same_type(x, out) and p.invars[0].aval.dtype == out.aval.dtype:
+            return eqn._replace(primitive=I.add_at_p, invars=[x, *p.invars],
+                                params={"indexer": p.params["indexer"]})
+    return None
+
+
 def _scale_of(atom: Any, producers: dict) -> tuple[Any, Any] | None:
     """``(c, x)`` when ``atom`` is ``c * x`` with a literal ``c`` (``-x``: c = -1)."""
     eqn = producers.get(atom)
@@ -294,7 +307,8 @@ def _sum_of_broadcast(eqn: Eqn, producers: dict) -> Any:
 
 
 E.mul_p.simplify = _chain(_unit(1, (0, 1)), _scalar_operands, _merge_scales)
-E.add_p.simplify = _chain(_unit(0, (0, 1)), _scalar_operands, _add_of_neg, _add_of_scatters)
+E.add_p.simplify = _chain(_unit(0, (0, 1)), _scalar_operands, _add_of_neg, _add_of_scatters,
+                          _add_of_a_scatter)
 E.sub_p.simplify = _chain(_unit(0, (1,)), _scalar_operands)
 E.div_p.simplify = _chain(_unit(1, (1,)), _scalar_operands)
 E.pow_p.simplify = _chain(_square, _scalar_operands)

@@ -16,6 +16,7 @@ from ..backends import backend_for
 from ..core.ir import ShapedArray
 from ..core.primitive import Primitive
 from ..core.trace import bind
+from ..interpreters.reverse import is_undefined
 from .rules import deflinear
 
 ARRAY = "<array>"
@@ -105,6 +106,32 @@ deflinear(gather_p, lambda ct, x, *idx, indexer: [
     bind(scatter_add_p, ct, *idx, indexer=indexer, shape=x.aval.shape)] + [None] * len(idx))
 deflinear(scatter_add_p, lambda ct, v, *idx, indexer, shape: [
     bind(gather_p, ct, *idx, indexer=indexer)] + [None] * len(idx))
+
+
+
+
+def _scatter_add_kernel(xp: Any, *, indexer: Indexer, shape: tuple) -> Any:
+    """For jit: the result is a fresh buffer (``out=`` is accepted and ignored)."""
+    return lambda v, *idx, out=None: _scatter_add_impl(xp, v, *idx, indexer=indexer,
+                                                       shape=shape)
+
+
+scatter_add_p.kernel = _scatter_add_kernel
+scatter_add_p.fresh_output = True
+
+
+# x + scatter_add(v) in one buffer: JAX's x.at[index].add(v). jit's optimiser makes
+# it out of ``add`` (fad/primitives/identities.py); linear in x and v jointly.
+add_at_p = Primitive(
+    "add_at", lambda xp, x, v, *idx, indexer: backend_for(xp).add_at(x, indexer.build(idx), v),
+    lambda x, v, *idx, indexer: x)
+deflinear(add_at_p, lambda ct, x, v, *idx, indexer: [
+    ct if is_undefined(x) else None,
+    bind(gather_p, ct, *idx, indexer=indexer) if is_undefined(v) else None] + [None] * len(idx),
+    linear=(0, 1))
+add_at_p.kernel = lambda xp, *, indexer: lambda x, v, *idx, out=None: backend_for(
+    xp).add_at(x, indexer.build(idx), v, out=out)
+add_at_p.fresh_output = True
 
 
 def gather(x: Any, index: tuple, arrays: tuple = ()) -> Any:
