@@ -232,11 +232,13 @@ def _add_of_scatters(eqn: Eqn, producers: dict) -> Any:
 
 def _add_of_a_scatter(eqn: Eqn, producers: dict) -> Any:
     """``x + scatter(v, i) = add_at(x, v, i)``: ``v`` is added into ``x``'s buffer
-    (in place when ``x`` is dead) instead of into a fresh array of zeros."""
+    (in place when ``x`` is dead) instead of into a fresh array of zeros. Static
+    indices only (a slice-add; NumPy's ``add.at`` for index arrays is slow)."""
     out = eqn.outvars[0]
     for k in (1, 0):
         p, x = producers.get(eqn.invars[k]), eqn.invars[1 - k]
-        if p is not None and p.primitive is I.scatter_add_p and type(x) is Var \
+        if p is not None and p.primitive is I.scatter_add_p and len(p.invars) == 1 \
+                and type(x) is Var \
                 and _same_type(x, out) and p.invars[0].aval.dtype == out.aval.dtype:
             return eqn._replace(primitive=I.add_at_p, invars=[x, *p.invars],
                                 params={"indexer": p.params["indexer"]})
