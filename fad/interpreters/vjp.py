@@ -53,9 +53,14 @@ class VJPTrace(Trace):
     def process_primitive(self, prim: Any, args: Any, params: dict) -> Any:
         if prim.inline is not None:  # a call (jit): tape the body's operations
             return prim.inline(*args, **params)
-        nodes = [a.node if type(a) is VJPTracer and a._trace is self else None
-                 for a in args]
-        primals = [a if n is None else a.primal for a, n in zip(args, nodes)]
+        nodes, primals = [], []
+        for a in args:  # one pass: this runs for every operation under grad
+            if type(a) is VJPTracer and a._trace is self:
+                nodes.append(a.node)
+                primals.append(a.primal)
+            else:
+                nodes.append(None)
+                primals.append(a)
         if prim.vjp_rule is not None:  # a user-defined backward (custom_vjp, checkpoint)
             outs, pullback = prim.vjp_rule(primals, **params)
             wrapped = [VJPTracer(self, o, next(_node_ids)) if _is_float(o) else o
