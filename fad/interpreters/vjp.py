@@ -53,14 +53,7 @@ class VJPTrace(Trace):
     def process_primitive(self, prim: Any, args: Any, params: dict) -> Any:
         if prim.inline is not None:  # a call (jit): tape the body's operations
             return prim.inline(*args, **params)
-        nodes, primals = [], []
-        for a in args:  # one pass: this runs for every operation under grad
-            if type(a) is VJPTracer and a._trace is self:
-                nodes.append(a.node)
-                primals.append(a.primal)
-            else:
-                nodes.append(None)
-                primals.append(a)
+        primals, nodes = unpack_all(self, args)
         if prim.vjp_rule is not None:  # a user-defined backward (custom_vjp, checkpoint)
             outs, pullback = prim.vjp_rule(primals, **params)
             wrapped = [VJPTracer(self, o, next(_node_ids)) if _is_float(o) else o
@@ -85,6 +78,19 @@ class VJPTrace(Trace):
         out = VJPTracer(self, ans, next(_node_ids))
         self.tape.append((prim, params, primals, ans, nodes, out.node))
         return out
+
+
+def unpack_all(trace: Trace, values: Any) -> tuple[list, list]:
+    """The primal values of ``values`` and their tape nodes (None: a constant)."""
+    primals, nodes = [], []
+    for v in values:  # one pass: this runs for every operation under grad
+        if type(v) is VJPTracer and v._trace is trace:
+            primals.append(v.primal)
+            nodes.append(v.node)
+        else:
+            primals.append(v)
+            nodes.append(None)
+    return primals, nodes
 
 
 def _is_float(x: Any) -> bool:
@@ -181,15 +187,7 @@ def vjp_flat(fun: Callable, primals: list, label: str = "fad.vjp",
     with new_main(VJPTrace, tape, label=label) as main:
         trace = main.trace
         ins = [VJPTracer(trace, p, next(_node_ids)) for p in primals]
-        outs = fun(*ins)
-        out_primals, out_nodes = [], []
-        for o in outs:
-            if type(o) is VJPTracer and o._trace is trace:
-                out_primals.append(o.primal)
-                out_nodes.append(o.node)
-            else:
-                out_primals.append(o)
-                out_nodes.append(None)
+        out_primals, out_nodes = unpack_all(trace, fun(*ins))
         if aux_box:
             from ..tree import tree_map
             aux_box[0] = tree_map(
