@@ -14,7 +14,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ..core.primitive import Primitive
-from ..core.trace import bind
+from ..core.trace import _np_dtype, bind
 from ..interpreters.reverse import is_undefined
 from . import shapes
 from .rules import defjvp, defnondiff, unbroadcast
@@ -100,7 +100,7 @@ defjvp(softplus_p, lambda g, ans, x: g * bind(logistic_p, x))
 def _logistic(xp: Any, x: Any) -> Any:
     # 1 / (1 + e^-x) = exp(-softplus(-x)), with softplus(-x) = logaddexp(0, -x): finite
     # for every x and accurate in relative terms on both tails (complex x: the formula)
-    if np.dtype(str(x.dtype).split(".")[-1]).kind == "c":
+    if _np_dtype(x.dtype).kind == "c":
         return 1 / (1 + xp.exp(-x))
     return xp.exp(-xp.logaddexp(0.0, -x)) if hasattr(xp, "logaddexp") else \
         xp.where(x >= 0, 1 / (1 + xp.exp(-xp.abs(x))),
