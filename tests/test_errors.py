@@ -134,3 +134,13 @@ def test_bad_transformation_arguments(call, match):
 def test_argnums_out_of_range():
     with pytest.raises(ValueError, match="argnums"):
         fad.grad(lambda x: fnp.sum(x), argnums=1)(X)
+
+
+def test_singular_matrices_raise_numpys_linalg_error():
+    """A singular matrix is NumPy's LinAlgError (not a shape error), with the
+    primitive and the caller's line; so is the unbounded derivative of slogdet."""
+    a = np.array([[1.0, 2.0], [2.0, 4.0]])
+    with pytest.raises(np.linalg.LinAlgError, match=r"primitive 'inv'.*test_errors.py"):
+        fnp.linalg.inv(a)
+    with pytest.raises(np.linalg.LinAlgError, match="Singular"):
+        fad.grad(lambda a: fnp.linalg.slogdet(a)[1])(a)

@@ -323,7 +323,8 @@ def primitive_error(prim: Any, args: tuple, params: dict, err: Exception) -> Exc
     avals = ", ".join(aval_of(a).str_short() if not isinstance(a, int | float | complex)
                       else repr(a) for a in args)
     detail = f"{type(err).__name__}: {err}" if not isinstance(err, ShapeError) else str(err)
-    cls = ShapeError if isinstance(err, ValueError | TypeError | IndexError) else type(err)
+    cls = ShapeError if isinstance(err, ValueError | TypeError | IndexError) and \
+        not isinstance(err, np.linalg.LinAlgError) else type(err)  # singular stays LinAlgError
     try:
         return cls(f"primitive '{prim.name}' failed on operands ({avals})"
                    f"{_fmt_params(params)} at {user_source()}:\n  {detail}")
