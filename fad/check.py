@@ -8,10 +8,26 @@ import numpy as np
 
 from .tree import tree_flatten, tree_unflatten
 
+# keyed by the real dtype of the widest input (complex64 counts as float32)
 _DEFAULT_EPS = {np.dtype(np.float16): 1e-1, np.dtype(np.float32): 1e-2,
                 np.dtype(np.float64): 1e-4}
 _DEFAULT_TOL = {np.dtype(np.float16): 1e-1, np.dtype(np.float32): 2e-2,
                 np.dtype(np.float64): 1e-5}
+
+
+def _real_dtype(dtype: np.dtype) -> np.dtype:
+    return np.finfo(dtype).dtype  # complex64 -> float32, complex128 -> float64
+
+
+def _rand(rng: np.random.Generator, x: np.ndarray) -> np.ndarray:
+    """A random direction like ``x``: ``a + ib`` (both parts standard normal) for a
+    complex ``x``, so that real and imaginary perturbations are both checked."""
+    if x.dtype.kind == "c":
+        return (rng.standard_normal(x.shape) + 1j * rng.standard_normal(x.shape)).astype(
+            x.dtype)
+    if x.dtype.kind == "f":
+        return rng.standard_normal(x.shape).astype(x.dtype)
+    return np.zeros_like(x)
 
 
 def _host(tree: Any) -> list[np.ndarray]:
@@ -51,6 +67,12 @@ def check_grads(f: Callable, args: Sequence, order: int = 1,
     (as ``jax.test_util.check_vjp`` does). Higher orders apply the same checks to the derivative
     functions. Raises ``AssertionError`` naming the worst element.
 
+    Complex inputs and outputs as in JAX: directions ``v`` and ``u`` of a complex
+    array are ``a + ib`` with random real and imaginary parts (so a rule that is
+    wrong along ``i`` only is caught), and ``<u, w>`` is the bilinear pairing
+    ``Re(sum(u * w))``. Default ``eps``/tolerances follow the real dtype
+    (complex64 as float32, complex128 as float64).
+
     >>> import fad, fad.numpy as fnp
     >>> fad.check_grads(fnp.sin, (fnp.array([0.3, 1.2]),), order=2)
     """
@@ -58,7 +80,7 @@ def check_grads(f: Callable, args: Sequence, order: int = 1,
     args = tuple(args)
     leaves, tree = tree_flatten(args)
     leaves = [np.asarray(x) for x in leaves]
-    dtypes = [x.dtype for x in leaves if x.dtype.kind in "fc"]
+    dtypes = [_real_dtype(x.dtype) for x in leaves if x.dtype.kind in "fc"]
     if not dtypes:
         raise TypeError("check_grads needs at least one float argument")
     widest = max(dtypes, key=lambda d: d.itemsize)
@@ -68,8 +90,7 @@ def check_grads(f: Callable, args: Sequence, order: int = 1,
     rng = np.random.default_rng(0)
 
     def rand_like(xs: list) -> list:
-        return [rng.standard_normal(x.shape).astype(x.dtype) if x.dtype.kind in "fc"
-                else np.zeros_like(x) for x in xs]
+        return [_rand(rng, x) for x in xs]
 
     args = tree_unflatten(tree, leaves)
     v = tree_unflatten(tree, rand_like(leaves))

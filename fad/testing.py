@@ -190,20 +190,32 @@ def assert_grad_matches_finite_differences(
 
 
 def _rand_like(rng: np.random.Generator, tree: Any) -> Any:
+    """Standard normal leaves like ``tree``'s (``a + ib`` for complex leaves)."""
+    def rand(x: Any) -> np.ndarray:
+        x = np.asarray(x)
+        if x.dtype.kind == "c":
+            return (rng.standard_normal(x.shape) + 1j * rng.standard_normal(x.shape)).astype(
+                x.dtype)
+        if x.dtype.kind == "f":
+            return rng.standard_normal(x.shape).astype(x.dtype)
+        return np.zeros_like(x)
     leaves, treedef = tree_flatten(tree)
-    return tree_unflatten(treedef, [
-        rng.standard_normal(np.shape(x)).astype(np.asarray(x).dtype)
-        if np.asarray(x).dtype.kind in "fc" else np.zeros_like(np.asarray(x))
-        for x in leaves])
+    return tree_unflatten(treedef, [rand(x) for x in leaves])
+
+
+def _wide(x: Any) -> np.ndarray:
+    x = np.asarray(x)
+    return np.asarray(x, np.result_type(x.dtype, np.float64))  # float64 or complex128
 
 
 def _inner(a: Any, b: Any) -> float:
-    return float(sum(np.sum(np.asarray(x, np.float64) * np.asarray(y, np.float64))
+    # the bilinear pairing Re(sum(x * y)) (JAX's convention for complex values)
+    return float(sum(np.real(np.sum(_wide(x) * _wide(y)))
                      for x, y in zip(tree_flatten(a)[0], tree_flatten(b)[0])))
 
 
 def _abs_inner(a: Any, b: Any) -> float:
-    return float(sum(np.sum(np.abs(np.asarray(x, np.float64) * np.asarray(y, np.float64)))
+    return float(sum(np.sum(np.abs(_wide(x) * _wide(y)))
                      for x, y in zip(tree_flatten(a)[0], tree_flatten(b)[0])))
 
 
@@ -211,7 +223,8 @@ def assert_jvp_matches_vjp(f: Callable, args: Sequence, rtol: float | None = Non
                            seed: int = 0) -> None:
     """Forward and reverse mode are transposes of each other:
     ``<u, J v> == <J^T u, v>`` for random ``u`` and ``v`` (to rounding, relative
-    to ``sum |u J v|``).
+    to ``sum |u J v|``). Complex leaves: ``u``, ``v`` have random real and
+    imaginary parts and ``<a, b> = Re(sum(a * b))`` (JAX's bilinear pairing).
 
     >>> import numpy as np, fad.numpy as fnp
     >>> assert_jvp_matches_vjp(lambda x, y: fnp.tanh(x) @ y, (np.ones((2, 3)), np.ones(3)))

@@ -20,6 +20,12 @@ indexing form). Each entry says:
 * ``chain``: params with which the entry maps ``(2, 2)`` arrays to ``(2, 2)``
   arrays with bounded derivatives of every order (so that nested finite
   differences stay accurate); such entries are drawn into random compositions.
+* complex128: every entry also runs on complex inputs ``x + iy``, both parts
+  drawn from ``domain`` (or from ``cdomain``, a complex-valued domain, where
+  that would cross a branch cut or a pole, or leave a decomposition's domain),
+  unless it says ``real_only="why"``: functions that NumPy / JAX define on real
+  numbers only (orderings, rounding, ``arctan2``...). ``test_properties`` lists
+  the opted-out names, so that nothing drops out silently.
 
 To add a primitive: add one ``Op`` line (usually with ``unary``/``binary``),
 pick or write a case builder and a domain. Every property test then covers it.
@@ -78,6 +84,13 @@ def grid(phase: float) -> Domain:
 def _distinct(rng: np.random.Generator, shape: tuple) -> np.ndarray:
     n = math.prod(shape)
     return ((rng.permutation(n) - n / 2) * 0.25 + rng.uniform(0, 0.05, n)).reshape(shape)
+
+
+def cplx(re: Domain, im: Domain | None = None) -> Domain:
+    """Complex values ``x + iy``: ``x`` from ``re``, ``y`` from ``im`` (default ``re``)."""
+    im = re if im is None else im
+    return Domain(f"{re!r} + i {im!r}",
+                  lambda rng, shape: re.sample(rng, shape) + 1j * im.sample(rng, shape))
 
 
 REAL = uniform(-2, 2)
@@ -411,6 +424,8 @@ class Op:
     ref: Callable | None = field(default=None, repr=False)
     chain: dict | None = None
     empty: bool = True
+    real_only: str = ""  # why the entry has no complex128 run ("": it has one)
+    cdomain: Domain | tuple[Domain, ...] | None = None  # complex values (default: x + iy)
 
     def __repr__(self) -> str:
         return self.name
@@ -421,14 +436,19 @@ class Op:
         kinds = [p.kind for p in inspect.signature(self.fn).parameters.values()]
         return kinds.count(inspect.Parameter.POSITIONAL_OR_KEYWORD) - 1
 
-    def domains(self, n: int) -> tuple[Domain, ...]:
+    def domains(self, n: int, dtype: Any = np.float64) -> tuple[Domain, ...]:
+        if np.dtype(dtype).kind == "c":
+            if self.cdomain is not None:
+                return self.cdomain if isinstance(self.cdomain, tuple) else \
+                    (self.cdomain,) * n
+            return tuple(cplx(d) for d in self.domains(n))
         return self.domain if isinstance(self.domain, tuple) else (self.domain,) * n
 
     def numpy(self, *arrays: np.ndarray, **params: Any) -> Any:
         return self.ref(*arrays, **params) if self.ref else self.fn(np, *arrays, **params)
 
     def check_tol(self, dtype: Any) -> float | None:
-        return self.tol[0] if np.dtype(dtype) == np.float32 else self.tol[1]
+        return self.tol[0] if np.dtype(dtype) in (np.float32, np.complex64) else self.tol[1]
 
 
 def unary(name: str, domain: Domain = REAL, **kw: Any) -> Op:
@@ -461,14 +481,17 @@ OPS: list[Op] = [
     unary("tan", uniform(-1.2, 1.2), tol=(5e-2, None)),
     unary("arcsin", UNIT),
     unary("arccos", UNIT),
-    unary("arctan", uniform(-3, 3), chain=_CHAIN),
+    # complex: |Im| < 1 keeps off the branch cuts (Re 0, |Im| > 1)
+    unary("arctan", uniform(-3, 3), chain=_CHAIN, cdomain=cplx(uniform(-3, 3), UNIT)),
     unary("sinh"),
     unary("cosh"),
-    unary("tanh", uniform(-3, 3), chain=_CHAIN),
+    # complex: |Im| < 0.8 keeps away from the poles i pi (k + 1/2)
+    unary("tanh", uniform(-3, 3), chain=_CHAIN, cdomain=cplx(uniform(-3, 3), UNIT)),
     unary("abs", NONZERO),
     unary("sign", NONZERO),
     unary("reciprocal", NONZERO, tol=(5e-2, None)),
-    unary("sigmoid", uniform(-4, 4), ref=_sigmoid, chain=_CHAIN),
+    unary("sigmoid", uniform(-4, 4), ref=_sigmoid, chain=_CHAIN,
+          cdomain=cplx(uniform(-4, 4), UNIT)),  # complex: away from the poles i pi (2k + 1)
     Op("clip", lambda xp, x: xp.clip(x, -0.5, 0.5), elementwise(1),
        away(-2, 2, -0.5, 0.5, gap=0.1)),
     Op("power_int", lambda xp, x, *, p: x ** p,
@@ -487,7 +510,8 @@ OPS: list[Op] = [
     binary("power", (POS, REAL), tol=(5e-2, None)),
     binary("maximum", (grid(0.5), grid(0.0))),
     binary("minimum", (grid(0.5), grid(0.0))),
-    binary("arctan2", (NONZERO, REAL)),  # y away from 0: no branch cut, no origin
+    binary("arctan2", (NONZERO, REAL),  # y away from 0: no branch cut, no origin
+           real_only="the angle of the point (x, y): real x, y only (NumPy, JAX)"),
     Op("where", lambda xp, c, x, y: xp.where(c > 0, x, y), elementwise(3),
        (NONZERO, REAL, REAL)),
     Op("clip_arrays", lambda xp, x, lo, hi: xp.clip(x, lo, hi), elementwise(3),
@@ -576,7 +600,7 @@ def examples(op: Op, dtype: Any, kind: str = "any") -> st.SearchStrategy[Example
     Cached: building strategies afresh for every example is what costs most."""
     def build(case: Case, seed: int) -> Example:
         rng = np.random.default_rng(seed)
-        doms = op.domains(len(case.shapes))
+        doms = op.domains(len(case.shapes), dtype)
         arrays = [np.asarray(d.sample(rng, s)).astype(dtype) for d, s in zip(doms, case.shapes)]
         return Example(op, arrays, case.params)
     return st.builds(build, op.cases(kind), st.integers(0, 2**32 - 1))

@@ -4,9 +4,14 @@ of ``fad.numpy`` and ``fad.numpy.linalg`` (issue 4). ``OPS_EXTRA`` is a list of
 
 Functions returning several arrays (``split``, ``qr``, ``svd``...) are wrapped
 to return one array (the pieces raveled and concatenated), and decompositions
-whose outputs are defined up to signs (eigenvectors, singular vectors) are
-wrapped in sign-invariant products, so that finite differences and NumPy's
-values are comparable.
+whose outputs are defined up to signs (eigenvectors, singular vectors; phases
+``e^{i theta}`` for complex matrices) are wrapped in sign- and phase-invariant
+products (``v_i conj(v_j)``), so that finite differences and NumPy's values are
+comparable.
+
+Complex128 (see ``operator_table``): ``real_only`` says why an entry has no
+complex run; ``cdomain`` gives complex inputs where ``x + iy`` would not do
+(Hermitian positive-definite matrices, separated singular values...).
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ from operator_table import (
     _axes,
     _finish,
     away,
+    cplx,
     elementwise,
     plain,
     reduction,
@@ -41,10 +47,10 @@ _CHAIN: dict = {}
 
 
 # ---------------------------------------------------------------- domains
-def _batched(sample_one: Any) -> Any:
+def _batched(sample_one: Any, dtype: Any = np.float64) -> Any:
     """A domain sampler that fills each matrix of a stack with ``sample_one``."""
     def sample(rng: np.random.Generator, shape: tuple) -> np.ndarray:
-        out = np.empty(shape)
+        out = np.empty(shape, dtype)
         for idx in np.ndindex(*shape[:-2]):
             out[idx] = sample_one(rng, shape[-2:])
         return out
@@ -80,9 +86,34 @@ def _separated(rng: np.random.Generator, mn: tuple) -> np.ndarray:
     return _orth(rng, m)[:, :k] * s @ _orth(rng, n)[:, :k].T
 
 
+def _unitary(rng: np.random.Generator, n: int) -> np.ndarray:
+    q, r = np.linalg.qr(rng.standard_normal((n, n)) + 1j * rng.standard_normal((n, n)))
+    d = np.diag(r)
+    return q * (d / np.abs(d))
+
+
+def _hpd(rng: np.random.Generator, mn: tuple) -> np.ndarray:
+    """Hermitian, eigenvalues 1, 2.5, 4, ... (separated)."""
+    n = mn[0]
+    q = _unitary(rng, n)
+    d = 1.0 + 1.5 * np.arange(n) + rng.uniform(0, 0.3, n)
+    return (q * d) @ q.conj().T
+
+
+def _separated_complex(rng: np.random.Generator, mn: tuple) -> np.ndarray:
+    m, n = mn
+    k = min(m, n)
+    s = 1.0 + 1.5 * np.arange(k)[::-1] + rng.uniform(0, 0.3, k)
+    return _unitary(rng, m)[:, :k] * s @ _unitary(rng, n)[:, :k].conj().T
+
+
 WELL = Domain("well-conditioned", _batched(_well))
 SPD = Domain("spd", _batched(_spd))
 SEPARATED = Domain("separated singular values", _batched(_separated))
+# complex matrices (x + iy would not be Hermitian, nor keep singular values apart)
+HPD = Domain("hermitian positive definite", _batched(_hpd, np.complex128))
+SEPARATED_C = Domain("complex, separated singular values",
+                     _batched(_separated_complex, np.complex128))
 
 
 def _distinct_nonzero(rng: np.random.Generator, shape: tuple) -> np.ndarray:
@@ -92,6 +123,8 @@ def _distinct_nonzero(rng: np.random.Generator, shape: tuple) -> np.ndarray:
 
 
 DISTINCT_NONZERO = Domain("distinct, away from 0", _distinct_nonzero)
+DISTINCT_MODULI = Domain("complex, distinct moduli", lambda rng, shape: np.abs(
+    _distinct_nonzero(rng, shape)) * np.exp(1j * rng.uniform(-np.pi, np.pi, shape)))
 INTEGERS_AWAY = away(-2.4, 2.4, -2, -1, 0, 1, 2, gap=0.15)  # floor/ceil/trunc: no jumps
 HALVES_AWAY = Domain("near integers", lambda rng, shape: (
     rng.integers(-3, 4, shape) + rng.uniform(-0.2, 0.2, shape)))  # rint: jumps at k + 1/2
@@ -310,7 +343,7 @@ def _svd_invariants(xp: Any, u: Any, s: Any, vh: Any) -> Any:
 
 def _eigh_invariants(xp: Any, a: Any) -> Any:
     w, v = xp.linalg.eigh(a)
-    return _cat(xp, [w, v * v[..., :1, :]])
+    return _cat(xp, [w, v * xp.conj(v[..., :1, :])])
 
 
 def _qr(xp: Any, a: Any) -> Any:
@@ -324,7 +357,19 @@ def _svd(xp: Any, a: Any) -> Any:
 
 def _slogdet(xp: Any, a: Any) -> Any:
     sign, logabsdet = xp.linalg.slogdet(a)
-    return logabsdet + 0 * sign
+    return _cat(xp, [sign, logabsdet])  # sign: constant if real, e^{i arg det} if complex
+
+
+def _spectrum(kind: str) -> Any:
+    """``xp.fft.<kind>``; a complex result of a real input is returned as its real
+    and imaginary parts side by side, so that the float runs (whose laws take
+    real-valued outputs) cover it too. Complex inputs: the complex result."""
+    def fn(xp: Any, x: Any, **params: Any) -> Any:
+        y = getattr(xp.fft, kind)(x, **params)
+        if np.dtype(x.dtype).kind == "c" or np.dtype(y.dtype).kind != "c":
+            return y
+        return _cat(xp, [xp.real(y), xp.imag(y)])
+    return fn
 
 
 def _lstsq(xp: Any, a: Any, b: Any) -> Any:
@@ -340,37 +385,42 @@ def _tensordot_cases(kind: str) -> Any:
         Case(((3, 2), (2, 3)), {"axes": ([1], [0])})])
 
 
+# ``real_only`` reasons
+NO_COMPLEX_LOOP = "real numbers only: NumPy's ufunc has no complex loop (nor has JAX)"
+QUANTILE_REAL = "NumPy's quantile rejects complex input ('a must be an array of real numbers')"
+
 VEC_ORDS = [None, 2, 1, np.inf, -np.inf, 3, 0.5, -1]
 MAT_ORDS_SV = [None, "fro", "nuc", 2, -2]
 MAT_ORDS_ABS = [1, -1, np.inf, -np.inf]
 
 OPS_EXTRA: list[Op] = [
     # ---- elementwise (new primitives and composites)
-    _unary("arcsinh"),
+    # complex: |Im| < 0.8 keeps off the branch cuts (Re 0, |Im| > 1)
+    _unary("arcsinh", cdomain=cplx(REAL, UNIT)),
     _unary("arccosh", uniform(1.2, 3)),
     _unary("arctanh", UNIT),
-    _unary("cbrt", NONZERO, tol=(5e-2, None)),
-    _unary("deg2rad", chain=_CHAIN),
-    _unary("rad2deg"),
+    _unary("cbrt", NONZERO, tol=(5e-2, None), real_only=NO_COMPLEX_LOOP),
+    _unary("deg2rad", chain=_CHAIN, real_only=NO_COMPLEX_LOOP),
+    _unary("rad2deg", real_only=NO_COMPLEX_LOOP),
     _unary("sinc", uniform(-2, 2)),
     _unary("exp2"),
-    _unary("fabs", NONZERO),
+    _unary("fabs", NONZERO, real_only=NO_COMPLEX_LOOP),
     _unary("absolute", NONZERO),
     _unary("positive"),
-    _unary("floor", INTEGERS_AWAY),
-    _unary("ceil", INTEGERS_AWAY),
-    _unary("trunc", INTEGERS_AWAY),
-    _unary("rint", HALVES_AWAY),
+    _unary("floor", INTEGERS_AWAY, real_only=NO_COMPLEX_LOOP),
+    _unary("ceil", INTEGERS_AWAY, real_only=NO_COMPLEX_LOOP),
+    _unary("trunc", INTEGERS_AWAY, real_only=NO_COMPLEX_LOOP),
+    _unary("rint", HALVES_AWAY),  # complex: each part rounded (NumPy): derivative 0
     Op("round", lambda xp, x: xp.round(x), elementwise(1), HALVES_AWAY),
     Op("round_decimals", lambda xp, x: xp.round(x, 1), elementwise(1),
        Domain("tenths", lambda rng, shape: rng.integers(-30, 30, shape) / 10)),
-    _binary("hypot", (NONZERO, NONZERO)),
-    _binary("logaddexp"),
-    _binary("logaddexp2"),
-    _binary("fmod", (FMOD_X, FMOD_Y)),
-    _binary("remainder", (FMOD_X, FMOD_Y)),
+    _binary("hypot", (NONZERO, NONZERO), real_only=NO_COMPLEX_LOOP),
+    _binary("logaddexp", real_only=NO_COMPLEX_LOOP),
+    _binary("logaddexp2", real_only=NO_COMPLEX_LOOP),
+    _binary("fmod", (FMOD_X, FMOD_Y), real_only=NO_COMPLEX_LOOP),
+    _binary("remainder", (FMOD_X, FMOD_Y), real_only=NO_COMPLEX_LOOP),
     _binary("true_divide", (REAL, NONZERO), tol=(5e-2, None)),
-    _binary("copysign", (NONZERO, NONZERO)),
+    _binary("copysign", (NONZERO, NONZERO), real_only=NO_COMPLEX_LOOP),
     # ---- scans, products, statistics
     Op("cumsum", lambda xp, x, *, axis: xp.cumsum(x, axis=axis), one_axis()),
     Op("cumprod", lambda xp, x, *, axis: xp.cumprod(x, axis=axis), one_axis(),
@@ -387,7 +437,7 @@ OPS_EXTRA: list[Op] = [
        empty=False),
     Op("quantile", lambda xp, x, *, axis, q: xp.quantile(x, q, axis=axis),
        with_params(one_axis(), q=st.sampled_from([0.3, 0.5, [0.1, 0.9]])), DISTINCT,
-       empty=False),
+       empty=False, real_only=QUANTILE_REAL),
     Op("average", lambda xp, x, w: xp.average(x, axis=-1, weights=w),
        one_of_cases(pair((3,), (3,)), pair((2, 3), (2, 3))), (REAL, POS)),
     Op("var_ddof", lambda xp, x, *, axis: xp.var(x, axis=axis, ddof=1),
@@ -417,6 +467,24 @@ OPS_EXTRA: list[Op] = [
     Op("correlate", lambda xp, a, v: xp.correlate(a, v, mode="full"), pair((4,), (3,))),
     Op("trace", lambda xp, x, *, offset, axis1, axis2: xp.trace(x, offset, axis1, axis2),
        diagonal_cases),
+    # ---- FFTs (fad.numpy.fft: the ``fft`` primitive)
+    Op("fft", lambda xp, x, *, axis, n, norm: _spectrum("fft")(xp, x, n=n, axis=axis,
+                                                               norm=norm),
+       with_params(one_axis(none=False), n=st.sampled_from([None, 2, 5]),
+                   norm=st.sampled_from([None, "ortho", "forward"])), empty=False),
+    Op("ifft", lambda xp, x, *, axis, n, norm: _spectrum("ifft")(xp, x, n=n, axis=axis,
+                                                                 norm=norm),
+       with_params(one_axis(none=False), n=st.sampled_from([None, 3]),
+                   norm=st.sampled_from([None, "ortho"])), empty=False),
+    Op("rfft", lambda xp, x, *, axis, n: _spectrum("rfft")(xp, x, n=n, axis=axis),
+       with_params(one_axis(none=False), n=st.sampled_from([None, 1, 4, 5])), empty=False,
+       real_only="the FFT of a real signal: NumPy rejects complex input (use fft)"),
+    Op("irfft", lambda xp, x, *, axis, n, norm: xp.fft.irfft(x, n=n, axis=axis, norm=norm),
+       with_params(one_axis(none=False), n=st.sampled_from([3, 4, 6]),
+                   norm=st.sampled_from([None, "forward"])), empty=False),
+    Op("fft2", lambda xp, x: _spectrum("fft2")(xp, x), plain(2, 3), empty=False),
+    Op("ifft2", lambda xp, x, *, s: _spectrum("ifft2")(xp, x, s=s),
+       with_params(plain(2, 2), s=st.sampled_from([None, (2, 3)])), empty=False),
     # ---- shapes
     Op("split", lambda xp, x, *, sections, axis: _cat(xp, xp.split(x, sections, axis)),
        split_cases(True)),
@@ -443,38 +511,41 @@ OPS_EXTRA: list[Op] = [
        (WELL, REAL), tol=(5e-2, None)),
     Op("det", lambda xp, a: xp.linalg.det(a), matrices(), WELL, tol=(5e-2, None)),
     Op("slogdet", _slogdet, matrices(), WELL, tol=(5e-2, None)),
-    Op("cholesky", lambda xp, a: xp.linalg.cholesky(a), matrices(), SPD, tol=(5e-2, None)),
-    Op("eigh", _eigh_invariants, matrices(), SPD, tol=(5e-2, 1e-4)),
-    Op("eigvalsh", lambda xp, a: xp.linalg.eigvalsh(a), matrices(), SPD, tol=(5e-2, None)),
+    Op("cholesky", lambda xp, a: xp.linalg.cholesky(a), matrices(), SPD, tol=(5e-2, None),
+       cdomain=HPD),
+    Op("eigh", _eigh_invariants, matrices(), SPD, tol=(5e-2, 1e-4), cdomain=HPD),
+    Op("eigvalsh", lambda xp, a: xp.linalg.eigvalsh(a), matrices(), SPD, tol=(5e-2, None),
+       cdomain=HPD),
     Op("qr", _qr, matrices(square=False), WELL, tol=(5e-2, 1e-4)),
-    Op("svd", _svd, matrices(square=False), SEPARATED, tol=(5e-2, 1e-4)),
+    Op("svd", _svd, matrices(square=False), SEPARATED, tol=(5e-2, 1e-4), cdomain=SEPARATED_C),
     Op("svdvals", lambda xp, a: xp.linalg.svd(a, compute_uv=False), matrices(square=False),
-       SEPARATED, tol=(5e-2, None)),
+       SEPARATED, tol=(5e-2, None), cdomain=SEPARATED_C),
     Op("pinv", lambda xp, a: xp.linalg.pinv(a), matrices(square=False), SEPARATED,
-       tol=(5e-2, 1e-4)),
+       tol=(5e-2, 1e-4), cdomain=SEPARATED_C),
     Op("lstsq", _lstsq, matrices(square=False, wide=False, batch=False,
                                  extra=lambda draw, m, n, lead: (((m,),), {})),
-       (SEPARATED, REAL), tol=(5e-2, 1e-4)),
+       (SEPARATED, REAL), tol=(5e-2, 1e-4), cdomain=(SEPARATED_C, cplx(REAL))),
     Op("matrix_power", lambda xp, a, *, n: xp.linalg.matrix_power(a, n),
        with_params(matrices(), n=st.sampled_from([-2, 0, 1, 3])), WELL, tol=(5e-2, None)),
     Op("multi_dot", lambda xp, a, b, c: xp.linalg.multi_dot([a, b, c]),
        lambda kind: None if kind != "any" else st.sampled_from(
            [Case(((2, 3), (3, 2), (2, 2))), Case(((3,), (3, 2), (2,)))])),
-    Op("cond", lambda xp, a: xp.linalg.cond(a), matrices(), SEPARATED, tol=(5e-2, 1e-4)),
+    Op("cond", lambda xp, a: xp.linalg.cond(a), matrices(), SEPARATED, tol=(5e-2, 1e-4),
+       cdomain=SEPARATED_C),
     Op("norm_vector", lambda xp, x, *, ord, axis: xp.linalg.norm(x, ord, axis),
        with_params(one_axis(none=False), ord=st.sampled_from(VEC_ORDS)), DISTINCT_NONZERO,
-       tol=(5e-2, None), empty=False),
+       tol=(5e-2, None), empty=False, cdomain=DISTINCT_MODULI),
     Op("norm_flat", lambda xp, x: xp.linalg.norm(x), plain(), NONZERO, empty=False),
     Op("norm_matrix_sv", lambda xp, a, *, ord: xp.linalg.norm(a, ord, axis=(-2, -1)),
        with_params(matrices(square=False), ord=st.sampled_from(MAT_ORDS_SV)), SEPARATED,
-       tol=(5e-2, 1e-4)),
+       tol=(5e-2, 1e-4), cdomain=SEPARATED_C),
     Op("norm_matrix_abs", lambda xp, a, *, ord: xp.linalg.norm(a, ord, axis=(-2, -1)),
        with_params(matrices(square=False), ord=st.sampled_from(MAT_ORDS_ABS)),
-       DISTINCT_NONZERO, tol=(5e-2, None)),
+       DISTINCT_NONZERO, tol=(5e-2, None), cdomain=DISTINCT_MODULI),
     Op("vector_norm", lambda xp, x: xp.linalg.vector_norm(x, axis=-1), plain(1, 2),
        NONZERO, empty=False),
     Op("matrix_norm", lambda xp, a: xp.linalg.matrix_norm(a, ord="nuc"),
-       matrices(square=False), SEPARATED, tol=(5e-2, 1e-4)),
+       matrices(square=False), SEPARATED, tol=(5e-2, 1e-4), cdomain=SEPARATED_C),
 ]
 
 BY_NAME_EXTRA = {op.name: op for op in OPS_EXTRA}

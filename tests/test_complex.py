@@ -88,3 +88,32 @@ def test_complex_under_jit_and_vmap(name):
     loss = lambda z: fnp.sum(fnp.abs(f(z)) ** 2)
     np.testing.assert_allclose(fad.jit(fad.grad(loss))(zs[0]), fad.grad(loss)(zs[0]),
                                rtol=1e-10)
+
+
+def test_check_grads_perturbs_along_i_too():
+    """A rule that is right along real directions only (here: conj's jvp taken as
+    the identity) is caught: directions are a + ib, as in jax.test_util."""
+    @fad.custom_jvp
+    def wrong_conj(z):
+        return fnp.conj(z)
+    wrong_conj.defjvp(lambda primals, tangents: (fnp.conj(primals[0]), tangents[0]))
+    for modes in (("fwd",), ("rev",)):
+        with pytest.raises(AssertionError):
+            fad.check_grads(wrong_conj, (_z(0),), order=1, modes=modes)
+    fad.check_grads(fnp.conj, (_z(0),), order=2)
+
+
+@pytest.mark.parametrize("name", ["vdot", "vecdot", "vecmat", "correlate", "var", "sign"])
+def test_numpy_conventions_for_complex_arguments(name):
+    """vdot, vecdot and vecmat conjugate their first argument, correlate its second
+    (NumPy); var is real (mean |x - mean|^2); sign is z / |z|."""
+    a, b = _z(1, n=4), _z(2, n=4) * 1j
+    m = np.stack([_z(3, n=4), _z(4, n=4)], axis=1)
+    call = {"vdot": lambda xp, a, b: xp.vdot(a, b), "vecdot": lambda xp, a, b: xp.vecdot(a, b),
+            "vecmat": lambda xp, a, b: xp.vecmat(a, m), "var": lambda xp, a, b: xp.var(a * b),
+            "correlate": lambda xp, a, b: xp.correlate(a, b[:3], mode="full"),
+            "sign": lambda xp, a, b: xp.sign(a * b)}[name]
+    got, want = np.asarray(call(fnp, a, b)), call(np, a, b)
+    assert got.dtype == np.asarray(want).dtype
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    fad.check_grads(lambda a, b: call(fnp, a, b), (a, b), order=2)

@@ -214,3 +214,191 @@ def test_cholesky_and_eigh_read_the_lower_triangle():
     assert np.all(np.triu(g, 1) == 0)
     g = fad.grad(lambda a: fnp.sum(LA.eigh(a, UPLO="U")[0] ** 2))(S)
     assert np.all(np.tril(g, -1) == 0)
+
+
+# ---------------------------------------------------------------- complex matrices
+def cwell(*shape, dtype=np.complex128):
+    return (well(*shape) + 1j * rng.uniform(-0.5, 0.5, shape)).astype(dtype)
+
+
+def unitary(n):
+    q, r = np.linalg.qr(rng.standard_normal((n, n)) + 1j * rng.standard_normal((n, n)))
+    return q * (np.diag(r) / np.abs(np.diag(r)))
+
+
+def hpd(*shape):
+    """Hermitian positive definite, eigenvalues 1, 2.5, 4 (separated)."""
+    out = np.empty(shape, complex)
+    for idx in np.ndindex(*shape[:-2]):
+        q = unitary(shape[-1])
+        out[idx] = (q * (1.0 + 1.5 * np.arange(shape[-1]))) @ q.conj().T
+    return out
+
+
+def cseparated(m, n):
+    k = min(m, n)
+    return unitary(m)[:, :k] * (1.0 + 1.5 * np.arange(k)[::-1]) @ unitary(n)[:, :k].conj().T
+
+
+CA, CAB = cwell(3, 3), cwell(2, 3, 3)
+CH, CHB = hpd(3, 3), hpd(2, 3, 3)
+CT, CW = cseparated(4, 3), cseparated(2, 4)
+CB = rng.standard_normal((3, 2)) + 1j * rng.standard_normal((3, 2))
+
+
+def _phase_free(v):
+    """Products ``v_ij conj(v_0j)``: each column's phase e^{i theta} cancels."""
+    return v * fnp.conj(v[..., :1, :])
+
+
+def _svd_invariants(u, s, vh):
+    # u_k vh_k is gauge-free (A = sum_k s_k u_k vh_k): products of their entries
+    return s, u * fnp.swapaxes(vh[..., :, :1], -1, -2), vh * fnp.swapaxes(u[..., :1, :], -1, -2)
+
+
+COMPLEX_CASES = {
+    "inv": (LA.inv, (CAB,)),
+    "solve": (LA.solve, (CAB, np.stack([CB, CB[::-1]]))),
+    "solve_vector": (LA.solve, (CA, CB[:, 0])),
+    "det": (LA.det, (CAB,)),
+    "slogdet": (lambda a: tuple(LA.slogdet(a)), (CAB,)),
+    "cholesky": (LA.cholesky, (CHB,)),
+    "cholesky_upper": (lambda a: LA.cholesky(a, upper=True), (CH,)),
+    "eigh": (lambda a: (LA.eigh(a)[0], _phase_free(LA.eigh(a)[1])), (CHB,)),
+    "eigh_upper": (lambda a: _phase_free(LA.eigh(a, UPLO="U")[1]), (CH,)),
+    "eigh_reconstruct": (lambda a: (lambda w, v: (v * w[..., None, :]) @ fnp.conj(
+        fnp.swapaxes(v, -1, -2)))(*LA.eigh(a)), (CHB,)),
+    "qr_tall": (LA.qr, (CT,)),
+    "qr_wide": (LA.qr, (CW + np.eye(2, 4) * 2,)),
+    "qr_batched": (LA.qr, (CAB,)),
+    "svd_tall": (lambda a: _svd_invariants(*LA.svd(a, full_matrices=False)), (CT,)),
+    "svd_wide": (lambda a: _svd_invariants(*LA.svd(a, full_matrices=False)), (CW,)),
+    "svd_reconstruct": (lambda a: (lambda u, s, vh: (u * s[..., None, :]) @ vh)(
+        *LA.svd(a, full_matrices=False)), (CT,)),
+    "svdvals": (LA.svdvals, (CW,)),
+    "pinv": (LA.pinv, (CT,)),
+    "lstsq": (lambda a, b: LA.lstsq(a, b)[0], (CT, CT[:, 0] * 1j + 0.5)),
+    "cond": (LA.cond, (CAB,)),
+    "matrix_power": (lambda a: LA.matrix_power(a, -3), (CA,)),
+}
+
+
+@pytest.mark.parametrize("name", list(COMPLEX_CASES))
+def test_complex_derivatives_against_finite_differences(name):
+    """Second order, forward and reverse; directions ``a + ib`` (fad.check_grads)."""
+    f, args = COMPLEX_CASES[name]
+    assert_grad_matches_finite_differences(f, args, order=2, atol=1e-4, rtol=1e-4)
+
+
+@pytest.mark.parametrize("name, args", [
+    ("inv", (CAB,)), ("det", (CAB,)), ("slogdet", (CAB,)), ("solve", (CAB, CB)),
+    ("solve", (CA, CB[:, 0])), ("cholesky", (CHB,)), ("eigvalsh", (CHB,)),
+    ("qr", (CT,)), ("qr", (CW,)), ("svd", (CAB,)), ("svdvals", (CT,)), ("pinv", (CW,)),
+    ("cond", (CAB,)), ("matrix_rank", (CT,)), ("lstsq", (CT, CB[:, 0].tolist() + [1j])),
+])
+def test_complex_values_and_dtypes_match_numpy(name, args):
+    got, want = getattr(LA, name)(*args), getattr(np.linalg, name)(*args)
+    got = got if isinstance(want, tuple) else (got,)
+    want = want if isinstance(want, tuple) else (want,)
+    for g, w in zip(got, want):
+        g, w = np.asarray(g), np.asarray(w)
+        if w.dtype.kind in "fc":  # (lstsq's rank: NumPy's is int32)
+            assert g.dtype == w.dtype, (name, g.dtype, w.dtype)
+        if name == "qr":  # columns of Q (rows of R) up to a sign (LAPACK vs split wide QR)
+            g, w = np.abs(g), np.abs(w)
+        np.testing.assert_allclose(g, w, rtol=1e-10, atol=1e-12)
+
+
+def test_complex_hermitian_inputs_read_one_triangle_like_numpy():
+    # not Hermitian: LAPACK reads the lower (or upper) triangle and the diagonal's real part
+    a = CH + np.triu(rng.standard_normal((3, 3)), 1) + 0.3j * np.eye(3)
+    for uplo in ("L", "U"):
+        w, v = LA.eigh(a, UPLO=uplo)
+        w0, v0 = np.linalg.eigh(a, UPLO=uplo)
+        assert np.asarray(w).dtype == np.float64
+        np.testing.assert_allclose(w, w0, rtol=1e-12)
+        np.testing.assert_allclose(np.abs(v), np.abs(v0), atol=1e-10)
+    b = CH + np.triu(rng.standard_normal((3, 3)), 1)
+    c = CH + np.tril(rng.standard_normal((3, 3)), -1)
+    np.testing.assert_allclose(LA.cholesky(b), np.linalg.cholesky(b), rtol=1e-12)
+    np.testing.assert_allclose(LA.cholesky(c, upper=True), np.linalg.cholesky(c, upper=True),
+                               rtol=1e-12)
+    g = fad.grad(lambda a: fnp.sum(fnp.abs(LA.cholesky(a)) ** 2))(CH)
+    assert np.all(np.triu(g, 1) == 0)
+
+
+def test_complex_slogdet_conventions():
+    sign, logabsdet = LA.slogdet(CAB)
+    s0, l0 = np.linalg.slogdet(CAB)
+    assert (sign.dtype, logabsdet.dtype) == (np.complex128, np.float64)
+    np.testing.assert_allclose(np.abs(sign), 1.0, rtol=1e-12)
+    np.testing.assert_allclose(sign, s0, rtol=1e-12)
+    np.testing.assert_allclose(logabsdet, l0, rtol=1e-12)
+    # grad of log|det A| = Re(log det A) is A^-T in JAX's convention (df/dx - i df/dy:
+    # the derivative of the holomorphic log det, as for any Re(h(z)))
+    g = fad.grad(lambda a: LA.slogdet(a)[1])(CA)
+    np.testing.assert_allclose(g, np.linalg.inv(CA).T, rtol=1e-10)
+    # d sign = sign * i Im tr(A^-1 dA)
+    t = rng.standard_normal((3, 3)) + 1j * rng.standard_normal((3, 3))
+    (s, _), (ds, dl) = fad.jvp(lambda a: tuple(LA.slogdet(a)), (CA,), (t,))
+    tr = np.trace(np.linalg.inv(CA) @ t)
+    np.testing.assert_allclose(ds, s * 1j * tr.imag, rtol=1e-10)
+    np.testing.assert_allclose(dl, tr.real, rtol=1e-10)
+
+
+def test_complex_norms():
+    x = rng.standard_normal((2, 3, 4)) + 1j * rng.standard_normal((2, 3, 4))
+    for ord in VEC_ORDS:
+        want = np.linalg.norm(x, ord, axis=-1)
+        got = LA.norm(x, ord, axis=-1)
+        assert np.asarray(got).dtype == np.float64
+        np.testing.assert_allclose(got, want, rtol=1e-12)
+        if ord != 0:
+            assert_grad_matches_finite_differences(lambda v: LA.norm(v, ord, axis=-1), (x,),
+                                                   order=2, atol=1e-4, rtol=1e-4)
+    for ord in MAT_ORDS:
+        np.testing.assert_allclose(LA.norm(x, ord, axis=(1, 2)),
+                                   np.linalg.norm(x, ord, axis=(1, 2)), rtol=1e-12)
+        assert_grad_matches_finite_differences(lambda a: LA.norm(a, ord, axis=(1, 2)), (x,),
+                                               order=1, atol=1e-4, rtol=1e-4)
+    # real-valued: the gradient is df/dx - i df/dy, i.e. conj(x) / |x| for the 2-norm
+    v = x[0, 0]
+    np.testing.assert_allclose(fad.grad(LA.norm)(v), np.conj(v) / np.linalg.norm(v),
+                               rtol=1e-12)
+    assert np.all(fad.grad(LA.norm)(np.zeros(3, complex)) == 0)
+
+
+@pytest.mark.parametrize("name", ["inv", "det", "slogdet", "cholesky", "eigh", "qr_tall",
+                                  "svd_tall", "solve"])
+def test_complex_vmap_and_jit(name):
+    f, args = COMPLEX_CASES[name]
+    assert_jit_matches_eager(f, args)
+    batched = [np.stack([x, x * 1.01]) for x in args]
+    assert_vmap_matches_loop(f, batched)
+    loss = lambda *a: fnp.sum(fnp.abs(fad.tree.tree_leaves(f(*a))[0]) ** 2)
+    assert_vmap_matches_loop(fad.grad(loss), batched)
+
+
+def test_complex64_derivatives_and_dtypes():
+    a = CAB.astype(np.complex64)
+    h = CHB.astype(np.complex64)
+    assert LA.eigh(h)[0].dtype == np.float32 and LA.svd(a)[1].dtype == np.float32
+    assert LA.slogdet(a)[1].dtype == np.float32 and LA.norm(a).dtype == np.float32
+    for f, x in ((LA.inv, a), (LA.det, a), (LA.eigvalsh, h), (LA.svdvals, a),
+                 (lambda x: LA.slogdet(x)[1], a)):
+        g = fad.grad(lambda x: fnp.sum(fnp.abs(f(x)) ** 2))(x)
+        assert g.dtype == np.complex64
+        assert_grad_matches_finite_differences(f, (x,), atol=5e-2, rtol=5e-2)
+
+
+def test_complex_gauge_of_eigh_and_svd_vectors():
+    """JAX's gauge: the derivatives of eigenvectors keep Im diag(V^H dV) = 0, those of
+    right singular vectors diag(V^H dV) = 0 (the phase change is in U)."""
+    t = rng.standard_normal((3, 3)) + 1j * rng.standard_normal((3, 3))
+    (w, v), (dw, dv) = fad.jvp(LA.eigh, (CH,), (t + t.conj().T,))
+    assert dw.dtype == np.float64
+    np.testing.assert_allclose(np.diag(v.conj().T @ dv).imag, 0, atol=1e-12)
+    (u, s, vh), (du, ds, dvh) = fad.jvp(lambda a: tuple(LA.svd(a)), (CA,), (t,))
+    np.testing.assert_allclose(np.diag(dvh @ vh.conj().T), 0, atol=1e-12)
+    # and the reconstruction's tangent is the input's
+    np.testing.assert_allclose((du * s) @ vh + (u * ds) @ vh + (u * s) @ dvh, t, atol=1e-12)

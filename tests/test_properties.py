@@ -1,10 +1,18 @@
-"""Property tests driven by the operator table: every entry, float32 and float64.
+"""Property tests driven by the operator table: every entry of ``OPS`` in
+float32 and float64, and every entry of ``OPS`` and ``OPS_EXTRA`` (whose float
+runs are in test_numpy_full.py) in complex128, except the ``real_only`` ones
+(listed in ``REAL_ONLY`` below).
 
 (a) first and second derivatives, forward and reverse, against finite
-differences (``fad.check_grads``); (b) ``<u, J v>`` from ``jvp`` equals
-``<J^T u, v>`` from ``vjp``; (c) Hessians of scalarised functions are symmetric;
-(d) float32 in gives float32 values and derivatives; (e) values (and dtypes)
-equal NumPy's on the same inputs. Plus 0-d and empty-array inputs.
+differences (``fad.check_grads``: complex directions too); (b) ``<u, J v>`` from
+``jvp`` equals ``<J^T u, v>`` from ``vjp`` (complex ``u``, ``v``: the bilinear
+pairing ``Re(sum(u * w))``); (c) Hessians of scalarised functions are symmetric
+(complex inputs as pairs of real arrays ``x + iy``); (d) float32 in gives
+float32 values and derivatives, complex128 in gives complex128 derivatives and
+NumPy's output dtype (float64 for ``abs``...); (e) values (and dtypes) equal
+NumPy's on the same inputs. Plus 0-d and empty-array inputs, and (complex128
+only: test_jit / test_vmap cover the float table) jit against eager and vmap
+against a loop. Complex128 runs draw fewer examples (``COMPLEX_EXAMPLES``).
 """
 
 import math
@@ -14,9 +22,18 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from operator_table import FLOATS, OPS, examples, ops_with
+from operator_table_extra import OPS_EXTRA
 
 import fad
 import fad.numpy as fnp
+from fad.testing import assert_jit_matches_eager, assert_vmap_matches_loop
+
+COMPLEX = np.complex128
+# examples per entry and test: half the profile's (3 in CI, where float runs draw 6)
+COMPLEX_EXAMPLES = max(3, settings().max_examples // 2)
+# entries without a complex run, each with its reason in the table (``real_only``)
+REAL_ONLY = set("""arctan2 cbrt deg2rad rad2deg fabs floor ceil trunc hypot logaddexp
+    logaddexp2 fmod remainder copysign quantile rfft""".split())
 
 dtypes = pytest.mark.parametrize("dtype", FLOATS, ids=lambda d: np.dtype(d).name)
 
@@ -25,8 +42,29 @@ def table(kind: str = "any") -> pytest.MarkDecorator:
     return pytest.mark.parametrize("op", ops_with(kind), ids=str)
 
 
+def complex_ops(kind: str = "any") -> list:
+    return [op for op in OPS + OPS_EXTRA if not op.real_only and op.cases(kind) is not None
+            and (kind != "empty" or op.empty)]
+
+
+def complex_table(kind: str = "any") -> pytest.MarkDecorator:
+    return pytest.mark.parametrize("op", complex_ops(kind), ids=str)
+
+
+complex_settings = settings(max_examples=COMPLEX_EXAMPLES)
+
+
 def rand_like(rng: np.random.Generator, x: object, dtype: object) -> np.ndarray:
-    return rng.standard_normal(np.shape(x)).astype(dtype)
+    """Standard normal values; ``a + ib`` for a complex dtype."""
+    shape, dtype = np.shape(x), np.dtype(dtype)
+    if dtype.kind == "c":
+        return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dtype)
+    return rng.standard_normal(shape).astype(dtype)
+
+
+def wide(x: object) -> np.ndarray:
+    """``x`` in float64 / complex128 (for accurate sums)."""
+    return np.asarray(x, np.result_type(np.asarray(x).dtype, np.float64))
 
 
 def value_tol(dtype: object) -> dict:
@@ -40,14 +78,125 @@ def assert_same_values(got: object, want: object, dtype: object) -> None:
     np.testing.assert_allclose(got, want, **value_tol(dtype))
 
 
+# ---------------------------------------------------------------- the laws
+# Each law takes a drawn example; the tests below run it on the float table
+# (float32, float64) and on the complex table (complex128, fewer examples).
+def check_grads_law(ex, dtype):
+    tol = ex.op.check_tol(dtype)
+    fad.check_grads(ex.fad, ex.arrays, order=2, modes=("fwd", "rev"), atol=tol, rtol=tol)
+
+
+def jvp_vjp_law(ex, dtype):
+    rng = np.random.default_rng(1)
+    v = [rand_like(rng, x, dtype) for x in ex.arrays]
+    out, jv = fad.jvp(ex.fad, ex.arrays, v)
+    out2, f_vjp = fad.vjp(ex.fad, *ex.arrays)
+    u = rand_like(rng, out, np.asarray(out).dtype)  # real for real outputs (abs...)
+    ju = f_vjp(u)
+    np.testing.assert_array_equal(out, out2)
+    assert len(ju) == len(ex.arrays)
+    assert [np.shape(g) for g in ju] == [x.shape for x in ex.arrays]
+    # the bilinear pairing Re(sum(u * w)) (plain sum(u * w) for real arrays)
+    lhs = np.real(np.sum(u * wide(jv)))
+    rhs = sum(np.real(np.sum(wide(g) * vi)) for g, vi in zip(ju, v))
+    scale = np.sum(np.abs(u * jv)) + sum(np.sum(np.abs(g * vi)) for g, vi in zip(ju, v))
+    assert abs(lhs - rhs) <= 50 * np.finfo(dtype).eps * (scale + 1), (lhs, rhs)
+
+
+def realified(ex):
+    """For complex inputs: ``(f, args)`` where ``args`` are the real and imaginary
+    parts ``x_k, y_k`` of the inputs and ``f`` calls the entry at ``x_k + i y_k``."""
+    if not any(x.dtype.kind == "c" for x in ex.arrays):
+        return ex.fad, list(ex.arrays)
+    args = [p for x in ex.arrays for p in (x.real.copy(), x.imag.copy())]
+    return (lambda *ps: ex.fad(*[ps[2 * k] + 1j * ps[2 * k + 1]
+                                 for k in range(len(ex.arrays))])), args
+
+
+def hessian_symmetric_law(ex, dtype):
+    w = rand_like(np.random.default_rng(2), ex.numpy(), dtype)
+    f, args = realified(ex)
+    real_dtype = np.finfo(dtype).dtype
+    n = len(args)
+    # fnp.real(...): the scalarised function is real-valued; Re(sum(w f)) if complex
+    H = fad.hessian(lambda *xs: fnp.real(fnp.sum(f(*xs) * w)), argnums=tuple(range(n)))(*args)
+    sizes = [x.size for x in args]
+    for i in range(n):
+        for j in range(n):
+            assert np.shape(H[i][j]) == args[i].shape + args[j].shape
+            assert np.asarray(H[i][j]).dtype == real_dtype
+    M = np.block([[np.reshape(H[i][j], (sizes[i], sizes[j])) for j in range(n)]
+                  for i in range(n)]).astype(np.float64)
+    tol = 1e-4 if np.dtype(dtype) == np.float32 else 1e-10
+    np.testing.assert_allclose(M, M.T, rtol=tol, atol=tol * (1 + np.abs(M).max()))
+
+
+def dtype_law(ex, dtype):
+    n = len(ex.arrays)
+    out = ex.fad(*ex.arrays)
+    # the output: the input's dtype for floats; NumPy's for complex (abs: float64)
+    out_dtype = np.dtype(dtype) if np.dtype(dtype).kind == "f" else np.asarray(ex.numpy()).dtype
+    assert out_dtype in (dtype, np.finfo(dtype).dtype)
+    grads = fad.grad(lambda *xs: fnp.real(fnp.sum(ex.fad(*xs))),
+                     argnums=tuple(range(n)))(*ex.arrays)
+    _, tangent = fad.jvp(ex.fad, ex.arrays, [np.ones_like(x) for x in ex.arrays])
+    _, f_vjp = fad.vjp(ex.fad, *ex.arrays)
+    cts = f_vjp(np.ones(np.shape(out), out_dtype))
+    for name, value, want in [("output", out, out_dtype), ("tangent", tangent, out_dtype), *[
+            ("gradient", g, dtype) for g in grads], *[("cotangent", c, dtype) for c in cts]]:
+        assert np.asarray(value).dtype == want, f"{name} of {ex.op.name} is {value.dtype}"
+
+
+def jit_vmap_law(ex, dtype):
+    """jit equals eager and vmap equals a loop, for the entry and for the gradient
+    of a real-valued loss (test_jit / test_vmap do this for the float table)."""
+    assert_jit_matches_eager(ex.fad, ex.arrays)
+    batched = [np.stack([x, x * 0.9 + 0.05]) for x in ex.arrays]
+    assert_vmap_matches_loop(ex.fad, batched)
+    grad = fad.grad(lambda *xs: fnp.sum(fnp.abs(ex.fad(*xs)) ** 2),
+                    argnums=tuple(range(len(ex.arrays))))
+    assert_jit_matches_eager(grad, ex.arrays, rtol=1e-8, atol=1e-8)
+    assert_vmap_matches_loop(grad, batched, rtol=1e-8, atol=1e-8)
+
+
+def values_law(ex, dtype):
+    assert_same_values(ex.fad(*ex.arrays), ex.numpy(), dtype)
+
+
+def zero_dim_law(ex, dtype):
+    assert all(x.shape == () for x in ex.arrays)
+    assert_same_values(ex.fad(*ex.arrays), ex.numpy(), dtype)
+    fad.check_grads(ex.fad, ex.arrays, order=2, atol=ex.op.check_tol(dtype),
+                    rtol=ex.op.check_tol(dtype))
+    g = fad.grad(lambda *xs: fnp.real(fnp.sum(ex.fad(*xs))))(*ex.arrays)
+    assert (np.shape(g), np.asarray(g).dtype) == ((), dtype)
+
+
+def empty_law(ex, dtype):
+    want = ex.numpy()
+    assert_same_values(ex.fad(*ex.arrays), want, dtype)
+    out, tangent = fad.jvp(ex.fad, ex.arrays, [np.ones_like(x) for x in ex.arrays])
+    assert np.shape(tangent) == np.shape(want)
+    cts = fad.vjp(ex.fad, *ex.arrays)[1](np.ones(np.shape(want), np.asarray(want).dtype))
+    for x, ct in zip(ex.arrays, cts):
+        assert (np.shape(ct), np.asarray(ct).dtype) == (x.shape, dtype)
+        if math.prod(np.shape(want)) == 0:  # nothing flows back from an empty output
+            assert not np.any(ct)
+
+
 # ---------------------------------------------------------------- (a)
 @dtypes
 @table()
 @given(data=st.data())
 def test_check_grads_order_2(op, dtype, data):
-    ex = data.draw(examples(op, dtype))
-    tol = op.check_tol(dtype)
-    fad.check_grads(ex.fad, ex.arrays, order=2, modes=("fwd", "rev"), atol=tol, rtol=tol)
+    check_grads_law(data.draw(examples(op, dtype)), dtype)
+
+
+@complex_table()
+@complex_settings
+@given(data=st.data())
+def test_check_grads_order_2_complex128(op, data):
+    check_grads_law(data.draw(examples(op, COMPLEX)), COMPLEX)
 
 
 # ---------------------------------------------------------------- (b)
@@ -55,20 +204,14 @@ def test_check_grads_order_2(op, dtype, data):
 @table()
 @given(data=st.data())
 def test_jvp_vjp_agree(op, dtype, data):
-    ex = data.draw(examples(op, dtype))
-    rng = np.random.default_rng(1)
-    v = [rand_like(rng, x, dtype) for x in ex.arrays]
-    out, jv = fad.jvp(ex.fad, ex.arrays, v)
-    out2, f_vjp = fad.vjp(ex.fad, *ex.arrays)
-    u = rand_like(rng, out, dtype)
-    ju = f_vjp(u)
-    np.testing.assert_array_equal(out, out2)
-    assert len(ju) == len(ex.arrays)
-    assert [np.shape(g) for g in ju] == [x.shape for x in ex.arrays]
-    lhs = np.sum(u * np.asarray(jv, np.float64))
-    rhs = sum(np.sum(np.asarray(g, np.float64) * vi) for g, vi in zip(ju, v))
-    scale = np.sum(np.abs(u * jv)) + sum(np.sum(np.abs(g * vi)) for g, vi in zip(ju, v))
-    assert abs(lhs - rhs) <= 50 * np.finfo(dtype).eps * (scale + 1), (lhs, rhs)
+    jvp_vjp_law(data.draw(examples(op, dtype)), dtype)
+
+
+@complex_table()
+@complex_settings
+@given(data=st.data())
+def test_jvp_vjp_agree_complex128(op, data):
+    jvp_vjp_law(data.draw(examples(op, COMPLEX)), COMPLEX)
 
 
 # ---------------------------------------------------------------- (c)
@@ -76,19 +219,14 @@ def test_jvp_vjp_agree(op, dtype, data):
 @table()
 @given(data=st.data())
 def test_hessian_symmetric(op, dtype, data):
-    ex = data.draw(examples(op, dtype))
-    w = rand_like(np.random.default_rng(2), ex.numpy(), dtype)
-    n = len(ex.arrays)
-    H = fad.hessian(lambda *xs: fnp.sum(ex.fad(*xs) * w), argnums=tuple(range(n)))(*ex.arrays)
-    sizes = [x.size for x in ex.arrays]
-    for i in range(n):
-        for j in range(n):
-            assert np.shape(H[i][j]) == ex.arrays[i].shape + ex.arrays[j].shape
-            assert np.asarray(H[i][j]).dtype == dtype
-    M = np.block([[np.reshape(H[i][j], (sizes[i], sizes[j])) for j in range(n)]
-                  for i in range(n)]).astype(np.float64)
-    tol = 1e-4 if np.dtype(dtype) == np.float32 else 1e-10
-    np.testing.assert_allclose(M, M.T, rtol=tol, atol=tol * (1 + np.abs(M).max()))
+    hessian_symmetric_law(data.draw(examples(op, dtype)), dtype)
+
+
+@complex_table()
+@complex_settings
+@given(data=st.data())
+def test_hessian_symmetric_complex128(op, data):
+    hessian_symmetric_law(data.draw(examples(op, COMPLEX)), COMPLEX)
 
 
 # ---------------------------------------------------------------- (d)
@@ -96,16 +234,14 @@ def test_hessian_symmetric(op, dtype, data):
 @table()
 @given(data=st.data())
 def test_dtype_preserved(op, dtype, data):
-    ex = data.draw(examples(op, dtype))
-    n = len(ex.arrays)
-    out = ex.fad(*ex.arrays)
-    grads = fad.grad(lambda *xs: fnp.sum(ex.fad(*xs)), argnums=tuple(range(n)))(*ex.arrays)
-    _, tangent = fad.jvp(ex.fad, ex.arrays, [np.ones_like(x) for x in ex.arrays])
-    _, f_vjp = fad.vjp(ex.fad, *ex.arrays)
-    cts = f_vjp(np.ones(np.shape(out), dtype))
-    for name, value in [("output", out), ("tangent", tangent), *[
-            ("gradient", g) for g in grads], *[("cotangent", c) for c in cts]]:
-        assert np.asarray(value).dtype == dtype, f"{name} of {op.name} is {value.dtype}"
+    dtype_law(data.draw(examples(op, dtype)), dtype)
+
+
+@complex_table()
+@complex_settings
+@given(data=st.data())
+def test_dtype_preserved_complex128(op, data):
+    dtype_law(data.draw(examples(op, COMPLEX)), COMPLEX)
 
 
 # ---------------------------------------------------------------- (e)
@@ -113,8 +249,22 @@ def test_dtype_preserved(op, dtype, data):
 @table()
 @given(data=st.data())
 def test_values_match_numpy(op, dtype, data):
-    ex = data.draw(examples(op, dtype))
-    assert_same_values(ex.fad(*ex.arrays), ex.numpy(), dtype)
+    values_law(data.draw(examples(op, dtype)), dtype)
+
+
+@complex_table()
+@complex_settings
+@given(data=st.data())
+def test_values_match_numpy_complex128(op, data):
+    values_law(data.draw(examples(op, COMPLEX)), COMPLEX)
+
+
+# ---------------------------------------------------------------- jit and vmap
+@complex_table()
+@settings(max_examples=1)
+@given(data=st.data())
+def test_jit_and_vmap_complex128(op, data):
+    jit_vmap_law(data.draw(examples(op, COMPLEX)), COMPLEX)
 
 
 # ---------------------------------------------------------------- 0-d and empty
@@ -126,13 +276,14 @@ edge_cases = settings(max_examples=max(3, settings().max_examples // 2))
 @edge_cases
 @given(data=st.data())
 def test_zero_dim(op, dtype, data):
-    ex = data.draw(examples(op, dtype, "scalar"))
-    assert all(x.shape == () for x in ex.arrays)
-    assert_same_values(ex.fad(*ex.arrays), ex.numpy(), dtype)
-    fad.check_grads(ex.fad, ex.arrays, order=2, atol=op.check_tol(dtype),
-                    rtol=op.check_tol(dtype))
-    g = fad.grad(lambda *xs: fnp.sum(ex.fad(*xs)))(*ex.arrays)
-    assert (np.shape(g), np.asarray(g).dtype) == ((), dtype)
+    zero_dim_law(data.draw(examples(op, dtype, "scalar")), dtype)
+
+
+@complex_table("scalar")
+@complex_settings
+@given(data=st.data())
+def test_zero_dim_complex128(op, data):
+    zero_dim_law(data.draw(examples(op, COMPLEX, "scalar")), COMPLEX)
 
 
 @dtypes
@@ -140,16 +291,35 @@ def test_zero_dim(op, dtype, data):
 @edge_cases
 @given(data=st.data())
 def test_empty(op, dtype, data):
-    ex = data.draw(examples(op, dtype, "empty"))
-    want = ex.numpy()
-    assert_same_values(ex.fad(*ex.arrays), want, dtype)
-    out, tangent = fad.jvp(ex.fad, ex.arrays, [np.ones_like(x) for x in ex.arrays])
-    assert np.shape(tangent) == np.shape(want)
-    cts = fad.vjp(ex.fad, *ex.arrays)[1](np.ones(np.shape(want), dtype))
-    for x, ct in zip(ex.arrays, cts):
-        assert (np.shape(ct), np.asarray(ct).dtype) == (x.shape, dtype)
-        if math.prod(np.shape(want)) == 0:  # nothing flows back from an empty output
-            assert not np.any(ct)
+    empty_law(data.draw(examples(op, dtype, "empty")), dtype)
+
+
+@complex_table("empty")
+@complex_settings
+@given(data=st.data())
+def test_empty_complex128(op, data):
+    empty_law(data.draw(examples(op, COMPLEX, "empty")), COMPLEX)
+
+
+# ---------------------------------------------------------------- complex opt-outs
+def test_complex_opt_outs_are_the_listed_ones():
+    """Nothing drops out of the complex128 runs silently: the entries marked
+    ``real_only`` are exactly ``REAL_ONLY``, and each says why."""
+    marked = {op.name: op.real_only for op in OPS + OPS_EXTRA if op.real_only}
+    assert set(marked) == REAL_ONLY, set(marked) ^ REAL_ONLY
+    assert all(len(why) > 10 for why in marked.values())
+    ran = {op.name for op in complex_ops()}
+    assert ran | REAL_ONLY == {op.name for op in OPS + OPS_EXTRA} and not ran & REAL_ONLY
+
+
+@pytest.mark.parametrize("op", [op for op in OPS + OPS_EXTRA if op.real_only], ids=str)
+@settings(max_examples=1)
+@given(data=st.data())
+def test_real_only_entries_are_real_only_in_numpy(op, data):
+    """The opt-outs are honest: NumPy itself refuses complex input there."""
+    ex = data.draw(examples(op, COMPLEX))
+    with pytest.raises(TypeError):
+        ex.numpy()
 
 
 def test_table_covers_the_issue():

@@ -919,9 +919,18 @@ def correlate(a: Any, v: Any, mode: str = "valid") -> Any:
     [2.0, 3.0]
     """
     a, v = C._promote_all(a, v)
+    return _correlate(a, _conj(v), mode)  # NumPy conjugates v (complex arrays)
+
+
+def _correlate(a: Any, v: Any, mode: str) -> Any:
     if a.shape[0] < v.shape[0]:
-        return flip(correlate(v, a, mode))
+        return flip(_correlate(v, a, mode))
     return convolve(a, flip(v), mode)
+
+
+def _conj(x: Any) -> Any:
+    from ._complex import conj
+    return conj(x)
 
 
 def vdot(a: Any, b: Any, /) -> Any:
@@ -932,7 +941,7 @@ def vdot(a: Any, b: Any, /) -> Any:
     4.0
     """
     a, b = C._promote_all(a, b)
-    return C.matmul(S.ravel(a), S.ravel(b))
+    return C.matmul(S.ravel(_conj(a)), S.ravel(b))  # conj(a): NumPy's, for complex
 
 
 def vecdot(x1: Any, x2: Any, /, *, axis: int = -1) -> Any:
@@ -942,7 +951,7 @@ def vecdot(x1: Any, x2: Any, /, *, axis: int = -1) -> Any:
     >>> fnp.vecdot(fnp.ones((2, 3)), fnp.ones(3)).tolist()
     [3.0, 3.0]
     """
-    return R.sum(M.multiply(x1, x2), axis=axis)
+    return R.sum(M.multiply(_conj(asarray(x1)), x2), axis=axis)  # conj(x1), as NumPy
 
 
 def matvec(x1: Any, x2: Any, /) -> Any:
@@ -962,7 +971,7 @@ def vecmat(x1: Any, x2: Any, /) -> Any:
     >>> fnp.vecmat(fnp.array([1.0, 2.0]), fnp.eye(2)).tolist()
     [1.0, 2.0]
     """
-    return S.squeeze(C.matmul(S.expand_dims(x1, -2), x2), -2)
+    return S.squeeze(C.matmul(S.expand_dims(_conj(asarray(x1)), -2), x2), -2)  # as NumPy
 
 
 def matrix_transpose(x: Any, /) -> Any:

@@ -79,7 +79,24 @@ def absolute(x: Any) -> Any:
 
 
 abs = absolute
-sign = _unary(E.sign_p, "sign")
+_real_sign = _unary(E.sign_p, "sign")
+
+
+def sign(x: Any, /, out: Any = None, *, dtype: Any = None) -> Any:
+    """Elementwise sign; for complex ``x`` NumPy's ``z / |z|`` (0 at 0), which is
+    differentiable away from 0 (real ``sign`` is piecewise constant: derivative 0).
+
+    >>> import fad.numpy as fnp
+    >>> complex(fnp.sign(fnp.asarray(4j)))
+    1j
+    """
+    x = asarray(x)
+    if x.dtype.kind != "c" or out is not None or dtype is not None:
+        return _real_sign(x, out, dtype=dtype)
+    from ._complex import complex_abs
+    r = complex_abs(x)
+    nonzero = greater(r, 0)
+    return where(nonzero, divide(x, where(nonzero, r, 1.0)), 0.0)
 floor = _unary(E.floor_p, "floor")
 ceil = _unary(E.ceil_p, "ceil")
 isnan = _unary(E.isnan_p, "isnan")

@@ -132,7 +132,12 @@ def var(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: int 
     centered = subtract(a, mean(a, axis, dtype, keepdims=True))
     axes = normalize_axes(axis, a.ndim)
     n = math.prod(a.shape[i] for i in axes)
-    ss = sum(multiply(centered, centered), axis, keepdims=keepdims)
+    if dtype_of(centered).kind == "c":  # |c|^2, a real array (as NumPy)
+        from ._complex import imag, real
+        re, im = real(centered), imag(centered)
+        ss = sum(multiply(re, re) + multiply(im, im), axis, keepdims=keepdims)
+    else:
+        ss = sum(multiply(centered, centered), axis, keepdims=keepdims)
     return divide(ss, float(n - ddof))
 
 

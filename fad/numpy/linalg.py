@@ -1,5 +1,5 @@
 """``fad.numpy.linalg``: NumPy's ``numpy.linalg``, differentiable, on stacks of
-matrices (leading axes are batch axes, as in NumPy).
+matrices (leading axes are batch axes, as in NumPy), real or complex.
 
 The decompositions are primitives (``fad/primitives/linalg.py``, where the
 derivative identities and their conventions are written down); everything
@@ -36,6 +36,7 @@ from . import _math as M
 from . import _reductions as R
 from . import _shape as S
 from ._base import asarray, cast, dtype_of
+from ._complex import conj, imag, real
 
 LinAlgError = np.linalg.LinAlgError
 EighResult = namedtuple("EighResult", "eigenvalues eigenvectors")
@@ -65,11 +66,17 @@ def _matrix(a: Any, name: str, square: bool = True) -> Any:
     return a
 
 
+def _mH(a: Any) -> Any:
+    """Conjugate transpose of the last two axes (the transpose of a real ``a``)."""
+    return conj(S.swapaxes(a, -1, -2))
+
+
 def _from_lower(a: Any) -> Any:
-    """The symmetric matrix of ``a``'s lower triangle: what LAPACK reads (so values
-    *and* derivatives match NumPy's for any input)."""
+    """The symmetric (Hermitian) matrix of ``a``'s lower triangle and the real part
+    of its diagonal: what LAPACK reads (so values *and* derivatives match NumPy's
+    for any input)."""
     low = X.tril(a, -1)
-    return M.add(M.add(low, S.swapaxes(low, -1, -2)), _diag_matrix(a))
+    return M.add(M.add(low, _mH(low)), _diag_matrix(real(a)))
 
 
 def _diag_matrix(a: Any) -> Any:
@@ -80,7 +87,7 @@ def _diag_matrix(a: Any) -> Any:
 def _sym_input(a: Any, UPLO: str) -> Any:
     if UPLO not in ("L", "U"):
         raise ValueError("UPLO argument must be 'L' or 'U'")
-    return _from_lower(a if UPLO == "L" else S.swapaxes(a, -1, -2))
+    return _from_lower(a if UPLO == "L" else _mH(a))
 
 
 # ------------------------------------------------------------------ inverses and solves
@@ -163,8 +170,7 @@ def pinv(a: Any, rcond: Any = None, hermitian: bool = False, *, rtol: Any = None
     cutoff = M.multiply(rcond, R.max(s, axis=-1, keepdims=True))
     keep = M.greater(s, cutoff)
     s_inv = M.where(keep, M.divide(1.0, M.where(keep, s, 1.0)), 0.0)
-    return C.matmul(M.multiply(S.swapaxes(vh, -1, -2), S.expand_dims(s_inv, -2)),
-                    S.swapaxes(u, -1, -2))
+    return C.matmul(M.multiply(_mH(vh), S.expand_dims(s_inv, -2)), _mH(u))
 
 
 def lstsq(a: Any, b: Any, rcond: Any = None) -> LstsqResult:
@@ -186,11 +192,11 @@ def lstsq(a: Any, b: Any, rcond: Any = None) -> LstsqResult:
     full = int(r) == n if r is not None else True
     if m > n and full:
         res = M.subtract(C.matmul(a, x), b)
-        residuals = R.sum(M.multiply(res, res), axis=0)
+        residuals = R.sum(_abs2(res), axis=0)
         if b.ndim == 1:
             residuals = S.reshape(residuals, (1,))
     else:
-        residuals = asarray(np.zeros((0,), dtype_of(a)))
+        residuals = asarray(np.zeros((0,), dtype_of(real(a))))
     return LstsqResult(x, residuals, rank, s)
 
 
@@ -248,7 +254,9 @@ def det(a: Any) -> Any:
 
 
 def slogdet(a: Any) -> SlogdetResult:
-    """``(sign, log|det|)``; ``d log|det A| = tr(A^-1 dA)``, the sign has none.
+    """``(sign, log|det|)``; ``d log|det A| = Re tr(A^-1 dA)``. A real sign has no
+    derivative; for complex ``A`` the sign is ``det / |det|`` (modulus 1, as
+    NumPy), ``d sign = sign * i Im tr(A^-1 dA)``, and ``log|det|`` is real.
 
     >>> import fad.numpy as fnp
     >>> sign, logdet = fnp.linalg.slogdet(fnp.array([[-2.0, 0.0], [0.0, 1.0]]))
@@ -261,22 +269,25 @@ def slogdet(a: Any) -> SlogdetResult:
 
 # ------------------------------------------------------------------ decompositions
 def cholesky(a: Any, /, *, upper: bool = False) -> Any:
-    """Cholesky factor (lower, or upper with ``upper=True``) of a symmetric
-    positive-definite matrix; like NumPy it reads the lower triangle only, so
-    the derivative with respect to the upper triangle is 0.
+    """Cholesky factor ``L`` (``A = L L^H``; or ``U = L^H`` with ``upper=True``) of
+    a symmetric (Hermitian) positive-definite matrix; like NumPy it reads the
+    lower triangle only (the upper one with ``upper=True``) and the real part of
+    the diagonal, so the derivative with respect to the rest is 0.
 
     >>> import fad.numpy as fnp
     >>> fnp.linalg.cholesky(fnp.array([[4.0, 2.0], [2.0, 2.0]])).tolist()
     [[2.0, 0.0], [1.0, 1.0]]
     """
-    low = bind(L.cholesky_p, _from_lower(_matrix(a, "cholesky")))
-    return S.swapaxes(low, -1, -2) if upper else low
+    low = bind(L.cholesky_p, _sym_input(_matrix(a, "cholesky"), "U" if upper else "L"))
+    return _mH(low) if upper else low
 
 
 def eigh(a: Any, UPLO: str = "L") -> EighResult:
-    """Eigenvalues (ascending) and eigenvectors of a symmetric matrix (from the
-    triangle ``UPLO``). Derivatives: Magnus's formulas; at repeated eigenvalues
-    the undefined eigenvector terms are taken as 0.
+    """Eigenvalues (ascending, real) and eigenvectors of a symmetric (Hermitian)
+    matrix (from the triangle ``UPLO``). Derivatives: Magnus's formulas; at
+    repeated eigenvalues the undefined eigenvector terms are taken as 0. Complex
+    eigenvectors are defined up to a phase: differentiate gauge-invariant
+    functions of them (``|v|^2``, ``v_i conj(v_j)``, ``V diag(w) V^H``).
 
     >>> import fad.numpy as fnp
     >>> w, v = fnp.linalg.eigh(fnp.array([[2.0, 0.0], [0.0, 1.0]]))
@@ -299,7 +310,8 @@ def eigvalsh(a: Any, UPLO: str = "L") -> Any:
 
 def qr(a: Any, mode: str = "reduced") -> Any:
     """QR decomposition (``reduced``, ``r``, or ``complete`` for square and wide
-    matrices). A wide ``a = [X | Y]`` is ``Q [R_X | Q^T Y]`` with ``X = Q R_X``.
+    matrices). A wide ``a = [X | Y]`` is ``Q [R_X | Q^H Y]`` with ``X = Q R_X``.
+    ``R``'s diagonal is real (LAPACK's convention, complex input too).
 
     >>> import fad.numpy as fnp
     >>> q, r = fnp.linalg.qr(fnp.array([[3.0, 0.0], [4.0, 1.0]]))
@@ -319,7 +331,7 @@ def qr(a: Any, mode: str = "reduced") -> Any:
         q, r = bind(L.qr_p, a)
     else:
         q, rx = bind(L.qr_p, X._slice(a, a.ndim - 1, 0, m))
-        ry = C.matmul(S.swapaxes(q, -1, -2), X._slice(a, a.ndim - 1, m, n))
+        ry = C.matmul(_mH(q), X._slice(a, a.ndim - 1, m, n))
         r = S.concatenate([rx, ry], axis=-1)
     return r if mode == "r" else QRResult(q, r)
 
@@ -327,9 +339,10 @@ def qr(a: Any, mode: str = "reduced") -> Any:
 def svd(a: Any, full_matrices: bool = True, compute_uv: bool = True,
         hermitian: bool = False) -> Any:
     """Singular value decomposition ``a = U diag(S) Vh`` (singular values
-    descending). ``full_matrices=True`` is supported for square matrices only
-    (the extra columns are not unique otherwise). At repeated singular values
-    the undefined singular-vector terms are taken as 0.
+    descending, real). ``full_matrices=True`` is supported for square matrices
+    only (the extra columns are not unique otherwise). At repeated singular
+    values the undefined singular-vector terms are taken as 0; complex singular
+    vectors are defined up to a phase (differentiate gauge-invariant functions).
 
     >>> import fad.numpy as fnp
     >>> fnp.linalg.svd(fnp.array([[3.0, 0.0], [0.0, -4.0]]), compute_uv=False).tolist()
@@ -404,9 +417,16 @@ def _nonzero_safe(fn: Any, x: Any, axes: tuple, keepdims: bool, which: Any = R.a
     return M.where(zero if keepdims else S.squeeze(zero, axes), 0.0, out)
 
 
+def _abs2(x: Any) -> Any:
+    """``|x|^2`` (a real array)."""
+    re, im = real(x), imag(x)
+    return M.add(M.multiply(re, re), M.multiply(im, im)) if dtype_of(x).kind == "c" else \
+        M.multiply(x, x)
+
+
 def _vector_norm(x: Any, ord: Any, axes: tuple, keepdims: bool) -> Any:
     if ord is None or ord == 2:
-        ss = R.sum(M.multiply(x, x), axis=axes, keepdims=keepdims)
+        ss = R.sum(_abs2(x), axis=axes, keepdims=keepdims)
         zero = M.equal(ss, 0)
         return M.where(zero, 0.0, M.sqrt(M.where(zero, 1.0, ss)))
     ax = M.absolute(x)
@@ -415,7 +435,8 @@ def _vector_norm(x: Any, ord: Any, axes: tuple, keepdims: bool) -> Any:
     if ord == -np.inf:
         return R.min(ax, axis=axes, keepdims=keepdims)
     if ord == 0:
-        return cast(R.sum(M.not_equal(x, 0), axis=axes, keepdims=keepdims), dtype_of(x))
+        return cast(R.sum(M.not_equal(x, 0), axis=axes, keepdims=keepdims),
+                    dtype_of(real(x)))
     if ord == 1:
         return R.sum(ax, axis=axes, keepdims=keepdims)
     if isinstance(ord, str):

@@ -71,7 +71,7 @@ def _pad_aval(x: ShapedArray, v: ShapedArray, *, widths: tuple) -> ShapedArray:
 
 def _pad_impl(xp: Any, x: Any, v: Any, *, widths: tuple) -> Any:
     shape = tuple(n + lo + hi for n, (lo, hi) in zip(x.shape, widths))
-    out = xp.full(shape, v, dtype=x.dtype) if isinstance(v, int | float) else \
+    out = xp.full(shape, v, dtype=x.dtype) if isinstance(v, int | float | complex) else \
         xp.zeros(shape, dtype=x.dtype) + xp.astype(v, x.dtype)
     out[tuple(slice(lo, lo + n) for n, (lo, _) in zip(x.shape, widths))] = x
     return out

@@ -2,11 +2,25 @@
 
 Each implementation is the backend's ``xp.linalg`` function; each jvp is the
 standard identity, written in fad operations so that it is differentiable again
-(higher derivatives), and reverse mode transposes it. Conventions:
+(higher derivatives), and reverse mode transposes it. Real and complex inputs
+share the rules: ``A^H`` (``mH``, the conjugate transpose) is ``A^T`` for a real
+``A`` and ``conj``/``re`` are no-ops there, so a real program is unchanged.
+Conventions:
 
-* ``cholesky``, ``eigh``: the input is symmetric; a tangent ``dA`` is used
-  through its symmetric part ``(dA + dA^T) / 2`` (only symmetric perturbations
-  keep the input in the domain), as JAX does.
+* ``cholesky``, ``eigh``: the input is symmetric (Hermitian); a tangent ``dA``
+  is used through its Hermitian part ``(dA + dA^H) / 2`` (only such
+  perturbations keep the input in the domain), as JAX does. Eigenvalues are
+  real (``dw_i = Re(v_i^H dA v_i)``).
+* ``eigh``, ``svd`` of complex matrices: each eigen/singular vector is defined
+  up to a phase ``e^{i theta}``; the derivatives fix the gauge as JAX does
+  (``Im diag(V^H dV) = 0`` for ``eigh``; for ``svd`` ``diag(V^H dV) = 0`` and
+  the phase change is put in ``U``). Only gauge-invariant functions (``|v|^2``,
+  ``v_i conj(v_j)``, reconstructions) are meaningful.
+* ``qr``: ``R`` has a real diagonal (LAPACK's), so ``Im diag(dR) = 0``
+  (JAX's correction ``i Im diag(Q^H dA R^-1)`` in the antihermitian part).
+* ``slogdet`` of a complex matrix: ``sign`` is ``det / |det|`` (complex, modulus 1)
+  and ``logabsdet`` real; with ``t = tr(A^-1 dA)``, ``d logabsdet = Re t`` and
+  ``d sign = sign * i Im t`` (0 for real matrices: the sign is locally constant).
 * ``eigh``, ``svd``: at a repeated eigen/singular value the eigenvector
   derivative is not defined; the terms ``1 / (w_j - w_i)`` with ``w_i == w_j``
   are taken as 0, so that functions of the values only (``eigvalsh``,
@@ -28,6 +42,7 @@ from ..core.ir import ShapedArray
 from ..core.primitive import Primitive
 from ..core.trace import aval_of, bind, shape_of
 from .batching import to_front
+from .complex import conj_p, real_dtype, real_p
 from .contractions import _mT, matmul
 from .elementwise import eq, select
 from .indexing import ARRAY, gather
@@ -43,9 +58,28 @@ def mT(x: Any) -> Any:
     return _mT(x)
 
 
+def _is_complex(x: Any) -> bool:
+    return aval_of(x).dtype.kind == "c"
+
+
+def conj(x: Any) -> Any:
+    """Complex conjugate (``x`` itself when real: no equation)."""
+    return bind(conj_p, x) if _is_complex(x) else x
+
+
+def re(x: Any) -> Any:
+    """Real part (``x`` itself when real: no equation)."""
+    return bind(real_p, x) if _is_complex(x) else x
+
+
+def mH(x: Any) -> Any:
+    """The conjugate transpose of the last two axes (``mT`` for real ``x``)."""
+    return conj(_mT(x))
+
+
 def sym(g: Any) -> Any:
-    """The symmetric part ``(g + g^T) / 2``."""
-    return (g + mT(g)) * 0.5
+    """The Hermitian (symmetric) part ``(g + g^H) / 2``."""
+    return (g + mH(g)) * 0.5
 
 
 def diag_part(x: Any) -> Any:
@@ -160,9 +194,10 @@ def _phi_mask(n: int, dtype: Any) -> np.ndarray:
 
 def _cholesky_partial(g: Any, ans: Any, a: Any) -> Any:
     # Murray (2016), "Differentiation of the Cholesky decomposition", eq. (10):
-    # dL = L Phi(L^-1 dA L^-T), Phi = lower triangle with the diagonal halved
+    # dL = L Phi(L^-1 dA L^-H), Phi = lower triangle with the diagonal halved (the
+    # diagonal of the Hermitian L^-1 dA L^-H is real, as is dL's)
     L, Linv = ans, inv(ans)
-    y = matmul(matmul(Linv, sym(g)), mT(Linv))
+    y = matmul(matmul(Linv, sym(g)), mH(Linv))
     return matmul(L, y * constant(_phi_mask(shape_of(L)[-1], aval_of(L).dtype), L))
 
 
@@ -178,17 +213,17 @@ def _eigh_impl(xp: Any, a: Any) -> list:
 
 def _eigh_aval(a: ShapedArray) -> list:
     _square(a, "eigh")
-    return [ShapedArray(a.shape[:-1], a.dtype), a]
+    return [ShapedArray(a.shape[:-1], real_dtype(a.dtype)), a]
 
 
 def _eigh_jvp(primals: list, tangents: list) -> tuple:
-    # Magnus (1985): dw_i = v_i^T dA v_i;  dV = V (F o (V^T dA V)),
+    # Magnus (1985): dw_i = Re(v_i^H dA v_i);  dV = V (F o (V^H dA V)),
     # F_ij = 1 / (w_j - w_i) off the diagonal (0 on it, and at repeated values)
     (a,), (g,) = primals, tangents
     w, v = bind(eigh_p, a)
-    vt_dA_v = matmul(matmul(mT(v), sym(g)), v)
+    vh_dA_v = matmul(matmul(mH(v), sym(g)), v)
     F = recip_or_zero(row(w) - col(w))
-    return [w, v], [diag_part(vt_dA_v), matmul(v, F * vt_dA_v)]
+    return [w, v], [re(diag_part(vh_dA_v)), matmul(v, F * vh_dA_v)]
 
 
 eigh_p = _prim("eigh", _eigh_impl, _eigh_aval, multiple_results=True)
@@ -209,15 +244,18 @@ def _qr_aval(a: ShapedArray) -> list:
 
 
 def _qr_jvp(primals: list, tangents: list) -> tuple:
-    # A = QR, m >= n (JAX's qr_jvp_rule): with C = Q^T dA R^-1 and
-    # W = tril(C, -1) - tril(C, -1)^T (antisymmetric):
-    # dQ = Q (W - C) + dA R^-1,  dR = (C - W) R
+    # A = QR, m >= n (JAX's qr_jvp_rule): with C = Q^H dA R^-1 and
+    # W = tril(C, -1) - tril(C, -1)^H (+ i Im diag(C) for complex A: R's diagonal
+    # stays real) antihermitian:  dQ = Q (W - C) + dA R^-1,  dR = (C - W) R
     (a,), (g,) = primals, tangents
     q, r = bind(qr_p, a)
     dx_rinv = matmul(g, inv(r))
-    c = matmul(mT(q), dx_rinv)
+    c = matmul(mH(q), dx_rinv)
     low = tril(c, -1)
-    w = low - mT(low)
+    w = low - mH(low)
+    if _is_complex(c):
+        n = shape_of(c)[-1]
+        w = w + select(constant(np.eye(n, dtype=bool), c), c - re(c), 0.0)
     return [q, r], [matmul(q, w - c) + dx_rinv, matmul(c - w, r)]
 
 
@@ -237,34 +275,39 @@ def _svd_aval(a: ShapedArray) -> list:
     m, n = a.shape[-2:]
     k = min(m, n)
     lead = a.shape[:-2]
-    return [ShapedArray(lead + (m, k), a.dtype), ShapedArray(lead + (k,), a.dtype),
+    return [ShapedArray(lead + (m, k), a.dtype), ShapedArray(lead + (k,), real_dtype(a.dtype)),
             ShapedArray(lead + (k, n), a.dtype)]
 
 
 def _svd_jvp(primals: list, tangents: list) -> tuple:
-    # A = U S V^T (reduced); dP = U^T dA V:  ds = diag(dP),
-    # dU = U (F o (dP S + S dP^T)) + (I - U U^T) dA V S^-1,
-    # dV = V (F o (S dP + dP^T S)) + (I - V V^T) dA^T U S^-1,
-    # F_ij = 1 / (s_j^2 - s_i^2) off the diagonal (Townsend 2016; JAX's svd_jvp_rule)
+    # A = U S V^H (reduced); dP = U^H dA V:  ds = Re diag(dP),
+    # dU = U (F o (dP S + S dP^H) + i Im diag(dP) S^-1) + (I - U U^H) dA V S^-1,
+    # dV = V (F o (S dP + dP^H S)) + (I - V V^H) dA^H U S^-1,
+    # F_ij = 1 / (s_j^2 - s_i^2) off the diagonal (Townsend 2016; JAX's svd_jvp_rule;
+    # the i Im term, complex only, is the phase gauge: JAX puts it in U too)
     (a,), (g,) = primals, tangents
     u, s, vh = bind(svd_p, a)
-    v = mT(vh)
-    dP = matmul(matmul(mT(u), g), v)
+    v = mH(vh)
+    dP = matmul(matmul(mH(u), g), v)
     sr, sc = row(s), col(s)
     F = recip_or_zero((sr + sc) * (sr - sc))
     dPS = dP * sr
     SdP = sc * dP
-    du = matmul(u, F * (dPS + mT(dPS)))
-    dv = matmul(v, F * (SdP + mT(SdP)))
+    du = matmul(u, F * (dPS + mH(dPS)))
+    dv = matmul(v, F * (SdP + mH(SdP)))
     m, n = shape_of(a)[-2:]
-    s_inv = row(recip_or_zero(s))
+    s_inv = recip_or_zero(s)
+    d = diag_part(dP)
+    if _is_complex(d):
+        du = du + u * row((d - re(d)) * s_inv)
+    s_inv = row(s_inv)
     if m > n:
         dAV = matmul(g, v)
-        du = du + (dAV - matmul(u, matmul(mT(u), dAV))) * s_inv
+        du = du + (dAV - matmul(u, matmul(mH(u), dAV))) * s_inv
     if n > m:
-        dAtU = matmul(mT(g), u)
-        dv = dv + (dAtU - matmul(v, matmul(vh, dAtU))) * s_inv
-    return [u, s, vh], [du, diag_part(dP), mT(dv)]
+        dAhU = matmul(mH(g), u)
+        dv = dv + (dAhU - matmul(v, matmul(vh, dAhU))) * s_inv
+    return [u, s, vh], [du, re(d), mH(dv)]
 
 
 svd_p = _prim("svd", _svd_impl, _svd_aval, multiple_results=True)
@@ -278,8 +321,8 @@ def _svdvals_impl(xp: Any, a: Any) -> Any:
 
 def _svdvals_partial(g: Any, ans: Any, a: Any) -> Any:
     u, _, vh = bind(svd_p, a)
-    # ds_k = u_k^T dA v_k
-    return bind(reduce_sum_p, u * matmul(g, mT(vh)), axes=(len(shape_of(a)) - 2,))
+    # ds_k = Re(u_k^H dA v_k)
+    return re(bind(reduce_sum_p, conj(u) * matmul(g, mH(vh)), axes=(len(shape_of(a)) - 2,)))
 
 
 svdvals_p = _prim("svdvals", _svdvals_impl, lambda a: _svd_aval(a)[1])
@@ -292,8 +335,14 @@ def _det_aval(a: ShapedArray) -> ShapedArray:
     return ShapedArray(a.shape[:-2], a.dtype)
 
 
+def _xp_mH(xp: Any, x: Any) -> Any:
+    xt = xp.matrix_transpose(x)
+    # (the dtype's name: NumPy / CuPy dtypes and the Array API's dtype objects alike)
+    return xp.conj(xt) if np.dtype(str(x.dtype).split(".")[-1]).kind == "c" else xt
+
+
 def _adjugate_impl(xp: Any, a: Any) -> Any:
-    # adj(A) = det(U) det(V^T) V adj(S) U^T for A = U S V^T, adj(S)_ii = prod_{j!=i} s_j:
+    # adj(A) = det(U) det(V^H) V adj(S) U^H for A = U S V^H, adj(S)_ii = prod_{j!=i} s_j:
     # defined for every A, singular ones included
     u, s, vh = xp.linalg.svd(a)
     n = s.shape[-1]
@@ -302,9 +351,8 @@ def _adjugate_impl(xp: Any, a: Any) -> Any:
     right = xp.flip(xp.cumulative_prod(xp.flip(xp.concat([s[..., 1:], one], axis=-1),
                                                 axis=-1), axis=-1), axis=-1)
     sign = xp.linalg.det(u) * xp.linalg.det(vh)
-    vt = xp.matrix_transpose(vh)
-    return (sign[..., None, None] * vt * (left * right)[..., None, :]) @ \
-        xp.matrix_transpose(u)
+    v = _xp_mH(xp, vh)
+    return (sign[..., None, None] * v * (left * right)[..., None, :]) @ _xp_mH(xp, u)
 
 
 def _adjugate_partial(g: Any, ans: Any, a: Any) -> Any:
@@ -330,20 +378,27 @@ def _slogdet_impl(xp: Any, a: Any) -> list:
 
 
 def _slogdet_jvp(primals: list, tangents: list) -> tuple:
-    # d log|det A| = tr(A^-1 dA); the sign is locally constant
+    # t = tr(A^-1 dA) = d log det A:  d log|det A| = Re t, d sign = sign * i Im t
+    # (a real sign is locally constant)
     (a,), (g,) = primals, tangents
     sign, logabsdet = bind(slogdet_p, a)
     nd = len(shape_of(a))
-    dlog = bind(reduce_sum_p, mT(inv(a)) * g, axes=(nd - 2, nd - 1))
-    # (the zero tangent of the sign is made from dlog, not from the constant sign:
+    t = bind(reduce_sum_p, mT(inv(a)) * g, axes=(nd - 2, nd - 1))
+    if _is_complex(t):
+        return [sign, logabsdet], [sign * (t - re(t)), re(t)]
+    # (the zero tangent of the sign is made from t, not from the constant sign:
     # see the report's note on linearize_flat and constant output tangents)
-    return [sign, logabsdet], [bind(zeros_like_p, dlog), dlog]
+    return [sign, logabsdet], [bind(zeros_like_p, t), t]
 
 
-slogdet_p = _prim("slogdet", _slogdet_impl, lambda a: [_det_aval(a)] * 2,
-                  multiple_results=True)
+def _slogdet_aval(a: ShapedArray) -> list:
+    sign = _det_aval(a)
+    return [sign, ShapedArray(sign.shape, real_dtype(a.dtype))]
+
+
+slogdet_p = _prim("slogdet", _slogdet_impl, _slogdet_aval, multiple_results=True)
 slogdet_p.jvp = _slogdet_jvp
 
 __all__ = ["inv_p", "solve_p", "cholesky_p", "eigh_p", "qr_p", "svd_p", "svdvals_p",
-           "det_p", "slogdet_p", "adjugate_p", "diag_part", "tril", "sym", "mT", "inv",
-           "recip_or_zero"]
+           "det_p", "slogdet_p", "adjugate_p", "diag_part", "tril", "sym", "mT", "mH", "conj",
+           "re", "inv", "recip_or_zero"]
