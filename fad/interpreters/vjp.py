@@ -73,11 +73,17 @@ class VJPTrace(Trace):
             self.tape.append((prim, params, primals, ans, nodes,
                               [o.node if type(o) is VJPTracer else None for o in outs]))
             return outs
-        if not _is_float(ans) or prim.partials == _NO_PARTIALS[len(nodes)]:
-            return ans  # no derivative flows through (integers, stop_gradient)
+        if not flows_through(prim, _is_float(ans), len(nodes)):
+            return ans
         out = VJPTracer(self, ans, next(_node_ids))
         self.tape.append((prim, params, primals, ans, nodes, out.node))
         return out
+
+
+def flows_through(prim: Any, float_output: bool, n_operands: int) -> bool:
+    """Whether a derivative flows through an application of ``prim`` (so that it
+    is taped): not for integer outputs, nor for ``stop_gradient`` and the like."""
+    return float_output and prim.partials != _NO_PARTIALS[n_operands]
 
 
 def unpack_all(trace: Trace, values: Any) -> tuple[list, list]:
@@ -193,8 +199,13 @@ def vjp_flat(fun: Callable, primals: list, label: str = "fad.vjp",
             aux_box[0] = tree_map(
                 lambda x: x.primal if type(x) is VJPTracer and x._trace is trace else x,
                 aux_box[0])
-    in_nodes = [t.node for t in ins]
+    return out_primals, tape_pullback(tape, out_nodes, [t.node for t in ins])
 
+
+def tape_pullback(tape: list, out_nodes: list, in_nodes: list) -> Callable:
+    """``pull(cts_out, consume=False)``: cotangents of the outputs (nodes
+    ``out_nodes``) to cotangents of the inputs (nodes ``in_nodes``), by running
+    ``tape`` backwards (``consume``: pop its entries, once only)."""
     def pull(cts_out: list, consume: bool = False) -> list:
         cts: dict[int, Any] = {}
         for node, ct in zip(out_nodes, cts_out):
@@ -203,5 +214,4 @@ def vjp_flat(fun: Callable, primals: list, label: str = "fad.vjp",
                 cts[node] = ct if prev is None else prev + ct
         cts = pullback(tape, cts, consume)
         return [cts.get(n) for n in in_nodes]
-
-    return out_primals, pull
+    return pull

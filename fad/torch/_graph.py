@@ -1,8 +1,9 @@
 """The facade's dynamic graph (``grad_fn`` nodes) and the backward engine.
 
-A ``Node`` is what PyTorch calls a backward function. Its ``pull`` comes from
-``fad.interpreters.vjp.vjp_flat`` (the core's reverse mode applied to the
-operation's fad function), so the facade owns no derivative rule. The engine
+A ``Node`` is what PyTorch calls a backward function. Its ``pull`` is the core's
+reverse mode (``fad.interpreters.vjp``: ``vjp_flat``, or ``pullback`` of a tape
+recorded by ``fad/torch/_ops.py``) applied to the operation's fad function, so
+the facade owns no derivative rule. The engine
 walks the graph in an order computed iteratively (no recursion: chains of 10^5
 operations work), and only mutates ``.grad`` after every check has passed.
 """
@@ -250,17 +251,19 @@ def _graph_order(roots: list[Node]) -> list[Node]:
     order: list[Node] = []
     seen: set[Node] = {None}  # type: ignore[arg-type]
     append = order.append
+    add = seen.add
     for root in roots:
         if root in seen:
             continue
-        seen.add(root)
+        add(root)
         stack = [(root, iter(root._next))]
+        push = stack.append
         while stack:
             node, it = stack[-1]
             for nxt in it:
                 if nxt not in seen:
-                    seen.add(nxt)
-                    stack.append((nxt, iter(nxt._next)))
+                    add(nxt)
+                    push((nxt, iter(nxt._next)))
                     break
             else:
                 stack.pop()
@@ -301,8 +304,13 @@ def run_backward(roots: list, grads: list, retain_graph: bool, create_graph: boo
 
     run = order if needed is None else [n for n in order if id(n) in needed]
     for n in run:  # check everything before changing anything
-        if n._freed or n._versions is not None:
+        if n._freed:
             n._check_alive()
+        vs = n._versions
+        if vs is not None:
+            for t, v in zip(n._inputs, vs):
+                if t._version != v:
+                    n._check_alive()
 
     buffers: dict[Node, list] = {}
     for (node, nr), g in zip(root_edges, grads):
@@ -314,25 +322,26 @@ def run_backward(roots: list, grads: list, retain_graph: bool, create_graph: boo
     captured: list = [None] * len(inputs) if inputs is not None else []
     leaf_grads: dict[int, list] = {}   # id(tensor) -> [tensor, grad]
     retained: list = []
+    consume = not retain_graph
+    pop = buffers.pop
+    get = buffers.get
     token = GRAD_ENABLED.set(bool(create_graph))
     try:
         for node in run:
-            buf = buffers.pop(node, None)
+            buf = pop(node, None)
             if buf is None:
                 continue
             if node._pre_hooks or node._retain:
                 buf = _run_pre_hooks(node, buf, create_graph, retained)
-            is_leaf = type(node) is AccumulateGrad
-            if is_leaf and node.variable._hooks and buf[0] is not None:
-                buf = [_apply_hooks(node.variable._hooks, buf[0], create_graph)]
-            if targets is not None:
-                for nr in range(node._n_out):
-                    i = targets.get((id(node), nr))
-                    if i is not None and buf[nr] is not None:
-                        captured[i] = buf[nr]
-            if is_leaf:
+            if type(node) is AccumulateGrad:
+                var = node.variable
+                if var._hooks and buf[0] is not None:
+                    buf = [_apply_hooks(var._hooks, buf[0], create_graph)]
+                if targets is not None:
+                    i = targets.get((id(node), 0))
+                    if i is not None and buf[0] is not None:
+                        captured[i] = buf[0]
                 if accumulate:
-                    var = node.variable
                     g = buf[0]
                     entry = leaf_grads.get(id(var))
                     if entry is None:
@@ -340,18 +349,37 @@ def run_backward(roots: list, grads: list, retain_graph: bool, create_graph: boo
                     else:
                         entry[1] = _add(entry[1], g)
                 continue
-            if buf[0] is None if node._n_out == 1 else all(c is None for c in buf):
+            if targets is not None:
+                for nr in range(node._n_out):
+                    i = targets.get((id(node), nr))
+                    if i is not None and buf[nr] is not None:
+                        captured[i] = buf[nr]
+            if node._n_out == 1:
+                if buf[0] is None:
+                    continue
+            elif all(c is None for c in buf):
                 continue
-            in_cts = node._backward(buf, retain_graph, create_graph)
-            if not retain_graph:
+            pull = node._pull
+            if pull is None or create_graph:
+                in_cts = node._backward(buf, retain_graph, create_graph)
+            else:  # Node._backward, inlined: the common case
+                in_cts = pull(buf, consume)
+                for i, r in enumerate(in_cts):
+                    if r is None:  # no dependence: PyTorch still hands back zeros
+                        in_cts[i] = node._zero_input(i)
+            if consume:
                 node._release()
             if node._hooks:
                 in_cts = _run_node_hooks(node, in_cts, buf, create_graph)
-            for nxt, nr, ct in zip(node._next, node._nrs, in_cts):
+            nexts = node._next
+            for nxt, nr, ct in zip(nexts, node._nrs, in_cts):
                 if nxt is None or ct is None:
                     continue
-                nb = buffers.get(nxt)
+                nb = get(nxt)
                 if nb is None:
+                    if nxt._n_out == 1:
+                        buffers[nxt] = [ct]
+                        continue
                     nb = buffers[nxt] = [None] * nxt._n_out
                 prev = nb[nr]
                 nb[nr] = ct if prev is None else prev + ct

@@ -2,10 +2,18 @@
 
 Every facade operation is one entry: a small *fad function* on arrays (written
 with ``fad.numpy``) and the name PyTorch gives its ``grad_fn``. ``apply`` runs
-the function directly on the arrays when no gradient is recorded (fast path),
-and otherwise through the core's reverse mode,
-``fad.interpreters.vjp.vjp_flat``, whose pullback becomes the ``grad_fn`` node.
-Derivatives therefore come from the core's primitive rules only.
+the function directly on the arrays when no gradient is recorded, and otherwise
+records it through the core's reverse mode: a tape of primitive applications in
+the format of ``fad.interpreters.vjp`` (``VJPTrace``), whose pullback (the core's
+``pullback``) becomes the ``grad_fn`` node. Derivatives therefore come from the
+core's primitive rules only.
+
+Recording has three paths, one graph: the general one runs the function under a
+fresh ``vjp_flat`` (always used while a fad transformation is running, so that
+the operation is traced into it); when none is, an operation seen before with the
+same signature is recorded without tracing, either by calling its one primitive
+directly ("direct form") or by evaluating its cached IR ("program"). See the
+sections below; ``tests/test_torch_fast_paths.py`` checks the three agree.
 """
 
 from __future__ import annotations
@@ -16,11 +24,21 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import numpy as fnp
-from ..api import stop_gradient
+from ..api import make_jaxpr, stop_gradient
 from ..api import vjp as fad_vjp
+from ..backends import default_backend
 from ..core.errors import ShapeError
-from ..core.trace import Tracer
-from ..interpreters.vjp import vjp_flat
+from ..core.ir import Literal
+from ..core.trace import Tracer, current_state, new_main
+from ..interpreters.vjp import (
+    VJPTrace,
+    VJPTracer,
+    flows_through,
+    pullback,
+    tape_pullback,
+    unpack_all,
+    vjp_flat,
+)
 from ._dtype import array_np_dtype, default_np, result_type
 from ._grad_mode import GRAD_ENABLED
 from ._graph import accumulate_grad, make_node, node_type
@@ -117,51 +135,61 @@ def apply(op: Op, args: tuple, params: dict = _NOPARAMS) -> Any:
                     diff.append(i)
         else:
             vals.append(a)
-    dt = _target(op.kind, vals) if op.kind else None
-    fun = op.fun
     if diff is None:
+        dt = _target(op.kind, vals) if op.kind else None
         try:
-            out = fun(*(_cast(vals, dt) if dt is not None else vals), **params)
+            out = op.fun(*(_cast(vals, dt) if dt is not None else vals), **params)
         except (ShapeError, ValueError) as e:
             raise _torch_error(op, vals, e) from None
         if op.multi:
             return tuple(wrap(o) for o in out)
         return wrap(out)
+    if not op.multi:
+        state = _trace_state()
+        if state.empty and state.no_grad is None:  # no fad transformation is running
+            key = _signature(op, vals, diff, params)
+            if key is not None:
+                form = _DIRECT.get(key, _UNKNOWN)
+                if form is _UNKNOWN:
+                    return _record(op, args, vals, diff, params, key)
+                if form is not None:
+                    out = _apply_direct(form, op, args, vals, diff, params)
+                else:
+                    out = _apply_program(key, op, args, vals, diff, params)
+                if out is not None:
+                    return out
+    return _record(op, args, vals, diff, params)
 
+
+def _record(op: Op, args: tuple, vals: list, diff: list, params: dict,
+            key: tuple | None = None) -> Any:
+    """The general recording path: the core's reverse mode (a ``VJPTrace``) applied to
+    the operation's fad function; with ``key``, also learn whether the operation is
+    one primitive application (see ``_direct_form``)."""
+    dt = _target(op.kind, vals) if op.kind else None
     deps: list = []
     flat = make_flat(op, vals, diff, dt, params, deps if op.prune else None)
+    primals = [vals[i] for i in diff]
     try:
-        outs, pull = vjp_flat(flat, [vals[i] for i in diff], op.label)
+        if key is None:
+            outs, pull = vjp_flat(flat, primals, op.label)
+        else:
+            outs, out_nodes, in_nodes, tape = _taped(flat, primals, op.label)
+            pull = tape_pullback(tape, out_nodes, in_nodes)
     except (ShapeError, ValueError) as e:
         raise _torch_error(op, vals, e) from None
     cls = op.cls or node_type(op.grad_fn(vals, params))
+    if key is not None:
+        if len(_DIRECT) >= _DIRECT_MAX:
+            _DIRECT.clear()
+        _DIRECT[key] = (_direct_form(op, vals, diff, dt, params, outs, out_nodes, in_nodes,
+                                     tape, cls, args) if dt is None else None)
     for i in diff:  # the node needs only the constants from now on
         vals[i] = None
     tensors = tuple([args[i] for i in diff])
-    nexts = []
-    nrs = []
-    for t in tensors:
-        fn = t._grad_fn
-        if fn is None:
-            nexts.append(accumulate_grad(t))
-            nrs.append(0)
-        else:
-            nexts.append(fn)
-            nrs.append(t._output_nr)
-    if len(diff) == len(args):
-        layout = None
-    else:
-        lay = []
-        k = 0
-        for i, a in enumerate(args):
-            if k < len(diff) and diff[k] == i:
-                lay.append(k)
-                k += 1
-            elif a is not None:
-                lay.append(-1)
-        layout = tuple(lay)
+    nexts, nrs = _edges(tensors)
     node = make_node(cls, pull, (op, tuple(vals), tuple(diff), dt, params), tensors,
-                     tuple(nexts), tuple(nrs), layout, op.saves, len(outs))
+                     nexts, nrs, _layout(args, diff), op.saves, len(outs))
     if not op.multi:
         o = outs[0]
         if type(o) is np.ndarray:
@@ -178,6 +206,378 @@ def apply(op: Op, args: tuple, params: dict = _NOPARAMS) -> Any:
         else:
             res.append(wrap(o))
     return tuple(res) if op.multi else res[0]
+
+
+def _edges(tensors: tuple) -> tuple[tuple, tuple]:
+    """``next_functions`` of a node recorded on ``tensors``: (nodes, output numbers)."""
+    nexts = []
+    nrs = []
+    for t in tensors:
+        fn = t._grad_fn
+        if fn is None:
+            nexts.append(accumulate_grad(t))
+            nrs.append(0)
+        else:
+            nexts.append(fn)
+            nrs.append(t._output_nr)
+    return tuple(nexts), tuple(nrs)
+
+
+def _layout(args: tuple, diff: list) -> tuple | None:
+    """Where each argument's entry of ``next_functions`` comes from: the index of the
+    recorded input, or ``-1`` for a constant (``None`` arguments have none)."""
+    if len(diff) == len(args):
+        return None
+    lay = []
+    k = 0
+    for i, a in enumerate(args):
+        if k < len(diff) and diff[k] == i:
+            lay.append(k)
+            k += 1
+        elif a is not None:
+            lay.append(-1)
+    return tuple(lay)
+
+
+# ------------------------------------------------------------------ the direct path
+# Most facade operations are one primitive applied to the operation's own inputs
+# (``sin``, ``mul``, ``matmul``, ``sum``...). The first time an operation is recorded
+# with a given signature (input shapes and dtypes, which inputs require grad, Python
+# scalar types, parameters) it runs through the core's reverse mode as above, and the
+# tape is inspected: if it holds a single primitive application whose operands are the
+# operation's inputs (or parameters) themselves, that "direct form" is remembered.
+# Later calls with the same signature, when no fad transformation is running, apply
+# the primitive's ``impl`` to the arrays and hand the node a one-entry tape in the core's
+# format; the backward pass is the core's ``pullback`` of that tape, i.e. the
+# primitive's own rules (partials, transpose or linearization). The facade still owns
+# no derivative rule, and the graph (``grad_fn`` names, ``next_functions``, saved
+# values, versions) is the one the general path would have built.
+_DIRECT: dict = {}
+_DIRECT_MAX = 4096
+_UNKNOWN = object()
+_trace_state = current_state
+_SIMPLE_PARAMS = frozenset({bool, int, float, complex, str, type(None), type(Ellipsis)})
+
+
+def _signature(op: Op, vals: list, diff: list, params: dict) -> tuple | None:
+    """What the direct form of ``op`` may depend on, or ``None`` when the inputs are not
+    plain NumPy arrays and Python scalars (or a parameter is not a plain value)."""
+    parts = [op, tuple(diff)]
+    append = parts.append
+    for v in vals:
+        tv = type(v)
+        if tv is np.ndarray:
+            append(v.shape)
+            append(v.dtype)
+        elif tv is float or tv is complex or v is None:
+            append(tv)
+        elif tv is int or tv is bool:  # small ints are shared objects: key their value
+            append(tv)
+            append(v)
+        else:
+            return None
+    if params:
+        for k, v in params.items():
+            tv = type(v)
+            if tv in _SIMPLE_PARAMS:
+                append((k, tv, v))
+            elif tv is tuple and all(type(e) in _SIMPLE_PARAMS for e in v):
+                append((k, tuple(map(type, v)), v))
+            elif isinstance(v, np.dtype):
+                append((k, v))
+            elif tv is np.ndarray:  # an index or a mask: an input of the operation
+                append((k, tv, v.shape, v.dtype))
+            else:
+                return None
+    return tuple(parts)
+
+
+def _taped(flat: Callable, primals: list, label: str) -> tuple:
+    """``fad.interpreters.vjp.vjp_flat``'s forward half, keeping the tape visible:
+    ``(out_primals, out_nodes, in_nodes, tape)``."""
+    tape: list = []
+    with new_main(VJPTrace, tape, label=label) as main:
+        trace = main.trace
+        # input nodes: fresh objects, distinct from whatever ids the core gives outputs
+        ins = [VJPTracer(trace, p, object()) for p in primals]
+        out_primals, out_nodes = unpack_all(trace, flat(*ins))
+    return out_primals, out_nodes, [t.node for t in ins], tape
+
+
+def _direct_form(op: Op, vals: list, diff: list, dt: Any, params: dict, outs: list,
+                 out_nodes: list, in_nodes: list, tape: list, cls: type, args: tuple
+                 ) -> tuple | None:
+    """``(prim, prim_params, sources, nodes, param_names, cls, layout)`` when the tape
+    is one primitive applied to the operation's inputs, else ``None``."""
+    if len(tape) != 1 or len(outs) != 1:
+        return None
+    prim, eparams, primals, ans, nodes, out_node = tape[0]
+    if (prim.multiple_results or prim.vjp_rule is not None or prim.inline is not None
+            or out_nodes[0] != out_node or outs[0] is not ans
+            or not all(_plain(v) for v in eparams.values())):
+        return None
+    pnames = list(params)
+    sources = []
+    enodes = []
+    for x, n in zip(primals, nodes):
+        if n is not None:
+            if n not in in_nodes:
+                return None
+            k = in_nodes.index(n)
+            sources.append(diff[k])
+            enodes.append(k)
+            continue
+        for i, v in enumerate(vals):
+            if v is x and i not in diff:
+                sources.append(i)
+                break
+        else:
+            for j, name in enumerate(pnames):
+                if params[name] is x:
+                    sources.append(len(vals) + j)
+                    break
+            else:  # an operand computed by the operation: not direct
+                return None
+        enodes.append(None)
+    used = tuple(name for j, name in enumerate(pnames) if len(vals) + j in sources)
+    if used != tuple(pnames[:len(used)]):  # keep parameter sources contiguous
+        return None
+    identity = not used and tuple(sources) == tuple(range(len(vals)))
+    return (prim, eparams, None if identity else tuple(sources), tuple(enodes), used, cls,
+            _layout(args, diff))
+
+
+def _apply_direct(form: tuple, op: Op, args: tuple, vals: list, diff: list,
+                  params: dict) -> Any:
+    """Record ``op`` by its direct form (``None``: take the general path instead)."""
+    prim, eparams, sources, enodes, pnames, cls, layout = form
+    if sources is None:
+        operands = vals
+    else:
+        src = vals if not pnames else vals + [params[name] for name in pnames]
+        operands = [src[s] for s in sources]
+    try:
+        ans = prim.impl(*operands, **eparams)
+    except Exception:  # the general path reports the error in the facade's words
+        return None
+    pull = _entry_pull((prim, eparams, operands, ans, enodes, -1), len(diff))
+    return _finish(op, args, vals, diff, None, params, cls, layout, pull, ans)
+
+
+def _entry_pull(entry: tuple, n: int) -> Callable:
+    """The pullback of a one-entry tape whose output node is -1 and whose operands'
+    nodes are the recorded inputs' positions."""
+    if n == 1:
+        def pull(cts_out: list, consume: bool = False) -> list:
+            return [pullback([entry], {-1: cts_out[0]}, False).get(0)]
+    else:
+        def pull(cts_out: list, consume: bool = False) -> list:
+            cts = pullback([entry], {-1: cts_out[0]}, False)
+            return [cts.get(k) for k in range(n)]
+    return pull
+
+
+def _plain(v: Any) -> bool:
+    """A parameter value that cannot have been computed from array values."""
+    tv = type(v)
+    if tv in _SIMPLE_PARAMS or isinstance(v, np.dtype):
+        return True
+    return tv is tuple and all(_plain(e) for e in v)
+
+
+def _finish(op: Op, args: tuple, vals: list, diff: list, dt: Any, params: dict,
+            cls: type, layout: tuple | None, pull: Callable, out: Any) -> Any:
+    """The node of a recorded operation and its output Tensor (the direct paths)."""
+    n = len(diff)
+    if n == len(args):  # the node keeps the constants only: here, none
+        consts = (None,) * n
+        tensors = args
+    else:
+        consts = list(vals)
+        for i in diff:
+            consts[i] = None
+        consts = tuple(consts)
+        tensors = (args[diff[0]],) if n == 1 else tuple([args[i] for i in diff])
+    if n == 1:  # _edges, inlined: the common case
+        t = tensors[0]
+        fn = t._grad_fn
+        if fn is None:
+            nexts, nrs = (accumulate_grad(t),), (0,)
+        else:
+            nexts, nrs = (fn,), (t._output_nr,)
+    else:
+        nexts, nrs = _edges(tensors)
+    node = make_node(cls, pull, (op, consts, tuple(diff), dt, params), tensors, nexts, nrs,
+                     layout, op.saves, 1)
+    if type(out) is not np.ndarray:
+        out = np.asarray(out)
+    if out.dtype.kind in "fc":
+        return wrap(out, True, node)
+    return wrap(out)
+
+
+# ------------------------------------------------------------------ programs
+# An operation that is not one primitive (``log_softmax``, ``nll_loss``, ``relu``,
+# ``mse_loss``...) is traced once per signature (Python scalar values included) to
+# its IR with ``fad.make_jaxpr``, every array input abstract. Later calls evaluate
+# that program on the arrays, equation by equation with each primitive's ``impl``,
+# and tape the equations that depend on a recorded input exactly as the core's
+# ``VJPTrace`` does (same entries, same rule for what is taped); the node's
+# pullback is the core's ``pullback`` of that tape. An operation whose program
+# cannot be traced abstractly (value-dependent Python control flow), or that holds
+# calls, custom rules or multiple-output primitives on its differentiated path,
+# keeps the general path. A signature is compiled the second time it is seen.
+_PROGRAMS: dict = {}
+_SEEN_ONCE = object()
+_COMPILE_ON_FIRST_SIGHT = False  # the tests set it to exercise programs everywhere
+_PROGRAM_CONSTS_MAX = 1 << 20  # bytes of constants a cached program may hold
+
+
+class _Program:
+    __slots__ = ("env0", "in_slots", "sources", "code", "out_slot", "out_node",
+                 "diff_slots", "cls", "layout")
+
+
+def _program_key(key: tuple, vals: list, dt: Any) -> tuple | None:
+    parts = [key, dt, default_backend()]
+    for v in vals:
+        tv = type(v)
+        if tv is float:  # baked into the program: by value (hex: -0.0 and nan too)
+            parts.append(v.hex())
+        elif tv is complex:
+            parts.append((v.real.hex(), v.imag.hex()))
+    return tuple(parts)
+
+
+def _apply_program(key: tuple, op: Op, args: tuple, vals: list, diff: list,
+                   params: dict) -> Any:
+    """Record ``op`` by evaluating its cached program (``None``: take the general
+    path instead)."""
+    dt = _target(op.kind, vals) if op.kind else None
+    pkey = _program_key(key, vals, dt)
+    prog = _PROGRAMS.get(pkey, _UNKNOWN)
+    if prog is _UNKNOWN or prog is _SEEN_ONCE:
+        if len(_PROGRAMS) >= _DIRECT_MAX:
+            _PROGRAMS.clear()
+        if prog is _UNKNOWN and _COMPILE_ON_FIRST_SIGHT is False:
+            _PROGRAMS[pkey] = _SEEN_ONCE
+            return None
+        prog = _PROGRAMS[pkey] = _compile(op, args, vals, diff, dt, params)
+    if prog is None:
+        return None
+    env = prog.env0.copy()
+    for s, src in zip(prog.in_slots, prog.sources):
+        env[s] = vals[src] if type(src) is int else params[src]
+    tape = []
+    try:
+        for prim, eparams, ins, out, nodes in prog.code:
+            xs = [env[a] for a in ins]
+            ans = prim.impl(*xs, **eparams)
+            if type(out) is int:
+                env[out] = ans
+                if nodes is not None:
+                    tape.append((prim, eparams, xs, ans, nodes, out))
+            else:
+                for o, a in zip(out, ans):
+                    env[o] = a
+    except Exception:  # the general path reports the error in the facade's words
+        return None
+    pull = _program_pull(tape, prog.out_node, prog.diff_slots)
+    return _finish(op, args, vals, diff, dt, params, prog.cls, prog.layout, pull,
+                   env[prog.out_slot])
+
+
+def _program_pull(tape: list, out_node: int | None, in_nodes: tuple) -> Callable:
+    """The pullback of a program's tape, by the core's ``pullback``."""
+    def pull(cts_out: list, consume: bool = False) -> list:
+        if out_node is None:
+            return [None] * len(in_nodes)
+        cts = pullback(tape, {out_node: cts_out[0]}, consume)
+        return [cts.get(n) for n in in_nodes]
+    return pull
+
+
+def _compile(op: Op, args: tuple, vals: list, diff: list, dt: Any, params: dict
+             ) -> _Program | None:
+    """Trace ``op`` to its program at these inputs, or ``None`` if it cannot be
+    evaluated and taped outside the core's tracing (see above)."""
+    sources: list = [i for i, v in enumerate(vals) if type(v) is np.ndarray]
+    n_vals = len(sources)
+    sources += [k for k, v in params.items() if type(v) is np.ndarray]
+
+    def program(*arrays: Any) -> Any:
+        full = list(vals)
+        ps = dict(params) if n_vals < len(sources) else params
+        for src, a in zip(sources, arrays):
+            if type(src) is int:
+                full[src] = a
+            else:
+                ps[src] = a
+        if dt is not None:
+            full = _cast(full, dt)
+        return op.fun(*full, **ps)
+
+    try:
+        closed = make_jaxpr(program)(*[vals[s] if type(s) is int else params[s]
+                                       for s in sources])
+    except Exception:  # value-dependent control flow and the like: the general path
+        return None
+    jaxpr = closed.jaxpr
+    if (len(jaxpr.outvars) != 1 or type(jaxpr.outvars[0]) is Literal
+            or sum(getattr(c, "nbytes", 0) for c in closed.consts) > _PROGRAM_CONSTS_MAX):
+        return None  # (large constants, as cumsum's triangle, are not kept alive)
+    env0: list = []
+    slot: dict = {}
+
+    def new(v: Any, value: Any = None) -> int:
+        slot[v] = len(env0)
+        env0.append(value)
+        return slot[v]
+
+    for v, c in zip(jaxpr.constvars, closed.consts):
+        new(v, c)
+    in_slots = [new(v) for v in jaxpr.invars]
+    diff_slots = tuple(in_slots[sources.index(i)] for i in diff)
+    live = set(diff_slots)  # slots holding a value taped (or recorded) as a node
+    code = []
+    for eqn in jaxpr.eqns:
+        prim = eqn.primitive
+        if prim.inline is not None or prim.vjp_rule is not None:
+            return None
+        ins = []
+        for a in eqn.invars:
+            if type(a) is Literal:
+                ins.append(len(env0))
+                env0.append(a.val)
+            else:
+                ins.append(slot[a])
+        on_path = any(i in live for i in ins)
+        if prim.multiple_results:
+            if on_path:
+                return None
+            code.append((prim, eqn.params, tuple(ins), tuple(new(v) for v in eqn.outvars),
+                         None))
+            continue
+        out = new(eqn.outvars[0])
+        nodes = None
+        if on_path:  # as VJPTrace.process_primitive decides
+            if prim.jvp is None:
+                return None
+            if flows_through(prim, eqn.outvars[0].aval.dtype.kind in "fc", len(ins)):
+                nodes = tuple(i if i in live else None for i in ins)
+                live.add(out)
+        code.append((prim, eqn.params, tuple(ins), out, nodes))
+    prog = _Program()
+    prog.env0 = env0
+    prog.in_slots = tuple(in_slots)
+    prog.sources = tuple(sources)
+    prog.code = tuple(code)
+    prog.out_slot = slot[jaxpr.outvars[0]]
+    prog.out_node = prog.out_slot if prog.out_slot in live else None
+    prog.diff_slots = diff_slots
+    prog.cls = op.cls or node_type(op.grad_fn(vals, params))
+    prog.layout = _layout(args, diff)
+    return prog
 
 
 def make_flat(op: Op, vals: Any, diff: Any, dt: Any, params: dict,

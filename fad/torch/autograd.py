@@ -54,7 +54,7 @@ def _make_grads(outputs: list, grads: list, create_graph: bool) -> list:
             if _dtype.array_np_dtype(v).kind != "f":
                 raise RuntimeError("grad can be implicitly created only for real scalar "
                                    f"outputs but got {t.dtype}")
-            arr = namespace_of([v]).ones_like(v)
+            arr = np.ones_like(v) if type(v) is np.ndarray else namespace_of([v]).ones_like(v)
             out.append(wrap(arr) if create_graph else arr)
             continue
         if not isinstance(g, Tensor):

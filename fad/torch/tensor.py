@@ -216,8 +216,7 @@ class Tensor:
     def backward(self, gradient: Any = None, retain_graph: bool | None = None,
                  create_graph: bool = False, inputs: Any = None) -> None:
         """Accumulate the gradient of this tensor into the ``.grad`` of the leaves."""
-        from .autograd import backward
-        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+        _autograd().backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     def detach(self) -> "Tensor":
         """The same data (shared memory), cut from the graph."""
@@ -444,6 +443,18 @@ class Tensor:
         from .. import numpy as fnp
         self._value = fnp.asarray(val, _dtype.array_np_dtype(v))
         self._cow = False
+
+
+def _autograd() -> Any:
+    """``fad.torch.autograd`` (imported late: it imports this module)."""
+    global _AUTOGRAD
+    if _AUTOGRAD is None:
+        from . import autograd
+        _AUTOGRAD = autograd
+    return _AUTOGRAD
+
+
+_AUTOGRAD: Any = None
 
 
 def _rebuild(a: np.ndarray, requires_grad: bool, cls: type) -> Tensor:

@@ -147,14 +147,18 @@ def nll_loss(input: Tensor, target: Tensor, weight: Any = None, size_average: An
 
 
 def _check_targets(input: Tensor, target: Tensor) -> None:
-    if target.dtype.np.kind not in "iu":
+    tv = target._value
+    if (tv.dtype.kind if type(tv) is np.ndarray else target.dtype.np.kind) not in "iu":
         raise RuntimeError(f"expected scalar type Long but found {target.dtype}")
-    n = input.shape[0] if input.dim() > 1 else 1
-    tn = target.shape[0] if target.dim() else 1
+    shape = input._value.shape
+    n = shape[0] if len(shape) > 1 else 1
+    tn = tv.shape[0] if len(tv.shape) else 1
     if n != tn:
         raise ValueError(f"Expected input batch_size ({n}) to match target batch_size ({tn}).")
-    c = input.shape[1] if input.dim() > 1 else input.shape[0]
-    t = np.asarray(F._host(target._value))
+    c = shape[1] if len(shape) > 1 else shape[0]
+    t = tv if type(tv) is np.ndarray else np.asarray(F._host(tv))
+    if not t.size or (t.min() >= 0 and t.max() < c):  # the usual case, decided fast
+        return
     bad = t[(t != -100) & ((t < 0) | (t >= c))]
     if bad.size:
         raise IndexError(f"Target {int(bad.flat[0])} is out of bounds.")

@@ -1,0 +1,286 @@
+"""The facade's fast recording paths (``fad/torch/_ops.py``): an operation that is
+one primitive is recorded by calling that primitive directly ("direct form"), and
+any other by evaluating its cached program ("program"); both tape what the core's
+``VJPTrace`` would and pull back with the core's ``pullback``. Each must give the
+gradients, ``grad_fn`` names and ``next_functions`` of the general path (a fresh
+``vjp_flat`` per operation), including when the values behind the same shapes
+change (indices, masks, targets) and for every autograd feature built on nodes."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+import pytest
+
+import fad
+import fad.numpy as fnp
+import fad.torch as torch
+import fad.torch._ops as ops
+
+F = torch.nn.functional
+
+
+@pytest.fixture
+def fast(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fresh caches; programs compiled on first sight (so that the second call of a
+    scenario runs every operation through a fast path)."""
+    monkeypatch.setattr(ops, "_DIRECT", {})
+    monkeypatch.setattr(ops, "_PROGRAMS", {})
+    monkeypatch.setattr(ops, "_COMPILE_ON_FIRST_SIGHT", True)
+
+
+def _general(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(ops, "_signature", lambda *a, **k: None)
+
+
+def _graph(t: Any) -> list:
+    """The grad_fn graph below ``t``: (name, next (name, output_nr) pairs) per node, in
+    depth-first order."""
+    out, stack, seen = [], [t.grad_fn], set()
+    while stack:
+        n = stack.pop()
+        if n is None or id(n) in seen:
+            continue
+        seen.add(id(n))
+        nxt = n.next_functions
+        out.append((n.name(), tuple((None if f is None else f.name(), k) for f, k in nxt)))
+        stack.extend(f for f, _ in reversed(nxt))
+    return out
+
+
+def _run(scenario: Callable, data: dict) -> tuple:
+    leaves = {k: torch.tensor(v, requires_grad=True) for k, v in data.items()
+              if np.asarray(v).dtype.kind == "f" and not k.startswith("c_")}
+    consts = {k: torch.tensor(v) for k, v in data.items() if k not in leaves}
+    loss = scenario(leaves, consts)
+    graph = _graph(loss)
+    loss.backward()
+    return (loss.item(), graph,
+            {k: (None if t.grad is None else t.grad.numpy().copy()) for k, t in leaves.items()})
+
+
+def _rng_data(seed: int) -> dict:
+    r = np.random.default_rng(seed)
+    return {
+        "x": r.standard_normal(6),
+        "w": r.standard_normal((5, 4)).astype(np.float32),
+        "b": r.standard_normal(4).astype(np.float32),
+        "h": r.standard_normal((3, 5)).astype(np.float32),
+        "z": r.standard_normal((3, 4)).astype(np.float32),
+        "e": r.standard_normal((7, 3)),
+        "c_y": r.integers(0, 4, 3),
+        "c_y_ign": np.where(r.random(3) < 0.5, -100, r.integers(0, 4, 3)),
+        "c_idx": r.integers(0, 7, (2, 3)),
+        "c_mask": r.random((3, 4)) < 0.5,
+        "c_g": r.integers(0, 4, (3, 2)),
+        "c_f64": r.standard_normal(4),
+        "c_i": r.integers(-3, 3, 6),
+    }
+
+
+SCENARIOS: dict[str, Callable] = {
+    "chain": lambda L, C: torch.sum(torch.tanh(torch.sin(L["x"]) * 1.01) + 0.1),
+    "scalars": lambda L, C: ((1 - L["x"]) * 2 + L["x"] / 3.0 - 2 ** L["x"] + L["x"] ** 2).sum(),
+    "same_input_twice": lambda L, C: (L["x"] * L["x"]).sum(),
+    "mlp": lambda L, C: F.cross_entropy(torch.tanh(L["h"] @ L["w"] + L["b"]), C["c_y"]),
+    "ignore_index": lambda L, C: F.cross_entropy(L["z"] * 2.0, C["c_y_ign"]),
+    "weighted_nll": lambda L, C: F.nll_loss(F.log_softmax(L["z"], 1), C["c_y"],
+                                            weight=L["b"].detach() + 2.0),
+    "relu_softmax_mse": lambda L, C: F.mse_loss(F.softmax(F.relu(L["z"]), dim=1),
+                                                torch.sigmoid(L["z"]).detach()),
+    "embedding": lambda L, C: (F.embedding(C["c_idx"], L["e"]) ** 2).sum(),
+    "index_ops": lambda L, C: (L["e"].index_select(0, C["c_idx"][0]).sum()
+                               + L["z"].gather(1, C["c_g"]).pow(3).sum()),
+    "masked": lambda L, C: (L["z"].masked_fill(C["c_mask"], 0.5) * L["z"]).sum()
+    + torch.where(C["c_mask"], L["z"], -L["z"]).exp().mean(),
+    "mixed_dtypes": lambda L, C: (L["b"] * C["c_f64"] + L["b"] * C["c_i"][:4]).sum(),
+    "shapes": lambda L, C: (L["h"].t().reshape(3, 5).permute(1, 0).unsqueeze(0).squeeze(0)
+                            .transpose(0, 1).reshape(-1)[2:7].sum() + L["h"][1].sum()
+                            + torch.cat([L["b"], L["b"] * 2]).sum()
+                            + torch.stack([L["b"], L["z"][0]]).mean(dim=0, keepdim=True).sum()),
+    "products": lambda L, C: (L["h"].mm(L["w"]).sum() + L["w"].mv(L["b"]).sum()
+                              + L["b"].dot(L["b"]) + torch.outer(L["b"], L["b"]).sum()
+                              + torch.addmm(L["b"], L["h"], L["w"]).sum()),
+    "repeated_inputs": lambda L, C: ((torch.stack([L["b"], L["b"]]) * 2).sum()
+                                     + torch.atan2(L["b"], L["b"] + 1).sum()
+                                     + F.smooth_l1_loss(L["z"], L["z"] * 0.5)
+                                     + torch.maximum(L["z"], L["z"] * L["z"]).sum()),
+    "reductions": lambda L, C: (L["z"].sum(1).prod() + L["z"].max() + L["z"].amax(0).sum()
+                                + L["z"].var() + L["z"].norm() + L["z"].logsumexp(1).sum()
+                                + L["z"].clamp(-0.5, 0.5).abs().sum()),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SCENARIOS))
+def test_fast_paths_match_the_general_path(name: str, fast: None,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    scenario = SCENARIOS[name]
+    fast_results = [_run(scenario, _rng_data(seed)) for seed in (0, 0, 1, 2)]
+    assert ops._DIRECT or ops._PROGRAMS
+    _general(monkeypatch)
+    for seed, got in zip((0, 0, 1, 2), fast_results):
+        want = _run(scenario, _rng_data(seed))
+        assert got[1] == want[1]  # grad_fn names and next_functions
+        assert got[0] == pytest.approx(want[0], rel=1e-6, abs=1e-6)
+        for k, g in want[2].items():
+            if g is None:
+                assert got[2][k] is None
+            else:
+                np.testing.assert_allclose(got[2][k], g, rtol=1e-5, atol=1e-6, err_msg=k)
+                assert got[2][k].dtype == g.dtype
+
+
+def test_the_fast_paths_are_taken(fast: None) -> None:
+    x = torch.tensor(np.linspace(-1, 1, 5), requires_grad=True)
+    y = torch.tensor(np.zeros((2, 5), np.float32), requires_grad=True)
+    for _ in range(3):
+        torch.sin(x) * 1.01
+        F.log_softmax(y, 1)
+    direct = {k[0].name for k, v in ops._DIRECT.items() if v is not None}
+    assert {"sin", "mul"} <= direct
+    programs = {k[0][0].name for k, v in ops._PROGRAMS.items()
+                if isinstance(v, ops._Program)}
+    assert "log_softmax" in programs
+
+
+def test_a_program_is_compiled_on_its_second_sighting(monkeypatch: pytest.MonkeyPatch
+                                                      ) -> None:
+    monkeypatch.setattr(ops, "_DIRECT", {})
+    monkeypatch.setattr(ops, "_PROGRAMS", {})
+    monkeypatch.setattr(ops, "_COMPILE_ON_FIRST_SIGHT", False)
+    z = torch.tensor(np.ones((2, 3)), requires_grad=True)
+    F.softmax(z, 1)
+    F.softmax(z, 1)  # first sighting: noted; then the general path
+    assert list(ops._PROGRAMS.values()) == [ops._SEEN_ONCE]
+    F.softmax(z, 1)
+    assert isinstance(next(iter(ops._PROGRAMS.values())), ops._Program)
+
+
+def test_scalar_values_do_not_leak_between_calls(fast: None) -> None:
+    """A direct form keys Python floats by type (they are operands); a program by value
+    (they are baked in)."""
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    for c in (1.5, 2.5, -3.0, 1.5):
+        x.grad = None
+        (x * c).sum().backward()
+        assert x.grad.tolist() == [c, c]
+        x.grad = None
+        F.leaky_relu(x - 1.5, c).sum().backward()
+        assert x.grad.tolist() == [c, 1.0]
+    for k in (2, 3, 2):  # small ints are shared objects: keyed by value
+        x.grad = None
+        (x * k).sum().backward()
+        assert x.grad.tolist() == [k, k]
+
+
+def test_index_values_change_between_calls(fast: None) -> None:
+    w = torch.tensor(np.arange(12.0).reshape(4, 3), requires_grad=True)
+    for idx in ([0, 1], [3, 3], [2, 0], [1, 1]):
+        w.grad = None
+        F.embedding(torch.tensor(idx), w).sum().backward()
+        want = np.zeros((4, 3))
+        for i in idx:
+            want[i] += 1
+        np.testing.assert_array_equal(w.grad.numpy(), want)
+    z = torch.tensor(np.zeros((2, 3)), requires_grad=True)
+    for y in ([0, 1], [2, 2], [1, -100]):
+        z.grad = None
+        F.cross_entropy(z, torch.tensor(y)).backward()
+        valid = [t for t in y if t != -100]
+        want = np.full((2, 3), 1 / 3) / len(valid)
+        for r, t in enumerate(y):
+            if t == -100:
+                want[r] = 0
+            else:
+                want[r, t] -= 1 / len(valid)
+        np.testing.assert_allclose(z.grad.numpy(), want, atol=1e-12)
+
+
+def test_double_backward_through_fast_nodes(fast: None, monkeypatch: pytest.MonkeyPatch
+                                            ) -> None:
+    def hessian_diag(xv: np.ndarray) -> tuple:
+        x = torch.tensor(xv, requires_grad=True)
+        y = (torch.tanh(torch.sin(x) * 1.01) + 0.1).sum() + F.log_softmax(x, 0).sum()
+        (g,) = torch.autograd.grad(y, x, create_graph=True)
+        g.sum().backward()
+        return g.grad_fn.name(), g.detach().numpy().copy(), x.grad.numpy().copy()
+
+    xv = np.linspace(-1, 1, 4)
+    got = [hessian_diag(xv) for _ in range(3)]
+    _general(monkeypatch)
+    want = hessian_diag(xv)
+    for g in got:
+        assert g[0] == want[0]
+        np.testing.assert_allclose(g[1], want[1], rtol=1e-12)
+        np.testing.assert_allclose(g[2], want[2], rtol=1e-12)
+
+
+def test_autograd_features_on_fast_nodes(fast: None) -> None:
+    x = torch.tensor([0.5, -1.0], requires_grad=True)
+    for _ in range(2):  # the second round is recorded by the fast paths
+        x.grad = None
+        y = torch.sin(x) * 2.0
+        y.retain_grad()
+        seen = []
+        y.register_hook(lambda g: seen.append(g.tolist()))
+        z = F.softmax(y, 0)
+        z.grad_fn.register_hook(lambda gi, go: None)
+        loss = (z * torch.tensor([1.0, 3.0])).sum()
+        loss.backward(retain_graph=True)
+        g1 = x.grad.clone()
+        loss.backward()
+        np.testing.assert_allclose(x.grad.numpy(), 2 * g1.numpy())
+        assert y.grad is not None and len(seen) == 2
+        with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+            loss.backward()
+    # an in-place change of a saved input is caught
+    a = torch.tensor([1.0, 2.0], requires_grad=True)
+    for _ in range(2):
+        b = a * 1.0
+        c = b * b
+        b.add_(1.0)
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            c.sum().backward()
+    # no_grad records nothing
+    with torch.no_grad():
+        assert (torch.sin(x) * 1.01).grad_fn is None
+
+
+def test_linear_node_runs_again_after_release(fast: None) -> None:
+    """``AddBackward0`` keeps only shapes once released, as PyTorch's, and can run again."""
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    for _ in range(2):
+        x.grad = None
+        s = x + 1.0
+        s.sum().backward()
+        s.backward(torch.ones(2))
+        assert x.grad.tolist() == [2.0, 2.0]
+
+
+def test_fast_paths_stay_out_of_fad_transformations(fast: None) -> None:
+    w = torch.tensor([0.3, -0.2], requires_grad=True)
+
+    def f(v: Any) -> Any:
+        t = torch.as_tensor(v)
+        return (torch.tanh(t * w) + F.log_softmax(t, 0)).sum()._value
+
+    xv = np.array([0.5, 1.5])
+    g1 = fad.grad(f)(xv)
+    g2 = fad.grad(f)(xv)
+    np.testing.assert_allclose(g1, g2)
+    wv = w.detach().numpy()
+    softmax = np.exp(xv) / np.exp(xv).sum()
+    want = (1 - np.tanh(xv * wv) ** 2) * wv + 1 - len(xv) * softmax
+    np.testing.assert_allclose(g1, want, atol=1e-6)
+    np.testing.assert_allclose(fad.jit(fad.grad(f))(xv), g1, atol=1e-6)
+    # and the facade still runs under fad.numpy functions
+    assert np.allclose(fnp.sin(torch.tensor([1.0])), np.sin([1.0]))
+
+
+def test_shape_errors_on_cached_signatures(fast: None) -> None:
+    a = torch.ones(3, requires_grad=True)
+    for _ in range(2):
+        a + torch.ones(3)
+    with pytest.raises(RuntimeError, match="must match the size"):
+        a + torch.ones(4)
