@@ -89,19 +89,21 @@ def _node_of(x: Any) -> tuple[Callable, Callable] | None:
 def tree_flatten(tree: Any, is_leaf: Callable | None = None) -> tuple[list, PyTreeDef]:
     """``(leaves, treedef)`` of a pytree (leaves in order; dict keys sorted)."""
     leaves: list = []
+    return leaves, _flatten(tree, leaves, is_leaf)
 
-    def flatten(x: Any) -> PyTreeDef:
-        rule = None if is_leaf is not None and is_leaf(x) else _node_of(x)
-        if rule is None:
-            leaves.append(x)
-            return _LEAF
-        children, aux = rule[0](x)
-        node = type(x) if type(x) in _NODES else tuple
-        if node is tuple and type(x) is not tuple:
-            node = _NamedTuple
-        return PyTreeDef(node, aux, tuple(flatten(c) for c in children))
 
-    return leaves, flatten(tree)
+# (module-level recursive helpers, not closures: a recursive closure is a reference
+# cycle, which would keep every leaf alive until the garbage collector runs)
+def _flatten(x: Any, leaves: list, is_leaf: Callable | None) -> PyTreeDef:
+    rule = None if is_leaf is not None and is_leaf(x) else _node_of(x)
+    if rule is None:
+        leaves.append(x)
+        return _LEAF
+    children, aux = rule[0](x)
+    node = type(x) if type(x) in _NODES else tuple
+    if node is tuple and type(x) is not tuple:
+        node = _NamedTuple
+    return PyTreeDef(node, aux, tuple(_flatten(c, leaves, is_leaf) for c in children))
 
 
 class _NamedTuple:
@@ -109,17 +111,16 @@ class _NamedTuple:
 
 
 def tree_unflatten(treedef: PyTreeDef, leaves: Iterable) -> Any:
-    it = iter(leaves)
+    return _build(treedef, iter(leaves))
 
-    def build(td: PyTreeDef) -> Any:
-        if td.node is None:
-            return next(it)
-        children = [build(c) for c in td.children]
-        if td.node is _NamedTuple:
-            return td.aux(*children)
-        return _NODES[td.node][1](td.aux, children)
 
-    return build(treedef)
+def _build(td: PyTreeDef, it: Any) -> Any:
+    if td.node is None:
+        return next(it)
+    children = [_build(c, it) for c in td.children]
+    if td.node is _NamedTuple:
+        return td.aux(*children)
+    return _NODES[td.node][1](td.aux, children)
 
 
 def tree_leaves(tree: Any, is_leaf: Callable | None = None) -> list:

@@ -101,7 +101,9 @@ class new_main:
         return self.main
 
     def __exit__(self, *exc: Any) -> None:
-        self.main.alive = False
+        main = self.main
+        main.alive = False
+        main.trace = None  # break main <-> trace: the call's memory is freed on return
         _STATE.reset(self.token)
 
 

@@ -83,6 +83,6 @@ def compile_jaxpr(closed: ClosedJaxpr, xp: Any) -> Callable:
     lines.append(f"    return [{rets}]")
     source = "\n".join(lines)
     exec(compile(source, "<fad.jit>", "exec"), ns)
-    fn = ns["compiled"]
+    fn = ns.pop("compiled")  # (no cycle through its own globals)
     fn.source = source
     return fn
