@@ -34,9 +34,12 @@ def register_pytree_node(nodetype: type, flatten: Callable, unflatten: Callable)
 
 register_pytree_node(tuple, lambda t: (t, None), lambda _, c: tuple(c))
 register_pytree_node(list, lambda t: (t, None), lambda _, c: list(c))
-register_pytree_node(
-    dict, lambda d: ([d[k] for k in sorted(d)], tuple(sorted(d))),
-    lambda keys, c: dict(zip(keys, c)))
+def _flatten_dict(d: dict) -> tuple[list, tuple]:
+    keys = sorted(d)
+    return [d[k] for k in keys], tuple(keys)
+
+
+register_pytree_node(dict, _flatten_dict, lambda keys, c: dict(zip(keys, c)))
 register_pytree_node(type(None), lambda _: ((), None), lambda _, c: None)
 
 
@@ -49,12 +52,17 @@ class PyTreeDef:
         self.node = node
         self.aux = aux
         self.children = children
-        self.num_leaves = 1 if node is None else sum(c.num_leaves for c in children)
-        self._key = (node, aux, tuple(c._key for c in children))
+        n, keys, hashes = 0, [], []
+        for c in children:  # one loop (this runs for every node of every call's pytree)
+            n += c.num_leaves
+            keys.append(c._key)
+            hashes.append(c._hash)  # (not re-hashing the whole nested key)
+        self.num_leaves = 1 if node is None else n
+        self._key = (node, aux, tuple(keys))
         try:
-            self._hash = hash(self._key)
+            self._hash = hash((node, aux, tuple(hashes)))
         except TypeError:  # unhashable aux data: structure still comparable
-            self._hash = hash((node, len(children)))
+            self._hash = hash((node, tuple(hashes)))
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, PyTreeDef) and (
@@ -95,15 +103,18 @@ def tree_flatten(tree: Any, is_leaf: Callable | None = None) -> tuple[list, PyTr
 # (module-level recursive helpers, not closures: a recursive closure is a reference
 # cycle, which would keep every leaf alive until the garbage collector runs)
 def _flatten(x: Any, leaves: list, is_leaf: Callable | None) -> PyTreeDef:
-    rule = None if is_leaf is not None and is_leaf(x) else _node_of(x)
-    if rule is None:
+    node = type(x)
+    rule = _NODES.get(node)
+    if rule is None and isinstance(x, tuple) and hasattr(x, "_fields"):
+        rule, node = _node_of(x), _NamedTuple
+    if rule is None or is_leaf is not None and is_leaf(x):
         leaves.append(x)
         return _LEAF
     children, aux = rule[0](x)
-    node = type(x) if type(x) in _NODES else tuple
-    if node is tuple and type(x) is not tuple:
-        node = _NamedTuple
-    return PyTreeDef(node, aux, tuple(_flatten(c, leaves, is_leaf) for c in children))
+    defs = []
+    for c in children:
+        defs.append(_flatten(c, leaves, is_leaf))
+    return PyTreeDef(node, aux, tuple(defs))
 
 
 class _NamedTuple:
