@@ -31,7 +31,7 @@ def defjvp(prim: Primitive, *partials: Callable | None, elementwise: bool = True
             if g is not None and partial is not None:
                 contribution = partial(g, ans, *primals, **params)
                 out_t = contribution if out_t is None else out_t + contribution
-        if out_t is not None and (shape_of(out_t) != shape_of(ans) or out_t.dtype != ans.dtype):
+        if out_t is not None and (out_t.shape != ans.shape or out_t.dtype != ans.dtype):
             out_t = match_shape(out_t, ans)
         return ans, out_t
     prim.jvp = jvp
