@@ -3,6 +3,9 @@ new primitive and function, float32 and float64) with ``fad.testing``'s laws,
 plus the written conventions at kinks and ties, ``out=`` and the methods.
 """
 
+import math
+import warnings
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -271,3 +274,20 @@ def test_methods_on_tracers():
     assert_grad_matches_finite_differences(f, (x,))
     with pytest.raises(TypeError, match="fnp.sort"):
         fad.grad(lambda x: x.sort())(x)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_sigmoid_is_accurate_on_both_tails(dtype):
+    """logistic = 1 / (1 + e^-x): relative accuracy on both tails (no cancellation),
+    no overflow warning, e^x below the overflow point, exactly 0 and 1 at -inf, inf."""
+    x = np.array([-np.inf, -1000, -720, -100, -40, -3, 0, 3, 40, 1000, np.inf], dtype)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = np.asarray(fad.nn.sigmoid(x))
+    want = np.array([0.0 if v == -np.inf else 1.0 if v == np.inf else
+                     1 / (1 + math.exp(-v)) if v > -700 else math.exp(v) for v in x.astype(float)])
+    assert got.dtype == dtype and got[0] == 0 and got[-1] == 1
+    tiny = np.finfo(dtype).tiny
+    normal = want >= tiny
+    np.testing.assert_allclose(got[normal], want[normal], rtol=4 * np.finfo(dtype).eps)
+    assert np.all(np.abs(got[~normal] - want[~normal]) <= tiny)

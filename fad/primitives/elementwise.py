@@ -97,14 +97,29 @@ softplus_p = Primitive(
 defjvp(softplus_p, lambda g, ans, x: g * bind(logistic_p, x))
 
 
+# below these (per itemsize) e^-x would overflow; there logistic(x) = e^x to the
+# dtype's precision (1 + e^x rounds to 1)
+_LOGISTIC_FLOOR = {8: -709.0, 4: -88.0, 2: -11.0}
+
+
 def _logistic(xp: Any, x: Any) -> Any:
-    # 1 / (1 + e^-x) = exp(-softplus(-x)), with softplus(-x) = logaddexp(0, -x): finite
-    # for every x and accurate in relative terms on both tails (complex x: the formula)
-    if _np_dtype(x.dtype).kind == "c":
+    # 1 / (1 + e^-x): accurate in relative terms on both tails (1 + e^-x never cancels)
+    dtype = _np_dtype(x.dtype)
+    if dtype.kind == "c":
         return 1 / (1 + xp.exp(-x))
-    return xp.exp(-xp.logaddexp(0.0, -x)) if hasattr(xp, "logaddexp") else \
-        xp.where(x >= 0, 1 / (1 + xp.exp(-xp.abs(x))),
-                 xp.exp(-xp.abs(x)) / (1 + xp.exp(-xp.abs(x))))
+    if xp is np:  # in place, in the one buffer maximum() allocates
+        floor = _LOGISTIC_FLOOR.get(dtype.itemsize, -88.0)
+        t = np.maximum(x, floor)
+        if type(t) is not np.ndarray:  # a 0-d input
+            return 1 / (1 + np.exp(-t)) if t > floor else np.exp(x)
+        np.negative(t, out=t)
+        np.exp(t, out=t)
+        np.add(t, 1.0, out=t)
+        np.reciprocal(t, out=t)
+        return np.exp(x, out=t, where=x < floor)  # the far left tail (0 at -inf)
+    # other namespaces: e^-|x| never overflows
+    e = xp.exp(-xp.abs(x))
+    return xp.where(x >= 0, 1 / (1 + e), e / (1 + e))
 
 
 def rsqrt(x: Any) -> Any:

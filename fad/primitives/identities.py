@@ -207,13 +207,13 @@ def _scalar_operands(eqn: Eqn, producers: dict) -> Any:
 
 
 def _add_of_neg(eqn: Eqn, producers: dict) -> Any:
-    """``x + (-y) = x - y``."""
+    """``x + (-y) = x - y`` (``-y`` also as ``-1 * y``)."""
     x, y = eqn.invars
     for a, b in ((x, y), (y, x)):
-        inner = producers.get(b)
-        if inner is not None and inner.primitive is E.neg_p and \
-                type(a) is Var and _same_type(a, eqn.outvars[0]):
-            return eqn._replace(primitive=E.sub_p, invars=[a, inner.invars[0]])
+        inner = _scale_of(b, producers)
+        if inner is not None and _equals(inner[0], -1) and type(a) is Var and \
+                _same_type(a, eqn.outvars[0]) and _same_type(inner[1], eqn.outvars[0]):
+            return eqn._replace(primitive=E.sub_p, invars=[a, inner[1]])
     return None
 
 
