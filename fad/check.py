@@ -19,9 +19,15 @@ def _real_dtype(dtype: np.dtype) -> np.dtype:
     return np.finfo(dtype).dtype  # complex64 -> float32, complex128 -> float64
 
 
-def _rand(rng: np.random.Generator, x: np.ndarray) -> np.ndarray:
+def random_like(rng: np.random.Generator, x: np.ndarray) -> np.ndarray:
     """A random direction like ``x``: ``a + ib`` (both parts standard normal) for a
-    complex ``x``, so that real and imaginary perturbations are both checked."""
+    complex ``x``, so that real and imaginary perturbations are both checked; zeros
+    for integer ``x``.
+
+    >>> import numpy as np
+    >>> random_like(np.random.default_rng(0), np.zeros(2, np.complex64)).dtype
+    dtype('complex64')
+    """
     if x.dtype.kind == "c":
         return (rng.standard_normal(x.shape) + 1j * rng.standard_normal(x.shape)).astype(
             x.dtype)
@@ -90,7 +96,7 @@ def check_grads(f: Callable, args: Sequence, order: int = 1,
     rng = np.random.default_rng(0)
 
     def rand_like(xs: list) -> list:
-        return [_rand(rng, x) for x in xs]
+        return [random_like(rng, x) for x in xs]
 
     args = tree_unflatten(tree, leaves)
     v = tree_unflatten(tree, rand_like(leaves))

@@ -191,16 +191,9 @@ def assert_grad_matches_finite_differences(
 
 def _rand_like(rng: np.random.Generator, tree: Any) -> Any:
     """Standard normal leaves like ``tree``'s (``a + ib`` for complex leaves)."""
-    def rand(x: Any) -> np.ndarray:
-        x = np.asarray(x)
-        if x.dtype.kind == "c":
-            return (rng.standard_normal(x.shape) + 1j * rng.standard_normal(x.shape)).astype(
-                x.dtype)
-        if x.dtype.kind == "f":
-            return rng.standard_normal(x.shape).astype(x.dtype)
-        return np.zeros_like(x)
+    from .check import random_like
     leaves, treedef = tree_flatten(tree)
-    return tree_unflatten(treedef, [rand(x) for x in leaves])
+    return tree_unflatten(treedef, [random_like(rng, np.asarray(x)) for x in leaves])
 
 
 def _wide(x: Any) -> np.ndarray:
