@@ -444,3 +444,19 @@ def test_optimize_keeps_semantics(seed, n_steps, which):
     assert_same_program(closed, got, x, y, rtol=1e-12)
     for p in O.PASSES:      # and each pass alone
         assert_same_program(closed, p(closed), x, y, rtol=1e-12)
+
+
+def test_add_at_in_place_never_overwrites_its_values():
+    """Code generation may hand add_at its *values'* dead buffer as ``out=``
+    (same shape under a full-slice index); the kernel must not clobber them."""
+    from fad.interpreters.codegen import compile_jaxpr
+    from fad.primitives.indexing import Indexer
+    b = Builder()
+    y, w = Var(aval(3)), Var(aval(3))
+    out = b("add_at", y, b("sin", w), indexer=Indexer((slice(None),)))
+    closed = b.close([y, w], [out])
+    fn = compile_jaxpr(closed, np)
+    assert "out=" in fn.source
+    yy, ww = np.array([1.0, 2.0, 3.0]), np.array([0.1, 0.2, 0.3])
+    np.testing.assert_allclose(fn(yy, ww)[0], yy + np.sin(ww), rtol=1e-15)
+    np.testing.assert_array_equal(yy, [1.0, 2.0, 3.0])  # inputs untouched

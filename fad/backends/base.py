@@ -61,7 +61,7 @@ class NumpyBackend(Backend):
         return out
 
     def add_at(self, x, index, values, out=None):
-        if out is None:
+        if out is None or out is values:  # (values would be overwritten first)
             out = x.copy()
         elif out is not x:
             out[...] = x
