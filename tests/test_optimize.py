@@ -460,3 +460,16 @@ def test_add_at_in_place_never_overwrites_its_values():
     yy, ww = np.array([1.0, 2.0, 3.0]), np.array([0.1, 0.2, 0.3])
     np.testing.assert_allclose(fn(yy, ww)[0], yy + np.sin(ww), rtol=1e-15)
     np.testing.assert_array_equal(yy, [1.0, 2.0, 3.0])  # inputs untouched
+
+
+def test_add_of_a_broadcast_scatter_is_not_add_at():
+    """x + scatter(v) where the scatter's result broadcasts against x: no add_at
+    (its index is for the scatter's own shape)."""
+    from fad.primitives.indexing import Indexer
+    b = Builder()
+    x, v = Var(aval(4, 3)), Var(aval(2))
+    out = b("add", x, b("scatter_add", v, indexer=Indexer((slice(1, None),)), shape=(3,)))
+    closed = b.close([x, v], [out])
+    got = O.optimize(closed)
+    assert "add_at" not in prims(got)
+    assert_same_program(closed, got, np.arange(12.0).reshape(4, 3), np.array([5.0, 7.0]))

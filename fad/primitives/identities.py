@@ -238,8 +238,8 @@ def _add_of_a_scatter(eqn: Eqn, producers: dict) -> Any:
     for k in (1, 0):
         p, x = producers.get(eqn.invars[k]), eqn.invars[1 - k]
         if p is not None and p.primitive is I.scatter_add_p and len(p.invars) == 1 \
-                and type(x) is Var \
-                and _same_type(x, out) and p.invars[0].aval.dtype == out.aval.dtype:
+                and type(x) is Var and _same_type(x, out) \
+                and _same_type(eqn.invars[k], out) and p.invars[0].aval.dtype == out.aval.dtype:
             return eqn._replace(primitive=I.add_at_p, invars=[x, *p.invars],
                                 params={"indexer": p.params["indexer"]})
     return None
