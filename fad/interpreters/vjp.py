@@ -24,7 +24,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ..core.ir import ShapedArray
-from ..core.trace import PrimalTracer, Trace, _np_dtype, aval_of, bind, new_main, shape_of
+from ..core.trace import PrimalTracer, Trace, _np_dtype, aval_of, bind, new_main
 from ..primitives.rules import unbroadcast
 from .reverse import UndefinedPrimal, backward_pass, linearize_flat
 
@@ -99,9 +99,15 @@ def unpack_all(trace: Trace, values: Any) -> tuple[list, list]:
     return primals, nodes
 
 
+_FLOAT: dict = {}  # dtype -> is it a float or complex dtype
+
+
 def _is_float(x: Any) -> bool:
     d = x.dtype
-    return (d if isinstance(d, np.dtype) else _np_dtype(d)).kind in "fc"
+    r = _FLOAT.get(d)
+    if r is None:
+        r = _FLOAT[d] = (d if isinstance(d, np.dtype) else _np_dtype(d)).kind in "fc"
+    return r
 
 
 def pullback(tape: list, cts: dict[int, Any], consume: bool) -> dict[int, Any]:
@@ -133,9 +139,14 @@ def _entry_vjp(prim: Any, params: dict, primals: list, ans: Any, nodes: list,
         return ans(ct)
     partials = prim.partials
     if partials is not None:  # diagonal Jacobian: transpose == itself
-        return [None if node is None or partial is None else
-                unbroadcast(partial(ct, ans, *primals, **params), shape_of(x))
-                for node, partial, x in zip(nodes, partials, primals)]
+        out = []
+        for node, partial, x in zip(nodes, partials, primals):
+            if node is None or partial is None:
+                out.append(None)
+                continue
+            g = partial(ct, ans, *primals, **params)
+            out.append(g if g.shape == x.shape else unbroadcast(g, x.shape))
+        return out
     if prim.transpose is not None and (prim.linear_in is None or all(
             node is None or i in prim.linear_in for i, node in enumerate(nodes))):
         if prim.multilinear:  # linear in each operand with the others fixed
