@@ -113,9 +113,7 @@ class Tensor:
         if kwargs:
             raise TypeError(f"Tensor(): unexpected keyword arguments {sorted(kwargs)}")
         if cls is not Tensor:
-            out = object.__new__(cls)
-            _init(out, t._value)
-            return out
+            return wrap(t._value, cls=cls)
         return t
 
     # ------------------------------------------------------------ autograd state
@@ -406,8 +404,7 @@ class Tensor:
                                "torch.nn.utils.weight_norm usage, see "
                                "https://github.com/pytorch/pytorch/pull/103001")
         v = self._value
-        new = object.__new__(type(self))
-        _init(new, v.copy() if hasattr(v, "copy") else v, self._requires_grad)
+        new = wrap(v.copy() if hasattr(v, "copy") else v, self._requires_grad, cls=type(self))
         if self._grad is not None:
             new._grad = self._grad.__deepcopy__(memo)
         new.__dict__.update(self.__dict__)
@@ -458,22 +455,7 @@ _AUTOGRAD: Any = None
 
 
 def _rebuild(a: np.ndarray, requires_grad: bool, cls: type) -> Tensor:
-    t = object.__new__(cls)
-    _init(t, a, requires_grad)
-    return t
-
-
-def _init(t: Tensor, value: Any, requires_grad: bool = False) -> None:
-    t._value = value
-    t._requires_grad = requires_grad
-    t._grad_fn = None
-    t._output_nr = 0
-    t._grad = None
-    t._version = 0
-    t._hooks = None
-    t._acc = None
-    t._retains_grad = False
-    t._cow = False
+    return wrap(a, requires_grad, cls=cls)
 
 
 def _array(v: Any) -> Any:
@@ -487,9 +469,9 @@ _new = object.__new__
 
 
 def wrap(value: Any, requires_grad: bool = False, grad_fn: Any = None,
-         output_nr: int = 0) -> Tensor:
-    """A Tensor around a backend array (no copy)."""
-    t = _new(Tensor)
+         output_nr: int = 0, cls: type = Tensor) -> Tensor:
+    """A Tensor (or ``cls``, a subclass) around a backend array (no copy)."""
+    t = _new(cls)
     if type(value) is not np.ndarray and isinstance(value, np.generic):
         value = np.asarray(value)
     t._value = value

@@ -8,7 +8,7 @@ from typing import Any, Iterator
 
 from .. import _functions as F
 from .._creation import empty
-from ..tensor import Tensor, _init, wrap
+from ..tensor import Tensor, wrap
 from . import functional as NF
 from . import init
 
@@ -19,8 +19,7 @@ class Parameter(Tensor):
     def __new__(cls, data: Tensor | None = None, requires_grad: bool = True) -> "Parameter":
         if data is None:
             data = empty(0)
-        t = object.__new__(cls)
-        _init(t, data._value if isinstance(data, Tensor) else data)
+        t = wrap(data._value if isinstance(data, Tensor) else data, cls=cls)
         if requires_grad:
             t.requires_grad = True
         return t
