@@ -389,15 +389,7 @@ def modf(x: Any, /) -> tuple:
 
 
 def _nondiff_binary(name: str) -> Any:
-    prim = Sp.INT_BINARY[name]
-
-    def fn(x1: Any, x2: Any, /, out: Any = None) -> Any:
-        _no_out(out)
-        _, (x, y) = promote(name, operand(x1), operand(x2))
-        if isinstance(x, int) and isinstance(y, int):
-            x = asarray(x)
-        return bind(prim, x, y)
-    fn.__name__ = name
+    fn = M._binary(Sp.INT_BINARY[name], name)  # promotion, out= and dtype= as every ufunc
     fn.__doc__ = (f"Elementwise ``numpy.{name}`` on integers (no derivative).\n\n"
                   f"    >>> import fad.numpy as fnp\n"
                   f"    >>> fnp.{name}(fnp.array([12, 6]), 4).dtype.kind\n    'i'\n")
