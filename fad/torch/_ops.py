@@ -34,7 +34,6 @@ from ..interpreters.vjp import (
     VJPTrace,
     VJPTracer,
     flows_through,
-    pullback,
     tape_pullback,
     unpack_all,
     vjp_flat,
@@ -366,15 +365,10 @@ def _apply_direct(form: tuple, op: Op, args: tuple, vals: list, diff: list,
 
 def _entry_pull(entry: tuple, n: int) -> Callable:
     """The pullback of a one-entry tape whose output node is -1 and whose operands'
-    nodes are the recorded inputs' positions."""
-    if n == 1:
-        def pull(cts_out: list, consume: bool = False) -> list:
-            return [pullback([entry], {-1: cts_out[0]}, False).get(0)]
-    else:
-        def pull(cts_out: list, consume: bool = False) -> list:
-            cts = pullback([entry], {-1: cts_out[0]}, False)
-            return [cts.get(k) for k in range(n)]
-    return pull
+    nodes are the recorded inputs' positions. The entry is never consumed: a
+    released linear node may run again."""
+    pull = tape_pullback([entry], [-1], list(range(n)))
+    return lambda cts_out, consume=False: pull(cts_out)
 
 
 def _plain(v: Any) -> bool:
@@ -482,19 +476,9 @@ def _apply_program(key: tuple, op: Op, args: tuple, vals: list, diff: list,
                     env[o] = a
     except Exception:  # the general path reports the error in the facade's words
         return None
-    pull = _program_pull(tape, prog.out_node, prog.diff_slots)
+    pull = tape_pullback(tape, [prog.out_node], list(prog.diff_slots))
     return _finish(op, args, vals, diff, dt, params, prog.cls, prog.layout, pull,
                    env[prog.out_slot])
-
-
-def _program_pull(tape: list, out_node: int | None, in_nodes: tuple) -> Callable:
-    """The pullback of a program's tape, by the core's ``pullback``."""
-    def pull(cts_out: list, consume: bool = False) -> list:
-        if out_node is None:
-            return [None] * len(in_nodes)
-        cts = pullback(tape, {out_node: cts_out[0]}, consume)
-        return [cts.get(n) for n in in_nodes]
-    return pull
 
 
 def _compile(op: Op, args: tuple, vals: list, diff: list, dt: Any, params: dict
