@@ -92,6 +92,43 @@ custom_jvp_call_p.jvp = _custom_jvp_jvp
 custom_jvp_call_p.batch = _custom_jvp_batch
 
 
+class _FlatCall:
+    """One call of a custom-rule function on flat lists: the ``nondiff_argnums``
+    set aside (``nd``), the other arguments flattened (``leaves``, ``in_tree``),
+    and the output structure recorded by whichever user function runs first."""
+
+    def __init__(self, fun: Callable, args: tuple, nondiff_argnums: tuple):
+        self.fun = fun
+        self.static = {i: args[i] for i in nondiff_argnums}
+        self.nd = [self.static[i] for i in nondiff_argnums]
+        self.dyn = [a for i, a in enumerate(args) if i not in self.static]
+        self.leaves, self.in_tree = tree_flatten(self.dyn)
+        self.n_args = len(args)
+        self.out_tree: list = []
+
+    def full(self, flat: Any) -> list:
+        """All the arguments, from flat leaves of the differentiable ones."""
+        it = iter(tree_unflatten(self.in_tree, flat))
+        return [self.static[i] if i in self.static else next(it)
+                for i in range(self.n_args)]
+
+    def outputs(self, out: Any) -> list:
+        leaves, tree = tree_flatten(out)
+        self.out_tree[:] = [tree]
+        return leaves
+
+    def flat_fun(self, *xs: Any) -> list:
+        return self.outputs(self.fun(*self.full(xs)))
+
+    def bind(self, prim: Primitive, **rules: Any) -> Any:
+        from .api import _leaf_array
+        outs = bind(prim, *[_leaf_array(x) for x in self.leaves], fun=self.flat_fun,
+                    name=getattr(self.fun, "__name__", "f"), **rules)
+        if not self.out_tree:
+            self.flat_fun(*self.leaves)
+        return tree_unflatten(self.out_tree[0], outs)
+
+
 class custom_jvp:
     """A function with a user-defined forward-mode rule (``defjvp``), honoured by
     every transformation (reverse mode transposes the rule).
@@ -123,36 +160,15 @@ class custom_jvp:
         if self.jvp_rule is None:
             raise AttributeError(f"custom_jvp function {self.__name__} has no rule: "
                                  "decorate one with @f.defjvp")
-        static = {i: args[i] for i in self.nondiff_argnums}
-        dyn = [a for i, a in enumerate(args) if i not in static]
-        leaves, in_tree = tree_flatten(dyn)
-        out_tree: list = []
-
-        def full(dyn_args: list) -> list:
-            it = iter(dyn_args)
-            return [static[i] if i in static else next(it) for i in range(len(args))]
-
-        def flat_fun(*xs: Any) -> list:
-            out_leaves, t = tree_flatten(self.fun(*full(tree_unflatten(in_tree, xs))))
-            out_tree[:] = [t]
-            return out_leaves
+        call = _FlatCall(self.fun, args, self.nondiff_argnums)
 
         def flat_rule(primals: list, tangents: list) -> tuple:
-            p = tree_unflatten(in_tree, primals)
-            t = tree_unflatten(in_tree, tangents)
-            nd = [static[i] for i in self.nondiff_argnums]
-            out, t_out = self.jvp_rule(*nd, tuple(p), tuple(t)) if nd else \
-                self.jvp_rule(tuple(p), tuple(t))
-            o_leaves, t_ = tree_flatten(out)
-            out_tree[:] = [t_]
-            return o_leaves, tree_flatten(t_out)[0]
+            p = tuple(tree_unflatten(call.in_tree, primals))
+            t = tuple(tree_unflatten(call.in_tree, tangents))
+            out, t_out = self.jvp_rule(*call.nd, p, t)
+            return call.outputs(out), tree_flatten(t_out)[0]
 
-        from .api import _leaf_array
-        outs = bind(custom_jvp_call_p, *[_leaf_array(x) for x in leaves], fun=flat_fun,
-                    rule=flat_rule, name=getattr(self.fun, "__name__", "f"))
-        if not out_tree:
-            flat_fun(*leaves)
-        return tree_unflatten(out_tree[0], outs)
+        return call.bind(custom_jvp_call_p, rule=flat_rule)
 
 
 # ---------------------------------------------------------------- custom_vjp
@@ -247,36 +263,20 @@ class custom_vjp:
         if self.fwd is None:
             raise AttributeError(f"custom_vjp function {self.__name__} has no rule: "
                                  "call f.defvjp(fwd, bwd)")
-        static = {i: args[i] for i in self.nondiff_argnums}
-        nd = [static[i] for i in self.nondiff_argnums]
-        dyn = [a for i, a in enumerate(args) if i not in static]
-        leaves, in_tree = tree_flatten(dyn)
-        out_tree: list = []
-
-        def full(dyn_args: Any) -> list:
-            it = iter(dyn_args)
-            return [static[i] if i in static else next(it) for i in range(len(args))]
-
-        def flat_fun(*xs: Any) -> list:
-            o, t = tree_flatten(self.fun(*full(tree_unflatten(in_tree, xs))))
-            out_tree[:] = [t]
-            return o
+        call = _FlatCall(self.fun, args, self.nondiff_argnums)
+        in_tree, leaves, n_dyn = call.in_tree, call.leaves, len(call.dyn)
 
         def flat_fwd(*xs: Any) -> tuple:
-            out, res = self.fwd(*full(tree_unflatten(in_tree, xs)))
-            o, t = tree_flatten(out)
-            out_tree[:] = [t]
-            return o, res
-
-        out_avals: list = []
+            out, res = self.fwd(*call.full(xs))
+            return call.outputs(out), res
 
         def flat_bwd(res: Any, cts: list) -> list:
-            ct = tree_unflatten(out_tree[0], cts)
-            got = self.bwd(*nd, res, ct)
-            if not isinstance(got, tuple) or len(got) != len(dyn):
+            ct = tree_unflatten(call.out_tree[0], cts)
+            got = self.bwd(*call.nd, res, ct)
+            if not isinstance(got, tuple) or len(got) != n_dyn:
                 raise TypeError(
                     f"the custom_vjp backward rule of {self.__name__} must return a tuple "
-                    f"of {len(dyn)} cotangent(s), one per differentiable argument, "
+                    f"of {n_dyn} cotangent(s), one per differentiable argument, "
                     f"got {type(got).__name__}"
                     f"{' of length ' + str(len(got)) if isinstance(got, tuple) else ''}")
             g_leaves, g_tree = tree_flatten(list(got))
@@ -291,13 +291,7 @@ class custom_vjp:
                         f"{aval_of(x).shape}")
             return g_leaves
 
-        from .api import _leaf_array
-        outs = bind(custom_vjp_call_p, *[_leaf_array(x) for x in leaves], fun=flat_fun,
-                    fwd=flat_fwd, bwd=flat_bwd, name=getattr(self.fun, "__name__", "f"))
-        if not out_tree:
-            flat_fun(*leaves)
-        del out_avals
-        return tree_unflatten(out_tree[0], outs)
+        return call.bind(custom_vjp_call_p, fwd=flat_fwd, bwd=flat_bwd)
 
 
 # ---------------------------------------------------------------- checkpoint
