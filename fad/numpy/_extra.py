@@ -390,6 +390,7 @@ def modf(x: Any, /) -> tuple:
 
 def _nondiff_binary(name: str) -> Any:
     fn = M._binary(Sp.INT_BINARY[name], name)  # promotion, out= and dtype= as every ufunc
+    fn.__module__ = __name__  # (its doctest runs with this module's)
     fn.__doc__ = (f"Elementwise ``numpy.{name}`` on integers (no derivative).\n\n"
                   f"    >>> import fad.numpy as fnp\n"
                   f"    >>> fnp.{name}(fnp.array([12, 6]), 4).dtype.kind\n    'i'\n")
