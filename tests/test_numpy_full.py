@@ -291,3 +291,13 @@ def test_sigmoid_is_accurate_on_both_tails(dtype):
     normal = want >= tiny
     np.testing.assert_allclose(got[normal], want[normal], rtol=4 * np.finfo(dtype).eps)
     assert np.all(np.abs(got[~normal] - want[~normal]) <= tiny)
+
+
+def test_sigmoid_nan_empty_and_no_tail():
+    """NaN stays NaN next to a far-left-tail value; an empty array and an array
+    with nothing past the overflow point take the short path."""
+    got = np.asarray(fad.nn.sigmoid(np.array([np.nan, -800.0, 0.0])))
+    assert np.isnan(got[0]) and got[1] == math.exp(-800.0) and got[2] == 0.5
+    assert np.asarray(fad.nn.sigmoid(np.zeros(0))).shape == (0,)
+    x = np.linspace(-30, 30, 7)
+    np.testing.assert_allclose(fad.nn.sigmoid(x), 1 / (1 + np.exp(-x)), rtol=1e-15)

@@ -341,6 +341,63 @@ def test_simplify_matmul_by_a_diagonal_matrix(side, s_shape):
     assert_same_program(closed, got, *args)
 
 
+@pytest.mark.parametrize("a_shape, b_shape", [
+    ((3, 1), (1, 4)), ((2, 3, 1), (2, 1, 4)), ((3, 1), (5, 1, 4)), ((2, 1, 3, 1), (4, 1, 2))])
+def test_simplify_matmul_with_inner_dimension_one_is_a_multiply(a_shape, b_shape):
+    """a[..., m, 1] @ b[..., 1, n] = a * b (broadcast): an outer product."""
+    b = Builder()
+    x, y = Var(aval(*a_shape)), Var(aval(*b_shape))
+    closed = b.close([x, y], [b("matmul", x, y)])
+    got = O.simplify(closed)
+    assert prims(got) == ["mul"]
+    rng = np.random.default_rng(1)
+    assert_same_program(closed, got, rng.standard_normal(a_shape), rng.standard_normal(b_shape))
+
+
+@pytest.mark.parametrize("shape, new, dropped", [
+    ((256, 100, 1), (256, 100), (2,)), ((1, 3, 1), (3, 1), (0,)), ((2, 1, 1), (2, 1), (1,)),
+    ((1, 1), (), (0, 1)), ((1, 3), (1, 3), None), ((3,), (3, 1), None), ((6,), (2, 3), None),
+    ((2, 3), (3, 2), None)])
+def test_dropped_unit_axes(shape, new, dropped):
+    from fad.primitives.identities import _dropped_unit_axes
+    assert _dropped_unit_axes(shape, new) == dropped
+
+
+def test_simplify_squeezes_an_elementwise_operands_not_its_result():
+    """reshape(x3 * y3) dropping length-1 axes = x * y on the operands' squeezed
+    shapes (what vmap leaves around a batched outer product); kept when the
+    product has another reader (the multiply would be done twice)."""
+    b = Builder()
+    x, h = Var(aval(4, 5)), Var(aval(4))
+    x3 = b("reshape", x, new_sizes=(4, 5, 1))
+    prod = b("mul", x3, b("reshape", h, new_sizes=(4, 1, 1)))
+    out = b("reshape", prod, new_sizes=(4, 5))
+    closed = b.close([x, h], [out])
+    got = O.simplify(closed)
+    assert prims(got) == ["reshape", "mul"], str(got)
+    assert [v.aval.shape for v in got.eqns[1].invars] == [(4, 5), (4, 1)]
+    args = np.arange(20.0).reshape(4, 5), np.arange(4.0)
+    assert_same_program(closed, got, *args)
+    kept = b.close([x, h], [out, prod])
+    assert prims(O.simplify(kept)).count("mul") == 1
+    assert_same_program(kept, O.simplify(kept), *args)
+
+
+def test_jit_per_example_gradients_are_a_matvec_and_a_scaling():
+    """jit(vmap(grad(logistic loss))): X @ w, logistic, subtract, and one 2-D
+    multiply by the rows of X (the closed form) - no batched 3-D products."""
+    rng = np.random.default_rng(3)
+    X, w, y = rng.standard_normal((16, 5)), rng.standard_normal(5), rng.random(16)
+    loss = lambda w, x, y: fad.nn.binary_cross_entropy_with_logits(x @ w, y)
+    per_example = fad.jit(fad.vmap(fad.grad(loss), in_axes=(None, 0, 0)))
+    lowered = per_example.lower(w, X, y)
+    assert all(v.aval.ndim <= 2 for e in lowered.eqns for v in e.outvars), str(lowered)
+    assert [p for p in prims(lowered) if p != "reshape"] == \
+        ["matmul", "logistic", "sub", "mul"], str(lowered)
+    want = (1 / (1 + np.exp(-(X @ w))) - y)[:, None] * X
+    np.testing.assert_allclose(per_example(w, X, y), want, rtol=1e-12)
+
+
 def test_jit_jacobians_do_not_multiply_by_the_identity():
     """jit(jacrev) / jit(jacfwd) of tanh(A @ x): the one-hot basis is an
     ``eye_like`` equation, and the optimiser turns the n x n x n product with it

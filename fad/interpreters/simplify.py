@@ -2,9 +2,31 @@
 
 from __future__ import annotations
 
-from ..core.ir import ClosedJaxpr, Eqn
+from ..core.ir import ClosedJaxpr, Eqn, Var
 from .dce import dce
 from .rewrite import rebuild, renamed
+
+
+class Producers(dict):
+    """Variable -> the equation that produced it, plus ``uses``: how many times
+    each variable is read in the IR being simplified (an identity that would
+    duplicate work when a value has other readers checks it)."""
+
+    def __init__(self, uses: dict):
+        super().__init__()
+        self.uses = uses
+
+
+def count_uses(closed: ClosedJaxpr) -> dict:
+    uses: dict = {}
+    for eqn in closed.eqns:
+        for a in eqn.invars:
+            if type(a) is Var:
+                uses[a] = uses.get(a, 0) + 1
+    for v in closed.jaxpr.outvars:
+        if type(v) is Var:
+            uses[v] = uses.get(v, 0) + 1
+    return uses
 
 
 def simplify(closed: ClosedJaxpr) -> ClosedJaxpr:
@@ -13,7 +35,7 @@ def simplify(closed: ClosedJaxpr) -> ClosedJaxpr:
     ``x * 1``, ``x + 0``, ``-(-x)``, a reshape to the same shape. A rule returns
     an atom equal to the output, or a list of equations computing it."""
     env: dict = {}
-    producers: dict = {}
+    producers = Producers(count_uses(closed))
     eqns = []
     for eqn in closed.eqns:
         eqn = renamed(eqn, env)

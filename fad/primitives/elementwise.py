@@ -112,11 +112,13 @@ def _logistic(xp: Any, x: Any) -> Any:
         t = np.maximum(x, floor)
         if type(t) is not np.ndarray:  # a 0-d input
             return 1 / (1 + np.exp(-t)) if t > floor else np.exp(x)
-        np.negative(t, out=t)
-        np.exp(t, out=t)
-        np.add(t, 1.0, out=t)
-        np.reciprocal(t, out=t)
-        return np.exp(x, out=t, where=x < floor)  # the far left tail (0 at -inf)
+        np.negative(t, t)  # (positional outputs: cheaper calls on small arrays)
+        np.exp(t, t)
+        np.add(t, 1.0, t)
+        np.reciprocal(t, t)
+        if x.size and not x.min() >= floor:  # the far left tail (0 at -inf), or NaN
+            np.exp(x, out=t, where=x < floor)
+        return t
     # other namespaces: e^-|x| never overflows
     e = xp.exp(-xp.abs(x))
     return xp.where(x >= 0, 1 / (1 + e), e / (1 + e))

@@ -170,6 +170,69 @@ def _matmul_by_diagonal(eqn: Eqn, producers: dict) -> Any:
     return None
 
 
+def _outer_product(eqn: Eqn, producers: dict) -> Any:
+    """A matmul with inner dimension 1 is a broadcast multiply:
+    ``a[..., m, 1] @ b[..., 1, n] = a * b``."""
+    a, b = eqn.invars
+    if a.aval.shape[-1] == 1 and shapes_match(a, b, eqn.outvars[0]):
+        return eqn._replace(primitive=E.mul_p)
+    return None
+
+
+def _dropped_unit_axes(shape: tuple, new: tuple) -> tuple[int, ...] | None:
+    """The axes of ``shape`` a reshape to ``new`` removes, when all it does is
+    remove length-1 axes; else ``None``."""
+    dropped, k = [], 0
+    for axis, d in enumerate(shape):
+        if k < len(new) and new[k] == d and (d != 1 or
+                                             len(shape) - axis <= len(new) - k):
+            k += 1
+        elif d == 1:
+            dropped.append(axis)
+        else:
+            return None
+    return tuple(dropped) if k == len(new) and dropped else None
+
+
+def _reshaped(atom: Any, shape: tuple, producers: dict) -> tuple[Any, list]:
+    """``atom`` reshaped to ``shape``: itself, its reshape's input, or a new
+    reshape equation."""
+    inner = producers.get(atom)
+    if inner is not None and inner.primitive is S.reshape_p:
+        atom = inner.invars[0]  # reshape(reshape(x)) = reshape(x)
+    if atom.aval.shape == shape:
+        return atom, []
+    out = Var(ShapedArray(shape, atom.aval.dtype))
+    return out, [Eqn(S.reshape_p, [atom], {"new_sizes": shape}, [out])]
+
+
+_SQUEEZABLE = (E.mul_p, E.add_p, E.sub_p, E.div_p)
+
+
+def _squeeze_an_elementwise(eqn: Eqn, producers: dict) -> Any:
+    """Dropping length-1 axes after a broadcasting op is dropping them from its
+    operands first: ``op(x, y).reshape(s) = op(x.reshape(sx), y.reshape(sy))``,
+    when the reshape is the op's only reader. What ``vmap`` leaves around an
+    outer product becomes a plain 2-D multiply."""
+    z = eqn.invars[0]
+    p = producers.get(z)
+    if p is None or p.primitive not in _SQUEEZABLE or \
+            getattr(producers, "uses", {}).get(z) != 1:
+        return None
+    shape = z.aval.shape
+    dropped = _dropped_unit_axes(shape, eqn.outvars[0].aval.shape)
+    if dropped is None:
+        return None
+    eqns, operands = [], []
+    for x in p.invars:
+        lead = len(shape) - x.aval.ndim  # x's axis j is the output's axis lead + j
+        new = tuple(d for j, d in enumerate(x.aval.shape) if lead + j not in dropped)
+        x, reshape_eqns = _reshaped(x, new, producers) if type(x) is Var else (x, [])
+        eqns += reshape_eqns
+        operands.append(x)
+    return eqns + [p._replace(invars=operands, outvars=eqn.outvars)]
+
+
 def shapes_match(x: Any, s: Any, out: Var) -> bool:
     return np.broadcast_shapes(x.aval.shape, s.aval.shape) == out.aval.shape
 
@@ -317,7 +380,7 @@ E.pow_p.simplify = _chain(_square, _scalar_operands)
 E.neg_p.simplify = _chain(_involution, _neg_of_scale)
 S.convert_element_type_p.simplify = _no_op
 S.broadcast_to_p.simplify = _no_op
-S.reshape_p.simplify = _chain(_no_op, _unit_axes_round_trip)
+S.reshape_p.simplify = _chain(_no_op, _unit_axes_round_trip, _squeeze_an_elementwise)
 S.transpose_p.simplify = _transposes
 R.reduce_sum_p.simplify = _sum_of_broadcast
-C.matmul_p.simplify = _matmul_by_diagonal
+C.matmul_p.simplify = _chain(_matmul_by_diagonal, _outer_product)
