@@ -116,7 +116,7 @@ def _logistic(xp: Any, x: Any) -> Any:
         np.exp(t, t)
         np.add(t, 1.0, t)
         np.reciprocal(t, t)
-        if x.size and not x.min() >= floor:  # the far left tail (0 at -inf), or NaN
+        if x.size and not np.minimum.reduce(x, None) >= floor:  # the far left tail, or NaN
             np.exp(x, out=t, where=x < floor)
         return t
     # other namespaces: e^-|x| never overflows
