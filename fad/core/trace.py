@@ -288,16 +288,8 @@ def bind(prim: Any, *args: Any, **params: Any) -> Any:
     scope = state.no_grad
     if scope is not None:
         args = _lower_no_grad(args, scope)
-        out = _bind_core(prim, args, params, state)
-        for o in (out if prim.multiple_results else (out,)):
-            if isinstance(o, Tracer):
-                scope.made[id(o)] = o
-        return out
-    return _bind_core(prim, args, params, state)
-
-
-def _bind_core(prim: Any, args: tuple, params: dict, state: TraceState) -> Any:
     # the innermost transformation involved: the live tracer of highest level
+    # (one frame for the whole dispatch: this runs several times per operation)
     top = None
     level = -1
     for a in args:
@@ -312,13 +304,19 @@ def _bind_core(prim: Any, args: tuple, params: dict, state: TraceState) -> Any:
     if dyn is not None and dyn.level > level:
         top = dyn.trace
     if top is not None:
-        return top.process_primitive(prim, args, params)
-    try:
-        return prim.impl(*args, **params)
-    except (ShapeError, UnexpectedTracerError, ConcretizationError):
-        raise
-    except Exception as e:  # name the primitive, the operands and the user's line
-        raise primitive_error(prim, args, params, e) from e
+        out = top.process_primitive(prim, args, params)
+    else:
+        try:
+            out = prim.impl(*args, **params)
+        except (ShapeError, UnexpectedTracerError, ConcretizationError):
+            raise
+        except Exception as e:  # name the primitive, the operands and the user's line
+            raise primitive_error(prim, args, params, e) from e
+    if scope is not None:
+        for o in (out if prim.multiple_results else (out,)):
+            if isinstance(o, Tracer):
+                scope.made[id(o)] = o
+    return out
 
 
 def primitive_error(prim: Any, args: tuple, params: dict, err: Exception) -> Exception:

@@ -29,6 +29,9 @@ def defjvp(prim: Primitive, *partials: Callable | None, elementwise: bool = True
         out_t = None
         for partial, g in zip(partials, tangents):
             if g is not None and partial is not None:
+                if partial is negated and out_t is not None:
+                    out_t = out_t - g  # one subtraction, not a negation and an add
+                    continue
                 contribution = partial(g, ans, *primals, **params)
                 out_t = contribution if out_t is None else out_t + contribution
         if out_t is not None and (out_t.shape != ans.shape or out_t.dtype != ans.dtype):
@@ -36,6 +39,12 @@ def defjvp(prim: Primitive, *partials: Callable | None, elementwise: bool = True
         return ans, out_t
     prim.jvp = jvp
     prim.partials = partials if elementwise else None
+
+
+def negated(g: Any, ans: Any, *primals: Any, **params: Any) -> Any:
+    """The partial ``-g`` (of ``x - y`` in ``y``), which ``defjvp`` folds into a
+    subtraction when another operand's contribution comes first."""
+    return -g
 
 
 def deflinear(prim: Primitive, transpose: Callable, linear: tuple[int, ...] = (0,)) -> None:
