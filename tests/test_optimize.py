@@ -398,6 +398,25 @@ def test_jit_per_example_gradients_are_a_matvec_and_a_scaling():
     np.testing.assert_allclose(per_example(w, X, y), want, rtol=1e-12)
 
 
+def test_simplify_factors_a_common_scale_out_of_a_sum_of_products():
+    """(c x) y + (c z) w = c (x y + z w): four multiplications become three; kept
+    when a scaled factor has another reader, or the scales differ."""
+    b = Builder()
+    x, y, z, w = (Var(aval(4)) for _ in range(4))
+    cx, cz = b("mul", lit(-200.0), x), b("mul", z, lit(-200.0))
+    out = b("add", b("mul", cx, y), b("mul", w, cz))
+    closed = b.close([x, y, z, w], [out])
+    got = O.optimize(closed)
+    assert prims(got).count("mul") == 3 and prims(got).count("add") == 1, str(got)
+    args = [np.linspace(-1, 1, 4) * k for k in (1.0, 2.0, 3.0, 4.0)]
+    assert_same_program(closed, got, *args)
+    shared = b.close([x, y, z, w], [out, cx])
+    assert prims(O.optimize(shared)).count("mul") == 4
+    b2 = Builder()
+    out2 = b2("add", b2("mul", b2("mul", lit(2.0), x), y), b2("mul", b2("mul", lit(3.0), z), w))
+    assert prims(O.optimize(b2.close([x, y, z, w], [out2]))).count("mul") == 4
+
+
 def test_jit_jacobians_do_not_multiply_by_the_identity():
     """jit(jacrev) / jit(jacfwd) of tanh(A @ x): the one-hot basis is an
     ``eye_like`` equation, and the optimiser turns the n x n x n product with it
