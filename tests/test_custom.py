@@ -427,3 +427,16 @@ def test_checkpoint_with_pytrees_and_nesting():
     assert_close(g1["b"], g0["b"])
     assert float(net(p, x, True)) == pytest.approx(float(net(p, x, False)), rel=1e-14)
     assert prims(fad.make_jaxpr(lambda x: net(p, x, True))(x)).count("checkpoint") == 3
+
+
+def test_a_negated_cotangent_reaches_a_users_backward_with_its_sign():
+    """Reverse mode keeps a subtraction's ``-ct`` unmaterialized through linear
+    rules; a custom backward (not necessarily linear, here a clip) gets it
+    negated. Asymmetric bounds tell the sign apart."""
+    g = fad.grad(lambda x: 0.0 - 5.0 * clip_gradient(-2.0, 1.0, x))(2.0)
+    assert float(g) == -2.0
+    g = fad.grad(lambda x: 3.0 - clip_gradient(-0.5, 1.0, x) * 4.0)(2.0)
+    assert float(g) == -0.5
+    xs = np.array([1.0, 2.0, 3.0])
+    g = fad.grad(lambda x: fnp.sum(1.0 - (2.0 - clip_gradient(-1.0, 0.5, x[1:]))))(xs)
+    assert_close(g, np.array([0.0, 0.5, 0.5]))

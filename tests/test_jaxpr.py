@@ -154,6 +154,24 @@ def test_make_jaxpr_of_grad_is_the_gradient_program():
     np.testing.assert_allclose(g, np.sin(x) + x * np.cos(x), rtol=1e-6)
 
 
+def test_gradient_program_has_no_negations_for_subtractions():
+    """``x - y`` pulls ``-ct`` back to ``y`` lazily: the negation passes through
+    linear rules and becomes a subtraction where cotangents meet."""
+    f = lambda x: fnp.sum((x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1]) ** 2)
+    x = np.array([0.3, -1.2, 0.8, 2.0])
+    closed = fad.make_jaxpr(fad.grad(f))(x)
+    assert "neg" not in str(closed), str(closed)
+    a, b = x[:-1], x[1:]
+    want = np.zeros_like(x)
+    want[1:] += 2 * (b - a * a)
+    want[:-1] += -4 * a * (b - a * a) - 2 * (1 - a)
+    np.testing.assert_allclose(run(closed, x)[0], want, rtol=1e-13)
+    np.testing.assert_allclose(fad.grad(f)(x), want, rtol=1e-13)
+    # both negated, then a linear rule, then negated once more
+    g = fad.grad(lambda x: fnp.sum(-(1.0 - x) - (2.0 - x)))(x)
+    np.testing.assert_allclose(g, np.full(4, 2.0))
+
+
 @pytest.mark.parametrize("transform", [
     lambda f: lambda x: fad.jvp(f, (x,), (fnp.ones_like(x),))[1],
     lambda f: lambda x: fad.vjp(f, x)[1](fnp.ones_like(x))[0],

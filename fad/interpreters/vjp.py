@@ -25,7 +25,7 @@ import numpy as np
 
 from ..core.ir import ShapedArray
 from ..core.trace import PrimalTracer, Trace, _np_dtype, aval_of, bind, new_main
-from ..primitives.rules import unbroadcast
+from ..primitives.rules import negated, unbroadcast
 from .reverse import UndefinedPrimal, backward_pass, linearize_flat
 
 _node_ids = itertools.count(1)
@@ -117,7 +117,7 @@ def pullback(tape: list, cts: dict[int, Any], consume: bool) -> dict[int, Any]:
         entry = tape.pop() if consume else tape[k]
         prim, params, primals, ans, nodes, out_node = entry
         if prim.multiple_results:
-            ct = [cts.pop(o, None) if o is not None else None for o in out_node]
+            ct = [_value(cts.pop(o, None)) if o is not None else None for o in out_node]
             if all(c is None for c in ct):
                 continue
         else:
@@ -126,15 +126,54 @@ def pullback(tape: list, cts: dict[int, Any], consume: bool) -> dict[int, Any]:
                 continue
         for node, ct_in in zip(nodes, _entry_vjp(prim, params, primals, ans, nodes, ct)):
             if node is not None and ct_in is not None:
-                prev = cts.get(node)
-                cts[node] = ct_in if prev is None else prev + ct_in
+                cts[node] = _accumulate(cts.get(node), ct_in)
     return cts
+
+
+class _Negated:
+    """A cotangent ``-value`` whose negation waits until it is needed: added to
+    another cotangent it is one subtraction (``a + (-b) = a - b``), and it passes
+    through every linear rule (``-(J^T v) = J^T (-v)``), cancelling against the
+    next negation."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any):
+        self.value = value
+
+
+def _accumulate(prev: Any, ct: Any) -> Any:
+    if prev is None:
+        return ct
+    if type(ct) is _Negated:
+        if type(prev) is _Negated:
+            return _Negated(prev.value + ct.value)
+        return prev - ct.value
+    if type(prev) is _Negated:
+        return ct - prev.value
+    return prev + ct
+
+
+def _flipped(ct: Any) -> Any:
+    if ct is None:
+        return None
+    return ct.value if type(ct) is _Negated else _Negated(ct)
+
+
+def _value(ct: Any) -> Any:
+    return -ct.value if type(ct) is _Negated else ct
 
 
 def _entry_vjp(prim: Any, params: dict, primals: list, ans: Any, nodes: list,
                ct: Any) -> list:
     """Cotangents of an entry's operands. ``ans`` is the entry's output, or for a
     primitive with a ``vjp_rule`` the pullback that rule returned."""
+    if type(ct) is _Negated:
+        if prim.vjp_rule is not None:  # a user's backward: not necessarily linear
+            ct = -ct.value
+        else:  # every rule below is linear in ct: the negation passes through
+            return [_flipped(c) for c in _entry_vjp(prim, params, primals, ans, nodes,
+                                                      ct.value)]
     if prim.vjp_rule is not None:
         return ans(ct)
     partials = prim.partials
@@ -143,6 +182,9 @@ def _entry_vjp(prim: Any, params: dict, primals: list, ans: Any, nodes: list,
         for node, partial, x in zip(nodes, partials, primals):
             if node is None or partial is None:
                 out.append(None)
+                continue
+            if partial is negated:  # (x - y in y): negated lazily, see _Negated
+                out.append(_Negated(ct if ct.shape == x.shape else unbroadcast(ct, x.shape)))
                 continue
             g = partial(ct, ans, *primals, **params)
             out.append(g if g.shape == x.shape else unbroadcast(g, x.shape))
@@ -221,8 +263,7 @@ def tape_pullback(tape: list, out_nodes: list, in_nodes: list) -> Callable:
         cts: dict[int, Any] = {}
         for node, ct in zip(out_nodes, cts_out):
             if node is not None and ct is not None:
-                prev = cts.get(node)
-                cts[node] = ct if prev is None else prev + ct
+                cts[node] = _accumulate(cts.get(node), ct)
         cts = pullback(tape, cts, consume)
-        return [cts.get(n) for n in in_nodes]
+        return [_value(cts.get(n)) for n in in_nodes]
     return pull
