@@ -76,7 +76,9 @@ class VJPTrace(Trace):
         if not flows_through(prim, _is_float(ans), len(nodes)):
             return ans
         out = VJPTracer(self, ans, next(_node_ids))
-        self.tape.append((prim, params, primals, ans, nodes, out.node))
+        # tuples, not lists: the cycle collector stops tracking a tuple of arrays
+        # and ints, so a long tape costs its full collections far less
+        self.tape.append((prim, params, tuple(primals), ans, tuple(nodes), out.node))
         return out
 
 
