@@ -78,15 +78,20 @@ def _check_differentiable(leaves: list, what: str) -> None:
 
 
 def _zeros_like(x: Any) -> Any:
-    aval = aval_of(x)
-    xp = _xp_of(x)
-    return xp.zeros(aval.shape, dtype=getattr(xp, aval.dtype.name))
+    return _filled_like(x, 0)
 
 
 def _ones_like(x: Any) -> Any:
+    return _filled_like(x, 1)
+
+
+def _filled_like(x: Any, value: int) -> Any:
+    c = concrete_or_none(x)
+    if type(c) is np.ndarray or isinstance(c, np.generic):  # the common case, fast
+        return np.full(c.shape, value, c.dtype)
     aval = aval_of(x)
     xp = _xp_of(x)
-    return xp.ones(aval.shape, dtype=getattr(xp, aval.dtype.name))
+    return xp.full(aval.shape, value, dtype=getattr(xp, aval.dtype.name))
 
 
 def _xp_of(x: Any) -> Any:
