@@ -185,11 +185,11 @@ def _entry_vjp(prim: Any, params: dict, primals: list, ans: Any, nodes: list,
             if node is None or partial is None:
                 out.append(None)
                 continue
-            if partial is negated:  # (x - y in y): negated lazily, see _Negated
-                out.append(_Negated(ct if ct.shape == x.shape else unbroadcast(ct, x.shape)))
-                continue
-            g = partial(ct, ans, *primals, **params)
-            out.append(g if g.shape == x.shape else unbroadcast(g, x.shape))
+            lazy = partial is negated  # (x - y in y): negated lazily, see _Negated
+            g = ct if lazy else partial(ct, ans, *primals, **params)
+            if g.shape != x.shape:
+                g = unbroadcast(g, x.shape)
+            out.append(_Negated(g) if lazy else g)
         return out
     if prim.transpose is not None and (prim.linear_in is None or all(
             node is None or i in prim.linear_in for i, node in enumerate(nodes))):

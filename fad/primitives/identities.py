@@ -209,6 +209,11 @@ def _reshaped(atom: Any, shape: tuple, producers: dict) -> tuple[Any, list]:
 _SQUEEZABLE = (E.mul_p, E.add_p, E.sub_p, E.div_p)
 
 
+def _single_use(atom: Any, producers: dict) -> bool:
+    """Whether the simplifier counted exactly one reader of ``atom``."""
+    return getattr(producers, "uses", {}).get(atom) == 1
+
+
 def _squeeze_an_elementwise(eqn: Eqn, producers: dict) -> Any:
     """Dropping length-1 axes after a broadcasting op is dropping them from its
     operands first: ``op(x, y).reshape(s) = op(x.reshape(sx), y.reshape(sy))``,
@@ -216,8 +221,7 @@ def _squeeze_an_elementwise(eqn: Eqn, producers: dict) -> Any:
     outer product becomes a plain 2-D multiply."""
     z = eqn.invars[0]
     p = producers.get(z)
-    if p is None or p.primitive not in _SQUEEZABLE or \
-            getattr(producers, "uses", {}).get(z) != 1:
+    if p is None or p.primitive not in _SQUEEZABLE or not _single_use(z, producers):
         return None
     shape = z.aval.shape
     dropped = _dropped_unit_axes(shape, eqn.outvars[0].aval.shape)
@@ -306,10 +310,6 @@ def _add_of_a_scatter(eqn: Eqn, producers: dict) -> Any:
             return eqn._replace(primitive=I.add_at_p, invars=[x, *p.invars],
                                 params={"indexer": p.params["indexer"]})
     return None
-
-
-def _single_use(atom: Any, producers: dict) -> bool:
-    return getattr(producers, "uses", {}).get(atom) == 1
 
 
 def _product_with_a_scale(atom: Any, producers: dict) -> tuple[Any, Any, Any] | None:
