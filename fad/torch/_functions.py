@@ -408,24 +408,23 @@ def _empty_check(input: Tensor, name: str) -> None:
                            "argument.")
 
 
-def max(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
-    if isinstance(dim, Tensor):
-        return maximum(input, dim)
-    if dim is None:
-        _empty_check(input, "max")
-        return call("max", input)
-    v, i = call("max_dim", input, dim=_wrap_dim(dim, input.dim()), keepdim=keepdim)
-    return _max_result(v, i)
+def _extremum(name: str, elementwise: Any, result: Any) -> Any:
+    """``torch.max`` / ``torch.min``: of all elements, along ``dim`` (values and
+    indices), or elementwise against a second tensor."""
+    def fn(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
+        if isinstance(dim, Tensor):
+            return elementwise(input, dim)
+        if dim is None:
+            _empty_check(input, name)
+            return call(name, input)
+        v, i = call(f"{name}_dim", input, dim=_wrap_dim(dim, input.dim()), keepdim=keepdim)
+        return result(v, i)
+    fn.__name__ = fn.__qualname__ = name
+    return fn
 
 
-def min(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
-    if isinstance(dim, Tensor):
-        return minimum(input, dim)
-    if dim is None:
-        _empty_check(input, "min")
-        return call("min", input)
-    v, i = call("min_dim", input, dim=_wrap_dim(dim, input.dim()), keepdim=keepdim)
-    return _min_result(v, i)
+max = _extremum("max", maximum, _max_result)
+min = _extremum("min", minimum, _min_result)
 
 
 def argmax(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
