@@ -25,10 +25,12 @@ class Backend:
         np.add.at(out, tuple(_host(i) for i in index), _host(values))
         return self.xp.asarray(out)
 
-    def add_at(self, x: Any, index: tuple, values: Any, out: Any = None) -> Any:
-        """``x + index_add(x.shape, x.dtype, index, values)``; NumPy adds in place
-        into ``out`` (which may be ``x`` itself) instead."""
-        return x + self.index_add(x.shape, x.dtype, index, values)
+    def add_at(self, x: Any, index: tuple, values: Any, out: Any = None,
+               sign: int = 1) -> Any:
+        """``x ± index_add(x.shape, x.dtype, index, values)`` (the sign of ``sign``);
+        NumPy adds in place into ``out`` (which may be ``x`` itself) instead."""
+        scattered = self.index_add(x.shape, x.dtype, index, values)
+        return x + scattered if sign > 0 else x - scattered
 
     def getitem(self, x: Any, index: tuple) -> Any:
         if not any(i is Ellipsis for i in index):
@@ -51,24 +53,37 @@ def _host(x: Any) -> Any:
     return np.asarray(x)
 
 
+_BASIC_ITEMS = (slice, int, type(None), type(Ellipsis))
+
+
+def _basic(index: tuple) -> bool:
+    """Whether ``index`` is basic indexing (no arrays), which never repeats an element."""
+    for i in index:
+        if not isinstance(i, _BASIC_ITEMS):
+            return False
+    return True
+
+
 class NumpyBackend(Backend):
     def index_add(self, shape, dtype, index, values):
         out = np.zeros(shape, dtype=dtype)
-        if all(isinstance(i, slice | int | type(None) | type(Ellipsis)) for i in index):
+        if _basic(index):
             out[index] = values  # basic indexing never repeats an element
         else:
             np.add.at(out, index, values)
         return out
 
-    def add_at(self, x, index, values, out=None):
+    def add_at(self, x, index, values, out=None, sign=1):
         if out is None or out is values:  # (values would be overwritten first)
             out = x.copy()
         elif out is not x:
             out[...] = x
-        if all(isinstance(i, slice | int | type(None) | type(Ellipsis)) for i in index):
-            out[index] += values  # basic indexing never repeats an element
+        if not _basic(index):
+            (np.add if sign > 0 else np.subtract).at(out, index, values)
+        elif sign > 0:  # basic indexing never repeats an element
+            out[index] += values
         else:
-            np.add.at(out, index, values)
+            out[index] -= values
         return out
 
     def getitem(self, x, index):

@@ -10,11 +10,20 @@ from .rewrite import rebuild, renamed
 class Producers(dict):
     """Variable -> the equation that produced it, plus ``uses``: how many times
     each variable is read in the IR being simplified (an identity that would
-    duplicate work when a value has other readers checks it)."""
+    duplicate work when a value has other readers checks it), and ``readers``:
+    the equations kept so far that read each variable."""
 
     def __init__(self, uses: dict):
         super().__init__()
         self.uses = uses
+        self.readers: dict = {}
+
+    def keep(self, eqn: Eqn) -> None:
+        for v in eqn.outvars:
+            self[v] = eqn
+        for a in eqn.invars:
+            if type(a) is Var:
+                self.readers.setdefault(a, []).append(eqn)
 
 
 def count_uses(closed: ClosedJaxpr) -> dict:
@@ -49,7 +58,6 @@ def simplify(closed: ClosedJaxpr) -> ClosedJaxpr:
             env[eqn.outvars[0]] = replacement
             continue
         for new in replacement:  # a few equations computing the same outputs
-            for v in new.outvars:
-                producers[v] = new
+            producers.keep(new)
             eqns.append(new)
     return dce(rebuild(closed, eqns, env))

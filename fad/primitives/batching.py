@@ -226,14 +226,15 @@ def _scatter_add_batch(size: int, vals: list, dims: list, *, indexer: Indexer,
 I.scatter_add_p.batch = _scatter_add_batch
 
 
-def _add_at_batch(size: int, vals: list, dims: list, *, indexer: Indexer) -> tuple:
-    """x + scatter_add(v): the two rules above, composed."""
+def _add_at_batch(size: int, vals: list, dims: list, *, indexer: Indexer,
+                  sign: int = 1) -> tuple:
+    """x ± scatter_add(v): the two rules above, composed."""
     x, v, *idx = vals
     dx, dv, *didx = dims
     shape = tuple(s for i, s in enumerate(shape_of(x)) if i != dx)  # x's logical shape
     scattered, ds = _scatter_add_batch(size, [v, *idx], [dv, *didx], indexer=indexer,
                                        shape=shape)
-    return elementwise_batch(E.add_p)(size, [x, scattered], [dx, ds])
+    return elementwise_batch(E.add_p if sign > 0 else E.sub_p)(size, [x, scattered], [dx, ds])
 
 
 I.add_at_p.batch = _add_at_batch

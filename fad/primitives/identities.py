@@ -8,7 +8,7 @@ Every identity keeps the output's shape and dtype.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -297,19 +297,22 @@ def _add_of_scatters(eqn: Eqn, producers: dict) -> Any:
             eqn._replace(primitive=I.scatter_add_p, invars=[total], params=px.params)]
 
 
-def _add_of_a_scatter(eqn: Eqn, producers: dict) -> Any:
-    """``x + scatter(v, i) = add_at(x, v, i)``: ``v`` is added into ``x``'s buffer
-    (in place when ``x`` is dead) instead of into a fresh array of zeros. Static
-    indices only (a slice-add; NumPy's ``add.at`` for index arrays is slow)."""
-    out = eqn.outvars[0]
-    for k in (1, 0):
-        p, x = producers.get(eqn.invars[k]), eqn.invars[1 - k]
-        if p is not None and p.primitive is I.scatter_add_p and len(p.invars) == 1 \
-                and type(x) is Var and _same_type(x, out) \
-                and _same_type(eqn.invars[k], out) and p.invars[0].aval.dtype == out.aval.dtype:
-            return eqn._replace(primitive=I.add_at_p, invars=[x, *p.invars],
-                                params={"indexer": p.params["indexer"]})
-    return None
+def _plus_a_scatter(sign: int, positions: tuple) -> Callable:
+    """``x ± scatter(v, i) = add_at(x, ±v, i)``: ``v`` is added into (or subtracted
+    from) ``x``'s buffer, in place when ``x`` is dead, instead of into a fresh array
+    of zeros. Static indices only (a slice-add; NumPy's ``add.at`` for index arrays
+    is slow). ``positions``: where the scatter may stand."""
+    def rule(eqn: Eqn, producers: dict) -> Any:
+        out = eqn.outvars[0]
+        for k in positions:
+            p, x = producers.get(eqn.invars[k]), eqn.invars[1 - k]
+            if p is not None and p.primitive is I.scatter_add_p and len(p.invars) == 1 \
+                    and type(x) is Var and _same_type(x, out) \
+                    and _same_type(eqn.invars[k], out) and p.invars[0].aval.dtype == out.aval.dtype:
+                return eqn._replace(primitive=I.add_at_p, invars=[x, *p.invars],
+                                    params={"indexer": p.params["indexer"], "sign": sign})
+        return None
+    return rule
 
 
 def _product_with_a_scale(atom: Any, producers: dict) -> tuple[Any, Any, Any] | None:
@@ -378,13 +381,46 @@ def _merge_scales(eqn: Eqn, producers: dict) -> Any:
 
 
 def _neg_of_scale(eqn: Eqn, producers: dict) -> Any:
-    """``-(c * x) = (-c) * x``."""
+    """``-(c * x) = (-c) * x`` when ``c * x`` has no other reader (otherwise the
+    negation may still fold into an addition, see ``_negated_twin``)."""
     inner = _scale_of(eqn.invars[0], producers)
-    if inner is not None and inner[0] != -1:
+    if inner is not None and inner[0] != -1 and _single_use(eqn.invars[0], producers):
         out = eqn.outvars[0]
         c = np.asarray(-inner[0], out.aval.dtype)[()]
         return eqn._replace(primitive=E.mul_p,
                             invars=[Literal(c, ShapedArray((), out.aval.dtype)), inner[1]])
+    return None
+
+
+def _negated_twin(eqn: Eqn, producers: dict) -> Any:
+    """``c * x = -((-c) * x)`` when ``(-c) * x`` is computed already: a negation
+    costs the same pass as the scaling, and an addition or a product can absorb it
+    (``_add_of_neg``, ``_product_of_a_neg``). Gradients scale one value by ``2``
+    and ``-2`` (``d(b - a**2)``)."""
+    for k in (0, 1):
+        lit, x = eqn.invars[k], eqn.invars[1 - k]
+        if type(lit) is not Literal or type(x) is not Var or lit.val == 0:
+            continue
+        for twin in getattr(producers, "readers", {}).get(x, ()):
+            scale = _scale_of(twin.outvars[0], producers)
+            if twin.primitive is E.mul_p and scale is not None and scale[1] is x and \
+                    scale[0] == -lit.val and _same_type(twin.outvars[0], eqn.outvars[0]):
+                return eqn._replace(primitive=E.neg_p, invars=[twin.outvars[0]])
+    return None
+
+
+def _product_of_a_neg(eqn: Eqn, producers: dict) -> Any:
+    """``x * (-y) = -(x * y)`` when ``-y`` has no other reader: the negation moves
+    outwards, towards an addition that absorbs it."""
+    for k in (0, 1):
+        neg = producers.get(eqn.invars[k])
+        other = eqn.invars[1 - k]
+        if neg is not None and neg.primitive is E.neg_p and type(other) is Var and \
+                _single_use(eqn.invars[k], producers) and \
+                _same_type(neg.invars[0], eqn.outvars[0]):
+            product = Var(eqn.outvars[0].aval)
+            return [eqn._replace(invars=[other, neg.invars[0]], outvars=[product]),
+                    Eqn(E.neg_p, [product], {}, eqn.outvars)]
     return None
 
 
@@ -413,10 +449,11 @@ def _sum_of_broadcast(eqn: Eqn, producers: dict) -> Any:
     return eqns
 
 
-E.mul_p.simplify = _chain(_unit(1, (0, 1)), _scalar_operands, _merge_scales)
+E.mul_p.simplify = _chain(_unit(1, (0, 1)), _scalar_operands, _merge_scales, _negated_twin,
+                          _product_of_a_neg)
 E.add_p.simplify = _chain(_unit(0, (0, 1)), _scalar_operands, _add_of_neg, _add_of_scatters,
-                          _add_of_a_scatter, _add_of_scaled_products)
-E.sub_p.simplify = _chain(_unit(0, (1,)), _scalar_operands)
+                          _plus_a_scatter(1, (1, 0)), _add_of_scaled_products)
+E.sub_p.simplify = _chain(_unit(0, (1,)), _scalar_operands, _plus_a_scatter(-1, (1,)))
 E.div_p.simplify = _chain(_unit(1, (1,)), _scalar_operands)
 E.pow_p.simplify = _chain(_square, _scalar_operands)
 E.neg_p.simplify = _chain(_involution, _neg_of_scale)

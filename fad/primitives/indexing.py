@@ -8,6 +8,7 @@ indices (``np.add.at``).
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -17,6 +18,7 @@ from ..core.ir import ShapedArray
 from ..core.primitive import Primitive
 from ..core.trace import bind
 from ..interpreters.reverse import is_undefined
+from .elementwise import neg_p
 from .rules import deflinear
 
 ARRAY = "<array>"
@@ -111,26 +113,50 @@ deflinear(scatter_add_p, lambda ct, v, *idx, indexer, shape: [
 
 
 def _scatter_add_kernel(xp: Any, *, indexer: Indexer, shape: tuple) -> Any:
-    """For jit: the result is a fresh buffer (``out=`` is accepted and ignored)."""
-    return lambda v, *idx, out=None: _scatter_add_impl(xp, v, *idx, indexer=indexer,
-                                                       shape=shape)
+    """For jit: the result is a fresh buffer (``out=`` is accepted and ignored);
+    a static index and the backend are looked up once."""
+    backend = backend_for(xp)
+    if indexer.n_arrays:
+        return lambda v, *idx, out=None: backend.index_add(shape, v.dtype,
+                                                           indexer.build(idx), v)
+    index = indexer.build(())
+    return lambda v, out=None: backend.index_add(shape, v.dtype, index, v)
 
 
 scatter_add_p.kernel = _scatter_add_kernel
 scatter_add_p.fresh_output = True
 
 
-# x + scatter_add(v) in one buffer: JAX's x.at[index].add(v). jit's optimiser makes
-# it out of ``add`` (fad/primitives/identities.py); linear in x and v jointly.
-add_at_p = Primitive(
-    "add_at", lambda xp, x, v, *idx, indexer: backend_for(xp).add_at(x, indexer.build(idx), v),
-    lambda x, v, *idx, indexer: x)
-deflinear(add_at_p, lambda ct, x, v, *idx, indexer: [
-    ct if is_undefined(x) else None,
-    bind(gather_p, ct, *idx, indexer=indexer) if is_undefined(v) else None] + [None] * len(idx),
-    linear=(0, 1))
-add_at_p.kernel = lambda xp, *, indexer: lambda x, v, *idx, out=None: backend_for(
-    xp).add_at(x, indexer.build(idx), v, out=out)
+# x ± scatter_add(v) in one buffer: JAX's x.at[index].add(±v). jit's optimiser makes
+# it out of ``add`` and ``sub`` (fad/primitives/identities.py); linear in x and v jointly.
+def _add_at_impl(xp: Any, x: Any, v: Any, *idx: Any, indexer: Indexer, sign: int = 1,
+                 out: Any = None) -> Any:
+    return backend_for(xp).add_at(x, indexer.build(idx), v, out=out, sign=sign)
+
+
+def _add_at_transpose(ct: Any, x: Any, v: Any, *idx: Any, indexer: Indexer,
+                      sign: int = 1) -> list:
+    ct_v = None
+    if is_undefined(v):
+        ct_v = bind(gather_p, ct, *idx, indexer=indexer)
+        ct_v = ct_v if sign > 0 else bind(neg_p, ct_v)
+    return [ct if is_undefined(x) else None, ct_v] + [None] * len(idx)
+
+
+add_at_p = Primitive("add_at", _add_at_impl, lambda x, v, *idx, indexer, sign=1: x)
+deflinear(add_at_p, _add_at_transpose, linear=(0, 1))
+
+
+def _add_at_kernel(xp: Any, *, indexer: Indexer, sign: int = 1) -> Any:
+    """For jit: a static index and the backend are looked up once."""
+    backend = backend_for(xp)
+    if indexer.n_arrays:
+        return functools.partial(_add_at_impl, xp, indexer=indexer, sign=sign)
+    index = indexer.build(())
+    return lambda x, v, out=None: backend.add_at(x, index, v, out=out, sign=sign)
+
+
+add_at_p.kernel = _add_at_kernel
 add_at_p.fresh_output = True
 
 
