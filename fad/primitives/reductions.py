@@ -3,6 +3,7 @@ reshapes the result when ``keepdims=True``)."""
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -52,6 +53,18 @@ defjvp(reduce_max_p, _max_partial, elementwise=False)
 reduce_min_p = Primitive("reduce_min", lambda xp, x, *, axes: xp.min(x, axis=axes),
                          lambda x, *, axes: _reduced(x, axes))
 defjvp(reduce_min_p, _max_partial, elementwise=False)
+
+
+def _ufunc_reduce_kernel(prim: Primitive, ufunc: np.ufunc) -> None:
+    """For jit on NumPy: ``ufunc.reduce`` itself, which ``np.sum`` / ``np.max``
+    call after their argument handling (same dtype rules, same errors)."""
+    prim.kernel = lambda xp, *, axes: functools.partial(ufunc.reduce, axis=axes) \
+        if xp is np else functools.partial(prim._impl, xp, axes=axes)
+
+
+for _prim, _ufunc in ((reduce_sum_p, np.add), (reduce_max_p, np.maximum),
+                      (reduce_min_p, np.minimum)):
+    _ufunc_reduce_kernel(_prim, _ufunc)
 
 
 def _arg_aval(x: ShapedArray, *, axis: int) -> ShapedArray:
