@@ -107,16 +107,19 @@ def _logistic(xp: Any, x: Any) -> Any:
     dtype = _np_dtype(x.dtype)
     if dtype.kind == "c":
         return 1 / (1 + xp.exp(-x))
-    if xp is np:  # in place, in the one buffer maximum() allocates
+    if xp is np:  # in place, in the one buffer negative() or maximum() allocates
         floor = _LOGISTIC_FLOOR.get(dtype.itemsize, -88.0)
-        t = np.maximum(x, floor)
+        # no far left tail (where e^-x overflows) and no NaN: nothing to clamp
+        clean = x.ndim and x.size and np.minimum.reduce(x, None) >= floor
+        t = np.negative(x) if clean else np.maximum(x, floor)
         if type(t) is not np.ndarray:  # a 0-d input
             return 1 / (1 + np.exp(-t)) if t > floor else np.exp(x)
-        np.negative(t, t)  # (positional outputs: cheaper calls on small arrays)
+        if not clean:
+            np.negative(t, t)  # (positional outputs: cheaper calls on small arrays)
         np.exp(t, t)
         np.add(t, 1.0, t)
         np.reciprocal(t, t)
-        if x.size and not np.minimum.reduce(x, None) >= floor:  # the far left tail, or NaN
+        if not clean:  # the far left tail: e^x, accurate where 1 + e^-x overflows
             np.exp(x, out=t, where=x < floor)
         return t
     # other namespaces: e^-|x| never overflows
