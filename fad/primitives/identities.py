@@ -399,7 +399,8 @@ def _negated_twin(eqn: Eqn, producers: dict) -> Any:
     and ``-2`` (``d(b - a**2)``)."""
     for k in (0, 1):
         lit, x = eqn.invars[k], eqn.invars[1 - k]
-        if type(lit) is not Literal or type(x) is not Var or lit.val == 0:
+        if type(lit) is not Literal or type(x) is not Var or lit.val == 0 or \
+                lit.aval.dtype.kind == "b":  # (booleans have no negation)
             continue
         for twin in getattr(producers, "readers", {}).get(x, ()):
             scale = _scale_of(twin.outvars[0], producers)
