@@ -1096,6 +1096,8 @@ def machine() -> dict:
         info["autograd"] = package_version("autograd")
     if torch is not None:
         info["torch"] = torch.__version__
+    if jax is not None:
+        info["jax"] = jax.__version__
     try:
         from threadpoolctl import threadpool_info
         info["blas"] = sorted({f"{d.get('internal_api')} {d.get('version')}"
@@ -1141,7 +1143,8 @@ def cpu_model() -> str:
 
 
 def machine_line(info: dict) -> str:
-    libs = ", ".join(f"{k} {info[k]}" for k in ("numpy", "autograd", "torch") if k in info)
+    libs = ", ".join(f"{k} {info[k]}" for k in ("numpy", "autograd", "torch", "jax")
+                     if k in info)
     blas = "; ".join(info.get("blas", []))
     return (f"fad {info.get('fad_commit', '?')}; "
             f"{info['cpu']}, {info['cores']} cores, {info['platform']}, Python "
