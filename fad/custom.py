@@ -75,15 +75,18 @@ def _custom_jvp_batch(size: int, vals: list, dims: list, *, fun: Callable,
         outs, ts = rule(list(xs[:n]), list(xs[n:]))
         return list(outs) + list(ts)
 
-    batched_rule = _batched(flat_rule, list(dims) * 2, size)
+    # the arguments move to axis 0 (or stay unbatched) before the call, so the
+    # batched function and rule see them, and their tangents, there
+    from .primitives.batching import to_front
+    args = [v if d is None else to_front(v, d, size) for v, d in zip(vals, dims)]
+    front = [None if d is None else 0 for d in dims]
+    batched_rule = _batched(flat_rule, front * 2, size)
 
     def rule_b(primals: list, tangents: list) -> tuple:
         res = batched_rule(*primals, *tangents)
         return res[:len(res) // 2], res[len(res) // 2:]
 
-    from .primitives.batching import to_front
-    args = [to_front(v, d, size) for v, d in zip(vals, dims)]
-    outs = bind(custom_jvp_call_p, *args, fun=_batched(fun, [0] * n, size), rule=rule_b,
+    outs = bind(custom_jvp_call_p, *args, fun=_batched(fun, front, size), rule=rule_b,
                 name=name)
     return outs, [0] * len(outs)
 

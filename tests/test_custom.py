@@ -156,6 +156,49 @@ def test_custom_jvp_with_pytrees():
     assert_close(g["b"], [0.0, 0.0])
 
 
+@fad.custom_jvp
+def _times_total(x):
+    return x * fnp.sum(x)
+
+
+_times_total.defjvp(lambda p, t: (_times_total(p[0]),
+                                  t[0] * fnp.sum(p[0]) + p[0] * fnp.sum(t[0])))
+
+
+@fad.custom_jvp
+def _sin_times(x, y):
+    return fnp.sin(x) * y
+
+
+_sin_times.defjvp(lambda p, t: (_sin_times(*p),
+                                fnp.cos(p[0]) * t[0] * p[1] + fnp.sin(p[0]) * t[1]))
+
+
+def _columns_and_loop(in_axes):
+    """(vmapped function of a (2, 3) array, the same as a Python loop)."""
+    if isinstance(in_axes, int):  # over the columns of the array
+        return (lambda a: fad.vmap(_times_total, in_axes=in_axes)(a),
+                lambda a: fnp.stack([_times_total(a[:, j]) for j in range(3)]))
+    k = in_axes.index(0)  # over its six entries, the other argument fixed at 2
+    args = lambda x: (x, 2.0) if k == 0 else (2.0, x)
+    return (lambda a: fad.vmap(_sin_times, in_axes=in_axes)(*args(a.ravel())),
+            lambda a: fnp.stack([_sin_times(*args(a.ravel()[i])) for i in range(6)]))
+
+
+@pytest.mark.parametrize("in_axes", [1, -1, (0, None), (None, 0)])
+def test_custom_jvp_under_vmap_with_any_in_axes_then_differentiated(in_axes):
+    """The batched rule sees the arguments where the batched call put them
+    (batch axis moved to the front, unbatched ones left alone): jvp and grad of
+    vmap agree with a Python loop over the examples."""
+    f, loop = _columns_and_loop(in_axes)
+    X, t = np.arange(6.0).reshape(2, 3) / 5, np.linspace(0.5, 1.5, 6).reshape(2, 3)
+    np.testing.assert_allclose(fad.jvp(f, (X,), (t,))[1], fad.jvp(loop, (X,), (t,))[1],
+                               rtol=1e-12)
+    w = np.linspace(-1, 1, np.size(loop(X))).reshape(np.shape(loop(X)))
+    np.testing.assert_allclose(fad.grad(lambda a: fnp.sum(f(a) * w))(X),
+                               fad.grad(lambda a: fnp.sum(loop(a) * w))(X), rtol=1e-12)
+
+
 def test_custom_jvp_without_a_rule_is_a_clear_error():
     f = fad.custom_jvp(lambda x: x)
     with pytest.raises(AttributeError, match="defjvp"):
