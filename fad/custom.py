@@ -16,7 +16,8 @@ from typing import Any, Callable, Sequence
 
 from .core.ir import ClosedJaxpr
 from .core.primitive import Primitive
-from .core.trace import aval_of, bind
+from .core.trace import Tracer, aval_of, bind, current_state, rebinding
+from .interpreters.jvp import jvp_flat
 from .interpreters.reverse import backward_pass, linearize_flat
 from .interpreters.staging import trace_to_jaxpr
 from .interpreters.vjp import vjp_flat
@@ -57,14 +58,61 @@ def _zeros_if_none(ts: list, primals: list) -> list:
     return [bind(zeros_like_p, p) if t is None else t for p, t in zip(primals, ts)]
 
 
+# ---------------------------------------------------------------- closures under jit
+# A call primitive carries the user's Python functions. Staged by ``jit`` (or
+# ``make_jaxpr``), a function that closes over a tracer of a running
+# transformation would meet that tracer again when the staged program runs or is
+# transformed, after its trace has finished. So the closed-over tracers become
+# leading explicit inputs of the call, and each function runs with ``rebinding``,
+# which maps its closures onto those inputs. A closed-over value is differentiated
+# through the function itself: the user's rule covers only the explicit arguments.
+def _closed_over(fun: Callable, args: list, name: str, eagerly: bool = False) -> list:
+    """The tracers ``fun`` closes over, found by tracing it abstractly. Only while
+    staging, unless ``eagerly``: an eager call uses its closures in place (they
+    are taped like any other operation)."""
+    state = current_state()
+    if state.dynamic is None and not (eagerly and not state.empty):
+        return []
+    closed = trace_to_jaxpr(fun, [aval_of(a) for a in args],
+                            label=f"the closures of {name}")[0]
+    return [c for c in closed.consts if isinstance(c, Tracer)]
+
+
+def _rebound(fn: Callable, captured: list) -> Callable:
+    """``fn`` with the values of ``captured`` as its leading arguments."""
+    k = len(captured)
+
+    def with_captured(*args: Any) -> Any:
+        with rebinding(captured, args[:k]):
+            return fn(*args[k:])
+    return with_captured
+
+
 # ---------------------------------------------------------------- custom_jvp
 custom_jvp_call_p = _call_primitive("custom_jvp_call")
 
 
 def _custom_jvp_jvp(primals: list, tangents: list, *, fun: Callable, rule: Callable,
                     name: str) -> tuple:
-    outs, out_ts = rule(primals, _zeros_if_none(tangents, primals))
+    """The rule gets ``None`` for a symbolically zero tangent."""
+    outs, out_ts = rule(primals, tangents)
     return list(outs), list(out_ts)
+
+
+def _jvp_with_captured(fun_c: Callable, captured: list, *, rule: Callable) -> dict:
+    """The rule over (closed-over values, arguments): the user's rule for the
+    arguments, plus the jvp of the function in the closed-over values."""
+    k = len(captured)
+
+    def rule_c(primals: list, tangents: list) -> tuple:
+        with rebinding(captured, primals[:k]):
+            outs, out_ts = rule(primals[k:], tangents[k:])
+        if any(t is not None for t in tangents[:k]):
+            _, extra = jvp_flat(lambda *c: fun_c(*c, *primals[k:]), list(primals[:k]),
+                                _zeros_if_none(list(tangents[:k]), list(primals[:k])))
+            out_ts = [a + b for a, b in zip(out_ts, extra)]
+        return outs, out_ts
+    return {"rule": rule_c}
 
 
 def _custom_jvp_batch(size: int, vals: list, dims: list, *, fun: Callable,
@@ -83,7 +131,7 @@ def _custom_jvp_batch(size: int, vals: list, dims: list, *, fun: Callable,
     batched_rule = _batched(flat_rule, front * 2, size)
 
     def rule_b(primals: list, tangents: list) -> tuple:
-        res = batched_rule(*primals, *tangents)
+        res = batched_rule(*primals, *_zeros_if_none(tangents, primals))
         return res[:len(res) // 2], res[len(res) // 2:]
 
     outs = bind(custom_jvp_call_p, *args, fun=_batched(fun, front, size), rule=rule_b,
@@ -125,8 +173,14 @@ class _FlatCall:
 
     def bind(self, prim: Primitive, **rules: Any) -> Any:
         from .api import _leaf_array
-        outs = bind(prim, *[_leaf_array(x) for x in self.leaves], fun=self.flat_fun,
-                    name=getattr(self.fun, "__name__", "f"), **rules)
+        args = [_leaf_array(x) for x in self.leaves]
+        name = getattr(self.fun, "__name__", "f")
+        fun = self.flat_fun
+        captured = _closed_over(fun, args, name)
+        if captured:
+            fun = _rebound(fun, captured)
+            rules = _WITH_CAPTURED[prim](fun, captured, **rules)
+        outs = bind(prim, *captured, *args, fun=fun, name=name, **rules)
         if not self.out_tree:
             self.flat_fun(*self.leaves)
         return tree_unflatten(self.out_tree[0], outs)
@@ -167,7 +221,7 @@ class custom_jvp:
 
         def flat_rule(primals: list, tangents: list) -> tuple:
             p = tuple(tree_unflatten(call.in_tree, primals))
-            t = tuple(tree_unflatten(call.in_tree, tangents))
+            t = tuple(tree_unflatten(call.in_tree, _zeros_if_none(tangents, primals)))
             out, t_out = self.jvp_rule(*call.nd, p, t)
             return call.outputs(out), tree_flatten(t_out)[0]
 
@@ -228,6 +282,26 @@ def _custom_vjp_batch(size: int, vals: list, dims: list, *, fun: Callable, fwd: 
     outs = bind(custom_vjp_call_p, *args, fun=_batched(fun, [0] * n, size), fwd=fwd2,
                 bwd=bwd2, name=name)
     return outs, [0] * len(outs)
+
+
+def _vjp_with_captured(fun_c: Callable, captured: list, *, fwd: Callable,
+                       bwd: Callable) -> dict:
+    """``fwd`` and ``bwd`` over (closed-over values, arguments): the user's rule
+    for the arguments, plus the vjp of the function in the closed-over values."""
+    k = len(captured)
+
+    def fwd_c(*args: Any) -> tuple:
+        with rebinding(captured, args[:k]):
+            outs, res = fwd(*args[k:])
+        return outs, (list(args[:k]), list(args[k:]), res)
+
+    def bwd_c(res: Any, cts: list) -> list:
+        c, xs, user_res = res
+        with rebinding(captured, c):
+            got = bwd(user_res, cts)
+        _, pull = vjp_flat(lambda *cc: fun_c(*cc, *xs), c, label="a closed-over value")
+        return list(pull(list(cts), consume=True)) + list(got)
+    return {"fwd": fwd_c, "bwd": bwd_c}
 
 
 custom_vjp_call_p.vjp_rule = _custom_vjp_rule
@@ -348,10 +422,19 @@ def checkpoint(fun: Callable) -> Callable:
             return o
 
         from .api import _leaf_array
-        outs = bind(checkpoint_p, *[_leaf_array(x) for x in leaves], fun=flat_fun,
-                    name=getattr(fun, "__name__", "f"))
+        args = [_leaf_array(x) for x in leaves]
+        name = getattr(fun, "__name__", "f")
+        # closures over running transformations' tracers (a layer's parameters)
+        # become inputs, so that they too are recomputed rather than taped
+        captured = _closed_over(flat_fun, args, name, eagerly=True)
+        outs = bind(checkpoint_p, *captured, *args, name=name,
+                    fun=_rebound(flat_fun, captured) if captured else flat_fun)
         if not out_tree:
             flat_fun(*leaves)
         return tree_unflatten(out_tree[0], outs)
 
     return remat
+
+
+_WITH_CAPTURED = {custom_jvp_call_p: _jvp_with_captured,
+                  custom_vjp_call_p: _vjp_with_captured}

@@ -46,12 +46,14 @@ class MainTrace:
 class TraceState:
     """Immutable snapshot of the trace stack; lives in ``_STATE``."""
 
-    __slots__ = ("stack", "dynamic", "no_grad", "empty")
+    __slots__ = ("stack", "dynamic", "no_grad", "rebound", "empty")
 
-    def __init__(self, stack: tuple, dynamic: MainTrace | None, no_grad: Any):
+    def __init__(self, stack: tuple, dynamic: MainTrace | None, no_grad: Any,
+                 rebound: dict | None = None):
         self.stack = stack
         self.dynamic = dynamic
         self.no_grad = no_grad  # the innermost NoGradScope, or None
+        self.rebound = rebound  # id(tracer) -> value, see ``rebinding``
         self.empty = not stack
 
 
@@ -95,7 +97,7 @@ class new_main:
         self.main = main = MainTrace(len(state.stack), trace_type, label, payload)
         self.token = _STATE.set(TraceState(state.stack + (main,),
                                            main if dynamic else state.dynamic,
-                                           state.no_grad))
+                                           state.no_grad, state.rebound))
 
     def __enter__(self) -> MainTrace:
         return self.main
@@ -112,7 +114,7 @@ def no_grad_scope() -> Iterator[None]:
     """Within the block, every differentiation already running sees constants."""
     state = _STATE.get()
     scope = NoGradScope(len(state.stack))
-    token = _STATE.set(TraceState(state.stack, state.dynamic, scope))
+    token = _STATE.set(TraceState(state.stack, state.dynamic, scope, state.rebound))
     try:
         yield
     finally:
@@ -123,7 +125,7 @@ def no_grad_scope() -> Iterator[None]:
 def hide_dynamic() -> Iterator[None]:
     """Run without staging into the current abstract trace (used for constants)."""
     state = _STATE.get()
-    token = _STATE.set(TraceState(state.stack, None, state.no_grad))
+    token = _STATE.set(TraceState(state.stack, None, state.no_grad, state.rebound))
     try:
         yield
     finally:
@@ -249,6 +251,48 @@ class PrimalTracer(Tracer):
         return p.concrete_value() if isinstance(p, Tracer) else p
 
 
+@contextlib.contextmanager
+def rebinding(tracers: list, values: list) -> Iterator[None]:
+    """Inside the block, an operation on one of ``tracers`` uses the matching value
+    instead. A custom-rule function staged by ``jit`` keeps its Python closures:
+    the tracers it closes over are passed to the staged call as explicit inputs,
+    and this maps the closures onto those inputs whenever the call runs or is
+    transformed, after the trace that made the tracers has finished too.
+
+    (Keyed by ``id``: the caller holds ``tracers``, so the ids stay unique.)
+    """
+    state = _STATE.get()
+    table = dict(state.rebound or {})
+    table.update((id(t), v) for t, v in zip(tracers, values))
+    token = _STATE.set(TraceState(state.stack, state.dynamic, state.no_grad, table))
+    try:
+        yield
+    finally:
+        _STATE.reset(token)
+
+
+def _revived(args: tuple, table: dict) -> tuple:
+    """``args`` with the tracers of a ``rebinding`` replaced; not where the
+    replacement wraps the tracer itself (a transformation of the replacement
+    binding its own inner value, which must go through unchanged)."""
+    out = []
+    for a in args:
+        if isinstance(a, Tracer):
+            v = table.get(id(a))
+            if v is not None and not _wraps(v, a):
+                a = v
+        out.append(a)
+    return tuple(out)
+
+
+def _wraps(v: Any, t: Tracer) -> bool:
+    while isinstance(v, Tracer):
+        if v is t:
+            return True
+        v = getattr(v, "primal", None) if hasattr(v, "primal") else getattr(v, "val", None)
+    return False
+
+
 def _check_alive(t: Tracer) -> None:
     main = t._trace.main
     if not main.alive:
@@ -285,6 +329,8 @@ def _lower_no_grad(args: tuple, scope: NoGradScope) -> tuple:
 def bind(prim: Any, *args: Any, **params: Any) -> Any:
     """Apply primitive ``prim`` to ``args``: evaluate it, or let a trace record it."""
     state = _STATE.get()
+    if state.rebound is not None:
+        args = _revived(args, state.rebound)
     scope = state.no_grad
     if scope is not None:
         args = _lower_no_grad(args, scope)
