@@ -12,7 +12,10 @@ rules together, and ``jit``/``make_jaxpr`` record one equation.
 from __future__ import annotations
 
 import functools
+import inspect
 from typing import Any, Callable, Sequence
+
+import numpy as np
 
 from .core.ir import ClosedJaxpr
 from .core.primitive import Primitive
@@ -21,7 +24,7 @@ from .interpreters.jvp import jvp_flat
 from .interpreters.reverse import backward_pass, linearize_flat
 from .interpreters.staging import trace_to_jaxpr
 from .interpreters.vjp import vjp_flat
-from .tree import tree_flatten, tree_unflatten
+from .tree import tree_flatten, tree_map, tree_unflatten
 
 
 # ---------------------------------------------------------------- shared pieces
@@ -143,6 +146,27 @@ custom_jvp_call_p.jvp = _custom_jvp_jvp
 custom_jvp_call_p.batch = _custom_jvp_batch
 
 
+def _positional(fun: Callable, args: tuple, kwargs: dict) -> tuple:
+    """``args`` and ``kwargs`` as the positional arguments of ``fun``, defaults
+    filled in (a custom rule receives every argument, as in JAX)."""
+    try:
+        sig = inspect.signature(fun)
+    except (TypeError, ValueError):  # no signature (a builtin): take args as they are
+        if kwargs:
+            raise TypeError(f"{getattr(fun, '__name__', fun)} takes no keyword "
+                            "arguments here: its signature is unknown") from None
+        return args
+    if not kwargs and len(args) == len(sig.parameters):
+        return args
+    bound = sig.bind(*args, **kwargs)
+    bound.apply_defaults()
+    if bound.kwargs:
+        raise TypeError(f"keyword-only arguments of a custom-rule function "
+                        f"({', '.join(bound.kwargs)}) are not supported: make them "
+                        "positional")
+    return bound.args
+
+
 class _FlatCall:
     """One call of a custom-rule function on flat lists: the ``nondiff_argnums``
     set aside (``nd``), the other arguments flattened (``leaves``, ``in_tree``),
@@ -213,19 +237,40 @@ class custom_jvp:
         self.jvp_rule = rule
         return rule
 
-    def __call__(self, *args: Any) -> Any:
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if self.jvp_rule is None:
             raise AttributeError(f"custom_jvp function {self.__name__} has no rule: "
                                  "decorate one with @f.defjvp")
-        call = _FlatCall(self.fun, args, self.nondiff_argnums)
+        call = _FlatCall(self.fun, _positional(self.fun, args, kwargs), self.nondiff_argnums)
 
         def flat_rule(primals: list, tangents: list) -> tuple:
             p = tuple(tree_unflatten(call.in_tree, primals))
             t = tuple(tree_unflatten(call.in_tree, _zeros_if_none(tangents, primals)))
-            out, t_out = self.jvp_rule(*call.nd, p, t)
-            return call.outputs(out), tree_flatten(t_out)[0]
+            got = self.jvp_rule(*call.nd, p, t)
+            if not isinstance(got, tuple | list) or len(got) != 2:
+                raise TypeError(f"the custom_jvp rule of {self.__name__} must return a pair "
+                                f"(primal_out, tangent_out), got {type(got).__name__}")
+            outs = call.outputs(got[0])
+            return outs, _checked_tangents(self.__name__, got[1], outs, call.out_tree[0])
 
         return call.bind(custom_jvp_call_p, rule=flat_rule)
+
+
+def _checked_tangents(name: str, t_out: Any, outs: list, out_tree: Any) -> list:
+    """The rule's tangent leaves, checked against its primal output: same
+    structure, and per leaf the same shape and dtype."""
+    leaves, tree = tree_flatten(t_out)
+    if tree != out_tree:
+        raise TypeError(f"the custom_jvp rule of {name} returned a tangent structured as "
+                        f"{tree!r}; the primal output is structured as {out_tree!r}")
+    for t, o in zip(leaves, outs):
+        ta, oa = aval_of(t), aval_of(o)
+        inexact = ta.dtype.kind in "fc" and oa.dtype.kind in "fc"  # (int outputs: any)
+        if tuple(ta.shape) != tuple(oa.shape) or inexact and ta.dtype != oa.dtype:
+            raise TypeError(f"the custom_jvp rule of {name} returned a tangent "
+                            f"{ta.str_short()} for a primal output {oa.str_short()}; "
+                            "they must have the same shape and dtype")
+    return leaves
 
 
 # ---------------------------------------------------------------- custom_vjp
@@ -336,12 +381,13 @@ class custom_vjp:
     def defvjp(self, fwd: Callable, bwd: Callable) -> None:
         self.fwd, self.bwd = fwd, bwd
 
-    def __call__(self, *args: Any) -> Any:
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if self.fwd is None:
             raise AttributeError(f"custom_vjp function {self.__name__} has no rule: "
                                  "call f.defvjp(fwd, bwd)")
-        call = _FlatCall(self.fun, args, self.nondiff_argnums)
+        call = _FlatCall(self.fun, _positional(self.fun, args, kwargs), self.nondiff_argnums)
         in_tree, leaves, n_dyn = call.in_tree, call.leaves, len(call.dyn)
+        dyn_avals = [tree_map(aval_of, d) for d in call.dyn]
 
         def flat_fwd(*xs: Any) -> tuple:
             out, res = self.fwd(*call.full(xs))
@@ -356,7 +402,10 @@ class custom_vjp:
                     f"of {n_dyn} cotangent(s), one per differentiable argument, "
                     f"got {type(got).__name__}"
                     f"{' of length ' + str(len(got)) if isinstance(got, tuple) else ''}")
-            g_leaves, g_tree = tree_flatten(list(got))
+            # None for a whole argument: a zero cotangent (JAX's idiom, e.g. for ints)
+            got = [tree_map(lambda a: np.zeros(a.shape, a.dtype), d) if g is None else g
+                   for g, d in zip(got, dyn_avals)]
+            g_leaves, g_tree = tree_flatten(got)
             if g_tree != in_tree:
                 raise TypeError(f"the custom_vjp backward rule of {self.__name__} returned "
                                 f"cotangents structured as {g_tree!r}; expected {in_tree!r}")
@@ -412,8 +461,8 @@ def checkpoint(fun: Callable) -> Callable:
     0.360039
     """
     @functools.wraps(fun)
-    def remat(*args: Any) -> Any:
-        leaves, in_tree = tree_flatten(list(args))
+    def remat(*args: Any, **kwargs: Any) -> Any:
+        leaves, in_tree = tree_flatten(list(_positional(fun, args, kwargs)))
         out_tree: list = []
 
         def flat_fun(*xs: Any) -> list:

@@ -593,3 +593,64 @@ def test_traced_nondiff_arguments_under_jit(kind):
     assert_close(fad.jit(fad.grad(f))(x, 2.0), 8.0 * x)
     assert_close(fad.vmap(fad.jit(fad.grad(f)), in_axes=(0, None))(np.stack([x, x]), 2.0),
                  np.stack([8.0 * x] * 2))
+
+
+# ============================================================ JAX's calling conventions
+def test_backward_may_return_none_for_an_argument():
+    """None for a whole argument is a zero cotangent (JAX's idiom, e.g. for an
+    integer argument)."""
+    @fad.custom_vjp
+    def scaled(x, n):
+        return x * n
+    scaled.defvjp(lambda x, n: (x * n, n), lambda n, g: (g * n, None))
+    n = np.array([2, 3])
+    assert_close(fad.grad(lambda a: fnp.sum(scaled(a, n)))(np.array([0.3, 1.2])), [2.0, 3.0])
+    assert_close(fad.grad(lambda a, b: fnp.sum(scaled(a, b)), argnums=1)(
+        np.array([0.3, 1.2]), np.array([2.0, 3.0])), [0.0, 0.0])
+
+
+def _jvp_with(rule):
+    f = fad.custom_jvp(lambda x: fnp.sin(x))
+    f.defjvp(lambda p, t: rule(f, p, t))
+    return f
+
+
+@pytest.mark.parametrize("rule, message", [
+    (lambda f, p, t: (f(*p), fnp.sum(t[0])), r"tangent f64\[\] for a primal output f64\[3\]"),
+    (lambda f, p, t: (f(*p), t[0].astype(np.float32)), r"tangent f32\[3\] .* f64\[3\]"),
+    (lambda f, p, t: (f(*p), (t[0], t[0])), r"structured as \(\*, \*\); the primal .* \*"),
+    (lambda f, p, t: (f(*p), None), r"structured as None"),
+    (lambda f, p, t: f(*p), r"must return a pair \(primal_out, tangent_out\), got"),
+])
+def test_a_malformed_jvp_rule_is_a_clear_error(rule, message):
+    """The rule's tangent must match its primal output in structure, shape and
+    dtype (JAX checks the same); a silent mismatch would give wrong gradients."""
+    f = _jvp_with(rule)
+    for run in (lambda: fad.jvp(f, (np.ones(3),), (np.ones(3),)),
+                lambda: fad.grad(lambda a: fnp.sum(f(a)))(np.ones(3))):
+        with pytest.raises(TypeError, match=message):
+            run()
+
+
+def test_custom_rules_and_checkpoint_take_keywords_and_defaults():
+    """Keyword arguments and defaults reach the rule as positional arguments."""
+    @fad.custom_jvp
+    def times(x, y=2.0):
+        return x * y
+    times.defjvp(lambda p, t: (p[0] * p[1], t[0] * p[1] + p[0] * t[1]))
+
+    @fad.custom_vjp
+    def times_v(x, y=2.0):
+        return x * y
+    times_v.defvjp(lambda x, y: (x * y, (x, y)), lambda r, g: (g * r[1], g * r[0]))
+    for f in (times, times_v):
+        assert_close(fad.grad(lambda a: f(a, y=3.0))(1.0), 3.0)
+        assert_close(fad.grad(lambda a: f(a))(1.0), 2.0)
+        assert_close(fad.jit(lambda a: f(a, y=3.0))(1.0), 3.0)
+    remat = fad.checkpoint(lambda a, n=2.0: fnp.sin(a) * n)
+    assert_close(fad.grad(lambda a: remat(a, n=3.0))(1.0), 3.0 * np.cos(1.0))
+    assert_close(fad.grad(lambda a: remat(a))(1.0), 2.0 * np.cos(1.0))
+    keyword_only = fad.custom_jvp(lambda x, *, y: x * y)
+    keyword_only.defjvp(lambda p, t: (p[0], t[0]))
+    with pytest.raises(TypeError, match="keyword-only"):
+        keyword_only(1.0, y=2.0)
