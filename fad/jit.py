@@ -9,6 +9,7 @@ primitive, whose rules transform the traced body like any other program.
 from __future__ import annotations
 
 import functools
+import inspect
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -113,12 +114,36 @@ class Jitted:
             if tree is None:
                 tree = _FLAT_TREES[len(args)] = tree_flatten([0] * len(args))[1]
             return list(args), tree, ()
-        dyn = [a for i, a in enumerate(args) if i not in self.static_argnums]
-        static = tuple(args[i] for i in self.static_argnums if i < len(args))
+        positions = self._static_positions(_n_positional(args))
+        dyn = [a for i, a in enumerate(args) if i not in positions]
+        static = tuple((type(args[i]), args[i]) for i in positions)  # (1, 1.0, True differ)
+        try:
+            hash(static)
+        except TypeError:
+            bad = next(i for i in positions if not _hashable(args[i]))
+            raise TypeError(
+                f"static argument {bad} of jitted {getattr(self.fun, '__name__', 'function')} "
+                f"is a {type(args[bad]).__name__}, which is not hashable: static arguments "
+                "are part of the cache key. Pass a tuple instead of a list, or make the "
+                "argument non-static") from None
         leaves, tree = tree_flatten(dyn)
         leaves = [x if isinstance(x, Tracer) or hasattr(x, "dtype") else asarray(x)
                   for x in leaves]
         return leaves, tree, static
+
+    def _static_positions(self, n_args: int) -> tuple:
+        """The static argument positions for a call with ``n_args`` positional
+        arguments (negative ones count from the end)."""
+        out = []
+        for i in self.static_argnums:
+            j = i + n_args if i < 0 else i
+            if not 0 <= j < n_args:
+                raise ValueError(
+                    f"jitted {getattr(self.fun, '__name__', 'function')} has "
+                    f"static_argnums={self.static_argnums} but was called with {n_args} "
+                    "positional argument(s)")
+            out.append(j)
+        return tuple(sorted(out))
 
     def _trace(self, args: tuple, leaves: list, tree: Any, static: tuple
                ) -> tuple[ClosedJaxpr, list, Any]:
@@ -126,9 +151,10 @@ class Jitted:
 
         def flat_fun(*flat: Any) -> list:
             dyn = iter(tree_unflatten(tree, flat))
-            full = [args[i] if i in self.static_argnums else next(dyn)
-                    for i in range(len(args))]
-            if isinstance(full[-1], _Kwargs):  # keyword arguments travel as a dict
+            positions = self._static_positions(_n_positional(args)) \
+                if self.static_argnums else ()
+            full = [args[i] if i in positions else next(dyn) for i in range(len(args))]
+            if full and isinstance(full[-1], _Kwargs):  # keyword arguments travel as a dict
                 out = self.fun(*full[:-1], **full[-1])
             else:
                 out = self.fun(*full)
@@ -174,7 +200,7 @@ class Jitted:
                 outs = fn(*args)
                 return outs[0] if out_tree is None else tree_unflatten(out_tree, outs)
         if kwargs:
-            args = args + (_Kwargs(kwargs),)
+            args = self._with_keywords(args, kwargs)
         closed, lifted, out_tree, leaves = self._entry(args)
         if state.empty and not lifted and not any(isinstance(x, Tracer) for x in leaves):
             fn = _compiled(closed, namespace_of(leaves))
@@ -188,14 +214,38 @@ class Jitted:
             return outs[0]
         return tree_unflatten(out_tree, outs)
 
+    def _with_keywords(self, args: tuple, kwargs: dict) -> tuple:
+        """Keyword arguments travel as a trailing dict; with static arguments, those
+        given by keyword move to their positions first (so that they are static)."""
+        if self.static_argnums:
+            try:
+                bound = inspect.signature(self.fun).bind(*args, **kwargs)
+                args, kwargs = bound.args, bound.kwargs
+            except (TypeError, ValueError):  # no signature, or a bad call: as given
+                pass
+        return args + (_Kwargs(kwargs),) if kwargs else args
+
     def lower(self, *args: Any, **kwargs: Any) -> ClosedJaxpr:
         """The optimised IR this function runs for ``args``."""
-        return self._entry(args + ((_Kwargs(kwargs),) if kwargs else ()))[0]
+        return self._entry(self._with_keywords(args, kwargs) if kwargs else args)[0]
 
-    def source(self, *args: Any) -> str:
+    def source(self, *args: Any, **kwargs: Any) -> str:
         """The generated Python code this function runs for ``args``."""
-        closed, _, _, leaves = self._entry(args)
+        closed, _, _, leaves = self._entry(self._with_keywords(args, kwargs) if kwargs
+                                           else args)
         return _compiled(closed, namespace_of(leaves)).source
+
+
+def _n_positional(args: tuple) -> int:
+    return len(args) - (1 if args and isinstance(args[-1], _Kwargs) else 0)
+
+
+def _hashable(x: Any) -> bool:
+    try:
+        hash(x)
+        return True
+    except TypeError:
+        return False
 
 
 def _numpy_signature(args: tuple) -> tuple | None:

@@ -55,9 +55,11 @@ def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0) -> Callable:
             raise ValueError(f"vmap in_axes has {len(axes)} entries but the function was "
                              f"called with {len(args)} positional arguments")
         leaves, tree = tree_flatten(list(args))
-        leaves = [_leaf_array(x) for x in leaves]
         dims = _broadcast_prefix(axes if isinstance(axes, tuple) else
                                  [axes] * len(args), list(args), "in_axes")
+        # unmapped leaves reach the function as given (a static argument stays a
+        # Python value, as in JAX); mapped ones become arrays
+        leaves = [x if d is None else _leaf_array(x) for x, d in zip(leaves, dims)]
         sizes = {}
         for k, (x, d) in enumerate(zip(leaves, dims)):
             if d is not None:

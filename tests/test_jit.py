@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from numpy.testing import assert_allclose
 
 import fad
 import fad.numpy as fnp
@@ -470,3 +471,55 @@ def test_methods_under_jit():
     x = np.array([[1.0, 2.0], [4.0, -1.0]])
     f = lambda x: x.T.reshape(-1) * x.mean() - x.sum(axis=0).max() + x.min() * fnp.std(x)
     assert_same(fad.jit(f)(x), f(x))
+
+
+# ============================================================ JAX's calling conventions
+def test_static_arguments_negative_keyword_typed_and_checked():
+    """Negative static_argnums count from the end; a static argument given by
+    keyword is still static; 1, 1.0 and True are different cache keys; an
+    out-of-range index and an unhashable value are clear errors."""
+    def f(x, flag):
+        return x * 2 if flag else x
+    x = np.ones(2)
+    assert_allclose(fad.jit(f, static_argnums=-1)(x, True), 2 * x)
+    g = fad.jit(f, static_argnums=1)
+    assert_allclose(g(x, flag=True), 2 * x)
+    assert_allclose(g(x, flag=False), x)
+    scale = fad.jit(lambda x, n: x * n, static_argnums=1)
+    xi = np.arange(3)
+    assert scale(xi, 1).dtype == np.int64 and scale(xi, 1.0).dtype == np.float64
+    assert scale.trace_count == 2
+    with pytest.raises(ValueError, match=r"static_argnums=\(5,\) but was called with 1"):
+        fad.jit(lambda x: x, static_argnums=5)(x)
+    with pytest.raises(TypeError, match="static argument 1 .* list, which is not hashable"):
+        fad.jit(lambda x, sizes: x * len(sizes), static_argnums=1)(x, [1, 2])
+
+
+def test_vmap_passes_unmapped_python_values_through():
+    """in_axes=None leaves reach the function as given: a jitted function's
+    static argument stays hashable, a Python float stays weakly typed."""
+    f = fad.jit(lambda y, n: y * n, static_argnums=1)
+    assert_allclose(fad.vmap(f, in_axes=(0, None))(np.ones((2, 3)), 3), np.full((2, 3), 3.0))
+    x32 = np.ones((2, 3), np.float32)
+    assert fad.vmap(lambda a, s: a * s, in_axes=(0, None))(x32, 2.5).dtype == np.float32
+
+
+def test_jit_of_a_function_without_arguments_and_source_with_keywords():
+    assert_allclose(fad.jit(lambda: fnp.ones(2))(), np.ones(2))
+    src = fad.jit(lambda x, y=1.0: x * y).source(np.ones(2), y=2.0)
+    assert src.startswith("def compiled(a0, a1):")
+
+
+def test_outputs_never_share_memory_with_the_cached_program_or_each_other():
+    """A constant output (folded at compile time or closed over) is a copy, and
+    so is an output that repeats another: writing into one changes nothing else."""
+    c = np.ones(2)
+    f = fad.jit(lambda x: (x + 1, c, fnp.arange(3.0) * 2, x * 2, x * 2))
+    first = f(np.ones(2))
+    for out in first[1:3]:
+        out[0] = 99.0
+    first[3][0] = -1.0
+    assert first[4][0] == 2.0
+    again = f(np.ones(2))
+    assert_allclose(again[2], [0.0, 2.0, 4.0])
+    assert_allclose(c, [1.0, 1.0])

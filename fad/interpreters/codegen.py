@@ -24,6 +24,10 @@ def _kernel(eqn: Any, xp: Any) -> Callable:
     return functools.partial(prim._impl, xp, **eqn.params)
 
 
+def _copy(x: Any) -> Any:
+    return x.copy() if hasattr(x, "copy") else x
+
+
 def compile_jaxpr(closed: ClosedJaxpr, xp: Any) -> Callable:
     """A function ``(*args) -> list of outputs`` that runs ``closed`` on ``xp``."""
     jaxpr = closed.jaxpr
@@ -79,8 +83,18 @@ def compile_jaxpr(closed: ClosedJaxpr, xp: Any) -> Callable:
                 and not names[v].startswith("c")]
         if dead:
             lines.append(f"    del {', '.join(dead)}")
-    rets = ", ".join(name(v) for v in jaxpr.outvars)
-    lines.append(f"    return [{rets}]")
+    # an output that is a constant (folded, or closed over), a literal or another
+    # output is copied: the caller may write into it, which must not change the
+    # cached program or a second output
+    rets, seen = [], set()
+    for v in jaxpr.outvars:
+        ret = name(v)
+        if ret[0] in "cl" or ret in seen:
+            ns["_copy"] = _copy
+            ret = f"_copy({ret})"
+        seen.add(name(v) if type(v) is Var else ret)
+        rets.append(ret)
+    lines.append(f"    return [{', '.join(rets)}]")
     source = "\n".join(lines)
     exec(compile(source, "<fad.jit>", "exec"), ns)
     fn = ns.pop("compiled")  # (no cycle through its own globals)
