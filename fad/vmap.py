@@ -6,6 +6,7 @@ import functools
 from typing import Any, Callable
 
 from .api import _label, _leaf_array
+from .core.trace import shape_of
 from .interpreters.batching import vmap_flat
 from .primitives.batching import move_axis
 from .tree import tree_flatten, tree_unflatten
@@ -13,7 +14,7 @@ from .tree import tree_flatten, tree_unflatten
 
 def _broadcast_prefix(prefix: Any, tree: Any, what: str) -> list:
     """Per-leaf values of a pytree prefix (an int/None applies to a whole subtree)."""
-    if prefix is None or isinstance(prefix, int):
+    if prefix is None or isinstance(prefix, int) and not isinstance(prefix, bool):
         return [prefix] * len(tree_flatten(tree)[0])
     if isinstance(prefix, tuple | list) and isinstance(tree, tuple | list):
         if len(prefix) != len(tree):
@@ -21,8 +22,17 @@ def _broadcast_prefix(prefix: Any, tree: Any, what: str) -> list:
                              "arguments/outputs")
         return [x for p, t in zip(prefix, tree) for x in _broadcast_prefix(p, t, what)]
     if isinstance(prefix, dict) and isinstance(tree, dict):
+        if set(prefix) != set(tree):
+            raise ValueError(f"vmap {what} has the dict keys {sorted(prefix, key=repr)} "
+                             f"where the value has {sorted(tree, key=repr)}: a dict in "
+                             f"{what} must have exactly the keys of the value it describes")
         return [x for k in sorted(tree) for x in _broadcast_prefix(prefix[k], tree[k], what)]
-    raise ValueError(f"vmap {what}={prefix!r} does not match the structure {tree!r}")
+    if isinstance(prefix, tuple | list | dict):
+        raise ValueError(f"vmap {what}: a {type(prefix).__name__} of axes was given for a "
+                         f"{type(tree).__name__} value (a prefix must follow the value's "
+                         "structure)")
+    raise TypeError(f"vmap {what} entries must be ints, None or containers of them; "
+                    f"got {type(prefix).__name__} {prefix!r}")
 
 
 def _leaf_paths(tree: Any, prefix: str) -> list[str]:
@@ -49,11 +59,16 @@ def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0) -> Callable:
     (4, 3)
     """
     @functools.wraps(fun)
-    def batched(*args: Any) -> Any:
+    def batched(*args: Any, **kwargs: Any) -> Any:
         axes = in_axes if not isinstance(in_axes, list) else tuple(in_axes)
         if isinstance(axes, tuple) and len(axes) != len(args):
             raise ValueError(f"vmap in_axes has {len(axes)} entries but the function was "
                              f"called with {len(args)} positional arguments")
+        if kwargs:  # keyword arguments are mapped over their axis 0, as in JAX
+            call = fun
+            fun_kw = lambda *a: call(*a[:-1], **a[-1])
+            axes = (tuple(axes) if isinstance(axes, tuple) else (axes,) * len(args)) + (0,)
+            return vmap(fun_kw, axes, out_axes)(*args, dict(kwargs))
         leaves, tree = tree_flatten(list(args))
         dims = _broadcast_prefix(axes if isinstance(axes, tuple) else
                                  [axes] * len(args), list(args), "in_axes")
@@ -74,8 +89,9 @@ def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0) -> Callable:
                              "(in_axes not all None)")
         if len(sizes) > 1:
             names = [p for i, a in enumerate(args) for p in _leaf_paths(a, f"argument {i}")]
-            desc = "; ".join(f"size {n} for {', '.join(names[k] for k in ks)}"
-                             for n, ks in sizes.items())
+            desc = "; ".join(f"size {n} for " + ", ".join(
+                f"{names[k]} (axis {dims[k]} of shape {tuple(leaves[k].shape)})" for k in ks)
+                for n, ks in sizes.items())
             raise ValueError(f"vmap got inconsistent sizes for the mapped axes: {desc}")
         (size,) = sizes
         out_tree: list = []
@@ -91,6 +107,11 @@ def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0) -> Callable:
         wants = _broadcast_prefix(out_axes, out, "out_axes")
         moved = []
         for v, d, want in zip(vals, out_dims, wants):
+            if want is not None:
+                nd = len(shape_of(v)) + (d is None)  # dimensions once batched
+                if not -nd <= want < nd:
+                    raise ValueError(f"vmap out_axes={want} is out of range for an output "
+                                     f"of {nd - 1} dimension(s) per example ({nd} batched)")
             if want is None:
                 if d is not None:
                     raise ValueError("vmap out_axes=None for an output that varies "

@@ -562,3 +562,59 @@ def test_branching_on_a_batched_value_is_a_concretization_error():
         return x if x > 0 else -x
     with pytest.raises(fad.ConcretizationError):
         fad.vmap(f)(np.array([1.0, -1.0]))
+
+
+# ============================================================ specs, keywords, empty batches
+@pytest.mark.parametrize("out_axes, per_example", [(3, (3, 4)), (-4, (3, 4)), (1, ())])
+def test_out_axes_out_of_range_is_an_error(out_axes, per_example):
+    """Not wrapped around (out_axes=3 on a 3-d batched output used to act as 0)."""
+    x = np.ones((2,) + per_example)
+    with pytest.raises(ValueError, match=f"out_axes={out_axes} is out of range"):
+        fad.vmap(lambda a: a * 2, out_axes=out_axes)(x)
+
+
+def test_keyword_arguments_are_mapped_over_axis_0():
+    X, Y = np.arange(6.0).reshape(2, 3), np.ones((2, 3))
+    got = fad.vmap(lambda a, b: a @ b, in_axes=(0,))(X, b=Y)
+    np.testing.assert_allclose(got, np.einsum("ij,ij->i", X, Y))
+
+
+@pytest.mark.parametrize("f, args", [
+    (lambda v, k: v[k], (np.ones((0, 3)), np.zeros(0, int))),
+    (lambda v: fad.lax.while_loop(lambda c: c < 10.0, lambda c: c * 2 + 1, v), (np.ones(0),)),
+])
+def test_an_empty_batch_runs_through_per_example_rules(f, args):
+    """Batch size 0 where a primitive is batched by a loop over examples: empty
+    outputs of the per-example shape, as JAX gives."""
+    got = fad.vmap(f)(*args)
+    assert got.shape == (0,) and got.dtype == np.float64
+
+
+def test_axis_specs_are_checked_against_the_values():
+    X = {"a": np.ones((2, 3)), "b": np.ones((2, 3))}
+    with pytest.raises(ValueError, match=r"dict keys \['a'\] where the value has \['a', 'b'\]"):
+        fad.vmap(lambda d: d["a"] + d["b"], in_axes=({"a": 0},))(X)
+    with pytest.raises(ValueError, match=r"'zzz'"):
+        fad.vmap(lambda d: d["a"], in_axes=({"a": 0, "b": None, "zzz": 1},))(X)
+    with pytest.raises(TypeError, match="ints, None or containers of them; got float"):
+        fad.vmap(lambda a: a, in_axes=0.0)(np.ones(2))
+    with pytest.raises(TypeError, match="got bool True"):
+        fad.vmap(lambda a: a, in_axes=True)(np.ones((2, 2)))
+    with pytest.raises(ValueError, match="a tuple of axes was given for a ndarray value"):
+        fad.vmap(lambda a: a, out_axes=(0, 1))(np.ones((2, 2)))
+
+
+def test_errors_name_the_batch_and_the_way_out():
+    """A Python branch on a batched value says vmap (not jit); indexing a NumPy
+    constant with a batched index names fnp.take; mismatched sizes name axes
+    and shapes."""
+    with pytest.raises(fad.ConcretizationError, match="under fad.vmap each example"):
+        fad.vmap(lambda a: a if a.sum() > 0 else -a)(np.ones((3, 2)))
+    table = np.array([10.0, 20.0, 30.0])
+    with pytest.raises(fad.ConcretizationError, match=r"fnp.take\(array, index\)"):
+        fad.vmap(lambda i: table[i])(np.array([0, 2]))
+    np.testing.assert_allclose(fad.vmap(lambda i: fnp.take(table, i))(np.array([0, 2])),
+                               [10.0, 30.0])
+    with pytest.raises(ValueError, match=r"size 2 for argument 0 \(axis 0 of shape \(2, 3\)\)"
+                                         r"; size 5 for argument 1 \(axis 0 of shape \(5,\)\)"):
+        fad.vmap(lambda a, b: a)(np.ones((2, 3)), np.ones(5))

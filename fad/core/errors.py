@@ -11,6 +11,10 @@ _FAD_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 class ConcretizationError(TypeError):
     """A traced value was used where Python needs a concrete one (``if x > 0:``)."""
 
+    def __init__(self, message: str = "", batched: bool = False):
+        super().__init__(message)
+        self.batched = batched  # raised for a vmap batch (one value per example)
+
 
 class UnexpectedTracerError(Exception):
     """A tracer escaped the transformation that created it and was used later."""
@@ -38,7 +42,17 @@ def user_source() -> str:
     return f"{where[0]}:{where[1]}" if where else "<unknown>"
 
 
-def concretization_message(what: str, aval: object) -> str:
+def concretization_message(what: str, aval: object, batched: bool = False) -> str:
+    """Why a traced value has no concrete value here, and what to write instead;
+    ``batched``: the value is a ``vmap`` batch (one value per example)."""
+    take = ("To index a NumPy array with a traced index, use fnp.take(array, index)."
+            if what in ("An index", "A NumPy array") else "")
+    if batched:
+        return (f"{what} of a traced array {aval.str_short()} is needed here, but under "
+                "fad.vmap each example has its own value.\n"
+                "Use fnp.where for elementwise selection, or fad.lax.cond / "
+                "fad.lax.while_loop for control flow that depends on the example. "
+                + take).rstrip()
     return (
         f"{what} of a traced array {aval.str_short()} is needed here, but its value is not known "
         "while tracing abstractly (under fad.jit or fad.make_jaxpr).\n"
@@ -47,5 +61,5 @@ def concretization_message(what: str, aval: object) -> str:
         "fad.lax.scan for loops, "
         "or fnp.where for elementwise selection; or mark the argument static with "
         "static_argnums. (Under fad.grad / fad.jvp / fad.vjp without jit, tracing "
-        "is concrete and Python control flow works.)"
-    )
+        "is concrete and Python control flow works.) " + take
+    ).rstrip()

@@ -193,8 +193,9 @@ class Tracer:
     def _concrete(self, what: str) -> Any:
         try:
             return self.concrete_value()
-        except ConcretizationError:
-            raise ConcretizationError(concretization_message(what, self.aval)) from None
+        except ConcretizationError as e:  # (no local name for the new error: no cycle)
+            raise ConcretizationError(concretization_message(what, self.aval, e.batched),
+                                      batched=e.batched) from None
 
     def __bool__(self) -> bool:
         return bool(self._concrete("The truth value"))

@@ -41,10 +41,8 @@ class BatchTracer(Tracer):
     def concrete_value(self) -> Any:
         from ..core.errors import ConcretizationError, concretization_message
         if self.bdim is not None:
-            raise ConcretizationError(
-                concretization_message("The value", self.aval) +
-                " Under fad.vmap each example has its own value: use fnp.where, or "
-                "fad.lax.cond.")
+            raise ConcretizationError(concretization_message("The value", self.aval, True),
+                                      batched=True)
         v = self.val
         return v.concrete_value() if isinstance(v, Tracer) else v
 
@@ -82,12 +80,27 @@ def loop_batch_rule(prim: Any) -> Callable:
     def rule(size: int, vals: list, dims: list, **params: Any) -> tuple:
         from ..numpy import stack
         from ..primitives.batching import index_example
+        if size == 0:  # no example to run: the outputs' shapes from abstract evaluation
+            return _no_examples(prim, vals, dims, params)
         results = [bind(prim, *[index_example(v, d, i) for v, d in zip(vals, dims)],
                         **params) for i in range(size)]
         if prim.multiple_results:
             return [stack(list(r)) for r in zip(*results)], [0] * len(results[0])
         return stack(results), 0
     return rule
+
+
+def _no_examples(prim: Any, vals: list, dims: list, params: dict) -> tuple:
+    from ..numpy import zeros
+    avals = []
+    for v, d in zip(vals, dims):
+        a = aval_of(v)
+        shape = a.shape if d is None else a.shape[:d] + a.shape[d + 1:]
+        avals.append(ShapedArray(shape, a.dtype))
+    out = prim.abstract_eval(*avals, **params)
+    if prim.multiple_results:
+        return [zeros((0,) + o.shape, o.dtype) for o in out], [0] * len(out)
+    return zeros((0,) + out.shape, out.dtype), 0
 
 
 def vmap_flat(fun: Callable, size: int, vals: list, dims: list, label: str = "fad.vmap",
