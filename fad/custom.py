@@ -429,7 +429,11 @@ def _checkpoint_rule(primals: list, *, fun: Callable, name: str) -> tuple:
     outs = fun(*primals)
 
     def pullback(cts: list) -> list:
-        _, pull = vjp_flat(fun, list(primals), label=f"the recomputation of {name}")
+        inputs = list(primals)
+        if current_state().dynamic is not None:  # staged: keep the recomputation apart
+            from .primitives.structural import optimization_barrier_p
+            inputs = [bind(optimization_barrier_p, x) for x in inputs]
+        _, pull = vjp_flat(fun, inputs, label=f"the recomputation of {name}")
         return pull(cts, consume=True)
     return list(outs), pullback
 

@@ -654,3 +654,20 @@ def test_custom_rules_and_checkpoint_take_keywords_and_defaults():
     keyword_only.defjvp(lambda p, t: (p[0], t[0]))
     with pytest.raises(TypeError, match="keyword-only"):
         keyword_only(1.0, y=2.0)
+
+
+def test_checkpoint_under_jit_is_not_undone_by_the_optimiser():
+    """jit(value_and_grad(checkpoint(f))): the backward pass recomputes from an
+    optimization barrier, so common-subexpression elimination cannot fold the
+    recomputation back into the forward values (which would store them again)."""
+    x = np.linspace(0.1, 1.0, 4)
+    lowered = fad.jit(fad.value_and_grad(fad.checkpoint(_chain))).lower(x)
+    names = prims(lowered)
+    assert names.count("tanh") == 2 and "optimization_barrier" in names, str(lowered)
+    forward = names.index("optimization_barrier")
+    assert _residuals(lowered, forward) == set()  # nothing but x crosses over
+    plain = prims(fad.jit(fad.value_and_grad(_chain)).lower(x))
+    assert plain.count("tanh") == 1
+    value, grad = fad.jit(fad.value_and_grad(fad.checkpoint(_chain)))(x)
+    assert_close(value, _chain(x))
+    assert_close(grad, fad.grad(_chain)(x))

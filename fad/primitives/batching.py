@@ -102,6 +102,7 @@ for _p in [E.neg_p, E.sin_p, E.cos_p, E.tan_p, E.asin_p, E.acos_p, E.atan_p, E.s
            E.cosh_p, E.tanh_p, E.exp_p, E.expm1_p, E.log_p, E.log1p_p, E.sqrt_p,
            E.abs_p, E.sign_p, E.floor_p, E.ceil_p, E.round_p, E.isnan_p, E.isfinite_p,
            E.logical_not_p, E.logistic_p, E.softplus_p, S.stop_gradient_p,
+           S.optimization_barrier_p,
            S.zeros_like_p, S.convert_element_type_p]:
     _p.batch = _unary_batch(_p)
 for _p in [E.add_p, E.sub_p, E.mul_p, E.div_p, E.pow_p, E.max_p, E.min_p, E.atan2_p,

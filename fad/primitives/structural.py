@@ -196,3 +196,18 @@ concatenate_p.transpose = _concat_transpose
 # ------------------------------------------------------------------ stop_gradient
 stop_gradient_p = Primitive("stop_gradient", lambda xp, x: x, shapes.same)
 defjvp(stop_gradient_p, None)
+
+
+# ------------------------------------------------------------------ optimization_barrier
+# The identity, opaque to jit's optimiser: a value computed from its output is
+# never merged with the same computation on its input (common subexpressions).
+# ``checkpoint``'s backward pass recomputes from barriers, so that under jit the
+# recomputation is not folded back into the stored forward values (JAX's
+# ``lax.optimization_barrier``).
+optimization_barrier_p = Primitive("optimization_barrier", lambda xp, x: x, shapes.same)
+deflinear(optimization_barrier_p, lambda ct, x: [bind(optimization_barrier_p, ct)])
+optimization_barrier_p.kernel = lambda xp: _identity
+
+
+def _identity(x: Any) -> Any:
+    return x
