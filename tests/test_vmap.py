@@ -618,3 +618,10 @@ def test_errors_name_the_batch_and_the_way_out():
     with pytest.raises(ValueError, match=r"size 2 for argument 0 \(axis 0 of shape \(2, 3\)\)"
                                          r"; size 5 for argument 1 \(axis 0 of shape \(5,\)\)"):
         fad.vmap(lambda a, b: a)(np.ones((2, 3)), np.ones(5))
+
+
+def test_a_shape_error_under_vmap_names_the_per_example_shapes():
+    """The batching rule fails on batched shapes; the error reports the shapes
+    the user wrote, one example's."""
+    with pytest.raises(fad.ShapeError, match=r"'add' failed on operands \(f64\[3\], f64\[4\]\)"):
+        fad.vmap(lambda a: a + fnp.ones(4))(np.ones((4, 3)))

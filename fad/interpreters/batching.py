@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from ..core.errors import ShapeError
 from ..core.ir import ShapedArray
-from ..core.trace import Trace, Tracer, aval_of, bind, new_main
+from ..core.trace import Trace, Tracer, aval_of, bind, new_main, primitive_error
 
 
 class BatchTracer(Tracer):
@@ -69,10 +70,23 @@ class BatchTrace(Trace):
                 return [BatchTracer(self, o, None) for o in out]
             return BatchTracer(self, out, None)
         rule = prim.batch or loop_batch_rule(prim)
-        out, out_dim = rule(self.axis_size, vals, dims, **params)
+        try:
+            out, out_dim = rule(self.axis_size, vals, dims, **params)
+        except (ShapeError, ValueError, IndexError):
+            _check_per_example(prim, args, params)  # name the shapes the user wrote
+            raise
         if prim.multiple_results:
             return [BatchTracer(self, o, d) for o, d in zip(out, out_dim)]
         return BatchTracer(self, out, out_dim)
+
+
+def _check_per_example(prim: Any, args: Any, params: dict) -> None:
+    """Raise the error of ``prim`` on the per-example operands, if it has one (a
+    batching rule fails on the batched shapes, which the user never wrote)."""
+    try:
+        prim.abstract_eval(*[aval_of(a) for a in args], **params)
+    except (ShapeError, ValueError, IndexError) as e:
+        raise primitive_error(prim, args, params, e) from None
 
 
 def loop_batch_rule(prim: Any) -> Callable:
