@@ -949,3 +949,37 @@ def test_autograd_function_is_a_custom_vjp_under_fad_transformations():
     np.testing.assert_array_equal(fad.grad(f)(a), [1.0, 1.0])
     np.testing.assert_array_equal(fad.jit(fad.grad(f))(a), [1.0, 1.0])
     np.testing.assert_array_equal(fad.vmap(fad.grad(f))(np.stack([a, -a])), np.ones((2, 2)))
+
+
+def test_review_fixes_against_pytorch() -> None:
+    """Integer fmod stays integer; a float class-index target is PyTorch's error;
+    a Function's non-differentiable output still gets a (zero) gradient slot in
+    backward (the documented sort example)."""
+    import fad.torch as torch
+    assert torch.tensor([5, -5]).fmod(3).tolist() == [2, -2]
+    assert torch.tensor([5, -5]).fmod(3).dtype == torch.int64
+    with pytest.raises(RuntimeError, match="expected target dtype to be Long or Byte, "
+                                           "but got Float"):
+        torch.nn.functional.cross_entropy(torch.tensor([[1.0, 2.0, 3.0]]), torch.tensor([2.0]))
+
+    class Sort(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            v, i = x.sort()
+            ctx.mark_non_differentiable(i)
+            ctx.save_for_backward(i)
+            return v, i
+
+        @staticmethod
+        def backward(ctx, gv, gi):
+            assert gi.tolist() == [0, 0, 0]
+            (i,) = ctx.saved_tensors
+            r = torch.zeros_like(gv)
+            r[i] = gv
+            return r
+
+    x = torch.tensor([3.0, 1.0, 2.0], requires_grad=True)
+    v, i = Sort.apply(x)
+    assert not i.requires_grad
+    (v * torch.tensor([1.0, 2.0, 3.0])).sum().backward()
+    assert x.grad.tolist() == [3.0, 1.0, 2.0]

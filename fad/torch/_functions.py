@@ -112,7 +112,8 @@ def remainder(input: Any, other: Any) -> Tensor:
 
 
 def fmod(input: Any, other: Any) -> Tensor:
-    return sub(input, mul(trunc(div(input, other)), other))
+    """C's remainder (the sign of ``input``); integer in, integer out."""
+    return sub(input, mul(div(input, other, rounding_mode="trunc"), other))
 
 
 def pow(input: Any, exponent: Any) -> Tensor:

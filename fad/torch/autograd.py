@@ -319,15 +319,16 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
             if not isinstance(o, Tensor):
                 new_outs.append(o)
                 continue
+            meta.append((tuple(o.shape), o.dtype.np, namespace_of([o._value])))
             if id(o) in non_diff or o.dtype.np.kind not in "fc":
-                new_outs.append(o)
+                new_outs.append(o)  # no gradient flows in, but backward gets a slot
+                nr += 1             # (zeros, as PyTorch materialises them)
                 continue
             t = wrap(o._value) if id(o) in arg_ids or o._grad_fn is not None else o
             t._requires_grad = True
             t._grad_fn = node
             t._output_nr = nr
             nr += 1
-            meta.append((tuple(o.shape), o.dtype.np, namespace_of([o._value])))
             new_outs.append(t)
         node._n_out = nr
         node._out_meta = meta

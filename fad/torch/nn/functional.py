@@ -172,6 +172,10 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Any = None, size_averag
     reduction = _reduction(size_average, reduce, reduction)
     dim = 0 if input.dim() == 1 else 1
     if target.dtype.is_floating_point:
+        if tuple(target.shape) != tuple(input.shape):  # class indices must be integers
+            from .._functions import _res_word
+            raise RuntimeError(f"expected target dtype to be Long or Byte, but got "
+                               f"{_res_word(target.dtype)}")
         return call("soft_cross_entropy", input, target, dim=dim, weight=_v(weight),
                     reduction=reduction, label_smoothing=label_smoothing)
     if input.dim() > 2:  # (N, C, d1, ...) -> (N * d1 * ..., C)
