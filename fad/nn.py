@@ -40,7 +40,7 @@ def relu(x: Any) -> Any:
     0.0
     """
     x = asarray(x)
-    return M.where(M.greater(x, 0), x, 0)
+    return M.where(M.less_equal(x, 0), 0, x)  # (NaN stays NaN)
 
 
 def sigmoid(x: Any) -> Any:

@@ -301,3 +301,31 @@ def test_sigmoid_nan_empty_and_no_tail():
     assert np.asarray(fad.nn.sigmoid(np.zeros(0))).shape == (0,)
     x = np.linspace(-30, 30, 7)
     np.testing.assert_allclose(fad.nn.sigmoid(x), 1 / (1 + np.exp(-x)), rtol=1e-15)
+
+
+# ============================================================ review fixes (session 4)
+def test_operators_on_integer_tracers_are_bitwise_as_in_numpy():
+    a, b = np.array([5, 6]), np.array([True, False])
+    got = fad.jit(lambda a: (a & 3, a | 1, a ^ 2, ~a, a << 1, a >> 1, 3 & a))(a)
+    want = (a & 3, a | 1, a ^ 2, ~a, a << 1, a >> 1, 3 & a)
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g, w)
+        assert g.dtype == w.dtype
+    np.testing.assert_array_equal(fad.jit(lambda b: (~b, b & True, b ^ True))(b),
+                                  (~b, b & True, b ^ True))
+    with pytest.raises(TypeError, match="bitwise_and"):
+        fad.jit(lambda x: x & 1)(np.ones(2))
+
+
+def test_second_derivatives_at_ties_and_zero_exponents():
+    """Mixed partials of x ** y at y = 0 agree both ways (1/x); logaddexp's second
+    derivative at a finite tie is 1/4, not 0; relu keeps NaN."""
+    h = fad.hessian(fnp.power, argnums=(0, 1))(2.0, 0.0)
+    assert float(h[0][1]) == float(h[1][0]) == 0.5
+    assert float(fad.grad(fad.grad(lambda x: fnp.logaddexp(x, 1.5)))(1.5)) == 0.25
+    assert float(fad.grad(lambda x: fnp.logaddexp(x, np.inf))(np.inf)) == 0.5
+    assert float(fad.grad(lambda x: fnp.power(x, 0.0))(0.0)) == 0.0
+    import fad.nn as nn
+    got = np.asarray(nn.relu(np.array([np.nan, -1.0, 0.0, 2.0])))
+    assert np.isnan(got[0]) and got[1:].tolist() == [0.0, 0.0, 2.0]
+    assert float(fad.grad(nn.relu)(0.0)) == 0.0

@@ -144,8 +144,11 @@ def _pow_dx(g: Any, ans: Any, x: Any, y: Any) -> Any:
         if y in (0, 1):
             return g * 0 if y == 0 else g
         return g * (y * (x if y == 2 else x ** (y - 1)))
-    # y x^(y-1), taken as 0 where y == 0 (so that 0 ** 0 has derivative 0)
-    return g * select(eq(y, 0), 0.0, y * x ** select(eq(y, 0), 1.0, y - 1))
+    # y x^(y-1), taken as 0 where x == y == 0 (so that 0 ** 0 has derivative 0; a
+    # "double where" keeps 0 ** -1 out). Elsewhere y == 0 is no special case, so the
+    # derivative in y of this (x^-1 at y = 0) is right.
+    origin = eq(y, 0) & eq(x, 0)
+    return g * select(origin, 0.0, y * x ** select(origin, 1.0, y - 1))
 
 
 def _pow_dy(g: Any, ans: Any, x: Any, y: Any) -> Any:

@@ -32,8 +32,8 @@ def _logistic(x: Any) -> Any:
 def _weight(x: Any, y: Any, scale: float = 1.0) -> Any:
     """d logaddexp(x, y) / dx = e^x / (e^x + e^y) = logistic(x - y); 1/2 where x == y
     (also when both are the same infinity: the tie convention of ``maximum``)."""
-    d = x - y
-    return _logistic(select(E.eq(x, y), 0.0, d) * scale)
+    d = x - y  # NaN only for the same infinity twice; a finite tie keeps d = 0, so
+    return _logistic(select(bind(E.isnan_p, d), 0.0, d) * scale)  # it stays differentiable
 
 
 # hypot(x, y) = sqrt(x^2 + y^2) without overflow; d/dx = x / hypot: 0 at the origin
