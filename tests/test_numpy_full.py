@@ -329,3 +329,27 @@ def test_second_derivatives_at_ties_and_zero_exponents():
     got = np.asarray(nn.relu(np.array([np.nan, -1.0, 0.0, 2.0])))
     assert np.isnan(got[0]) and got[1:].tolist() == [0.0, 0.0, 2.0]
     assert float(fad.grad(nn.relu)(0.0)) == 0.0
+
+
+def test_spaced_samples_are_differentiable_in_their_ends():
+    """linspace / logspace / geomspace with traced ends: values as NumPy's, and
+    derivatives in start and stop (they used to be cut to zero)."""
+    x = np.array([1.0, 3.0])
+    np.testing.assert_allclose(fad.jacfwd(lambda x: fnp.linspace(x[0], x[1], 3))(x),
+                               [[1.0, 0.0], [0.5, 0.5], [0.0, 1.0]])
+    np.testing.assert_allclose(
+        fad.jacrev(lambda x: fnp.linspace(x[0], x[1], 4, endpoint=False))(x),
+        [[1.0, 0.0], [0.75, 0.25], [0.5, 0.5], [0.25, 0.75]])
+    for f, g in ((lambda a, b: fnp.linspace(a, b, 5), lambda a, b: np.linspace(a, b, 5)),
+                 (lambda a, b: fnp.logspace(a, b, 4), lambda a, b: np.logspace(a, b, 4)),
+                 (lambda a, b: fnp.geomspace(a, b, 4), lambda a, b: np.geomspace(a, b, 4))):
+        np.testing.assert_allclose(fad.jit(f)(1.0, 2.0), g(1.0, 2.0), rtol=1e-14)
+        fad.check_grads(f, (1.0, 2.0), order=1, modes=("fwd", "rev"))
+
+
+def test_variance_with_ddof_past_the_count_and_median_of_nan():
+    with np.errstate(divide="ignore", invalid="ignore"):
+        assert float(fnp.var(np.array([1.0, 2.0, 4.0]), ddof=4)) == np.inf
+        assert np.isnan(float(fnp.var(np.array([]), ddof=1)))
+    got = fnp.median(np.array([[1.0, np.nan, 3.0], [1.0, 2.0, 3.0]]), axis=1)
+    assert np.isnan(got[0]) and float(got[1]) == 2.0

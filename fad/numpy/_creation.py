@@ -117,6 +117,10 @@ def arange(start: Any, stop: Any = None, step: Any = None, dtype: Any = None) ->
 
 def linspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True,
              dtype: Any = None) -> Any:
-    """``num`` evenly spaced samples from ``start`` to ``stop``."""
+    """``num`` evenly spaced samples from ``start`` to ``stop`` (differentiable in
+    traced ends)."""
+    if isinstance(start, Tracer) or isinstance(stop, Tracer):
+        from ._extra import traced_linspace
+        return traced_linspace(start, stop, num, endpoint, dtype)
     xp = default_xp()
     return xp.linspace(start, stop, num, endpoint=endpoint, dtype=_xp_dtype(xp, dtype))

@@ -669,6 +669,8 @@ def median(a: Any, axis: Any = None, out: Any = None, overwrite_input: bool = Fa
     n = srt.shape[-1]
     idx = constant(np.array(sorted({(n - 1) // 2, n // 2})), srt)
     res = R.mean(I.take(srt, idx, axis=-1), axis=-1)
+    if n and dtype_of(srt).kind in "fc":  # a NaN (sorted last) makes the median NaN
+        res = M.where(M.isnan(srt[..., -1]), np.nan, res)
     return _keep(res, a.shape, axis, keepdims)
 
 
@@ -1661,25 +1663,58 @@ def meshgrid(*xi: Any, copy: bool = True, sparse: bool = False, indexing: str = 
     return tuple(out)
 
 
+def _traced(*values: Any) -> bool:
+    return any(isinstance(v, Tracer) for v in values)
+
+
+def traced_linspace(start: Any, stop: Any, num: int, endpoint: bool = True,
+                    dtype: Any = None) -> Any:
+    """``linspace`` with traced ends, differentiable in them: NumPy's formula
+    ``start + k (stop - start) / div``, the last sample exactly ``stop``."""
+    start, stop = asarray(start), asarray(stop)
+    start, stop = M.add(start, 0.0), M.add(stop, 0.0)  # (integer ends: float samples)
+    div = num - 1 if endpoint else num
+    k = K.arange(num, dtype=np.result_type(start.dtype, stop.dtype))
+    k = S.reshape(k, (num,) + (1,) * builtins.max(np.ndim(start), np.ndim(stop)))
+    out = start + k * ((stop - start) / builtins.max(div, 1))
+    if endpoint and num > 1:
+        out = S.concatenate([out[:-1], M.add(K.zeros_like(out[-1:]), stop)])
+    return out if dtype is None else out.astype(dtype)
+
+
 def logspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True,
              base: float = 10.0, dtype: Any = None, axis: int = 0) -> Any:
-    """``base ** linspace(start, stop)``.
+    """``base ** linspace(start, stop)`` (differentiable in traced ends).
 
     >>> import fad.numpy as fnp
     >>> fnp.logspace(0, 2, 3).tolist()
     [1.0, 10.0, 100.0]
     """
+    if _traced(start, stop, base) and axis == 0:
+        out = M.power(base, traced_linspace(start, stop, num, endpoint))
+        return out if dtype is None else out.astype(dtype)
     return asarray(np.logspace(start, stop, num, endpoint, base, dtype, axis))
 
 
 def geomspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True,
               dtype: Any = None, axis: int = 0) -> Any:
-    """A geometric progression from ``start`` to ``stop``.
+    """A geometric progression from ``start`` to ``stop`` (differentiable in
+    traced ends, which keep their sign).
 
     >>> import fad.numpy as fnp
     >>> fnp.geomspace(1, 100, 3).tolist()
     [1.0, 10.0, 100.0]
     """
+    if _traced(start, stop) and axis == 0:
+        start, stop = asarray(start), asarray(stop)
+        sign = M.sign(start)
+        out = sign * M.exp(traced_linspace(M.log(M.abs(start)), M.log(M.abs(stop)), num,
+                                           endpoint))
+        if num > 0:  # the ends exactly, as NumPy
+            ends = [M.add(K.zeros_like(out[:1]), start), out[1:-1] if endpoint else out[1:]]
+            ends += [M.add(K.zeros_like(out[-1:]), stop)] if endpoint and num > 1 else []
+            out = S.concatenate(ends)
+        return out if dtype is None else out.astype(dtype)
     return asarray(np.geomspace(start, stop, num, endpoint, dtype, axis))
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 import math
 from typing import Any
 
@@ -138,7 +139,7 @@ def var(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: int 
         ss = sum(multiply(re, re) + multiply(im, im), axis, keepdims=keepdims)
     else:
         ss = sum(multiply(centered, centered), axis, keepdims=keepdims)
-    return divide(ss, float(n - ddof))
+    return divide(ss, float(builtins.max(n - ddof, 0)))  # (NumPy: inf, or nan, when ddof >= n)
 
 
 def std(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: int = 0,
