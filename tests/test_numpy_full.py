@@ -353,3 +353,14 @@ def test_variance_with_ddof_past_the_count_and_median_of_nan():
         assert np.isnan(float(fnp.var(np.array([]), ddof=1)))
     got = fnp.median(np.array([[1.0, np.nan, 3.0], [1.0, 2.0, 3.0]]), axis=1)
     assert np.isnan(got[0]) and float(got[1]) == 2.0
+
+
+def test_a_numpy_function_on_a_differentiated_value_is_an_error_not_a_zero():
+    """np.dot(x, x) inside grad used to return a silently zero derivative (the
+    tracer converted to its value); like JAX, it is now an error naming fnp."""
+    with pytest.raises(TypeError, match=r"fad.numpy function instead \(fnp.dot for np.dot\)"):
+        fad.grad(lambda a: np.dot(a, a))(np.array([1.0, 2.0]))
+    np.testing.assert_allclose(fad.grad(lambda a: fnp.dot(a, a))(np.array([1.0, 2.0])),
+                               [2.0, 4.0])
+    got = fad.grad(lambda a: fnp.sum(a * np.asarray(fad.stop_gradient(a))))(np.array([1.0, 2.0]))
+    np.testing.assert_allclose(got, [1.0, 2.0])

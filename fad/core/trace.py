@@ -213,6 +213,15 @@ class Tracer:
         return int(self._concrete("An index"))
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        if getattr(self._trace, "differentiates", False):
+            # a plain NumPy function (np.dot, np.asarray) on a value being
+            # differentiated: its result would silently carry no derivative
+            raise TypeError(
+                f"A NumPy array of a traced array {self.aval.str_short()} was requested "
+                "(a NumPy function, or np.asarray, received a value being "
+                "differentiated). The result would have no derivative. Use the fad.numpy "
+                "function instead (fnp.dot for np.dot), or fad.stop_gradient(x) first if "
+                "a constant is meant.")
         value = np.asarray(self._concrete("A NumPy array"))
         return value if dtype is None else value.astype(dtype)
 
