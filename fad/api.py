@@ -407,6 +407,13 @@ def _jacobian(fun: Callable, argnums: int | Sequence[int], mode: str) -> Callabl
                                for i, ia in enumerate(in_avals)])
         else:
             outs, f_vjp = vjp(flat_fun, *in_leaves)
+            if any(aval_of(o).dtype.kind == "c" for o in outs) and \
+                    not all(a.dtype.kind == "c" for a in in_avals):
+                raise TypeError(  # one real cotangent per output cannot see Im(out)
+                    "fad.jacrev needs real outputs for real inputs: a complex output's "
+                    "Jacobian with respect to a real input has complex entries that "
+                    "reverse mode cannot recover from real cotangents. Use fad.jacfwd, "
+                    "or differentiate the real and imaginary parts separately.")
             for j, o in enumerate(outs):
                 def row(ct: Any, j: int = j) -> tuple:
                     cts = [_zeros_like(p) for p in outs]

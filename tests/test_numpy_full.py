@@ -364,3 +364,12 @@ def test_a_numpy_function_on_a_differentiated_value_is_an_error_not_a_zero():
                                [2.0, 4.0])
     got = fad.grad(lambda a: fnp.sum(a * np.asarray(fad.stop_gradient(a))))(np.array([1.0, 2.0]))
     np.testing.assert_allclose(got, [1.0, 2.0])
+
+
+def test_jacrev_of_a_real_to_complex_function_is_an_error():
+    """Reverse mode would drop the imaginary part silently (jacfwd and jacrev
+    disagreed); JAX raises too."""
+    with pytest.raises(TypeError, match="fad.jacrev needs real outputs for real inputs"):
+        fad.jacrev(lambda x: x * (1 + 2j))(np.ones(2))
+    np.testing.assert_allclose(fad.jacfwd(lambda x: x * (1 + 2j))(np.ones(2)),
+                               (1 + 2j) * np.eye(2))
