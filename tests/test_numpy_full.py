@@ -373,3 +373,15 @@ def test_jacrev_of_a_real_to_complex_function_is_an_error():
         fad.jacrev(lambda x: x * (1 + 2j))(np.ones(2))
     np.testing.assert_allclose(fad.jacfwd(lambda x: x * (1 + 2j))(np.ones(2)),
                                (1 + 2j) * np.eye(2))
+
+
+def test_quantile_and_percentile_are_differentiable_in_q():
+    """Linear interpolation between order statistics: d/dq = (x_hi - x_lo)(n - 1)
+    (q was silently a constant)."""
+    v = np.array([3.0, 1.0, 4.0, 1.5, 9.0])
+    assert float(fad.grad(lambda q: fnp.quantile(v, q))(0.3)) == pytest.approx(6.0)
+    assert float(fad.grad(lambda q: fnp.percentile(v, q))(30.0)) == pytest.approx(0.06)
+    np.testing.assert_allclose(fad.jacfwd(lambda q: fnp.quantile(v, q))(np.array([0.3, 0.9])),
+                               [[6.0, 0.0], [0.0, 20.0]])
+    with pytest.raises(ValueError, match=r"Percentiles must be in the range \[0, 100\]"):
+        fnp.percentile(v, 150)

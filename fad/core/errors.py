@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 
-_FAD_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+FAD_DIR = _FAD_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 class ConcretizationError(TypeError):

@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import sys
 from typing import Any, Iterator
 
 import numpy as np
 
 from .errors import (
+    FAD_DIR,
     ConcretizationError,
     ShapeError,
     UnexpectedTracerError,
@@ -213,9 +215,11 @@ class Tracer:
         return int(self._concrete("An index"))
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
-        if getattr(self._trace, "differentiates", False):
-            # a plain NumPy function (np.dot, np.asarray) on a value being
-            # differentiated: its result would silently carry no derivative
+        if getattr(self._trace, "differentiates", False) and not \
+                sys._getframe(1).f_code.co_filename.startswith(FAD_DIR):
+            # the user's plain NumPy function (np.dot, np.asarray) on a value being
+            # differentiated: its result would silently carry no derivative (fad's
+            # own code asks only for values it treats as constants)
             raise TypeError(
                 f"A NumPy array of a traced array {self.aval.str_short()} was requested "
                 "(a NumPy function, or np.asarray, received a value being "

@@ -588,8 +588,9 @@ def _moved_last(a: Any, axis: Any) -> Any:
 def quantile(a: Any, q: Any, axis: Any = None, out: Any = None, overwrite_input: bool = False,
              method: str = "linear", keepdims: bool = False) -> Any:
     """Quantiles with NumPy's default ``linear`` method (also ``lower``,
-    ``higher``, ``nearest``, ``midpoint``); ``q`` must be concrete. The
-    derivative flows to the (one or two) order statistics used.
+    ``higher``, ``nearest``, ``midpoint``); ``q`` must be concrete (not under
+    ``jit``). The derivative flows to the (one or two) order statistics used,
+    and, for ``linear``, to ``q``.
 
     >>> import fad.numpy as fnp
     >>> float(fnp.quantile(fnp.array([1.0, 2.0, 3.0, 4.0]), 0.5))
@@ -621,6 +622,8 @@ def quantile(a: Any, q: Any, axis: Any = None, out: Any = None, overwrite_input:
         frac = np.where(pos == lo, 0.0, 0.5)
     elif method != "linear":
         raise NotImplementedError(f"quantile method {method!r} is not supported")
+    elif isinstance(q, Tracer):  # differentiable in q too: the weight is traced
+        frac = M.subtract(M.multiply(asarray(q), float(n - 1)), lo.astype(np.float64))
     x_lo, x_hi = I.take(srt, constant(lo, srt), axis=-1), I.take(srt, constant(hi, srt),
                                                                   axis=-1)
     frac = frac.astype(dtype_of(srt))
@@ -651,6 +654,10 @@ def percentile(a: Any, q: Any, axis: Any = None, out: Any = None,
     qc = concrete_or_none(q)
     if qc is None:
         raise ConcretizationError("percentile: q must be concrete (not traced)")
+    if np.any((np.asarray(qc) < 0) | (np.asarray(qc) > 100)):
+        raise ValueError("Percentiles must be in the range [0, 100]")
+    if isinstance(q, Tracer):  # (differentiable in q)
+        return quantile(a, M.divide(q, 100), axis, out, overwrite_input, method, keepdims)
     q = qc / 100 if isinstance(qc, int | float) else np.true_divide(qc, 100)
     return quantile(a, q, axis, out, overwrite_input, method, keepdims)
 
