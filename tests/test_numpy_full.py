@@ -385,3 +385,19 @@ def test_quantile_and_percentile_are_differentiable_in_q():
                                [[6.0, 0.0], [0.0, 20.0]])
     with pytest.raises(ValueError, match=r"Percentiles must be in the range \[0, 100\]"):
         fnp.percentile(v, 150)
+
+
+def test_mask_shape_and_item_assignment_errors():
+    y = np.arange(6.0).reshape(2, 3)
+    with pytest.raises(IndexError, match="boolean index did not match indexed array along "
+                                         "axis 0; size of axis is 2 but size of "
+                                         "corresponding boolean axis is 1"):
+        fad.jit(lambda y: y[np.array([True])])(y)
+    mask = np.array([True, False, True])
+    np.testing.assert_array_equal(fad.jit(lambda y: y[..., mask])(y), y[..., mask])
+
+    def assigns(x):
+        x[0] = 1.0
+        return fnp.sum(x)
+    with pytest.raises(TypeError, match=r"cannot be assigned to .*fnp.where\(mask, v, x\)"):
+        fad.grad(assigns)(np.ones(3))

@@ -229,6 +229,13 @@ class Tracer:
         value = np.asarray(self._concrete("A NumPy array"))
         return value if dtype is None else value.astype(dtype)
 
+    def __setitem__(self, index: Any, value: Any) -> None:
+        raise TypeError(
+            f"a traced array {self.aval.str_short()} cannot be assigned to (x[i] = v): "
+            "transformed functions must not modify their values. Build the result "
+            "instead: fnp.where(mask, v, x) for a masked update, or fnp.concatenate / "
+            "fnp.stack of the pieces.")
+
     def item(self) -> Any:
         return np.asarray(self._concrete("A Python scalar")).item()
 

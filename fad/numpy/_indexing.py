@@ -61,7 +61,15 @@ def getitem(x: Any, index: Any) -> Any:
     x, index = _expand_0d_masks(x, index)
     items: list = []
     arrays: list = []
-    for i in index:
+    widths = [0 if i is None or i is Ellipsis else np.ndim(i) if _is_mask(i) else 1
+              for i in index]
+    axis = 0  # the axis of x that the next index item reads
+    for i, w in zip(index, widths):
+        if i is Ellipsis:
+            axis += x.ndim - sum(widths)
+        if _is_mask(i) and w:
+            _check_mask(x.shape, axis, np.shape(i))
+        axis += w
         if i is None or i is Ellipsis:
             items.append(i)
         elif isinstance(i, slice):
@@ -86,6 +94,16 @@ def getitem(x: Any, index: Any) -> Any:
                                  "numpy.newaxis (`None`) and integer or boolean arrays "
                                  f"are valid indices, got {dtype_of(arr)}")
     return gather(x, tuple(items), tuple(arrays))
+
+
+def _check_mask(shape: tuple, axis: int, mask: tuple) -> None:
+    """NumPy's IndexError for a boolean mask that does not fit the axes it indexes."""
+    for k, n in enumerate(mask):
+        if axis + k >= len(shape) or shape[axis + k] != n:
+            size = shape[axis + k] if axis + k < len(shape) else 0
+            raise IndexError(f"boolean index did not match indexed array along axis "
+                             f"{axis + k}; size of axis is {size} but size of "
+                             f"corresponding boolean axis is {n}")
 
 
 def _is_mask(i: Any) -> bool:
