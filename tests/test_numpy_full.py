@@ -401,3 +401,19 @@ def test_mask_shape_and_item_assignment_errors():
         return fnp.sum(x)
     with pytest.raises(TypeError, match=r"cannot be assigned to .*fnp.where\(mask, v, x\)"):
         fad.grad(assigns)(np.ones(3))
+
+
+def test_review_value_fixes_match_numpy():
+    """all/any of complex values look at both parts; heaviside keeps NaN; ldexp
+    is exact where 2 ** e alone would overflow or underflow; nanvar of complex
+    values is real."""
+    c = np.array([[1 + 1j, 2 - 1j], [0j, 3j]])
+    np.testing.assert_array_equal(fnp.all(c, axis=0), np.all(c, axis=0))
+    x = np.array([np.nan, -1.0, 0.0, 2.0])
+    np.testing.assert_array_equal(fnp.heaviside(x, 0.5), np.heaviside(x, 0.5))
+    for m, e in ((0.5, 1024), (3.0, -1075), (0.0, 2000), (1.5, 3), (1.0, -3)):
+        assert float(fnp.ldexp(m, e)) == float(np.ldexp(m, e))
+    assert float(fad.grad(lambda m: fnp.ldexp(m, 3))(1.0)) == 8.0
+    c2 = np.array([1 + 2j, np.nan, 3 - 1j, 2j])
+    got = fnp.nanvar(c2)
+    assert np.asarray(got).dtype.kind == "f" and float(got) == pytest.approx(np.nanvar(c2))

@@ -252,7 +252,8 @@ def heaviside(x1: Any, x2: Any, /, out: Any = None) -> Any:
     """
     _no_out(out)
     _, (x, h) = promote("heaviside", operand(x1), operand(x2))
-    return M.where(M.less(x, 0), 0.0, M.where(M.greater(x, 0), 1.0, h))
+    step = M.where(M.less(x, 0), 0.0, M.where(M.greater(x, 0), 1.0, h))
+    return M.where(M.isnan(x), x, step)  # (NaN in, NaN out)
 
 
 def isinf(x: Any, /, out: Any = None) -> Any:
@@ -737,7 +738,12 @@ def nanvar(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: i
     _no_out(out)
     a = _float(a)
     d = M.subtract(a, nanmean(a, axis, dtype, keepdims=True))
-    ss = nansum(M.multiply(d, d), axis, keepdims=keepdims)
+    if dtype_of(d).kind == "c":  # |d|^2, a real array (as NumPy)
+        from ._complex import imag, real
+        d2 = M.add(M.multiply(real(d), real(d)), M.multiply(imag(d), imag(d)))
+    else:
+        d2 = M.multiply(d, d)
+    ss = nansum(d2, axis, keepdims=keepdims)
     return M.divide(ss, M.subtract(_count(a, axis, keepdims), ddof))
 
 

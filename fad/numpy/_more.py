@@ -56,7 +56,11 @@ def ldexp(x1: Any, x2: Any, /, out: Any = None) -> Any:
     """
     X._no_out(out)
     x = X._float(x1)
-    return M.multiply(x, cast(M.power(2.0, cast(asarray(x2), dtype_of(x))), dtype_of(x)))
+    e = asarray(x2)
+    half = M.floor_divide(e, 2)  # two exact powers of two: neither overflows where the
+    for part in (half, M.subtract(e, half)):  # result does not (2 ** 1024 would)
+        x = M.multiply(x, cast(M.power(2.0, cast(part, dtype_of(x))), dtype_of(x)))
+    return x
 
 
 def interp(x: Any, xp: Any, fp: Any, left: Any = None, right: Any = None,

@@ -14,7 +14,7 @@ from ..primitives.shapes import normalize_axes
 from ..primitives.structural import reshape
 from ._base import asarray, cast, dtype_of
 from ._base import no_out as _no_out
-from ._math import divide, multiply, sqrt, subtract
+from ._math import divide, multiply, not_equal, sqrt, subtract
 
 
 def _reduce(prim: Any, x: Any, axis: Any, keepdims: bool) -> Any:
@@ -111,13 +111,19 @@ def argmin(a: Any, axis: Any = None, out: Any = None, *, keepdims: bool = False)
 def any(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False) -> Any:
     """Whether any element is true."""
     _no_out(out)
-    return _reduce(R.reduce_or_p, cast(asarray(a), np.dtype(bool)), axis, keepdims)
+    return _reduce(R.reduce_or_p, _truth(a), axis, keepdims)
 
 
 def all(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False) -> Any:
     """Whether every element is true."""
     _no_out(out)
-    return _reduce(R.reduce_and_p, cast(asarray(a), np.dtype(bool)), axis, keepdims)
+    return _reduce(R.reduce_and_p, _truth(a), axis, keepdims)
+
+
+def _truth(a: Any) -> Any:
+    """Each element's truth value (a complex number is true if either part is)."""
+    a = asarray(a)
+    return not_equal(a, 0) if dtype_of(a).kind == "c" else cast(a, np.dtype(bool))
 
 
 def var(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: int = 0,
