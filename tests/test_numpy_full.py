@@ -417,3 +417,12 @@ def test_review_value_fixes_match_numpy():
     c2 = np.array([1 + 2j, np.nan, 3 - 1j, 2j])
     got = fnp.nanvar(c2)
     assert np.asarray(got).dtype.kind == "f" and float(got) == pytest.approx(np.nanvar(c2))
+
+
+def test_numpy_scalar_type_names_for_dtype_checks():
+    """fnp.issubdtype(x.dtype, fnp.floating) and friends, as with NumPy."""
+    assert fnp.issubdtype(np.float32, fnp.floating)
+    assert fnp.issubdtype(np.uint32, fnp.unsignedinteger) and fnp.uint64 is np.uint64
+    assert fnp.bool is np.bool_ and fnp.int_ is np.int_
+    f = lambda x: fnp.sum(x * 2) if fnp.issubdtype(x.dtype, fnp.floating) else 0
+    np.testing.assert_allclose(fad.grad(f)(np.ones(2)), [2.0, 2.0])

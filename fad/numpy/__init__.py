@@ -325,8 +325,15 @@ nan = _np.nan
 newaxis = None
 float16, float32, float64 = _np.float16, _np.float32, _np.float64
 int8, int16, int32, int64 = _np.int8, _np.int16, _np.int32, _np.int64
-uint8, bool_ = _np.uint8, _np.bool_
+uint8, uint16, uint32, uint64 = _np.uint8, _np.uint16, _np.uint32, _np.uint64
+bool_ = bool = _np.bool_
+int_, intp, float_ = _np.int_, _np.intp, _np.float64
 complex64, complex128 = _np.complex64, _np.complex128
+# the abstract scalar types, for fnp.issubdtype(x.dtype, fnp.floating)
+generic, number, inexact, floating, complexfloating = (
+    _np.generic, _np.number, _np.inexact, _np.floating, _np.complexfloating)
+integer, signedinteger, unsignedinteger = _np.integer, _np.signedinteger, _np.unsignedinteger
+errstate = _np.errstate
 dtype = _np.dtype
 ndarray = _np.ndarray
 
