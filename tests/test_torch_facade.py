@@ -983,3 +983,22 @@ def test_review_fixes_against_pytorch() -> None:
     assert not i.requires_grad
     (v * torch.tensor([1.0, 2.0, 3.0])).sum().backward()
     assert x.grad.tolist() == [3.0, 1.0, 2.0]
+
+    class Nt(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, k):
+            return x * k
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2, g
+
+    with pytest.raises(RuntimeError, match="returned a gradient different than None at "
+                                           "position 2, but the corresponding forward "
+                                           "input was not a Variable"):
+        Nt.apply(torch.tensor([1.0], requires_grad=True), 2.0).sum().backward()
+    x = torch.ones(2, requires_grad=True)
+    y = (x * 2).sum()
+    x.requires_grad_(False)  # turned off before backward: no .grad, as in PyTorch
+    y.backward()
+    assert x.grad is None

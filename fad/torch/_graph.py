@@ -341,7 +341,7 @@ def run_backward(roots: list, grads: list, retain_graph: bool, create_graph: boo
                     i = targets.get((id(node), 0))
                     if i is not None and buf[0] is not None:
                         captured[i] = buf[0]
-                if accumulate:
+                if accumulate and var._requires_grad:  # (turned off since: no .grad)
                     g = buf[0]
                     entry = leaf_grads.get(id(var))
                     if entry is None:

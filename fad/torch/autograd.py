@@ -215,8 +215,13 @@ class BackwardCFunction(Node, FunctionCtx):
                                    f"gradients (expected {n_args}, got {len(res)})")
         out = []
         for i, (meta, g) in enumerate(zip(self._arg_meta, res)):
-            if meta is None:
-                continue  # not a tensor argument
+            if meta is None:  # not a tensor argument
+                if g is not None:
+                    raise RuntimeError(
+                        f"function {self.name()} returned a gradient different than None "
+                        f"at position {i + 1}, but the corresponding forward input was not "
+                        "a Variable")
+                continue
             if g is None or not meta[2]:
                 out.append(None)
                 continue
