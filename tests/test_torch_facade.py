@@ -337,6 +337,10 @@ def test_backward_of_a_graph_built_in_no_grad_is_an_error() -> None:
     with pytest.raises(RuntimeError, match="element 0 of tensors does not require grad"):
         y.backward()
     assert x.grad is None
+    for convert in (float, int, complex):
+        with pytest.raises(ValueError, match="only one element tensors can be converted to "
+                                             "Python scalars"):
+            convert(torch.tensor([1.0, 2.0]))
 
 
 def test_wrong_gradient_shape_leaves_state_unchanged() -> None:
@@ -1002,3 +1006,7 @@ def test_review_fixes_against_pytorch() -> None:
     x.requires_grad_(False)  # turned off before backward: no .grad, as in PyTorch
     y.backward()
     assert x.grad is None
+    for convert in (float, int, complex):
+        with pytest.raises(ValueError, match="only one element tensors can be converted to "
+                                             "Python scalars"):
+            convert(torch.tensor([1.0, 2.0]))

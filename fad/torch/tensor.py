@@ -355,13 +355,18 @@ class Tensor:
         return bool(self.item())
 
     def __float__(self) -> float:
-        return float(self.item())
+        return float(self._python_scalar())
 
     def __int__(self) -> int:
-        return int(self.item())
+        return int(self._python_scalar())
 
     def __complex__(self) -> complex:
-        return complex(self.item())
+        return complex(self._python_scalar())
+
+    def _python_scalar(self) -> Any:
+        if self.numel() != 1:  # (PyTorch's message for float(t), int(t), complex(t))
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return self.item()
 
     def __index__(self) -> int:
         if self.dtype.is_floating_point or self.numel() != 1:
