@@ -337,10 +337,6 @@ def test_backward_of_a_graph_built_in_no_grad_is_an_error() -> None:
     with pytest.raises(RuntimeError, match="element 0 of tensors does not require grad"):
         y.backward()
     assert x.grad is None
-    for convert in (float, int, complex):
-        with pytest.raises(ValueError, match="only one element tensors can be converted to "
-                                             "Python scalars"):
-            convert(torch.tensor([1.0, 2.0]))
 
 
 def test_wrong_gradient_shape_leaves_state_unchanged() -> None:
@@ -988,14 +984,9 @@ def test_review_fixes_against_pytorch() -> None:
     (v * torch.tensor([1.0, 2.0, 3.0])).sum().backward()
     assert x.grad.tolist() == [3.0, 1.0, 2.0]
 
-    class Nt(torch.autograd.Function):
-        @staticmethod
-        def forward(ctx, x, k):
-            return x * k
-
-        @staticmethod
-        def backward(ctx, g):
-            return g * 2, g
+    Nt = type("Nt", (torch.autograd.Function,), {  # a gradient for the float k
+        "forward": staticmethod(lambda ctx, x, k: x * k),
+        "backward": staticmethod(lambda ctx, g: (g * 2, g))})
 
     with pytest.raises(RuntimeError, match="returned a gradient different than None at "
                                            "position 2, but the corresponding forward "
