@@ -426,3 +426,13 @@ def test_numpy_scalar_type_names_for_dtype_checks():
     assert fnp.bool is np.bool_ and fnp.int_ is np.int_
     f = lambda x: fnp.sum(x * 2) if fnp.issubdtype(x.dtype, fnp.floating) else 0
     np.testing.assert_allclose(fad.grad(f)(np.ones(2)), [2.0, 2.0])
+
+
+def test_mean_dtypes_as_numpy():
+    """float16 means accumulate in float32; NaN-aware means of float32 stay float32."""
+    h = np.array([6e4, 6e4], np.float16)
+    assert float(fnp.mean(h)) == float(np.mean(h)) and fnp.mean(h).dtype == np.float16
+    x = np.array([1.0, np.nan, 3.0], np.float32)
+    for f, g in ((fnp.nanmean, np.nanmean), (fnp.nanvar, np.nanvar), (fnp.nanstd, np.nanstd)):
+        got = f(x)
+        assert got.dtype == g(x).dtype == np.float32 and float(got) == pytest.approx(g(x))

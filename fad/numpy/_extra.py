@@ -710,8 +710,11 @@ def nanprod(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
 
 
 def _count(a: Any, axis: Any, keepdims: bool) -> Any:
+    """How many elements are not NaN, in ``a``'s real float dtype (so that a
+    float32 mean stays float32)."""
     a = asarray(a)
-    return R.sum(M.logical_not(M.isnan(a)), axis, keepdims=keepdims)
+    n = R.sum(M.logical_not(M.isnan(a)), axis, keepdims=keepdims)
+    return cast(n, np.finfo(dtype_of(a)).dtype)
 
 
 def nanmean(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,

@@ -57,8 +57,11 @@ def mean(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
         dt = np.dtype(np.float64)
     axes = normalize_axes(axis, a.ndim)
     n = math.prod(a.shape[i] for i in axes)
-    total = _reduce(R.reduce_sum_p, cast(a, dt), axis, keepdims)
-    return divide(total, float(n)) if n else multiply(total, float("nan"))
+    # NumPy sums float16 in float32 (a float16 sum of 6e4 + 6e4 overflows)
+    acc = np.dtype(np.float32) if dt == np.float16 and dtype is None else dt
+    total = _reduce(R.reduce_sum_p, cast(a, acc), axis, keepdims)
+    out = divide(total, float(n)) if n else multiply(total, float("nan"))
+    return out if acc == dt else cast(out, dt)
 
 
 def max(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False) -> Any:
