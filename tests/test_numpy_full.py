@@ -436,3 +436,13 @@ def test_mean_dtypes_as_numpy():
     for f, g in ((fnp.nanmean, np.nanmean), (fnp.nanvar, np.nanvar), (fnp.nanstd, np.nanstd)):
         got = f(x)
         assert got.dtype == g(x).dtype == np.float32 and float(got) == pytest.approx(g(x))
+
+
+def test_sum_with_an_explicit_small_dtype_keeps_it():
+    """sum(dtype=int8) is int8 eagerly and under jit (the primitive's result
+    follows its abstract value); without dtype small ints widen to int64."""
+    x = np.arange(3, dtype=np.int8)
+    assert fnp.sum(x, dtype=np.int8).dtype == np.int8
+    assert fad.jit(lambda x: fnp.sum(x, dtype=np.int8))(x).dtype == np.int8
+    assert fnp.sum(x).dtype == np.sum(x).dtype == np.int64
+    assert int(fnp.sum(np.array([True, True]))) == 2

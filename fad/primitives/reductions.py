@@ -34,7 +34,10 @@ def expand_reduced(y: Any, shape: tuple, axes: tuple) -> Any:
     return broadcast_to(y, shape)
 
 
-reduce_sum_p = Primitive("reduce_sum", lambda xp, x, *, axes: xp.sum(x, axis=axes),
+# (the sum keeps x's dtype, as its abstract value says: fad.numpy.sum widens small
+# integers itself, as NumPy's sum does, before it binds this)
+reduce_sum_p = Primitive("reduce_sum", lambda xp, x, *, axes: xp.sum(x, axis=axes,
+                                                                     dtype=x.dtype),
                          lambda x, *, axes: _reduced(x, axes))
 deflinear(reduce_sum_p, lambda ct, x, *, axes: [expand_reduced(ct, x.aval.shape, axes)])
 
@@ -58,6 +61,10 @@ defjvp(reduce_min_p, _max_partial, elementwise=False)
 def _ufunc_reduce_kernel(prim: Primitive, ufunc: np.ufunc) -> None:
     """For jit on NumPy: ``ufunc.reduce`` itself, which ``np.sum`` / ``np.max``
     call after their argument handling (same dtype rules, same errors)."""
+    if ufunc is np.add:  # (keeping x's dtype: see reduce_sum_p)
+        prim.kernel = lambda xp, *, axes: (lambda x: np.add.reduce(x, axes, x.dtype)) \
+            if xp is np else functools.partial(prim._impl, xp, axes=axes)
+        return
     prim.kernel = lambda xp, *, axes: functools.partial(ufunc.reduce, axis=axes) \
         if xp is np else functools.partial(prim._impl, xp, axes=axes)
 
