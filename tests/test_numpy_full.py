@@ -446,3 +446,11 @@ def test_sum_with_an_explicit_small_dtype_keeps_it():
     assert fad.jit(lambda x: fnp.sum(x, dtype=np.int8))(x).dtype == np.int8
     assert fnp.sum(x).dtype == np.sum(x).dtype == np.int64
     assert int(fnp.sum(np.array([True, True]))) == 2
+
+
+def test_log2_and_log10_of_complex_zero():
+    z = np.array([0j, 1 + 1j, -2 + 0j])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for f, g in ((fnp.log2, np.log2), (fnp.log10, np.log10)):
+            np.testing.assert_allclose(f(z), g(z), rtol=1e-15)
+            assert np.imag(np.asarray(f(z)))[0] == 0.0

@@ -146,18 +146,24 @@ def reciprocal(x: Any) -> Any:
     return divide(1, x) if x.dtype.kind in "fc" else divide(1.0, x)
 
 
+def _scaled_log(name: str, x: Any, scale: float) -> Any:
+    x = asarray(x)
+    _, (x,) = promote(name, x)
+    out = log(x)
+    if out.dtype.kind == "c":  # scale each part: (-inf+0j) * (c+0j) would give a NaN
+        from ._complex import imag, make_complex, real
+        return make_complex(real(out) * scale, imag(out) * scale)
+    return out * scale
+
+
 def log2(x: Any) -> Any:
     """Base-2 logarithm, ``log(x) / log(2)``."""
-    x = asarray(x)
-    _, (x,) = promote("log2", x)
-    return log(x) * (1.0 / 0.6931471805599453)
+    return _scaled_log("log2", x, 1.0 / 0.6931471805599453)
 
 
 def log10(x: Any) -> Any:
     """Base-10 logarithm, ``log(x) / log(10)``."""
-    x = asarray(x)
-    _, (x,) = promote("log10", x)
-    return log(x) * (1.0 / 2.302585092994046)
+    return _scaled_log("log10", x, 1.0 / 2.302585092994046)
 
 
 def sigmoid(x: Any) -> Any:
