@@ -199,7 +199,7 @@ class Jitted:
                 fn, out_tree = hit
                 outs = fn(*args)
                 return outs[0] if out_tree is None else tree_unflatten(out_tree, outs)
-        if kwargs:
+        if kwargs or self.static_argnums and len(args) <= max(self.static_argnums):
             args = self._with_keywords(args, kwargs)
         closed, lifted, out_tree, leaves = self._entry(args)
         if state.empty and not lifted and not any(isinstance(x, Tracer) for x in leaves):
@@ -220,6 +220,7 @@ class Jitted:
         if self.static_argnums:
             try:
                 bound = inspect.signature(self.fun).bind(*args, **kwargs)
+                bound.apply_defaults()  # (a static parameter left to its default)
                 args, kwargs = bound.args, bound.kwargs
             except (TypeError, ValueError):  # no signature, or a bad call: as given
                 pass
@@ -256,8 +257,11 @@ def _numpy_signature(args: tuple) -> tuple | None:
     return tuple([(a.shape, a.dtype) for a in args])
 
 
-def jit(fun: Callable, static_argnums: int | Sequence[int] = ()) -> Jitted:
+def jit(fun: Callable, static_argnums: int | Sequence[int] = (),
+        static_argnames: str | Sequence[str] = ()) -> Jitted:
     """Compile ``fun``: trace once per signature, optimise, generate code, cache.
+    ``static_argnames`` names parameters to treat as static (as their positions
+    in ``static_argnums`` would), however they are passed.
 
     >>> import fad, fad.numpy as fnp
     >>> f = fad.jit(lambda x: fnp.sum(fnp.sin(x) ** 2))
@@ -265,6 +269,19 @@ def jit(fun: Callable, static_argnums: int | Sequence[int] = ()) -> Jitted:
     (2.12422, 1)
     >>> _ = f(fnp.zeros(3)); f.trace_count        # same signature: no retrace
     1
+    >>> g = fad.jit(lambda x, n=2: x ** n, static_argnames="n")
+    >>> float(g(3.0)), float(g(3.0, n=3))
+    (9.0, 27.0)
     """
-    static = (static_argnums,) if isinstance(static_argnums, int) else static_argnums
+    static = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
+    names = (static_argnames,) if isinstance(static_argnames, str) else tuple(static_argnames)
+    if names:
+        params = list(inspect.signature(fun).parameters.values())
+        for name in names:
+            pos = next((i for i, p in enumerate(params) if p.name == name and p.kind in
+                        (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)), None)
+            if pos is None:
+                raise ValueError(f"static_argnames: {name!r} is not a positional "
+                                 f"parameter of {getattr(fun, '__name__', 'the function')}")
+            static += (pos,)
     return Jitted(fun, static)

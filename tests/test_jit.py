@@ -523,3 +523,12 @@ def test_outputs_never_share_memory_with_the_cached_program_or_each_other():
     again = f(np.ones(2))
     assert_allclose(again[2], [0.0, 2.0, 4.0])
     assert_allclose(c, [1.0, 1.0])
+
+
+def test_static_argnames_by_position_keyword_or_default():
+    g = fad.jit(lambda x, n=2: x ** n if n > 1 else x, static_argnames="n")
+    assert float(g(3.0)) == 9.0 and float(g(3.0, n=3)) == 27.0 and float(g(3.0, 3)) == 27.0
+    assert float(g(3.0, n=1)) == 3.0
+    assert g.trace_count == 3  # n = 2, 3, 1 (3 by position and by keyword: one entry)
+    with pytest.raises(ValueError, match="'k' is not a positional parameter"):
+        fad.jit(lambda x, *, k: x, static_argnames="k")
