@@ -454,3 +454,16 @@ def test_log2_and_log10_of_complex_zero():
         for f, g in ((fnp.log2, np.log2), (fnp.log10, np.log10)):
             np.testing.assert_allclose(f(z), g(z), rtol=1e-15)
             assert np.imag(np.asarray(f(z)))[0] == 0.0
+
+
+def test_statistics_of_small_integers_are_float64_as_numpy():
+    """median, nanmean, nanvar, quantile and sinc of uint8 / bool: float64 (a
+    ufunc such as sin gives float16 there; these functions are not ufuncs)."""
+    u = np.array([1, 2, 4], np.uint8)
+    for f, g in ((fnp.median, np.median), (fnp.nanmean, np.nanmean), (fnp.nanvar, np.nanvar),
+                 (fnp.sinc, np.sinc), (lambda a: fnp.quantile(a, 0.3),
+                                       lambda a: np.quantile(a, 0.3))):
+        got, want = f(u), g(u)
+        assert np.asarray(got).dtype == np.asarray(want).dtype == np.float64
+        np.testing.assert_allclose(got, want, rtol=1e-15, atol=1e-17)
+    assert fnp.sin(u).dtype == np.sin(u).dtype == np.float16

@@ -50,8 +50,16 @@ from ._base import no_out as _no_out
 
 
 def _float(x: Any) -> Any:
-    """``x`` as an array of NumPy's float result type for ``x`` (ints -> float64)."""
+    """``x`` as an array of the float type a NumPy ufunc gives ``x`` (``sin``'s:
+    int8 / uint8 -> float16, int16 -> float32, wider ints -> float64)."""
     return promote("sin", asarray(x))[1][0]
+
+
+def _stat_float(x: Any) -> Any:
+    """``x`` as NumPy's statistics functions (``median``, ``nanmean``, ``sinc``...)
+    see it: integers and booleans as float64, floats unchanged."""
+    a = asarray(x)
+    return cast(a, np.dtype(np.float64)) if dtype_of(a).kind in "biu" else a
 
 
 # ================================================================== elementwise
@@ -163,7 +171,7 @@ def sinc(x: Any) -> Any:
     >>> print(f"{float(fad.grad(fad.grad(fnp.sinc))(0.0)):.6f}")  # -pi^2 / 3
     -3.289868
     """
-    x = _float(x)
+    x = _stat_float(x)
     y = M.multiply(x, np.pi)
     small = M.less(M.absolute(y), 0.5)
     ys = M.where(small, 1.0, y)
@@ -605,7 +613,7 @@ def quantile(a: Any, q: Any, axis: Any = None, out: Any = None, overwrite_input:
     qc = np.asarray(qc, dtype=np.float64)
     if np.any((qc < 0) | (qc > 1)):
         raise ValueError("Quantiles must be in the range [0, 1]")
-    srt = sort(_moved_last(_float(a), axis), axis=-1)
+    srt = sort(_moved_last(_stat_float(a), axis), axis=-1)
     n = srt.shape[-1]
     pos = qc * (n - 1)
     lo = np.floor(pos).astype(np.int64)
@@ -673,7 +681,7 @@ def median(a: Any, axis: Any = None, out: Any = None, overwrite_input: bool = Fa
     """
     _no_out(out)
     a = asarray(a)
-    srt = sort(_moved_last(_float(a), axis), axis=-1)
+    srt = sort(_moved_last(_stat_float(a), axis), axis=-1)
     n = srt.shape[-1]
     idx = constant(np.array(sorted({(n - 1) // 2, n // 2})), srt)
     res = R.mean(I.take(srt, idx, axis=-1), axis=-1)
@@ -726,7 +734,7 @@ def nanmean(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
     2.0
     """
     _no_out(out)
-    a = _float(a)
+    a = _stat_float(a)
     return M.divide(nansum(a, axis, dtype, keepdims=keepdims), _count(a, axis, keepdims))
 
 
@@ -739,7 +747,7 @@ def nanvar(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: i
     1.0
     """
     _no_out(out)
-    a = _float(a)
+    a = _stat_float(a)
     d = M.subtract(a, nanmean(a, axis, dtype, keepdims=True))
     if dtype_of(d).kind == "c":  # |d|^2, a real array (as NumPy)
         from ._complex import imag, real
