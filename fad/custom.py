@@ -12,11 +12,11 @@ rules together, and ``jit``/``make_jaxpr`` record one equation.
 from __future__ import annotations
 
 import functools
-import inspect
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from .arguments import as_positional
 from .core.ir import ClosedJaxpr
 from .core.primitive import Primitive
 from .core.trace import Tracer, aval_of, bind, current_state, rebinding
@@ -76,9 +76,8 @@ def _closed_over(fun: Callable, args: list, name: str, eagerly: bool = False) ->
     state = current_state()
     if state.dynamic is None and not (eagerly and not state.empty):
         return []
-    closed = trace_to_jaxpr(fun, [aval_of(a) for a in args],
-                            label=f"the closures of {name}")[0]
-    return [c for c in closed.consts if isinstance(c, Tracer)]
+    closed = _traced(fun, tuple(aval_of(a) for a in args))  # (staging's abstract
+    return [c for c in closed.consts if isinstance(c, Tracer)]  # evaluation reuses it)
 
 
 def _rebound(fn: Callable, captured: list) -> Callable:
@@ -144,27 +143,18 @@ def _custom_jvp_batch(size: int, vals: list, dims: list, *, fun: Callable,
 
 custom_jvp_call_p.jvp = _custom_jvp_jvp
 custom_jvp_call_p.batch = _custom_jvp_batch
+custom_jvp_call_p.with_captured = _jvp_with_captured
 
 
 def _positional(fun: Callable, args: tuple, kwargs: dict) -> tuple:
     """``args`` and ``kwargs`` as the positional arguments of ``fun``, defaults
     filled in (a custom rule receives every argument, as in JAX)."""
-    try:
-        sig = inspect.signature(fun)
-    except (TypeError, ValueError):  # no signature (a builtin): take args as they are
-        if kwargs:
-            raise TypeError(f"{getattr(fun, '__name__', fun)} takes no keyword "
-                            "arguments here: its signature is unknown") from None
-        return args
-    if not kwargs and len(args) == len(sig.parameters):
-        return args
-    bound = sig.bind(*args, **kwargs)
-    bound.apply_defaults()
-    if bound.kwargs:
+    args, kwargs = as_positional(fun, args, kwargs)
+    if kwargs:
         raise TypeError(f"keyword-only arguments of a custom-rule function "
-                        f"({', '.join(bound.kwargs)}) are not supported: make them "
+                        f"({', '.join(kwargs)}) are not supported: make them "
                         "positional")
-    return bound.args
+    return args
 
 
 class _FlatCall:
@@ -195,15 +185,18 @@ class _FlatCall:
     def flat_fun(self, *xs: Any) -> list:
         return self.outputs(self.fun(*self.full(xs)))
 
-    def bind(self, prim: Primitive, **rules: Any) -> Any:
+    def bind(self, prim: Primitive, eagerly: bool = False, **rules: Any) -> Any:
+        """Bind ``prim`` on the flat leaves; closed-over tracers become leading
+        inputs (``_closed_over``; ``prim.with_captured`` adapts the rules)."""
         from .api import _leaf_array
         args = [_leaf_array(x) for x in self.leaves]
         name = getattr(self.fun, "__name__", "f")
         fun = self.flat_fun
-        captured = _closed_over(fun, args, name)
+        captured = _closed_over(fun, args, name, eagerly)
         if captured:
             fun = _rebound(fun, captured)
-            rules = _WITH_CAPTURED[prim](fun, captured, **rules)
+            if rules:
+                rules = prim.with_captured(fun, captured, **rules)
         outs = bind(prim, *captured, *args, fun=fun, name=name, **rules)
         if not self.out_tree:
             self.flat_fun(*self.leaves)
@@ -352,6 +345,7 @@ def _vjp_with_captured(fun_c: Callable, captured: list, *, fwd: Callable,
 custom_vjp_call_p.vjp_rule = _custom_vjp_rule
 custom_vjp_call_p.jvp = _custom_vjp_jvp
 custom_vjp_call_p.batch = _custom_vjp_batch
+custom_vjp_call_p.with_captured = _vjp_with_captured
 
 
 class custom_vjp:
@@ -466,28 +460,10 @@ def checkpoint(fun: Callable) -> Callable:
     """
     @functools.wraps(fun)
     def remat(*args: Any, **kwargs: Any) -> Any:
-        leaves, in_tree = tree_flatten(list(_positional(fun, args, kwargs)))
-        out_tree: list = []
-
-        def flat_fun(*xs: Any) -> list:
-            o, t = tree_flatten(fun(*tree_unflatten(in_tree, xs)))
-            out_tree[:] = [t]
-            return o
-
-        from .api import _leaf_array
-        args = [_leaf_array(x) for x in leaves]
-        name = getattr(fun, "__name__", "f")
         # closures over running transformations' tracers (a layer's parameters)
-        # become inputs, so that they too are recomputed rather than taped
-        captured = _closed_over(flat_fun, args, name, eagerly=True)
-        outs = bind(checkpoint_p, *captured, *args, name=name,
-                    fun=_rebound(flat_fun, captured) if captured else flat_fun)
-        if not out_tree:
-            flat_fun(*leaves)
-        return tree_unflatten(out_tree[0], outs)
+        # become inputs eagerly too, so that they are recomputed rather than taped
+        return _FlatCall(fun, _positional(fun, args, kwargs), ()).bind(checkpoint_p,
+                                                                      eagerly=True)
 
     return remat
 
-
-_WITH_CAPTURED = {custom_jvp_call_p: _jvp_with_captured,
-                  custom_vjp_call_p: _vjp_with_captured}

@@ -9,11 +9,11 @@ primitive, whose rules transform the traced body like any other program.
 from __future__ import annotations
 
 import functools
-import inspect
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from .arguments import as_positional, signature
 from .backends import namespace_of
 from .core.ir import ClosedJaxpr, Jaxpr
 from .core.primitive import Primitive
@@ -217,12 +217,10 @@ class Jitted:
     def _with_keywords(self, args: tuple, kwargs: dict) -> tuple:
         """Keyword arguments travel as a trailing dict; with static arguments, those
         given by keyword move to their positions first (so that they are static)."""
-        if self.static_argnums:
+        if self.static_argnums:  # (defaults too: a static parameter left to its own)
             try:
-                bound = inspect.signature(self.fun).bind(*args, **kwargs)
-                bound.apply_defaults()  # (a static parameter left to its default)
-                args, kwargs = bound.args, bound.kwargs
-            except (TypeError, ValueError):  # no signature, or a bad call: as given
+                args, kwargs = as_positional(self.fun, args, kwargs)
+            except TypeError:  # a call the signature rejects: the function will say so
                 pass
         return args + (_Kwargs(kwargs),) if kwargs else args
 
@@ -276,7 +274,8 @@ def jit(fun: Callable, static_argnums: int | Sequence[int] = (),
     static = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
     names = (static_argnames,) if isinstance(static_argnames, str) else tuple(static_argnames)
     if names:
-        params = list(inspect.signature(fun).parameters.values())
+        sig = signature(fun)
+        params = list(sig.parameters.values()) if sig is not None else []
         for name in names:
             pos = next((i for i, p in enumerate(params) if p.name == name and p.kind in
                         (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)), None)

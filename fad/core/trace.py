@@ -236,6 +236,11 @@ class Tracer:
             "instead: fnp.where(mask, v, x) for a masked update, or fnp.concatenate / "
             "fnp.stack of the pieces.")
 
+    def inner(self) -> Any:
+        """The value this tracer wraps, for transformations that wrap one (a
+        primal, a batch); else None."""
+        return None
+
     def item(self) -> Any:
         return np.asarray(self._concrete("A Python scalar")).item()
 
@@ -270,6 +275,9 @@ class PrimalTracer(Tracer):
     def concrete_value(self) -> Any:
         p = self.primal
         return p.concrete_value() if isinstance(p, Tracer) else p
+
+    def inner(self) -> Any:
+        return self.primal
 
 
 @contextlib.contextmanager
@@ -310,7 +318,7 @@ def _wraps(v: Any, t: Tracer) -> bool:
     while isinstance(v, Tracer):
         if v is t:
             return True
-        v = getattr(v, "primal", None) if hasattr(v, "primal") else getattr(v, "val", None)
+        v = v.inner()
     return False
 
 

@@ -47,6 +47,9 @@ class BatchTracer(Tracer):
         v = self.val
         return v.concrete_value() if isinstance(v, Tracer) else v
 
+    def inner(self) -> Any:
+        return self.val
+
 
 class BatchTrace(Trace):
     def __init__(self, main: Any, payload: int):

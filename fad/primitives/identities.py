@@ -211,7 +211,7 @@ _SQUEEZABLE = (E.mul_p, E.add_p, E.sub_p, E.div_p)
 
 def _single_use(atom: Any, producers: dict) -> bool:
     """Whether the simplifier counted exactly one reader of ``atom``."""
-    return getattr(producers, "uses", {}).get(atom) == 1
+    return producers.uses.get(atom) == 1
 
 
 def _squeeze_an_elementwise(eqn: Eqn, producers: dict) -> Any:
@@ -402,7 +402,7 @@ def _negated_twin(eqn: Eqn, producers: dict) -> Any:
         if type(lit) is not Literal or type(x) is not Var or lit.val == 0 or \
                 lit.aval.dtype.kind == "b":  # (booleans have no negation)
             continue
-        for twin in getattr(producers, "readers", {}).get(x, ()):
+        for twin in producers.readers.get(x, ()):
             scale = _scale_of(twin.outvars[0], producers)
             if twin.primitive is E.mul_p and scale is not None and scale[1] is x and \
                     scale[0] == -lit.val and _same_type(twin.outvars[0], eqn.outvars[0]):

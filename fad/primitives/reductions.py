@@ -60,12 +60,9 @@ defjvp(reduce_min_p, _max_partial, elementwise=False)
 
 def _ufunc_reduce_kernel(prim: Primitive, ufunc: np.ufunc) -> None:
     """For jit on NumPy: ``ufunc.reduce`` itself, which ``np.sum`` / ``np.max``
-    call after their argument handling (same dtype rules, same errors)."""
-    if ufunc is np.add:  # (keeping x's dtype: see reduce_sum_p)
-        prim.kernel = lambda xp, *, axes: (lambda x: np.add.reduce(x, axes, x.dtype)) \
-            if xp is np else functools.partial(prim._impl, xp, axes=axes)
-        return
-    prim.kernel = lambda xp, *, axes: functools.partial(ufunc.reduce, axis=axes) \
+    call after their argument handling (same errors), in ``x``'s dtype as the
+    abstract value says (see reduce_sum_p)."""
+    prim.kernel = lambda xp, *, axes: (lambda x: ufunc.reduce(x, axes, x.dtype)) \
         if xp is np else functools.partial(prim._impl, xp, axes=axes)
 
 

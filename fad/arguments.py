@@ -1,0 +1,53 @@
+"""A call's keyword arguments as positions, from the function's signature (read
+once per function): what ``jit``'s static arguments and the custom-rule functions
+(whose rules receive every argument positionally, as in JAX) need."""
+
+from __future__ import annotations
+
+import inspect
+import weakref
+from typing import Callable
+
+_SIGNATURES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def signature(fun: Callable) -> inspect.Signature | None:
+    """``fun``'s signature, or None when it has none (some builtins).
+
+    >>> signature(lambda x, n=2: x).parameters["n"].default
+    2
+    """
+    try:
+        return _SIGNATURES[fun]
+    except (KeyError, TypeError):  # (TypeError: not weakly referenceable)
+        pass
+    try:
+        sig = inspect.signature(fun)
+    except (TypeError, ValueError):
+        sig = None
+    try:
+        _SIGNATURES[fun] = sig
+    except TypeError:
+        pass
+    return sig
+
+
+def as_positional(fun: Callable, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
+    """``(args, kwargs)`` with every argument that can go by position moved there
+    and defaults filled in; what is left in ``kwargs`` is keyword-only. Raises
+    ``TypeError`` for a call the signature does not accept.
+
+    >>> as_positional(lambda x, n=2, *, k=0: x, (1.0,), {"k": 3})
+    ((1.0, 2), {'k': 3})
+    """
+    sig = signature(fun)
+    if sig is None:
+        if kwargs:
+            raise TypeError(f"{getattr(fun, '__name__', fun)} takes no keyword "
+                            "arguments here: its signature is unknown")
+        return args, kwargs
+    if not kwargs and len(args) == len(sig.parameters):
+        return args, kwargs
+    bound = sig.bind(*args, **kwargs)
+    bound.apply_defaults()
+    return bound.args, bound.kwargs
