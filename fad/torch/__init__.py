@@ -94,7 +94,8 @@ from .tensor import Size, Tensor, device
 
 _methods.install()
 
-from . import autograd, cuda, nn, optim, utils  # noqa: E402
+from . import autograd, cuda, nn, optim, serialization, utils  # noqa: E402
+from .serialization import load, save  # noqa: E402,F401
 from ._functions import abs, all, any, max, min, pow, round, sum  # noqa: E402,F401
 
 
@@ -135,22 +136,3 @@ def compile(model: object = None, **kwargs: object) -> object:
 
 del _dtype, annotations
 
-
-def save(obj: object, f: object, **_: object) -> None:
-    """Pickle ``obj`` (tensors, modules' state dicts...) to a path or file object."""
-    import pickle
-    if isinstance(f, str) or hasattr(f, "__fspath__"):
-        with open(f, "wb") as fh:  # type: ignore[arg-type]
-            pickle.dump(obj, fh)
-    else:
-        pickle.dump(obj, f)
-
-
-def load(f: object, map_location: object = None, weights_only: object = None,
-         **_: object) -> object:
-    """Load what ``save`` wrote."""
-    import pickle
-    if isinstance(f, str) or hasattr(f, "__fspath__"):
-        with open(f, "rb") as fh:  # type: ignore[arg-type]
-            return pickle.load(fh)
-    return pickle.load(f)
