@@ -11,7 +11,7 @@ from typing import Any, Callable, Iterable
 
 import numpy as np
 
-from .tensor import Tensor
+from .tensor import Tensor, wrap
 
 
 def _set(p: Tensor, new: Any) -> None:
@@ -82,8 +82,12 @@ class Optimizer:
         raise NotImplementedError
 
     def state_dict(self) -> dict:
+        """PyTorch's layout: each parameter's state (tensors, copied; a ``step``
+        count is a float32 0-d tensor) under the parameter's index, and the
+        groups' hyper-parameters."""
         ids = {id(p): i for i, p in enumerate(p for g in self.param_groups for p in g["params"])}
-        return {"state": {ids[k]: v for k, v in self._state_by_id().items() if k in ids},
+        return {"state": {ids[k]: {n: _state_tensor(x) for n, x in v.items()}
+                          for k, v in self._state_by_id().items() if k in ids},
                 "param_groups": [{k: v for k, v in g.items() if k != "params"} | {
                     "params": [ids[id(p)] for p in g["params"]]} for g in self.param_groups]}
 
@@ -94,7 +98,8 @@ class Optimizer:
         params = [p for g in self.param_groups for p in g["params"]]
         for g, sg in zip(self.param_groups, state_dict["param_groups"]):
             g.update({k: v for k, v in sg.items() if k != "params"})
-        self.state = {params[i]: v for i, v in state_dict["state"].items()}
+        self.state = {params[i]: {n: _state_value(n, x) for n, x in v.items()}
+                      for i, v in state_dict["state"].items()}
 
     def __repr__(self) -> str:
         lines = [f"{type(self).__name__} ("]
@@ -103,6 +108,21 @@ class Optimizer:
             for k in sorted(k for k in g if k != "params"):
                 lines.append(f"    {k}: {g[k]}")
         return "\n".join(lines) + "\n)"
+
+
+def _state_tensor(x: Any) -> Any:
+    if isinstance(x, Tensor):
+        return wrap(x._value.copy())
+    if type(x) in (int, float):
+        return wrap(np.asarray(x, np.float32))
+    return wrap(x.copy()) if hasattr(x, "shape") else x
+
+
+def _state_value(name: str, x: Any) -> Any:
+    """A state entry as the updates use it: arrays, and ``step`` an int."""
+    if not isinstance(x, Tensor):
+        return x
+    return int(x.item()) if name == "step" else x._value.copy()
 
 
 class SGD(Optimizer):
