@@ -118,6 +118,27 @@ def test_opcodes_cannot_mutate_allowed_objects():
     assert torch.float32.np == np.dtype(np.float32)
 
 
+def test_loaded_objects_keep_their_classes_methods():
+    # an OrderedDict whose instance __dict__ would shadow its ``items`` method
+    payload = (b"\x80\x02ccollections\nOrderedDict\n)R}X\x05\x00\x00\x00itemsK\x01sb.")
+    assert pickle.loads(payload).items == 1  # what plain pickle gives
+    with pytest.raises(pickle.UnpicklingError, match="OrderedDict"):
+        torch.load(io.BytesIO(payload))
+
+
+def test_files_of_earlier_fad_versions_load_without_running_code():
+    old = pickle.dumps({"w": torch.ones(2, requires_grad=True),
+                        "p": torch.nn.Parameter(torch.zeros(1))})
+    out = torch.load(io.BytesIO(old))
+    assert out["w"].requires_grad and out["w"].tolist() == [1.0, 1.0]
+    assert type(out["p"]) is torch.nn.Parameter
+    # the class argument of fad's old rebuild function is checked
+    from fad.torch.tensor import _rebuild
+    forged = pickle.dumps(_Reduce(_rebuild, np.ones(2), False, collections.OrderedDict))
+    with pytest.raises(pickle.UnpicklingError, match="invalid fad tensor"):
+        torch.load(io.BytesIO(forged))
+
+
 def test_object_arrays_are_not_weights():
     payload = pickle.dumps(np.array([1, "a"], dtype=object), protocol=2)
     with pytest.raises(pickle.UnpicklingError, match="objects"):

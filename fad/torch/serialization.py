@@ -177,10 +177,17 @@ def _with_state(t: Tensor, state: Any) -> Tensor:
     if isinstance(state, tuple) and len(state) == 2:
         state = state[0]
     if state:
-        if type(state) is not dict or any(type(k) is not str for k in state):
-            raise pickle.UnpicklingError("invalid tensor state in the checkpoint")
-        t.__dict__.update(state)
+        t.__dict__.update(_attributes(type(t), state))
     return t
+
+
+def _attributes(cls: type, state: Any) -> dict:
+    """An instance ``__dict__`` from a file: string keys that shadow nothing of
+    the class (a loaded object's methods stay its class's)."""
+    if type(state) is not dict or any(type(k) is not str or hasattr(cls, k) for k in state):
+        raise pickle.UnpicklingError(f"invalid state of a {cls.__name__} in the file: "
+                                     f"{sorted(map(repr, state))[:5]}")
+    return state
 
 
 def _rebuild_fad_tensor(a: Any, requires_grad: bool, cls: Any = Tensor) -> Tensor:
@@ -216,6 +223,7 @@ _NP_SCALAR = np.float64(0).__reduce__()[0]
 def _np_reconstruct(subtype: Any, shape: Any, dtype: Any) -> np.ndarray:
     if subtype is not np.ndarray:
         raise pickle.UnpicklingError(f"cannot rebuild an array of type {subtype!r}")
+    _no_objects(np.dtype(dtype) if type(dtype) in (bytes, str) else dtype)
     return _NP_RECONSTRUCT(np.ndarray, shape, dtype)
 
 
@@ -464,9 +472,7 @@ class _WeightsUnpickler(_Loading, pickle._Unpickler):  # type: ignore[name-defin
         inst = self.stack[-1]
         tp = type(inst)
         if tp is collections.OrderedDict:
-            if type(state) is not dict:
-                raise pickle.UnpicklingError("invalid OrderedDict state in the file")
-            inst.__dict__.update(state)
+            inst.__dict__.update(_attributes(tp, state))
         elif tp is np.ndarray or isinstance(inst, np.dtype):
             if tp is np.ndarray and type(state) is tuple and len(state) == 5:
                 _no_objects(state[2])
@@ -635,10 +641,14 @@ def _load_legacy(f: IO[bytes], read: Callable) -> Any:
     if type(keys) is not list:
         raise pickle.UnpicklingError("invalid storage list in a legacy PyTorch checkpoint")
     data = f.tell()
+    end = f.seek(0, 2)
     types: dict[str, tuple] = {}
 
     def dry(pid: tuple) -> _Storage:  # a first pass learns each storage's type and size
         stype, key, _, numel = _storage_pid(pid[:4])
+        if numel * stype.np.itemsize > end - data:
+            raise pickle.UnpicklingError(f"storage {key!r} of the checkpoint claims {numel} "
+                                         "elements, more than the file holds")
         types.setdefault(key, (stype, numel))
         return _view(_Storage(stype, np.broadcast_to(np.zeros((), stype.np), (numel,))), pid)
 
