@@ -94,6 +94,19 @@ def test_malicious_data_pkl_inside_a_zip_checkpoint_is_rejected(tmp_path):
     assert not target.exists()
 
 
+def test_malicious_legacy_pytorch_checkpoint(tmp_path):
+    real = pytest.importorskip("torch")
+    log = tmp_path / "ran"
+    path = tmp_path / "legacy.pt"
+    evil = _Reduce(exec, f"open({str(log)!r}, 'a').write('x')")
+    real.save({"w": real.ones(2), "evil": evil}, path, _use_new_zipfile_serialization=False)
+    with pytest.raises(pickle.UnpicklingError, match="builtins.exec"):
+        torch.load(path)
+    assert not log.exists()
+    out = torch.load(path, weights_only=False)  # trusted: the code runs, exactly once
+    assert log.read_text() == "x" and out["w"].tolist() == [1.0, 1.0]
+
+
 def test_getattr_and_other_builtins_are_not_reachable(tmp_path):
     for name in (b"builtins\ngetattr", b"builtins\n__import__", b"os\nsystem",
                  b"subprocess\nPopen", b"fad.torch.serialization\n_load"):

@@ -397,8 +397,10 @@ class _Loading:
         self._storages = storages
 
     def persistent_load(self, pid: Any) -> Any:
-        if type(pid) is not tuple or not pid or _ascii(pid[0]) != "storage" \
-                or len(pid) not in (5, 6) or self._storages is None:
+        kind = _ascii(pid[0]) if type(pid) is tuple and pid else None
+        if kind == "module" and len(pid) == 4:  # a class saved with its source (legacy)
+            return pid[1]
+        if kind != "storage" or len(pid) not in (5, 6) or self._storages is None:
             raise pickle.UnpicklingError(f"unsupported persistent id {pid!r} in the file")
         return self._storages(pid[1:])
 
@@ -627,10 +629,10 @@ def _load(f: IO[bytes], weights_only: bool, args: dict) -> Any:
     if read() != _LEGACY_PROTOCOL:
         raise RuntimeError("Invalid protocol version in a legacy PyTorch checkpoint")
     read()  # system info
-    return _load_legacy(f, read)
+    return _load_legacy(f, read, args)
 
 
-def _load_legacy(f: IO[bytes], read: Callable) -> Any:
+def _load_legacy(f: IO[bytes], read: Callable, args: dict) -> Any:
     """PyTorch's non-zip format: pickles of a magic number, a protocol version and
     system information, the object (storages as persistent ids), the list of
     storage keys, then each storage as an int64 element count and its bytes."""
@@ -642,36 +644,78 @@ def _load_legacy(f: IO[bytes], read: Callable) -> Any:
         raise pickle.UnpicklingError("invalid storage list in a legacy PyTorch checkpoint")
     data = f.tell()
     end = f.seek(0, 2)
-    types: dict[str, tuple] = {}
-
-    def dry(pid: tuple) -> _Storage:  # a first pass learns each storage's type and size
-        stype, key, _, numel = _storage_pid(pid[:4])
-        if numel * stype.np.itemsize > end - data:
-            raise pickle.UnpicklingError(f"storage {key!r} of the checkpoint claims {numel} "
-                                         "elements, more than the file holds")
-        types.setdefault(key, (stype, numel))
-        return _view(_Storage(stype, np.broadcast_to(np.zeros((), stype.np), (numel,))), pid)
-
     f.seek(main)
-    read(dry)
+    scan = _ScanUnpickler(f, **args)
+    scan.load()  # learns each storage's type, running nothing
     f.seek(data)
     storages = {}
     for key in keys:
         key = str(_ascii(key))
-        if key not in types:
+        if key not in scan.types:
             raise pickle.UnpicklingError(f"storage {key!r} of a legacy checkpoint is used by "
                                          "no tensor")
-        stype, _ = types[key]
+        stype = scan.types[key]
         n = int.from_bytes(f.read(8), "little", signed=True)
+        if n * stype.np.itemsize > end - f.tell():
+            raise pickle.UnpicklingError(f"storage {key!r} of the checkpoint claims {n} "
+                                         "elements, more than the file holds")
         blob = f.read(max(n, 0) * stype.np.itemsize)
         storages[key] = _Storage(stype, _elements(blob, stype, n, "="))
 
-    def real(pid: tuple) -> _Storage:
+    def storage(pid: tuple) -> _Storage:
         stype, key, _, numel = _storage_pid(pid[:4])
+        if key not in storages:
+            raise pickle.UnpicklingError(f"the checkpoint has no storage {key!r}")
         return _view(storages[key], pid)
 
     f.seek(main)
-    return read(real)
+    return read(storage)
+
+
+class _ScanUnpickler(pickle._Unpickler):  # type: ignore[name-defined]
+    """Walks a pickle without calling anything (every global, call or object
+    built is a placeholder) to collect the storage types of its persistent ids."""
+
+    dispatch = dict(pickle._Unpickler.dispatch)  # type: ignore[attr-defined]
+    _STUB = object()
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.types: dict[str, _StorageType] = {}
+
+    def find_class(self, module: str, name: str) -> Any:
+        found = _DEFAULT.get(f"{module}.{name}")
+        return found if type(found) is _StorageType else self._STUB
+
+    def persistent_load(self, pid: Any) -> Any:
+        if type(pid) is tuple and len(pid) == 6 and type(pid[1]) is _StorageType:
+            self.types.setdefault(str(_ascii(pid[2])), pid[1])
+        return self._STUB
+
+    def _pop(self, n: int, mark: bool = False, push: bool = True) -> None:
+        if mark:
+            self.pop_mark()
+        del self.stack[len(self.stack) - n:]
+        if push:
+            self.append(self._STUB)
+
+    def load_inst(self) -> None:
+        self.readline(), self.readline()
+        self._pop(0, mark=True)
+
+    for _op, _fn in ((pickle.REDUCE, lambda self: self._pop(2)),
+                     (pickle.NEWOBJ, lambda self: self._pop(2)),
+                     (pickle.NEWOBJ_EX, lambda self: self._pop(3)),
+                     (pickle.OBJ, lambda self: self._pop(0, mark=True)),
+                     (pickle.INST, load_inst),
+                     (pickle.BUILD, lambda self: self._pop(1, push=False)),
+                     (pickle.APPEND, lambda self: self._pop(1, push=False)),
+                     (pickle.SETITEM, lambda self: self._pop(2, push=False)),
+                     (pickle.APPENDS, lambda self: self._pop(0, mark=True, push=False)),
+                     (pickle.SETITEMS, lambda self: self._pop(0, mark=True, push=False)),
+                     (pickle.ADDITEMS, lambda self: self._pop(0, mark=True, push=False))):
+        dispatch[_op[0]] = _fn
+    del _op, _fn
 
 
 def _view(root: _Storage, pid: tuple) -> _Storage:
