@@ -102,6 +102,7 @@ def test_malicious_legacy_pytorch_checkpoint(tmp_path):
     real.save({"w": real.ones(2), "evil": evil}, path, _use_new_zipfile_serialization=False)
     with pytest.raises(pickle.UnpicklingError, match="builtins.exec"):
         torch.load(path)
+    assert torch.serialization.get_unsafe_globals_in_checkpoint(path) == ["builtins.exec"]
     assert not log.exists()
     out = torch.load(path, weights_only=False)  # trusted: the code runs, exactly once
     assert log.read_text() == "x" and out["w"].tolist() == [1.0, 1.0]
@@ -189,9 +190,11 @@ def test_add_safe_globals_lets_a_user_class_through(tmp_path):
     torch.save(Config(0.1, "run", torch.arange(3)), path)
     with pytest.raises(pickle.UnpicklingError, match=f"{__name__}.Config"):
         torch.load(path)
+    assert ser.get_unsafe_globals_in_checkpoint(path) == [f"{__name__}.Config"]
     try:
         ser.add_safe_globals([Config])
         assert Config in ser.get_safe_globals()
+        assert ser.get_unsafe_globals_in_checkpoint(path) == []
         cfg = torch.load(path)
         assert cfg.lr == 0.1 and cfg.name == "run" and cfg.weight.tolist() == [0, 1, 2]
     finally:

@@ -41,7 +41,7 @@ from .nn.modules import Parameter
 from .tensor import Size, Tensor, device, wrap
 
 __all__ = ["DEFAULT_PROTOCOL", "add_safe_globals", "clear_safe_globals", "get_safe_globals",
-           "load", "safe_globals", "save"]
+           "get_unsafe_globals_in_checkpoint", "load", "safe_globals", "save"]
 
 DEFAULT_PROTOCOL = 2
 _LEGACY_MAGIC = 0x1950a86a20f9469cfc6c
@@ -598,24 +598,73 @@ def load(f: FileLike, map_location: Any = None, pickle_module: Any = None, *,
         raise RuntimeError("Can not safely load weights when explicit pickle_module is "
                            "specified: pass weights_only=False to use your own pickle module")
     pickle_load_args.setdefault("encoding", "utf-8")
-    if _is_path(f):
-        with open(f, "rb") as fh:
-            out = _load(fh, bool(weights_only), pickle_load_args)
-    else:
-        out = _load(f, bool(weights_only), pickle_load_args)
+    out = _with_file(f, lambda fh: _load(fh, bool(weights_only), pickle_load_args))
     target = _map_target(map_location)
     return out if target is None else _move(out, target)
 
 
-def _load(f: IO[bytes], weights_only: bool, args: dict) -> Any:
+def get_unsafe_globals_in_checkpoint(f: FileLike) -> list[str]:
+    """The globals a checkpoint names that ``load(weights_only=True)`` refuses,
+    found without running anything: what ``add_safe_globals`` would need (for
+    files you trust).
+
+    >>> import io, fad.torch as torch
+    >>> from fractions import Fraction
+    >>> buf = io.BytesIO(); torch.save({"w": torch.ones(2), "x": Fraction(1, 3)}, buf)
+    >>> _ = buf.seek(0); torch.serialization.get_unsafe_globals_in_checkpoint(buf)
+    ['fractions.Fraction']
+    """
+    return _with_file(f, _unsafe_globals)
+
+
+def _unsafe_globals(f: IO[bytes]) -> list[str]:
+    names: set[str] = set()
+
+    def scan(stream: IO[bytes]) -> Any:
+        u = _ScanUnpickler(stream, encoding="utf-8")
+        out = u.load()
+        names.update(u.globals)
+        return out
+
+    if _zip_start(f):
+        with zipfile.ZipFile(f) as z:
+            scan(io.BytesIO(z.read(_data_pkl(z))))
+    elif scan(f) == _LEGACY_MAGIC:
+        for _ in range(3):  # protocol version, system information, the object
+            scan(f)
+    user = _user_globals()
+    return sorted(n for n in names if n not in _DEFAULT and n not in user)
+
+
+def _with_file(f: FileLike, fn: Callable[[IO[bytes]], Any]) -> Any:
+    if _is_path(f):
+        with open(f, "rb") as fh:
+            return fn(fh)
     if not (hasattr(f, "seekable") and f.seekable()):
         f = io.BytesIO(f.read())
+    return fn(f)
+
+
+def _zip_start(f: IO[bytes]) -> bool:
+    """Whether ``f`` is a zip archive (the file position is kept)."""
     start = f.tell()
-    if zipfile.is_zipfile(f):
-        f.seek(start)
+    found = zipfile.is_zipfile(f)
+    f.seek(start)
+    return found
+
+
+def _data_pkl(z: zipfile.ZipFile) -> str:
+    pkl = [n for n in z.namelist() if n.endswith("/data.pkl") and n.count("/") == 1]
+    if not pkl:
+        raise RuntimeError("this zip archive is not a torch.save checkpoint (no data.pkl); "
+                           "TorchScript archives are read by torch.jit.load, which fad lacks")
+    return pkl[0]
+
+
+def _load(f: IO[bytes], weights_only: bool, args: dict) -> Any:
+    if _zip_start(f):
         with zipfile.ZipFile(f) as z:
             return _load_zip(z, weights_only, args)
-    f.seek(start)
     unpickler = _WeightsUnpickler if weights_only else _TrustedUnpickler
 
     def read(storages: Callable | None = None) -> Any:
@@ -682,8 +731,12 @@ class _ScanUnpickler(pickle._Unpickler):  # type: ignore[name-defined]
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
         self.types: dict[str, _StorageType] = {}
+        self.globals: list[str] = []
 
     def find_class(self, module: str, name: str) -> Any:
+        if self.proto < 3 and self.fix_imports:
+            module, name = _py2_name(module, name)
+        self.globals.append(f"{module}.{name}")
         found = _DEFAULT.get(f"{module}.{name}")
         return found if type(found) is _StorageType else self._STUB
 
@@ -734,11 +787,8 @@ def _view(root: _Storage, pid: tuple) -> _Storage:
 
 def _load_zip(z: zipfile.ZipFile, weights_only: bool, args: dict) -> Any:
     names = z.namelist()
-    pkl = [n for n in names if n.endswith("data.pkl") and n.count("/") == 1]
-    if not pkl:
-        raise RuntimeError("this zip archive is not a torch.save checkpoint (no data.pkl); "
-                           "TorchScript archives are read by torch.jit.load, which fad lacks")
-    prefix = pkl[0][:-len("data.pkl")]
+    pkl = _data_pkl(z)
+    prefix = pkl[:-len("data.pkl")]
     order = "<"
     if prefix + "byteorder" in names:
         order = "<" if z.read(prefix + "byteorder").strip() == b"little" else ">"
@@ -756,7 +806,7 @@ def _load_zip(z: zipfile.ZipFile, weights_only: bool, args: dict) -> Any:
         return cache[key]
 
     u = (_WeightsUnpickler if weights_only else _TrustedUnpickler)(
-        io.BytesIO(z.read(pkl[0])), **args)
+        io.BytesIO(z.read(pkl)), **args)
     u._setup(storage)
     return u.load()
 
