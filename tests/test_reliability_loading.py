@@ -317,6 +317,19 @@ def test_nested_containers_dtypes_and_flags_round_trip(tmp_path):
         assert out["view"].tolist() == obj["view"].tolist()
 
 
+def test_a_whole_module_needs_trust(tmp_path):
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.ReLU(), torch.nn.Linear(4, 2))
+    path = tmp_path / "model.pt"
+    torch.save(model, path)
+    assert _is_torch_zip(path)
+    with pytest.raises(pickle.UnpicklingError, match="fad.torch.nn.modules.Sequential"):
+        torch.load(path)
+    loaded = torch.load(path, weights_only=False)
+    x = torch.randn(2, 3)
+    assert np.array_equal(loaded(x).detach().numpy(), model(x).detach().numpy())
+
+
 # ---------------------------------------------------------------- real PyTorch's files
 def _check_tensors(out: dict, expected: dict) -> None:
     got = SCRIPT.flatten(out)
