@@ -446,3 +446,18 @@ def test_pytorchs_optimizer_state_resumes_in_the_facade(tmp_path):
     fopt.step()
     for p, q in zip(ref.parameters(), model.parameters()):
         np.testing.assert_allclose(q.detach().numpy(), p.detach().numpy(), rtol=1e-5, atol=1e-7)
+
+
+def test_pytorch_tensor_attributes_and_dtypes_fad_lacks(tmp_path):
+    real = pytest.importorskip("torch")
+    t = real.ones(2)
+    t.tag = "hi"
+    p = real.nn.Parameter(real.zeros(1))
+    p.note = 3
+    real.save({"t": t, "p": p}, tmp_path / "a.pt")
+    out = torch.load(tmp_path / "a.pt")
+    assert out["t"].tag == "hi" and out["t"].tolist() == [1.0, 1.0]
+    assert type(out["p"]) is torch.nn.Parameter and out["p"].note == 3
+    real.save({"u": real.tensor([1, 2], dtype=real.uint16)}, tmp_path / "u.pt")
+    with pytest.raises(pickle.UnpicklingError, match="torch.uint16"):
+        torch.load(tmp_path / "u.pt")

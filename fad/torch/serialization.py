@@ -93,7 +93,8 @@ class _Storage:
         a = self.array
         if dtype is not None:  # _rebuild_tensor_v3: an untyped storage read as ``dtype``
             d = _dtype.as_dtype(dtype).np
-            a = a[:a.size // d.itemsize * d.itemsize].view(d)
+            raw = a.view(np.uint8)
+            a = raw[:raw.size - raw.size % d.itemsize].view(d)
         size, stride = _ints(size, "size"), _ints(stride, "stride")
         (offset,) = _ints((offset,), "storage offset")
         if len(size) != len(stride) or min(size + stride + (offset,), default=0) < 0:
@@ -163,7 +164,8 @@ def _rebuild_parameter_with_state(data: Tensor, requires_grad: bool, backward_ho
 
 
 def _rebuild_from_type_v2(func: Any, new_type: Any, args: Any, state: Any) -> Tensor:
-    if func not in _TENSOR_BUILDERS or new_type not in (Tensor, Parameter):
+    if not any(func is f for f in _TENSOR_BUILDERS) or not (new_type is Tensor
+                                                            or new_type is Parameter):
         raise pickle.UnpicklingError(
             f"cannot rebuild a tensor of type {new_type!r} with {func!r}")
     t = func(*args)
@@ -286,10 +288,14 @@ def _default_globals() -> tuple[dict[str, Any], set[int]]:
     data["torch.bfloat16"] = _dtype.float32
     for t in _STORAGE_TYPES.values():
         data[f"torch.{t.name}"] = t
+    data["torch.storage.UntypedStorage"] = _STORAGE_TYPES["UntypedStorage"]
     return {**data, **calls}, {id(v) for v in calls.values()}
 
 
 _DEFAULT, _DEFAULT_CALLS = _default_globals()
+_TORCH_ONLY_DTYPES = {"uint16", "uint32", "uint64", "complex32", "chalf", "float8_e4m3fn",
+                      "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e8m0fnu",
+                      "qint8", "quint8", "qint32", "quint4x2", "quint2x4"}
 
 # ``add_safe_globals`` is process-wide (as PyTorch's); ``safe_globals`` adds for a block
 # of code in the current thread / task only.
@@ -426,10 +432,10 @@ class _WeightsUnpickler(_Loading, pickle._Unpickler):  # type: ignore[name-defin
             return user[full]
         if full in _DEFAULT:
             return _DEFAULT[full]
-        if module == "torch" and name.endswith("Storage"):
+        if module == "torch" and (name.endswith("Storage") or name in _TORCH_ONLY_DTYPES):
             raise pickle.UnpicklingError(
-                f"fad cannot load tensors stored as `torch.{name}`: supported storages are "
-                f"{', '.join(sorted(_STORAGE_TYPES))}")
+                f"fad cannot load tensors of PyTorch's `torch.{name}`: fad's dtypes are "
+                f"{', '.join(d.name for d in _dtype.ALL)} (and bfloat16, read as float32)")
         raise _not_allowed("the file refers to the global", full)
 
     def _user_allowed(self, obj: Any) -> bool:
