@@ -279,6 +279,7 @@ def test_optimizer_state_round_trip_resumes_exactly(tmp_path, make):
 
 def test_nested_containers_dtypes_and_flags_round_trip(tmp_path):
     leaf = torch.tensor([1.0, 2.0], requires_grad=True)
+    leaf.tag = "kept"  # Python attributes travel with the tensor, as in PyTorch
     obj = {
         "list": [torch.arange(3), (torch.tensor(True), None)],
         "ordered": collections.OrderedDict(b=torch.zeros(2, 0), a=torch.tensor(2.5)),
@@ -305,6 +306,7 @@ def test_nested_containers_dtypes_and_flags_round_trip(tmp_path):
         assert list(out["ordered"]) == ["b", "a"]
         assert out["ordered"]["b"].shape == (2, 0) and out["ordered"]["a"].shape == ()
         assert out["leaf"].requires_grad and out["leaf"].is_leaf and out["same"] is out["leaf"]
+        assert out["leaf"].tag == "kept"
         assert type(out["param"]) is torch.nn.Parameter and out["param"].requires_grad
         assert type(out["frozen"]) is torch.nn.Parameter and not out["frozen"].requires_grad
         assert out["dtypes"] == obj["dtypes"] and out["dtypes"][0] is torch.float16
@@ -400,9 +402,11 @@ def test_installed_pytorch_loads_what_fad_saves(tmp_path):
            "scalar": torch.tensor(1.5, dtype=torch.float64), "empty": torch.zeros(0, 2),
            "leaf": torch.ones(2, requires_grad=True), "view": torch.arange(6.0).reshape(2, 3).t(),
            "dtype": torch.float16, "size": torch.Size([3]), "meta": {"epoch": 3, "name": "x"}}
+    obj["leaf"].tag = "kept"
     path = tmp_path / "fad.pt"
     torch.save(obj, path)
     out = real.load(path, weights_only=True)
+    assert out["leaf"].tag == "kept"
     assert SCRIPT.flatten(out).keys() == SCRIPT.flatten(obj).keys()
     for k, v in SCRIPT.flatten(obj).items():
         assert np.array_equal(SCRIPT.flatten(out)[k], v), k

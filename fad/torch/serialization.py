@@ -875,6 +875,8 @@ class _Global:
 
 _V2 = _Global("torch._utils", "_rebuild_tensor_v2")
 _PARAM = _Global("torch._utils", "_rebuild_parameter")
+_PARAM_STATE = _Global("torch._utils", "_rebuild_parameter_with_state")
+_FROM_TYPE = _Global("torch._tensor", "_rebuild_from_type_v2")
 _GLOBALS: dict[str, _Global] = {}
 
 
@@ -910,8 +912,14 @@ class _Pickler(pickle._Pickler):  # type: ignore[name-defined]
     def reducer_override(self, obj: Any) -> Any:
         if not isinstance(obj, Tensor):
             return NotImplemented
+        state = obj.__dict__
         if isinstance(obj, Parameter):
-            return _PARAM, (wrap(obj._value), obj.requires_grad, collections.OrderedDict())
+            args = (wrap(obj._value), obj.requires_grad, collections.OrderedDict())
+            return (_PARAM_STATE, args + (state,)) if state else (_PARAM, args)
+        if state:  # Python attributes set on the tensor, as PyTorch saves them
+            plain = wrap(obj._value, obj.requires_grad)
+            return _FROM_TYPE, (_V2, _torch_global("Tensor"), self.reducer_override(plain)[1],
+                                state)
         a = host(obj._value)
         if a.dtype not in _STORAGE_OF_NP:
             raise TypeError(f"cannot save a tensor of dtype {a.dtype}")
