@@ -254,15 +254,11 @@ def cond(pred: Any, true_fun: Callable, false_fun: Callable, *operands: Any) -> 
         taken = bool(np.asarray(p))
         out = (true_fun if taken else false_fun)(*operands)
         outs, tree = tree_flatten(out)
-        trees: list = []
-        try:
-            other = _trace(_flat_branch(false_fun if taken else true_fun, in_tree, trees),
-                           avals, f"cond's {'false' if taken else 'true'} branch")
-        except ConcretizationError:  # it needs concrete values: it cannot be staged
-            return out
         mine = (tree, _avals([_leaf_array(o) for o in outs]))
-        _check_branches(*(mine + (trees[0], other.out_avals) if taken else
-                          (trees[0], other.out_avals) + mine))
+        other = _other_branch_types(false_fun if taken else true_fun, in_tree, avals, mine,
+                                    f"cond's {'false' if taken else 'true'} branch")
+        if other is not None and other != mine:
+            _check_branches(*(mine + other if taken else other + mine))
         return out
     out_trees: list = []
     branches = (_trace(_flat_branch(false_fun, in_tree, out_trees), avals,
@@ -285,6 +281,64 @@ def cond(pred: Any, true_fun: Callable, false_fun: Callable, *operands: Any) -> 
     index = convert_element_type(truth, np.dtype(np.int32))
     outs = bind(cond_p, index, *leaves, branches=branches)
     return tree_unflatten(out_trees[0], outs)
+
+
+# The output types of branches not taken that matched the branch taken, by
+# (code, closures, defaults, globals read, operand types): an eager cond in a
+# Python loop traces its other branch once. Only agreements are remembered, so a
+# stale entry (state the key does not see, as an attribute of a closed-over
+# object, has changed) can at worst miss an error, never raise one; a mismatch
+# is always traced afresh.
+_AGREED: dict = {}
+
+
+def _other_branch_types(fun: Callable, in_tree: PyTreeDef, avals: list, taken: tuple,
+                        label: str) -> tuple | None:
+    """``(out tree, out avals)`` of the branch not taken, traced abstractly; None
+    when it needs concrete values (Python control flow on them: not stageable)."""
+    key = _function_key(fun, (in_tree, tuple(avals)))
+    if key is not None and _AGREED.get(key) == taken:
+        return taken
+    trees: list = []
+    try:
+        closed = _trace(_flat_branch(fun, in_tree, trees), avals, label)
+    except ConcretizationError:
+        return None
+    types = (trees[0], closed.out_avals)
+    if key is not None and types == taken:
+        if len(_AGREED) >= 512:
+            _AGREED.pop(next(iter(_AGREED)))
+        _AGREED[key] = types
+    return types
+
+
+def _function_key(fun: Callable, extra: tuple) -> tuple | None:
+    """What a Python function's output types depend on, hashable: its code, and
+    the closure cells, defaults and globals it reads (arrays by shape and dtype,
+    other values as themselves); None when some part is not hashable."""
+    code = getattr(fun, "__code__", None)
+    if code is None:
+        return None
+    parts = [code, extra]
+    names = getattr(fun, "__globals__", {})
+    for v in [c.cell_contents for c in fun.__closure__ or () if _filled(c)] + \
+            list(fun.__defaults__ or ()) + [names[k] for k in code.co_names if k in names]:
+        parts.append(aval_of(v) if isinstance(v, Tracer) or
+                     hasattr(type(v), "__array_namespace__") else (type(v), v))
+    key = tuple(parts)
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
+
+
+def _filled(cell: Any) -> bool:
+    try:
+        cell.cell_contents
+    except ValueError:  # (a cell not assigned yet)
+        return False
+    return True
 
 
 def _flat_branch(fun: Callable, in_tree: PyTreeDef, out_trees: list) -> Callable:
@@ -680,6 +734,8 @@ def while_loop(cond_fun: Callable, body_fun: Callable, init_val: Any) -> Any:
 
 
 def _loop_predicate(out: Any) -> Any:
+    if type(out) is np.bool_:  # (the common case, checked at once: this runs per step)
+        return out
     leaves, tree = tree_flatten(out)
     if tree.node is not None:
         raise TypeError("fad.lax.while_loop's cond_fun must return a boolean scalar, but "
