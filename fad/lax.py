@@ -14,6 +14,16 @@ are abstract (under ``jit``/``make_jaxpr``, or a per-example predicate under
 * ``while_loop``: forward mode only (the number of steps is data-dependent), as
   in JAX; under concrete tracing reverse mode works too (it is a Python loop).
 * ``fori_loop``: a ``scan`` when the bounds are Python ints, else a ``while_loop``.
+
+Each one checks its program as JAX does, with the same outcome in every mode
+(eagerly, under ``jit``, ``grad`` and ``vmap``): a loop body keeps its carry's
+structure, shapes and dtypes (a Python scalar of the initial carry is weakly
+typed: it takes the dtype the body gives it); ``scan``'s ``xs`` share one
+leading length, which ``length`` must equal; predicates and bounds are scalars
+of the right kind; ``cond``'s branches return the same types. Eagerly, a loop
+checks its first step, or traces its body abstractly when it runs no step (a
+zero-step ``scan`` thus stacks empty ``ys`` of the body's output types); an
+eager ``cond`` traces the branch it does not take.
 """
 
 from __future__ import annotations
@@ -306,8 +316,8 @@ def _other_branch_types(fun: Callable, in_tree: PyTreeDef, avals: list, taken: t
         return None
     types = (trees[0], closed.out_avals)
     if key is not None and types == taken:
-        if len(_AGREED) >= 512:
-            _AGREED.pop(next(iter(_AGREED)))
+        if len(_AGREED) >= 512:  # (bounded; clear() is atomic, safe across threads)
+            _AGREED.clear()
         _AGREED[key] = types
     return types
 
