@@ -50,11 +50,10 @@ def _label(name: str, f: Callable) -> _Label:
 
 def _leaf_array(x: Any) -> Any:
     """An input of a transformation as an array (or tracer)."""
-    if isinstance(x, Tracer | ShapedArray | np.generic):
+    if type(x) is np.ndarray or isinstance(x, Tracer | ShapedArray | np.generic):
         return x
     if hasattr(x, "__array_namespace__"):
-        if type(x) is not np.ndarray:
-            reject_masked(x)
+        reject_masked(x)
         return x
     conv = getattr(x, "__fad_array__", None)
     if conv is not None:
