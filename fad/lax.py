@@ -44,7 +44,7 @@ from .interpreters.jvp import jvp_flat
 from .interpreters.staging import trace_to_jaxpr
 from .tree import PyTreeDef, _NamedTuple, tree_flatten, tree_unflatten
 
-_PY_SCALARS = (bool, int, float, complex)
+_WEAK = (int, float, complex)  # weakly typed Python scalars (a bool is a bool, as in JAX)
 
 
 def _concrete(x: Any) -> Any:
@@ -171,7 +171,7 @@ class _Carry:
 
     def __init__(self, init: Any, where: str, name: Callable[[], str]):
         leaves, self.tree = tree_flatten(init)
-        self.weak = [x if type(x) in _PY_SCALARS else None for x in leaves]
+        self.weak = [x if type(x) in _WEAK else None for x in leaves]
         self.leaves = [_leaf_array(x) for x in leaves]
         self.where = where  # "fad.lax.scan's body"
         self.name = name    # the carry's name in the user's code, asked for on errors

@@ -52,6 +52,9 @@ ERRORS = {
     "scan carry structure": (
         lambda x: lax.scan(lambda c, xi: ((c, c), xi), x[0], x),
         TypeError, r"c is an array in the input but a tuple of 2 in the output"),
+    "scan bool init (a bool is not weakly typed)": (
+        lambda x: lax.scan(lambda c, xi: (c + 1, xi), True, x),
+        TypeError, r"c goes in as bool\[\] and comes out as i64\[\] \(the dtypes differ\)"),
     "scan body not a pair": (
         lambda x: lax.scan(lambda c, xi: c + xi, x[0], x),
         TypeError, r"fad.lax.scan's body f must return a pair \(new carry, y\)"),
