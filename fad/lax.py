@@ -166,8 +166,10 @@ class _Carry:
 
     As in JAX, a weakly typed leaf takes the dtype the body gives it (an init
     ``0`` of a body that adds a float becomes ``0.0``): ``settle`` converts it
-    and the loop starts again. Any other change of structure, shape or dtype is a
-    ``TypeError`` naming the leaf and both types."""
+    and the loop starts again. It starts as a 64-bit array, as every Python
+    scalar fad converts, so ``0`` plus float32 data is float64 here (JAX keeps
+    float32): write ``np.float32(0)`` for a float32 carry. Any other change of
+    structure, shape or dtype is a ``TypeError`` naming the leaf and both types."""
 
     def __init__(self, init: Any, where: str, name: Callable[[], str]):
         leaves, self.tree = tree_flatten(init)
