@@ -171,13 +171,19 @@ class _Carry:
     float32): write ``np.float32(0)`` for a float32 carry. Any other change of
     structure, shape or dtype is a ``TypeError`` naming the leaf and both types."""
 
-    def __init__(self, init: Any, where: str, name: Callable[[], str]):
+    def __init__(self, init: Any, where: str, name: Callable[[], str],
+                 indexed: bool = False):
         leaves, self.tree = tree_flatten(init)
         self.weak = [x if type(x) in _WEAK else None for x in leaves]
         self.leaves = [_leaf_array(x) for x in leaves]
         self.where = where  # "fad.lax.scan's body"
         self.name = name    # the carry's name in the user's code, asked for on errors
-        self.paths: Callable[[], list[str]] = lambda: _leaf_paths(self.tree, name())
+        self.indexed = indexed  # init is (loop index, the user's value): fori_loop's
+
+    def paths(self) -> list[str]:
+        if self.indexed:
+            return ["the loop index"] + _leaf_paths(self.tree.children[1], self.name())
+        return _leaf_paths(self.tree, self.name())
 
     def flatten(self, new: Any) -> list:
         """The leaves of the body's new carry, once its structure is checked."""
@@ -908,8 +914,7 @@ def fori_loop(lower: int, upper: int, body_fun: Callable, init_val: Any) -> Any:
         val.flatten(new)
         return i + 1, new
 
-    carry = _Carry((lower, init_val), where, name)
-    carry.paths = lambda: ["the loop index"] + _leaf_paths(val.tree, name())
+    carry = _Carry((lower, init_val), where, name, indexed=True)
     return tree_unflatten(carry.tree, _while(c, b, carry))[1]
 
 

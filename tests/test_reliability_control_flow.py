@@ -74,6 +74,14 @@ ERRORS = {
         lambda x: lax.fori_loop(2, 2, lambda i, val: {"a": val["a"].astype(np.float32)},
                                 {"a": x}),
         TypeError, r"val\['a'\] goes in as f64\[3\] and comes out as f32\[3\]"),
+    "fori body dtype, bounds traced under jit and vmap": (
+        lambda x: lax.fori_loop(0, fnp.sum(x > 0), lambda i, val: {"a": val["a"] > 0},
+                                {"a": x}),
+        TypeError, r"val\['a'\] goes in as f64\[3\] and comes out as bool\[3\]"),
+    "fori body structure, bounds traced under jit and vmap": (
+        lambda x: lax.fori_loop(0, fnp.sum(x > 0), lambda i, val: (val["a"],), {"a": x}),
+        TypeError, r"val is a dict with keys \['a'\] in the input but a tuple of 1 in the "
+                   r"output"),
     # xs and length
     "scan xs lengths differ": (
         lambda x: lax.scan(lambda c, ab: (c, ab[0] + ab[1][0]), 0.0,
