@@ -49,12 +49,36 @@ def _label(name: str, f: Callable) -> _Label:
 
 
 def _leaf_array(x: Any) -> Any:
-    if isinstance(x, Tracer | ShapedArray | np.generic) or hasattr(x, "__array_namespace__"):
+    """An input of a transformation as an array (or tracer)."""
+    if type(x) is np.ndarray or isinstance(x, Tracer | ShapedArray | np.generic):
+        return x
+    if hasattr(x, "__array_namespace__"):
+        reject_masked(x)
         return x
     conv = getattr(x, "__fad_array__", None)
     if conv is not None:
         return conv()
     return asarray(x)
+
+
+def reject_masked(x: Any) -> None:
+    """A ``numpy.ma.MaskedArray`` input is a TypeError: fad computes on its data and
+    would silently drop the mask. (Every transformation converts its inputs
+    through here, and ``jit``'s calls too.)
+
+    >>> import fad, numpy as np
+    >>> fad.grad(lambda x: (x * x).sum())(np.ma.array([1.0, 2.0], mask=[0, 1]))
+    Traceback (most recent call last):
+    ...
+    TypeError: fad got a numpy.ma.MaskedArray (f64[2]) ...
+    """
+    ma = sys.modules.get("numpy.ma")  # (no masked array exists unless it is imported)
+    if ma is not None and isinstance(x, ma.MaskedArray):
+        raise TypeError(
+            f"fad got a numpy.ma.MaskedArray ({aval_of(x).str_short()}) as an input: fad "
+            "computes on the data of an array and would silently ignore its mask. Pass "
+            "x.filled(value) to replace the masked entries, or np.asarray(x) to use the "
+            "data as it is, and express the mask with fnp.where if it matters.")
 
 
 def _flatten_leaves(tree: Any) -> tuple[list, Any]:

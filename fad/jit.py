@@ -13,6 +13,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from .api import reject_masked
 from .arguments import as_positional, signature
 from .backends import namespace_of
 from .core.ir import ClosedJaxpr, Jaxpr
@@ -129,6 +130,9 @@ class Jitted:
         leaves, tree = tree_flatten(dyn)
         leaves = [x if isinstance(x, Tracer) or hasattr(x, "dtype") else asarray(x)
                   for x in leaves]
+        for x in leaves:
+            if type(x) is not np.ndarray:
+                reject_masked(x)
         return leaves, tree, static
 
     def _static_positions(self, n_args: int) -> tuple:

@@ -14,23 +14,37 @@ are abstract (under ``jit``/``make_jaxpr``, or a per-example predicate under
 * ``while_loop``: forward mode only (the number of steps is data-dependent), as
   in JAX; under concrete tracing reverse mode works too (it is a Python loop).
 * ``fori_loop``: a ``scan`` when the bounds are Python ints, else a ``while_loop``.
+
+Each one checks its program as JAX does, with the same outcome in every mode
+(eagerly, under ``jit``, ``grad`` and ``vmap``): a loop body keeps its carry's
+structure, shapes and dtypes (a Python scalar of the initial carry is weakly
+typed: it takes the dtype the body gives it); ``scan``'s ``xs`` share one
+leading length, which ``length`` must equal; predicates and bounds are scalars
+of the right kind; ``cond``'s branches return the same types. Eagerly, a loop
+checks its first step, or traces its body abstractly when it runs no step (a
+zero-step ``scan`` thus stacks empty ``ys`` of the body's output types); an
+eager ``cond`` traces the branch it does not take.
 """
 
 from __future__ import annotations
 
 import functools
+import inspect
 from typing import Any, Callable
 
 import numpy as np
 
 from .api import _leaf_array
+from .core.errors import ConcretizationError
 from .core.ir import ClosedJaxpr
 from .core.primitive import Primitive
 from .core.trace import Tracer, aval_of, bind, concrete_or_none
 from .interpreters.evaluate import eval_jaxpr
 from .interpreters.jvp import jvp_flat
 from .interpreters.staging import trace_to_jaxpr
-from .tree import tree_flatten, tree_unflatten
+from .tree import PyTreeDef, _NamedTuple, tree_flatten, tree_unflatten
+
+_WEAK = (int, float, complex)  # weakly typed Python scalars (a bool is a bool, as in JAX)
 
 
 def _concrete(x: Any) -> Any:
@@ -71,9 +85,174 @@ def _avals(xs: list) -> list:
     return [aval_of(x) for x in xs]
 
 
+# ---------------------------------------------------------------- checks
+# Every check runs on shapes and dtypes only, before or while a body is traced,
+# so that a program is accepted or rejected alike eagerly, under jit, grad and
+# vmap. Eagerly a loop checks its first step (a body that keeps its carry's
+# types on one step keeps them on every step: its output types are a function
+# of its input types), or traces the body abstractly when there is no step.
+
+def _child_keys(td: PyTreeDef) -> list[str]:
+    if td.node is dict:
+        return [f"[{k!r}]" for k in td.aux]
+    if td.node is _NamedTuple:
+        return [f".{name}" for name in td.aux._fields]
+    return [f"[{i}]" for i in range(len(td.children))]
+
+
+def _leaf_paths(td: PyTreeDef, prefix: str) -> list[str]:
+    """Readable paths of a pytree's leaves, in flattening order (``carry[1]['w']``)."""
+    if td.node is None:
+        return [prefix]
+    return [p for key, c in zip(_child_keys(td), td.children)
+            for p in _leaf_paths(c, prefix + key)]
+
+
+def _describe(td: PyTreeDef) -> str:
+    if td.node is None:
+        return "an array"
+    if td.node is type(None):
+        return "None"
+    if td.node is dict:
+        return f"a dict with keys {list(td.aux)}"
+    if td.node is _NamedTuple:
+        return f"a {td.aux.__name__}"
+    if td.node in (tuple, list):
+        return f"a {td.node.__name__} of {len(td.children)}"
+    return f"a {td.node.__name__}"
+
+
+def _structure_difference(a: PyTreeDef, b: PyTreeDef, prefix: str, names: tuple[str, str]
+                          ) -> str:
+    """Where two different pytree structures first differ, and how."""
+    while a.node is b.node and a.aux == b.aux and len(a.children) == len(b.children):
+        for key, ca, cb in zip(_child_keys(a), a.children, b.children):
+            if ca != cb:
+                a, b, prefix = ca, cb, prefix + key
+                break
+        else:  # equal structures (not reached for different ones)
+            break
+    return f"{prefix} is {_describe(a)} {names[0]} but {_describe(b)} {names[1]}"
+
+
+def _type_differences(paths: list[str], left: list, right: list,
+                      say: Callable[[str, str, str], str]) -> str:
+    """``say(path, left type, right type) (the dtypes differ)`` for each leaf whose
+    shape or dtype differs, joined by ``;``."""
+    out = []
+    for path, a, b in zip(paths, left, right):
+        if a != b:
+            what = " and ".join(w for w, d in (("shapes", a.shape != b.shape),
+                                               ("dtypes", a.dtype != b.dtype)) if d)
+            out.append(f"{say(path, a.str_short(), b.str_short())} (the {what} differ)")
+    return "; ".join(out)
+
+
+def _param_name(fun: Callable, k: int) -> str:
+    """The name of ``fun``'s ``k``-th positional parameter, else ``carry``."""
+    try:
+        params = list(inspect.signature(fun).parameters.values())
+        if params[k].kind in (inspect.Parameter.POSITIONAL_ONLY,
+                              inspect.Parameter.POSITIONAL_OR_KEYWORD):
+            return params[k].name
+    except (TypeError, ValueError, IndexError):
+        pass
+    return "carry"
+
+
+class _Carry:
+    """A loop's carry: the leaves of its current value, its structure, and its
+    weakly typed leaves (Python scalars of ``init``).
+
+    As in JAX, a weakly typed leaf takes the dtype the body gives it (an init
+    ``0`` of a body that adds a float becomes ``0.0``): ``settle`` converts it
+    and the loop starts again. It starts as a 64-bit array, as every Python
+    scalar fad converts, so ``0`` plus float32 data is float64 here (JAX keeps
+    float32): write ``np.float32(0)`` for a float32 carry. Any other change of
+    structure, shape or dtype is a ``TypeError`` naming the leaf and both types."""
+
+    def __init__(self, init: Any, where: str, name: Callable[[], str],
+                 indexed: bool = False):
+        leaves, self.tree = tree_flatten(init)
+        self.weak = [x if type(x) in _WEAK else None for x in leaves]
+        self.leaves = [_leaf_array(x) for x in leaves]
+        self.where = where  # "fad.lax.scan's body"
+        self.name = name    # the carry's name in the user's code, asked for on errors
+        self.indexed = indexed  # init is (loop index, the user's value): fori_loop's
+
+    def paths(self) -> list[str]:
+        if self.indexed:
+            return ["the loop index"] + _leaf_paths(self.tree.children[1], self.name())
+        return _leaf_paths(self.tree, self.name())
+
+    def flatten(self, new: Any) -> list:
+        """The leaves of the body's new carry, once its structure is checked."""
+        leaves, tree = tree_flatten(new)
+        if tree != self.tree:
+            raise TypeError(
+                f"{self.where} must return its carry with the structure it receives, "
+                "but " + _structure_difference(self.tree, tree, self.name(),
+                                               ("in the input", "in the output"))
+                + f" (input {self.tree}, output {tree}). Return the new carry in the "
+                "same containers as the initial value.")
+        return [_leaf_array(x) for x in leaves]
+
+    def settle(self, out_avals: list) -> bool:
+        """Check the body's carry output types against the carry's own; True when
+        a weakly typed leaf was converted (the caller starts the loop again)."""
+        in_avals = _avals(self.leaves)
+        if in_avals == out_avals:
+            return False
+        leaves, changed = list(self.leaves), False
+        for k, (w, a, b) in enumerate(zip(self.weak, in_avals, out_avals)):
+            if w is not None and a.dtype != b.dtype:
+                from .numpy import asarray
+                leaves[k] = asarray(w, np.result_type(b.dtype, w))
+                changed = True
+        self.weak = [None] * len(self.weak)
+        if changed:  # (a new list: loops tell a restart by identity)
+            self.leaves = leaves
+            return True
+        raise TypeError(
+            f"{self.where} must return its carry with the shapes and dtypes it "
+            "receives, but "
+            + _type_differences(self.paths(), in_avals, out_avals,
+                                lambda p, a, b: f"{p} goes in as {a} and comes out as {b}")
+            + ". Keep each carry leaf's shape and dtype in the body (for example "
+            "new.astype(old.dtype)), or start from an initial value of the types the "
+            "body returns.")
+
+    def settle_abstractly(self, body: Callable, extra_avals: list, label: str) -> ClosedJaxpr:
+        """Trace ``body`` at the carry's types (plus ``extra_avals``), settling the
+        carry's types first; the trace of the settled carry."""
+        while True:
+            closed = _trace(body, _avals(self.leaves) + extra_avals, label)
+            if not self.settle(closed.out_avals[:len(self.leaves)]):
+                return closed
+
+
+def _scalar(x: Any, what: str, kinds: str, fix: str) -> Any:
+    """``x`` as a 0-d array or tracer of a dtype kind in ``kinds``, else a TypeError
+    saying ``what`` it must be and naming what it is."""
+    if not isinstance(x, bool | int | float | complex | np.generic | Tracer) and not \
+            hasattr(x, "__array_namespace__") and not hasattr(x, "__fad_array__"):
+        raise TypeError(f"{what}, got {type(x).__name__} {x!r:.60}. {fix}")
+    x = _leaf_array(x)
+    a = aval_of(x)
+    if a.shape != () or a.dtype.kind not in kinds:
+        raise TypeError(f"{what}, got {a.str_short()}. {fix}")
+    return x
+
+
 # ---------------------------------------------------------------- cond
 def cond(pred: Any, true_fun: Callable, false_fun: Callable, *operands: Any) -> Any:
     """``true_fun(*operands)`` if ``pred`` else ``false_fun(*operands)``.
+
+    ``pred`` is a scalar boolean or number (a number is true when it is not 0). The
+    branches must return the same structure, shapes and dtypes, in every mode:
+    when ``pred`` is concrete only the branch taken runs, and the other one is
+    traced abstractly to check its output types (unless it needs concrete values,
+    as Python control flow on them does).
 
     >>> import fad, fad.numpy as fnp
     >>> f = fad.jit(lambda x: fad.lax.cond(x > 0, lambda x: x * 2.0, lambda x: -x, x))
@@ -82,27 +261,30 @@ def cond(pred: Any, true_fun: Callable, false_fun: Callable, *operands: Any) -> 
     >>> float(fad.grad(f)(3.0))
     2.0
     """
-    p = _concrete(pred)
-    if p is not None:
-        return (true_fun if bool(np.asarray(p)) else false_fun)(*operands)
+    pred = _scalar(pred, "fad.lax.cond's predicate must be a scalar boolean or number",
+                   "biuf", "Reduce an array predicate with fnp.all or fnp.any, or choose "
+                   "elementwise with fnp.where.")
     leaves, in_tree = tree_flatten(list(operands))
     leaves = [_leaf_array(x) for x in leaves]
-    out_trees: list = []
-
-    def flat(fun: Callable) -> Callable:
-        def f(*xs: Any) -> list:
-            out, tree = tree_flatten(fun(*tree_unflatten(in_tree, xs)))
-            out_trees.append(tree)
-            return [_leaf_array(o) for o in out]
-        return f
-
     avals = _avals(leaves)
-    branches = (_trace(flat(false_fun), avals, "cond's false branch"),
-                _trace(flat(true_fun), avals, "cond's true branch"))
-    if out_trees[0] != out_trees[1] or branches[0].out_avals != branches[1].out_avals:
-        raise TypeError("cond branches must return the same structure, shapes and "
-                        f"dtypes: {out_trees[0]} {branches[0].out_avals} vs "
-                        f"{out_trees[1]} {branches[1].out_avals}")
+    p = _concrete(pred)
+    if p is not None:  # run the branch taken; check the other one's types abstractly
+        taken = bool(np.asarray(p))
+        out = (true_fun if taken else false_fun)(*operands)
+        outs, tree = tree_flatten(out)
+        mine = (tree, _avals([_leaf_array(o) for o in outs]))
+        other = _other_branch_types(false_fun if taken else true_fun, in_tree, avals, mine,
+                                    f"cond's {'false' if taken else 'true'} branch")
+        if other is not None and other != mine:
+            _check_branches(*(mine + other if taken else other + mine))
+        return out
+    out_trees: list = []
+    branches = (_trace(_flat_branch(false_fun, in_tree, out_trees), avals,
+                       "cond's false branch"),
+                _trace(_flat_branch(true_fun, in_tree, out_trees), avals,
+                       "cond's true branch"))
+    _check_branches(out_trees[1], branches[1].out_avals, out_trees[0],
+                    branches[0].out_avals)
     (bf, kf), (bt, kt) = _lift(branches[0]), _lift(branches[1])
     if kf or kt:  # both branches take every lifted constant, each ignoring the other's
         nf, nt = len(kf), len(kt)
@@ -113,9 +295,97 @@ def cond(pred: Any, true_fun: Callable, false_fun: Callable, *operands: Any) -> 
                    _avals(kf + kt) + avals, "cond's true branch"))
         leaves = kf + kt + leaves
     from .primitives.structural import convert_element_type
-    index = convert_element_type(pred, np.dtype(np.int32))
+    truth = pred if aval_of(pred).dtype.kind == "b" else pred != 0
+    index = convert_element_type(truth, np.dtype(np.int32))
     outs = bind(cond_p, index, *leaves, branches=branches)
     return tree_unflatten(out_trees[0], outs)
+
+
+# The output types of branches not taken that matched the branch taken, by
+# (code, closures, defaults, globals read, operand types): an eager cond in a
+# Python loop traces its other branch once. Only agreements are remembered, so a
+# stale entry (state the key does not see, as an attribute of a closed-over
+# object, has changed) can at worst miss an error, never raise one; a mismatch
+# is always traced afresh.
+_AGREED: dict = {}
+
+
+def _other_branch_types(fun: Callable, in_tree: PyTreeDef, avals: list, taken: tuple,
+                        label: str) -> tuple | None:
+    """``(out tree, out avals)`` of the branch not taken, traced abstractly; None
+    when it needs concrete values (Python control flow on them: not stageable)."""
+    key = _function_key(fun, (in_tree, tuple(avals)))
+    if key is not None and _AGREED.get(key) == taken:
+        return taken
+    trees: list = []
+    try:
+        closed = _trace(_flat_branch(fun, in_tree, trees), avals, label)
+    except ConcretizationError:
+        return None
+    types = (trees[0], closed.out_avals)
+    if key is not None and types == taken:
+        if len(_AGREED) >= 512:  # (bounded; clear() is atomic, safe across threads)
+            _AGREED.clear()
+        _AGREED[key] = types
+    return types
+
+
+def _function_key(fun: Callable, extra: tuple) -> tuple | None:
+    """What a Python function's output types depend on, hashable: its code, and
+    the closure cells, defaults and globals it reads (arrays by shape and dtype,
+    other values as themselves); None when some part is not hashable."""
+    code = getattr(fun, "__code__", None)
+    if code is None:
+        return None
+    parts = [code, extra]
+    names = getattr(fun, "__globals__", {})
+    for v in [c.cell_contents for c in fun.__closure__ or () if _filled(c)] + \
+            list(fun.__defaults__ or ()) + [names[k] for k in code.co_names if k in names]:
+        parts.append(aval_of(v) if isinstance(v, Tracer) or
+                     hasattr(type(v), "__array_namespace__") else (type(v), v))
+    key = tuple(parts)
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
+
+
+def _filled(cell: Any) -> bool:
+    try:
+        cell.cell_contents
+    except ValueError:  # (a cell not assigned yet)
+        return False
+    return True
+
+
+def _flat_branch(fun: Callable, in_tree: PyTreeDef, out_trees: list) -> Callable:
+    """``fun`` on flat operands, returning flat outputs (their structure is appended
+    to ``out_trees``)."""
+    def f(*xs: Any) -> list:
+        out, tree = tree_flatten(fun(*tree_unflatten(in_tree, xs)))
+        out_trees.append(tree)
+        return [_leaf_array(o) for o in out]
+    return f
+
+
+def _check_branches(t_tree: PyTreeDef, t_avals: list, f_tree: PyTreeDef, f_avals: list
+                    ) -> None:
+    if t_tree != f_tree:
+        raise TypeError(
+            "fad.lax.cond's branches must return the same structure, shapes and dtypes, "
+            "but " + _structure_difference(t_tree, f_tree, "the output",
+                                           ("from true_fun", "from false_fun"))
+            + f" (true_fun returns {t_tree}, false_fun {f_tree}). Make both branches "
+            "return the same containers.")
+    if t_avals != f_avals:
+        raise TypeError(
+            "fad.lax.cond's branches must return the same structure, shapes and dtypes, "
+            "but " + _type_differences(
+                _leaf_paths(t_tree, "the output"), t_avals, f_avals,
+                lambda p, a, b: f"{p} is {a} from true_fun but {b} from false_fun")
+            + ". Make both branches return the same types (for example with "
+            ".astype(...) in one of them).")
 
 
 def _cond_impl(xp: Any, index: Any, *ops: Any, branches: tuple) -> list:
@@ -209,6 +479,12 @@ def scan(f: Callable, init: Any, xs: Any = None, length: int | None = None,
     """``carry, y = f(carry, x)`` over the leading axis of ``xs``; returns the final
     carry and the stacked ``y``.
 
+    The carry keeps its structure, shapes and dtypes from step to step (a Python
+    scalar in ``init`` takes the dtype the body gives it, as in JAX); every leaf of
+    ``xs`` has the same leading length, which ``length`` must equal when given
+    (``length`` alone scans ``xs=None``). Zero steps give ``ys`` of leading
+    length 0. Violations are a ``TypeError``/``ValueError`` in every mode.
+
     >>> import fad, fad.numpy as fnp
     >>> def cumsum(xs):
     ...     return fad.lax.scan(lambda c, x: (c + x, c + x), 0.0, xs)[1]
@@ -216,49 +492,42 @@ def scan(f: Callable, init: Any, xs: Any = None, length: int | None = None,
     [0.0, 1.0, 3.0, 6.0]
     >>> fad.grad(lambda xs: fnp.sum(fad.jit(cumsum)(xs)))(fnp.ones(3)).tolist()
     [3.0, 2.0, 1.0]
+    >>> fad.lax.scan(lambda c, x: (c + fnp.sum(x), 2 * x), 0.0, fnp.zeros((0, 2)))[1].shape
+    (0, 2)
     """
-    from .numpy import stack
-    c_leaves, c_tree = tree_flatten(init)
+    return _scan(f, init, xs, length, reverse, "fad.lax.scan's body f",
+                 lambda: _param_name(f, 0))
+
+
+def _scan(f: Callable, init: Any, xs: Any, length: Any, reverse: bool, where: str,
+          name: Callable[[], str]) -> tuple:
     x_leaves, x_tree = tree_flatten(xs)
-    c_leaves = [_leaf_array(c) for c in c_leaves]
     x_leaves = [_leaf_array(x) for x in x_leaves]
-    n = length if length is not None else (x_leaves[0].shape[0] if x_leaves else None)
-    if n is None:
-        raise ValueError("scan needs xs or length")
+    n = _scan_length(x_leaves, x_tree, length)
+    carry = _Carry(init, where, name)
+    nc = len(carry.leaves)
     y_tree: list = []
 
     def body(*args: Any) -> list:
-        carry = tree_unflatten(c_tree, args[:len(c_leaves)])
-        x = tree_unflatten(x_tree, args[len(c_leaves):])
-        new_c, y = f(carry, x)
-        nc, t = tree_flatten(new_c)
-        if t != c_tree:
-            raise TypeError(f"scan body must return a carry structured like init {c_tree}, "
-                            f"got {t}")
-        ys, yt = tree_flatten(y)
+        out = f(tree_unflatten(carry.tree, args[:nc]), tree_unflatten(x_tree, args[nc:]))
+        if not isinstance(out, tuple | list) or len(out) != 2:
+            raise TypeError(f"{where} must return a pair (new carry, y), got "
+                            f"{type(out).__name__} {out!r:.60}")
+        ys, yt = tree_flatten(out[1])
         y_tree[:] = [yt]
-        return [_leaf_array(v) for v in nc] + [_leaf_array(v) for v in ys]
+        return carry.flatten(out[0]) + [_leaf_array(v) for v in ys]
 
-    abstract = any(isinstance(v, Tracer) and _concrete(v) is None
-                   for v in c_leaves + x_leaves)
-    if not abstract:  # concrete: a Python loop, differentiable by every mode
-        carry, ys = c_leaves, []
-        order = range(n - 1, -1, -1) if reverse else range(n)
-        for i in order:
-            out = body(*carry, *[x[i] for x in x_leaves])
-            carry, y = out[:len(c_leaves)], out[len(c_leaves):]
-            ys.append(y)
-        if reverse:
-            ys.reverse()
-        stacked = [stack([y[k] for y in ys]) for k in range(len(ys[0]))] if ys and ys[0] \
-            else []
-        return tree_unflatten(c_tree, carry), tree_unflatten(y_tree[0], stacked) \
-            if y_tree else None
-    x_avals = [aval_of(x) for x in x_leaves]
+    x_avals = _avals(x_leaves)
     slice_avals = [type(a)(a.shape[1:], a.dtype) for a in x_avals]
-    closed = _trace(body, _avals(c_leaves) + slice_avals, "scan's body")
+    abstract = any(isinstance(v, Tracer) and _concrete(v) is None
+                   for v in carry.leaves + x_leaves)
+    if not abstract:  # concrete: a Python loop, differentiable by every mode
+        c, ys = _scan_eagerly(body, carry, x_leaves, slice_avals, n, reverse)
+        return tree_unflatten(carry.tree, c), tree_unflatten(y_tree[0], ys)
+    closed = carry.settle_abstractly(body, slice_avals, "scan's body")
+    c_leaves = carry.leaves
     closed, consts = _lift(closed)
-    nk, nc = len(consts), len(c_leaves)
+    nk = len(consts)
     if consts:  # lifted constants ride along as carries that never change
         inner = closed
         closed = _trace(lambda *a: (lambda o: o[:nc] + list(a[nc:nc + nk]) + o[nc:])(
@@ -266,8 +535,92 @@ def scan(f: Callable, init: Any, xs: Any = None, length: int | None = None,
             _avals(c_leaves) + _avals(consts) + slice_avals, "scan's body")
     outs = bind(scan_p, *c_leaves, *consts, *x_leaves, body=closed, length=n,
                 reverse=reverse, n_carry=nc + nk)
-    return (tree_unflatten(c_tree, outs[:nc]),
+    return (tree_unflatten(carry.tree, outs[:nc]),
             tree_unflatten(y_tree[0], outs[nc + nk:]))
+
+
+def _scan_eagerly(body: Callable, carry: _Carry, x_leaves: list, slice_avals: list,
+                  n: int, reverse: bool) -> tuple[list, list]:
+    """Run a scan as a Python loop; ``(final carry leaves, stacked ys)``. The types
+    are checked on the first step (or on an abstract trace when there is none)."""
+    from .numpy import stack, zeros
+    nc = len(carry.leaves)
+    if n == 0:  # the body's output types give ys of leading length 0
+        try:
+            closed = carry.settle_abstractly(body, slice_avals, "scan's body")
+        except ConcretizationError as e:
+            raise ConcretizationError(
+                f"{carry.where} is traced abstractly for a scan of 0 steps, to know "
+                f"the shapes and dtypes of its outputs: {e}", batched=e.batched) from None
+        return carry.leaves, [zeros((0,) + a.shape, a.dtype)
+                              for a in closed.out_avals[nc:]]
+    while True:  # once more if a weakly typed carry leaf takes the body's dtype
+        c, ys = carry.leaves, []
+        for i in (range(n - 1, -1, -1) if reverse else range(n)):
+            out = body(*c, *[x[i] for x in x_leaves])
+            c = out[:nc]
+            if not ys and carry.settle(_avals(c)):
+                break
+            ys.append(out[nc:])
+        else:
+            if reverse:
+                ys.reverse()
+            return c, [stack([y[k] for y in ys]) for k in range(len(ys[0]))]
+
+
+def _scan_length(x_leaves: list, x_tree: PyTreeDef, length: Any) -> int:
+    """The number of steps: every leaf of ``xs`` has it as its leading length."""
+    lengths = []
+    for k, x in enumerate(x_leaves):
+        shape = aval_of(x).shape
+        if not shape:
+            path = _leaf_paths(x_tree, "xs")[k]
+            raise ValueError(
+                f"fad.lax.scan scans over the leading axis of xs, but {path} is a 0-d "
+                f"value ({aval_of(x).str_short()}) with no leading axis. Give it a "
+                "leading axis with one entry per step, or let the body close over it.")
+        lengths.append(shape[0])
+    if length is not None:
+        n = _static_int(length)
+        bad = [k for k, m in enumerate(lengths) if m != n]
+        if bad:
+            k = bad[0]
+            which = "xs" if len(lengths) == 1 else _leaf_paths(x_tree, "xs")[k]
+            raise ValueError(
+                f"fad.lax.scan got length={n} but {which} has leading length "
+                f"{lengths[k]}. length must equal the leading length of every leaf of "
+                "xs: drop it, or slice xs to the steps wanted.")
+        return n
+    if not lengths:
+        raise ValueError("fad.lax.scan needs xs or length: with no arrays to scan over "
+                         "(xs=None), pass length=, the number of steps.")
+    if len(set(lengths)) > 1:
+        paths = _leaf_paths(x_tree, "xs")
+        raise ValueError(
+            "fad.lax.scan's xs must all have the same leading length (one entry per "
+            "step), but " + ", ".join(f"{p} has {m}" for p, m in zip(paths, lengths))
+            + ". Slice or pad them to one length.")
+    return lengths[0]
+
+
+def _static_int(length: Any) -> int:
+    if isinstance(length, Tracer):
+        value = _concrete(length)
+        if value is None:
+            raise ConcretizationError(
+                "fad.lax.scan's length must be a concrete int, but it is traced "
+                f"({length.aval.str_short()}): the number of steps fixes the shapes "
+                "of ys. Pass a Python int (mark it static with static_argnums under "
+                "fad.jit).")
+        length = value
+    if isinstance(length, bool) or np.ndim(length) != 0 or \
+            np.asarray(length).dtype.kind not in "iu":
+        raise TypeError(f"fad.lax.scan's length must be an int, got "
+                        f"{type(length).__name__} {length!r:.40}")
+    n = int(length)
+    if n < 0:
+        raise ValueError(f"fad.lax.scan's length must be >= 0, got {n}")
+    return n
 
 
 def _scan_impl(xp: Any, *args: Any, body: ClosedJaxpr, length: int, reverse: bool,
@@ -382,44 +735,93 @@ scan_p.batch = _scan_batch
 def while_loop(cond_fun: Callable, body_fun: Callable, init_val: Any) -> Any:
     """``while cond_fun(val): val = body_fun(val)``; forward-mode differentiable.
 
+    ``cond_fun`` returns a boolean scalar; ``body_fun`` keeps the structure,
+    shapes and dtypes of ``val`` (a Python scalar in ``init_val`` takes the dtype
+    the body gives it), else a ``TypeError`` in every mode. Reverse mode needs the
+    number of steps: without ``jit`` the loop runs in Python and ``fad.grad``
+    differentiates it; under ``jit`` use ``fori_loop`` with concrete bounds or
+    ``scan``.
+
     >>> import fad
     >>> float(fad.jit(lambda x: fad.lax.while_loop(lambda v: v < 100.0, lambda v: v * 2.0, x))(3.0))
     192.0
     """
-    leaves, tree = tree_flatten(init_val)
-    leaves = [_leaf_array(v) for v in leaves]
+    carry = _Carry(init_val, "fad.lax.while_loop's body_fun",
+                   lambda: _param_name(body_fun, 0))
+    return tree_unflatten(carry.tree, _while(cond_fun, body_fun, carry))
+
+
+def _loop_predicate(out: Any) -> Any:
+    if type(out) is np.bool_:  # (the common case, checked at once: this runs per step)
+        return out
+    leaves, tree = tree_flatten(out)
+    if tree.node is not None:
+        raise TypeError("fad.lax.while_loop's cond_fun must return a boolean scalar, but "
+                        f"it returned {_describe(tree)} ({tree}). Return one boolean.")
+    return _scalar(leaves[0], "fad.lax.while_loop's cond_fun must return a boolean scalar",
+                   "b", "Reduce an array with fnp.all or fnp.any, or compare (v < limit) "
+                   "to get a boolean.")
+
+
+def _while(cond_fun: Callable, body_fun: Callable, carry: _Carry) -> list:
+    """The final carry leaves of ``while cond_fun(val): val = body_fun(val)``."""
+    tree = carry.tree
 
     def c(*xs: Any) -> list:
-        return [_leaf_array(cond_fun(tree_unflatten(tree, xs)))]
+        return [_loop_predicate(cond_fun(tree_unflatten(tree, xs)))]
 
     def b(*xs: Any) -> list:
-        out, t = tree_flatten(body_fun(tree_unflatten(tree, xs)))
-        if t != tree:
-            raise TypeError(f"while_loop body must keep the structure {tree}, got {t}")
-        return [_leaf_array(o) for o in out]
+        return carry.flatten(body_fun(tree_unflatten(tree, xs)))
 
-    if all(not isinstance(v, Tracer) or _concrete(v) is not None for v in leaves):
-        val = leaves
-        while True:
-            p = _concrete(c(*val)[0])
-            if p is None:
-                break
-            if not bool(np.asarray(p)):
-                return tree_unflatten(tree, val)
-            val = b(*val)
-        leaves = val
-    avals = _avals(leaves)
-    cj, kc = _lift(_trace(c, avals, "while_loop's condition"))
-    bj, kb = _lift(_trace(b, avals, "while_loop's body"))
+    if all(not isinstance(v, Tracer) or _concrete(v) is not None for v in carry.leaves):
+        done = _while_eagerly(c, b, carry)
+        if done is not None:
+            return done
+    # the predicate is abstract (under jit, or a per-example predicate under vmap)
+    cj = _trace(c, _avals(carry.leaves), "while_loop's condition")
+    bj = carry.settle_abstractly(b, [], "while_loop's body")
+    if cj.in_avals != bj.in_avals:  # a weakly typed leaf was converted
+        cj = _trace(c, _avals(carry.leaves), "while_loop's condition")
+    leaves = carry.leaves
+    cj, kc = _lift(cj)
+    bj, kb = _lift(bj)
     n, n1 = len(leaves), len(kc)
     if kc or kb:  # lifted constants ride along as unchanging carries
-        all_avals = avals + _avals(kc + kb)
+        all_avals = _avals(leaves) + _avals(kc + kb)
         c0, b0 = cj, bj
         cj = _trace(lambda *a: _run(c0, *a[n:n + n1], *a[:n]), all_avals, "while cond")
         bj = _trace(lambda *a: _run(b0, *a[n + n1:], *a[:n]) + list(a[n:]), all_avals,
                     "while body")
     outs = bind(while_p, *leaves, *kc, *kb, cond=cj, body=bj)
-    return tree_unflatten(tree, outs[:n])
+    return list(outs[:n])
+
+
+def _while_eagerly(c: Callable, b: Callable, carry: _Carry) -> list | None:
+    """Run the loop in Python; its final carry leaves, or None when the predicate
+    turns out abstract (``carry.leaves`` then holds the values reached). The types
+    are checked on the first step, or on an abstract trace when there is none."""
+    while True:  # once more if a weakly typed carry leaf takes the body's dtype
+        val, first = carry.leaves, True
+        while True:
+            p = _concrete(c(*val)[0])
+            if p is None:
+                carry.leaves = val
+                return None
+            if not bool(np.asarray(p)):
+                if first:  # no step ran: check the body's types abstractly
+                    try:
+                        carry.settle_abstractly(b, [], "while_loop's body")
+                    except ConcretizationError:  # it needs concrete values: unchecked
+                        pass
+                    if carry.leaves is not val:  # a weakly typed leaf was converted
+                        break
+                return val
+            new = b(*val)
+            if first:
+                first = False
+                if carry.settle(_avals(new)):
+                    break
+            val = new
 
 
 def _while_impl(xp: Any, *val: Any, cond: ClosedJaxpr, body: ClosedJaxpr) -> list:
@@ -444,6 +846,25 @@ while_p = Primitive("while", _while_impl, lambda *avals, cond, body: body.out_av
 while_p.jvp = _while_jvp
 
 
+def _while_reverse_error(*args: Any, **params: Any) -> None:
+    raise ValueError(
+        "fad.lax.while_loop (or fori_loop with traced bounds) cannot be differentiated "
+        "in reverse mode when its number of steps is not known while tracing (under "
+        "fad.jit, or a per-example predicate under fad.vmap): reverse mode must store "
+        "every step. Use a bounded loop: fad.lax.fori_loop with concrete (Python int) "
+        "bounds, or fad.lax.scan; or forward mode (fad.jvp, fad.jacfwd). Without jit, "
+        "fad.grad runs the loop in Python and differentiates it.")
+
+
+def _while_vjp_rule(primals: list, *, cond: ClosedJaxpr, body: ClosedJaxpr) -> tuple:
+    """The forward loop runs; a cotangent reaching it is an error (see above)."""
+    return list(bind(while_p, *primals, cond=cond, body=body)), _while_reverse_error
+
+
+while_p.vjp_rule = _while_vjp_rule
+while_p.transpose = _while_reverse_error
+
+
 def _while_batch(size: int, vals: list, dims: list, *, cond: ClosedJaxpr,
                  body: ClosedJaxpr) -> tuple:
     """Each example runs its own number of steps: loop over the examples."""
@@ -455,13 +876,24 @@ while_p.batch = _while_batch
 
 
 def fori_loop(lower: int, upper: int, body_fun: Callable, init_val: Any) -> Any:
-    """``for i in range(lower, upper): val = body_fun(i, val)``. With Python-int
-    bounds this is a ``scan`` (differentiable in both modes).
+    """``for i in range(lower, upper): val = body_fun(i, val)``. With concrete bounds
+    (Python ints) this is a ``scan`` (differentiable in both modes); with traced
+    ones a ``while_loop`` (forward mode only under ``jit``).
+
+    The bounds are integer scalars (a float bound is a ``TypeError``, as in JAX);
+    ``body_fun`` keeps the structure, shapes and dtypes of ``val``.
 
     >>> import fad
     >>> float(fad.grad(lambda x: fad.lax.fori_loop(0, 3, lambda i, v: v * x, 1.0))(2.0))
     12.0
     """
+    fix = ("Pass ints (int(b), or b.astype(int) for a traced bound); to step through "
+           "floats, loop over an int and compute the float in the body.")
+    lower = _scalar(lower, "fad.lax.fori_loop's lower bound must be an integer scalar",
+                    "iu", fix)
+    upper = _scalar(upper, "fad.lax.fori_loop's upper bound must be an integer scalar",
+                    "iu", fix)
+    where, name = "fad.lax.fori_loop's body_fun", lambda: _param_name(body_fun, 1)
     lo, hi = _concrete(lower), _concrete(upper)
     if lo is not None and hi is not None:
         lo, hi = int(lo), int(hi)
@@ -469,15 +901,21 @@ def fori_loop(lower: int, upper: int, body_fun: Callable, init_val: Any) -> Any:
         def step(carry: Any, i: Any) -> tuple:
             return body_fun(i, carry), None
         from .numpy import arange
-        return scan(step, init_val, arange(lo, hi))[0] if hi > lo else init_val
+        return _scan(step, init_val, arange(lo, max(lo, hi)), None, False, where, name)[0]
 
     def c(state: tuple) -> Any:
         return state[0] < upper
 
+    val = _Carry(init_val, where, name)  # checks the body's structure in its names
+
     def b(state: tuple) -> tuple:
-        i, val = state
-        return i + 1, body_fun(i, val)
-    return while_loop(c, b, (lower, init_val))[1]
+        i, v = state
+        new = body_fun(i, v)
+        val.flatten(new)
+        return i + 1, new
+
+    carry = _Carry((lower, init_val), where, name, indexed=True)
+    return tree_unflatten(carry.tree, _while(c, b, carry))[1]
 
 
 __all__ = ["cond", "scan", "while_loop", "fori_loop"]

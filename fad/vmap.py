@@ -5,7 +5,9 @@ from __future__ import annotations
 import functools
 from typing import Any, Callable
 
-from .api import _label, _leaf_array
+import numpy as np
+
+from .api import _label, _leaf_array, reject_masked
 from .core.trace import shape_of
 from .interpreters.batching import vmap_flat
 from .primitives.batching import move_axis
@@ -75,6 +77,9 @@ def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0) -> Callable:
         # unmapped leaves reach the function as given (a static argument stays a
         # Python value, as in JAX); mapped ones become arrays
         leaves = [x if d is None else _leaf_array(x) for x, d in zip(leaves, dims)]
+        for x, d in zip(leaves, dims):
+            if d is None and type(x) is not np.ndarray:
+                reject_masked(x)
         sizes = {}
         for k, (x, d) in enumerate(zip(leaves, dims)):
             if d is not None:
