@@ -68,3 +68,73 @@ def test_two_namespaces_with_one_name_get_two_backends(clean_registry):
     assert len({"numpy", first.name, second.name}) == 3
     assert backends.get_backend(first.name) is first
     assert backends.backend_for(_FAKE) is first  # found again by identity
+
+
+# ---------------------------------------------------------------- the allocator switch
+_FAULTS = """
+import json, resource, sys
+import numpy as np
+import fad
+
+def faults():  # page faults per 1 MiB array allocated and freed
+    for _ in range(20):
+        np.ones(1 << 17)
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+    for _ in range(50):
+        np.ones(1 << 17)
+    return (resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before) / 50
+
+seen = [fad.config.fad_tune_malloc, faults()]
+for value in json.loads(sys.argv[1]):
+    fad.config.update("fad_tune_malloc", value)
+    seen += [fad.config.fad_tune_malloc, faults()]
+print(json.dumps(seen))
+"""
+
+
+def _switch(steps: list, **env: str) -> list:
+    import json
+    import os
+    import subprocess
+    import sys
+    out = subprocess.run([sys.executable, "-c", _FAULTS, json.dumps(steps)], check=True,
+                         capture_output=True, text=True, cwd=os.path.dirname(fad.__path__[0]),
+                         env={**os.environ, "PYTHONPATH": os.path.dirname(fad.__path__[0]),
+                              **env})
+    return json.loads(out.stdout)
+
+
+def _glibc() -> bool:
+    import platform
+    return platform.libc_ver()[0] == "glibc"
+
+
+@pytest.mark.skipif(not _glibc(), reason="glibc's malloc only")
+def test_the_allocator_switch_turns_tuning_off_and_on_at_run_time(monkeypatch):
+    monkeypatch.delenv("MALLOC_TRIM_THRESHOLD_", raising=False)
+    monkeypatch.delenv("MALLOC_MMAP_THRESHOLD_", raising=False)
+    on, f_on, off, f_off, again, f_again = _switch([False, True], FAD_TUNE_MALLOC="1")
+    assert (on, off, again) == (True, False, True)
+    # off: glibc's starting thresholds, its sliding threshold stays off (mallopt
+    # turned it off): a 1 MiB array is mmap-ed and faulted in afresh (256 pages)
+    assert f_on < 16 and f_off > 128 and f_again < 16, (f_on, f_off, f_again)
+
+
+@pytest.mark.skipif(not _glibc(), reason="glibc's malloc only")
+def test_fad_tune_malloc_0_starts_off_and_the_switch_turns_it_on(monkeypatch):
+    monkeypatch.delenv("MALLOC_TRIM_THRESHOLD_", raising=False)
+    monkeypatch.delenv("MALLOC_MMAP_THRESHOLD_", raising=False)
+    start, f_start, on, f_on = _switch([True], FAD_TUNE_MALLOC="0")
+    assert (start, on) == (False, True) and f_on < 16, f_on
+
+
+def test_the_users_malloc_variables_win_over_the_switch(monkeypatch):
+    monkeypatch.setenv("MALLOC_MMAP_THRESHOLD_", "131072")
+    assert _switch([True, False])[::2] == [False, False, False]
+
+
+def test_config_names_its_options():
+    with pytest.raises(AttributeError, match="fad_tune_malloc"):
+        fad.config.update("fad_tune_maloc", False)
+    with pytest.raises(TypeError, match="bool"):
+        fad.config.update("fad_tune_malloc", "no")
