@@ -138,3 +138,53 @@ def test_config_names_its_options():
         fad.config.update("fad_tune_maloc", False)
     with pytest.raises(TypeError, match="bool"):
         fad.config.update("fad_tune_malloc", "no")
+
+
+# ---------------------------------------------------------------- pytrees
+@pytest.mark.parametrize("transform", ["tree_flatten", "grad", "jit", "vmap"])
+def test_mixed_dict_keys_say_that_keys_are_sorted(transform):
+    tree = {1: np.ones(2), "b": np.ones(2)}
+    f = lambda d: fnp.sum(d[1] * d["b"])
+    call = {"tree_flatten": lambda: fad.tree.tree_flatten(tree),
+            "grad": lambda: fad.grad(f)(tree), "jit": lambda: fad.jit(f)(tree),
+            "vmap": lambda: fad.vmap(f)(tree)}[transform]
+    with pytest.raises(TypeError, match=r"keys of types int and str \(1, 'b'\).*sorts a "
+                                        r"dict's keys to flatten it"):
+        call()
+
+
+def _deep(depth: int, leaf: object) -> object:
+    tree = leaf
+    for i in range(depth):
+        tree = [tree] if i % 3 == 0 else (tree, leaf) if i % 3 == 1 else {"k": tree}
+    return tree
+
+
+def _innermost(tree: object) -> object:
+    while isinstance(tree, list | tuple | dict):
+        tree = tree["k"] if isinstance(tree, dict) else tree[0]
+    return tree
+
+
+def test_deeply_nested_pytrees_flatten_and_unflatten():
+    x = np.arange(2.0)
+    tree = _deep(1000, x)
+    leaves, treedef = fad.tree.tree_flatten(tree)
+    assert len(leaves) == 334 and treedef.num_leaves == 334
+    assert treedef == fad.tree.tree_structure(_deep(1000, x + 1))
+    assert treedef != fad.tree.tree_structure(_deep(999, x))
+    assert len(repr(treedef)) > 1000
+    back = fad.tree.tree_unflatten(treedef, leaves)
+    assert fad.tree.tree_structure(back) == treedef and _innermost(back) is x
+    doubled = fad.tree.tree_map(lambda a, b: a + b, tree, tree)
+    np.testing.assert_array_equal(_innermost(doubled), 2 * x)
+
+
+def test_deeply_nested_pytrees_through_transformations():
+    f = lambda t: fnp.sum(_innermost(t) ** 2)
+    tree = _deep(1000, np.arange(2.0))
+    g = fad.grad(f)(tree)
+    np.testing.assert_array_equal(_innermost(g), [0.0, 2.0])
+    assert float(fad.jit(f)(tree)) == 1.0
+    out = fad.vmap(f)(_deep(1000, np.ones((3, 2))))
+    np.testing.assert_array_equal(out, [2.0, 2.0, 2.0])
