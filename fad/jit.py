@@ -13,8 +13,9 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from .arguments import as_positional, signature
+from .arguments import as_positional, parameter_name, signature
 from .backends import namespace_of
+from .core.errors import ConcretizationError
 from .core.ir import ClosedJaxpr, Jaxpr
 from .core.primitive import Primitive
 from .core.trace import Tracer, bind, current_state
@@ -22,7 +23,7 @@ from .interpreters.codegen import compile_jaxpr
 from .interpreters.evaluate import eval_jaxpr
 from .interpreters.jvp import jvp_flat
 from .interpreters.optimize import optimize
-from .interpreters.staging import trace_to_jaxpr
+from .interpreters.staging import inputs_behind, trace_to_jaxpr
 from .numpy._base import asarray
 from .tree import register_pytree_node, tree_flatten, tree_unflatten
 
@@ -148,8 +149,10 @@ class Jitted:
     def _trace(self, args: tuple, leaves: list, tree: Any, static: tuple
                ) -> tuple[ClosedJaxpr, list, Any]:
         out_tree: list = []
+        inputs: list = []  # the input tracers, to name the argument in an error
 
         def flat_fun(*flat: Any) -> list:
+            inputs[:] = flat
             dyn = iter(tree_unflatten(tree, flat))
             positions = self._static_positions(_n_positional(args)) \
                 if self.static_argnums else ()
@@ -163,8 +166,12 @@ class Jitted:
             return [o if isinstance(o, Tracer) else asarray(o) for o in out_leaves]
 
         from .core.trace import aval_of
-        closed, _ = trace_to_jaxpr(flat_fun, [aval_of(x) for x in leaves],
-                                   label=f"fad.jit of {getattr(self.fun, '__name__', '?')}")
+        try:
+            closed, _ = trace_to_jaxpr(flat_fun, [aval_of(x) for x in leaves],
+                                       label=f"fad.jit of {getattr(self.fun, '__name__', '?')}")
+        except ConcretizationError as e:  # name the argument the traced value comes from
+            e.args = (e.args[0] + _static_hint(self, e.tracer, inputs, tree, args),)
+            raise
         self.trace_count += 1
         closed = optimize(closed)
         # constants that are tracers of an enclosing transformation become inputs
@@ -233,6 +240,63 @@ class Jitted:
         closed, _, _, leaves = self._entry(self._with_keywords(args, kwargs) if kwargs
                                            else args)
         return _compiled(closed, namespace_of(leaves)).source
+
+
+def _static_hint(jitted: Jitted, value: Any, inputs: list, tree: Any, args: tuple) -> str:
+    """Which argument of the jitted function a traced value that had to be
+    concrete comes from, and how to make it static ("" when it is not known)."""
+    found = inputs_behind(value, inputs)
+    if found is None:
+        return ""
+    fun = jitted.fun
+    name = getattr(fun, "__name__", "the function")
+    if not found:
+        return (f"\nThat value is computed inside {name} from no argument: compute it "
+                "with Python ints or NumPy instead of fad.numpy.")
+    # leaf -> argument: the dynamic arguments are the children of ``tree``, in order
+    dyn = [i for i in range(len(args))
+           if i not in jitted._static_positions(_n_positional(args))]
+    starts, n = [], 0
+    for child in tree.children:
+        starts.append(n)
+        n += child.num_leaves
+    described, names, nums = [], [], []
+    for leaf in found:
+        j = max(k for k, s in enumerate(starts) if s <= leaf)
+        pos, arg = dyn[j], args[dyn[j]]
+        if isinstance(arg, _Kwargs):  # keyword arguments: one leaf group per key
+            key, m = None, starts[j]
+            for key, child in zip(tree.children[j].aux, tree.children[j].children):
+                if m + child.num_leaves > leaf:
+                    break
+                m += child.num_leaves
+            text, param, pos = f"keyword argument {key!r}", key, None
+        else:
+            param = parameter_name(fun, pos)
+            text = f"argument {param!r} (position {pos})" if param else f"argument {pos}"
+        if text not in described:
+            described.append(text)
+            names.append(param)
+            nums.append(pos)
+    direct = len(found) == 1 and any(value is t or _wraps(value, t) for t in inputs)
+    f = name if name.isidentifier() else "f"
+    one = lambda xs: repr(xs[0]) if len(xs) == 1 else repr(tuple(xs))
+    if None not in names:
+        fix = f"fad.jit({f}, static_argnames={one(names)})" + (
+            f" (or static_argnums={one(nums)})" if None not in nums else "")
+    else:
+        fix = f"fad.jit({f}, static_argnums={one([n for n in nums if n is not None])})"
+    return (f"\nThat value {'is' if direct else 'is computed from'} "
+            f"{' and '.join(described)} of {name}: {fix} makes it a Python value while "
+            "tracing (one trace per value).")
+
+
+def _wraps(value: Any, t: Any) -> bool:
+    while isinstance(value, Tracer):
+        if value is t:
+            return True
+        value = value.inner()
+    return False
 
 
 def _n_positional(args: tuple) -> int:
