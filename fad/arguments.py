@@ -68,3 +68,15 @@ def parameter_name(fun: Callable, position: int) -> str | None:
             inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD):
         return params[position].name
     return None
+
+
+def positional_parameter(fun: Callable, name: str) -> bool:
+    """Whether ``fun`` has a parameter ``name`` that can be passed by position.
+
+    >>> positional_parameter(lambda x, *, k: x, "x"), positional_parameter(lambda x, *, k: x, "k")
+    (True, False)
+    """
+    sig = signature(fun)
+    p = sig.parameters.get(name) if sig is not None else None
+    return p is not None and p.kind in (inspect.Parameter.POSITIONAL_ONLY,
+                                         inspect.Parameter.POSITIONAL_OR_KEYWORD)

@@ -13,7 +13,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from .arguments import as_positional, parameter_name, signature
+from .arguments import as_positional, parameter_name, positional_parameter, signature
 from .backends import namespace_of
 from .core.errors import ConcretizationError
 from .core.ir import ClosedJaxpr, Jaxpr
@@ -260,7 +260,7 @@ def _static_hint(jitted: Jitted, value: Any, inputs: list, tree: Any, args: tupl
     for child in tree.children:
         starts.append(n)
         n += child.num_leaves
-    described, names, nums = [], [], []
+    described, names, nums, stuck = [], [], [], []
     for leaf in found:
         j = max(k for k, s in enumerate(starts) if s <= leaf)
         pos, arg = dyn[j], args[dyn[j]]
@@ -274,21 +274,30 @@ def _static_hint(jitted: Jitted, value: Any, inputs: list, tree: Any, args: tupl
         else:
             param = parameter_name(fun, pos)
             text = f"argument {param!r} (position {pos})" if param else f"argument {pos}"
-        if text not in described:
-            described.append(text)
+        if text in described:
+            continue
+        described.append(text)
+        if param is not None and not positional_parameter(fun, param):
+            stuck.append(param)  # keyword-only: jit cannot make it static
+        else:
             names.append(param)
             nums.append(pos)
-    direct = len(found) == 1 and any(value is t or _wraps(value, t) for t in inputs)
-    f = name if name.isidentifier() else "f"
+    which = f"{' and '.join(described)} of {name}"
+    verb = "is" if len(found) == 1 and any(_wraps(value, t) for t in inputs) \
+        else "is computed from"
+    note = (f" (keyword-only {' and '.join(map(repr, stuck))} cannot be static: make "
+            "it a positional parameter)") if stuck else ""
+    if not names:
+        return f"\nThat value {verb} {which}{note}."
     one = lambda xs: repr(xs[0]) if len(xs) == 1 else repr(tuple(xs))
-    if None not in names:
-        fix = f"fad.jit({f}, static_argnames={one(names)})" + (
-            f" (or static_argnums={one(nums)})" if None not in nums else "")
-    else:
-        fix = f"fad.jit({f}, static_argnums={one([n for n in nums if n is not None])})"
-    return (f"\nThat value {'is' if direct else 'is computed from'} "
-            f"{' and '.join(described)} of {name}: {fix} makes it a Python value while "
-            "tracing (one trace per value).")
+    unnamed = [n for p, n in zip(names, nums) if p is None]
+    named = [p for p in names if p is not None]
+    fix = ", ".join(([f"static_argnums={one(unnamed)}"] if unnamed else []) +
+                    ([f"static_argnames={one(named)}"] if named else []))
+    alt = f" (or static_argnums={one(nums)})" if not unnamed and None not in nums else ""
+    f = name if name.isidentifier() else "f"
+    return (f"\nThat value {verb} {which}: fad.jit({f}, {fix}){alt} makes it a Python "
+            f"value while tracing (one trace per value){note}.")
 
 
 def _wraps(value: Any, t: Any) -> bool:

@@ -188,3 +188,127 @@ def test_deeply_nested_pytrees_through_transformations():
     assert float(fad.jit(f)(tree)) == 1.0
     out = fad.vmap(f)(_deep(1000, np.ones((3, 2))))
     np.testing.assert_array_equal(out, [2.0, 2.0, 2.0])
+
+
+# ---------------------------------------------------------------- shapes under jit
+_SHAPE_CASES = {
+    "zeros": (lambda x, n: fnp.zeros(n) + x[0], "n", 1),
+    "ones": (lambda x, n: fnp.ones((n, 2)) + x[0], "n", 1),
+    "slice": (lambda x, n: x[:n], "n", 1),
+    "arange": (lambda x, n: fnp.arange(n) + x[0], "n", 1),
+    "reshape": (lambda x, n: x.reshape(n, -1), "n", 1),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_SHAPE_CASES))
+def test_a_traced_shape_under_jit_names_the_argument_to_make_static(case):
+    f, name, pos = _SHAPE_CASES[case]
+    with pytest.raises(fad.ConcretizationError) as info:
+        fad.jit(f)(np.ones(6), 3)
+    msg = str(info.value)
+    assert "shape" in msg and "traced array i64[]" in msg
+    assert f"argument {name!r} (position {pos})" in msg
+    assert f"static_argnames={name!r}" in msg and f"static_argnums={pos}" in msg
+    # the fix the message names works
+    out = fad.jit(f, static_argnames=name)(np.ones(6), 3)
+    np.testing.assert_array_equal(np.asarray(out), np.asarray(f(np.ones(6), 3)))
+
+
+def test_a_shape_computed_from_an_argument_names_it():
+    def model(x, n, k=0):
+        return fnp.zeros(2 * n + k) + x[0]
+    with pytest.raises(fad.ConcretizationError,
+                       match=r"computed from argument 'n' \(position 1\) and keyword "
+                             r"argument 'k' of model: fad\.jit\(model, "
+                             r"static_argnames=\('n', 'k'\)\)"):
+        fad.jit(model)(np.ones(2), 2, k=1)
+    assert fad.jit(model, static_argnames=("n", "k"))(np.ones(2), 2, k=1).shape == (5,)
+
+
+def test_a_keyword_only_shape_says_it_cannot_be_static():
+    def model(x, *, k):
+        return fnp.zeros(k) + x[0]
+    with pytest.raises(fad.ConcretizationError,
+                       match=r"is keyword argument 'k' of model \(keyword-only 'k' cannot "
+                             r"be static: make it a positional parameter\)"):
+        fad.jit(model)(np.ones(2), k=1)
+
+
+def test_a_shape_from_star_args_names_the_position():
+    with pytest.raises(fad.ConcretizationError, match=r"argument 1 of <lambda>: "
+                                                      r"fad\.jit\(f, static_argnums=1\)"):
+        fad.jit(lambda *xs: fnp.zeros(xs[1]))(np.ones(2), 3)
+
+
+def test_python_control_flow_on_an_argument_names_it_too():
+    def f(x, n):
+        return x if n > 0 else -x
+    with pytest.raises(fad.ConcretizationError, match=r"computed from argument 'n'"):
+        fad.jit(f)(np.ones(2), 1)
+
+
+# ---------------------------------------------------------------- matmul's message
+@pytest.mark.parametrize("fn", ["matmul", "dot", "@"])
+@pytest.mark.parametrize("where", ["jvp", "grad", "jit"])
+def test_matmul_shape_error_shows_the_users_shapes(fn, where):
+    w = np.ones((4, 2))
+    op = {"matmul": fnp.matmul, "dot": fnp.dot, "@": lambda a, b: a @ b}[fn]
+    f = lambda x: fnp.sum(op(x, w))
+    x = np.ones(3)
+    call = {"jvp": lambda: fad.jvp(f, (x,), (x,)), "grad": lambda: fad.grad(f)(x),
+            "jit": lambda: fad.jit(f)(x)}[where]
+    with pytest.raises(fad.ShapeError) as info:
+        call()
+    if fn != "@":  # (NumPy arrays' own @ is NumPy's)
+        with pytest.raises(fad.ShapeError, match=r"first operand \(3,\) has length 3"):
+            op(x, w)
+    msg = str(info.value)
+    assert ("the last axis of the first operand (3,) has length 3 but the second "
+            "operand (4, 2) has 4 rows") in msg
+    assert "test_reliability_messages.py" in msg  # the user's line
+    assert "gufunc" not in msg and "signature" not in msg and "[1,3]" not in msg
+
+
+# ---------------------------------------------------------------- hints name real functions
+def _named_functions() -> set[str]:
+    """Every ``fad.x.y`` / ``fnp.x`` written in a string of fad's source."""
+    import ast
+    import pathlib
+    import re
+    names, in_fstrings = set(), set()
+    for path in pathlib.Path(fad.__path__[0]).rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):  # (an f-string before its parts)
+            if node in in_fstrings:
+                continue
+            parts = [node]
+            if isinstance(node, ast.JoinedStr):
+                parts = node.values
+                in_fstrings.update(parts)
+            for i, part in enumerate(parts):
+                if not (isinstance(part, ast.Constant) and isinstance(part.value, str)):
+                    continue
+                for m in re.finditer(r"\b(?:fad|fnp)\.[A-Za-z_][A-Za-z0-9_.]*", part.value):
+                    at_end = m.end() == len(part.value) and i + 1 < len(parts)
+                    if not at_end:  # (not a name completed by an f-string field)
+                        names.add(m.group().rstrip("."))
+    return names
+
+
+def test_messages_name_only_functions_that_exist():
+    import importlib
+    missing = []
+    for name in sorted(_named_functions()):
+        root, *parts = name.split(".")
+        obj = fad if root == "fad" else fnp
+        for part in parts:
+            if part == "py":  # a file name (fad/backends/malloc.py)
+                break
+            try:
+                obj = getattr(obj, part)
+            except AttributeError:
+                try:
+                    obj = importlib.import_module(f"{obj.__name__}.{part}")
+                except (ImportError, AttributeError):
+                    missing.append(name)
+                    break
+    assert not missing, missing

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.errors import ShapeError
+from ..core.errors import ShapeError, user_source
 from ..core.trace import bind
 from ..primitives import contractions as C
 from ..primitives.structural import reshape
@@ -27,11 +27,22 @@ def matmul(a: Any, b: Any) -> Any:
     >>> fnp.matmul(fnp.ones((5, 2, 3)), fnp.ones(3)).shape
     (5, 2)
     """
+    return _matmul(a, b, "matmul")
+
+
+def _matmul(a: Any, b: Any, fn: str) -> Any:
     a, b = _promote_all(a, b)
     if a.ndim == 0 or b.ndim == 0:
-        raise ShapeError("matmul: input operand does not have enough dimensions "
+        raise ShapeError(f"{fn}: input operand does not have enough dimensions "
                          f"(shapes {a.shape} and {b.shape}); use * for scalars")
     a_vec, b_vec = a.ndim == 1, b.ndim == 1
+    k = b.shape[0] if b_vec else b.shape[-2]
+    if a.shape[-1] != k:  # (the user's shapes, before vectors become matrices)
+        rows = f"has length {k}" if b_vec else f"has {k} rows"
+        raise ShapeError(
+            f"'{fn}' failed at {user_source()}:\n  the last axis of the first operand "
+            f"{a.shape} has length {a.shape[-1]} but the second operand {b.shape} {rows}; "
+            "they must be equal")
     if a_vec:
         a = reshape(a, (1, a.shape[0]))
     if b_vec:
@@ -51,7 +62,7 @@ def dot(a: Any, b: Any) -> Any:
     if a.ndim == 0 or b.ndim == 0:
         return multiply(a, b)
     if b.ndim <= 2:
-        return matmul(a, b)
+        return _matmul(a, b, "dot")
     letters = "abcdefghijklmnopqrstuvwxyz"
     sa = letters[:a.ndim]
     sb = letters[a.ndim:a.ndim + b.ndim - 2] + sa[-1] + letters[a.ndim + b.ndim - 2]
