@@ -45,7 +45,8 @@ def static_value(x: Any, what: str) -> Any:
     3
     """
     if isinstance(x, Tracer):
-        return np.asarray(x._concrete(what)).tolist()
+        v = x._concrete(what)
+        return v.tolist() if hasattr(v, "tolist") else np.asarray(v).tolist()
     return x
 
 
@@ -56,7 +57,13 @@ def static_shape(shape: Any, fn: str) -> tuple[int, ...]:
     >>> static_shape(3, "fnp.zeros"), static_shape([2, 3], "fnp.zeros")
     ((3,), (2, 3))
     """
-    if isinstance(shape, int | np.integer):
+    if type(shape) is tuple:
+        for d in shape:
+            if type(d) is not int:
+                break
+        else:
+            return shape  # (the common case, at no cost)
+    elif isinstance(shape, int | np.integer):
         return (int(shape),)
     if isinstance(shape, Tracer):
         shape = static_value(shape, f"A shape for {fn}")
