@@ -18,7 +18,7 @@ from .backends import namespace_of
 from .core.errors import ConcretizationError
 from .core.ir import ClosedJaxpr, Jaxpr
 from .core.primitive import Primitive
-from .core.trace import Tracer, bind, current_state
+from .core.trace import Tracer, _wraps, bind, current_state
 from .interpreters.codegen import compile_jaxpr
 from .interpreters.evaluate import eval_jaxpr
 from .interpreters.jvp import jvp_flat
@@ -298,14 +298,6 @@ def _static_hint(jitted: Jitted, value: Any, inputs: list, tree: Any, args: tupl
     f = name if name.isidentifier() else "f"
     return (f"\nThat value {verb} {which}: fad.jit({f}, {fix}){alt} makes it a Python "
             f"value while tracing (one trace per value){note}.")
-
-
-def _wraps(value: Any, t: Any) -> bool:
-    while isinstance(value, Tracer):
-        if value is t:
-            return True
-        value = value.inner()
-    return False
 
 
 def _n_positional(args: tuple) -> int:
