@@ -8,7 +8,7 @@
 
 from . import primitives as _primitives  # noqa: F401  (registers every primitive)
 from . import numpy  # noqa: F401  (installs the tracer methods)
-from . import nn, tree
+from . import config, nn, tree
 from .api import (grad, hessian, jacfwd, jacrev, jvp, linearize, make_jaxpr, no_grad,
                   stop_gradient, value_and_grad, vjp)
 from .backends import default_backend, set_backend
@@ -35,6 +35,6 @@ def __getattr__(name: str):  # fad.viz / fad.torch / fad.testing load on first u
 __all__ = [
     "jit", "vmap", "grad", "value_and_grad", "vjp", "jvp", "linearize", "jacfwd", "jacrev",
     "hessian", "make_jaxpr", "stop_gradient", "no_grad", "custom_jvp", "custom_vjp",
-    "checkpoint", "check_grads", "tree", "numpy", "nn", "set_backend", "default_backend",
+    "checkpoint", "check_grads", "tree", "numpy", "nn", "config", "set_backend", "default_backend",
     "ConcretizationError", "UnexpectedTracerError", "ShapeError", "ClosedJaxpr", "Jaxpr",
     "ShapedArray"]

@@ -51,3 +51,32 @@ def as_positional(fun: Callable, args: tuple, kwargs: dict) -> tuple[tuple, dict
     bound = sig.bind(*args, **kwargs)
     bound.apply_defaults()
     return bound.args, bound.kwargs
+
+
+def parameter_name(fun: Callable, position: int) -> str | None:
+    """The name of the parameter that takes positional argument ``position`` of
+    ``fun``, or None (no signature, or a ``*args`` parameter takes it).
+
+    >>> parameter_name(lambda x, n: x, 1), parameter_name(lambda *xs: 0, 0)
+    ('n', None)
+    """
+    sig = signature(fun)
+    if sig is None:
+        return None
+    params = list(sig.parameters.values())
+    if position < len(params) and params[position].kind in (
+            inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD):
+        return params[position].name
+    return None
+
+
+def positional_parameter(fun: Callable, name: str) -> bool:
+    """Whether ``fun`` has a parameter ``name`` that can be passed by position.
+
+    >>> positional_parameter(lambda x, *, k: x, "x"), positional_parameter(lambda x, *, k: x, "k")
+    (True, False)
+    """
+    sig = signature(fun)
+    p = sig.parameters.get(name) if sig is not None else None
+    return p is not None and p.kind in (inspect.Parameter.POSITIONAL_ONLY,
+                                         inspect.Parameter.POSITIONAL_OR_KEYWORD)

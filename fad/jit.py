@@ -14,16 +14,17 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from .api import reject_masked
-from .arguments import as_positional, signature
+from .arguments import as_positional, parameter_name, positional_parameter, signature
 from .backends import namespace_of
+from .core.errors import ConcretizationError
 from .core.ir import ClosedJaxpr, Jaxpr
 from .core.primitive import Primitive
-from .core.trace import Tracer, bind, current_state
+from .core.trace import Tracer, _wraps, bind, current_state
 from .interpreters.codegen import compile_jaxpr
 from .interpreters.evaluate import eval_jaxpr
 from .interpreters.jvp import jvp_flat
 from .interpreters.optimize import optimize
-from .interpreters.staging import trace_to_jaxpr
+from .interpreters.staging import inputs_behind, trace_to_jaxpr
 from .numpy._base import asarray
 from .tree import register_pytree_node, tree_flatten, tree_unflatten
 
@@ -152,8 +153,10 @@ class Jitted:
     def _trace(self, args: tuple, leaves: list, tree: Any, static: tuple
                ) -> tuple[ClosedJaxpr, list, Any]:
         out_tree: list = []
+        inputs: list = []  # the input tracers, to name the argument in an error
 
         def flat_fun(*flat: Any) -> list:
+            inputs[:] = flat
             dyn = iter(tree_unflatten(tree, flat))
             positions = self._static_positions(_n_positional(args)) \
                 if self.static_argnums else ()
@@ -167,8 +170,12 @@ class Jitted:
             return [o if isinstance(o, Tracer) else asarray(o) for o in out_leaves]
 
         from .core.trace import aval_of
-        closed, _ = trace_to_jaxpr(flat_fun, [aval_of(x) for x in leaves],
-                                   label=f"fad.jit of {getattr(self.fun, '__name__', '?')}")
+        try:
+            closed, _ = trace_to_jaxpr(flat_fun, [aval_of(x) for x in leaves],
+                                       label=f"fad.jit of {getattr(self.fun, '__name__', '?')}")
+        except ConcretizationError as e:  # name the argument the traced value comes from
+            e.args = (e.args[0] + _static_hint(self, e.tracer, inputs, tree, args),)
+            raise
         self.trace_count += 1
         closed = optimize(closed)
         # constants that are tracers of an enclosing transformation become inputs
@@ -237,6 +244,64 @@ class Jitted:
         closed, _, _, leaves = self._entry(self._with_keywords(args, kwargs) if kwargs
                                            else args)
         return _compiled(closed, namespace_of(leaves)).source
+
+
+def _static_hint(jitted: Jitted, value: Any, inputs: list, tree: Any, args: tuple) -> str:
+    """Which argument of the jitted function a traced value that had to be
+    concrete comes from, and how to make it static ("" when it is not known)."""
+    found = inputs_behind(value, inputs)
+    if found is None:
+        return ""
+    fun = jitted.fun
+    name = getattr(fun, "__name__", "the function")
+    if not found:
+        return (f"\nThat value is computed inside {name} from no argument: compute it "
+                "with Python ints or NumPy instead of fad.numpy.")
+    # leaf -> argument: the dynamic arguments are the children of ``tree``, in order
+    dyn = [i for i in range(len(args))
+           if i not in jitted._static_positions(_n_positional(args))]
+    starts, n = [], 0
+    for child in tree.children:
+        starts.append(n)
+        n += child.num_leaves
+    described, names, nums, stuck = [], [], [], []
+    for leaf in found:
+        j = max(k for k, s in enumerate(starts) if s <= leaf)
+        pos, arg = dyn[j], args[dyn[j]]
+        if isinstance(arg, _Kwargs):  # keyword arguments: one leaf group per key
+            key, m = None, starts[j]
+            for key, child in zip(tree.children[j].aux, tree.children[j].children):
+                if m + child.num_leaves > leaf:
+                    break
+                m += child.num_leaves
+            text, param, pos = f"keyword argument {key!r}", key, None
+        else:
+            param = parameter_name(fun, pos)
+            text = f"argument {param!r} (position {pos})" if param else f"argument {pos}"
+        if text in described:
+            continue
+        described.append(text)
+        if param is not None and not positional_parameter(fun, param):
+            stuck.append(param)  # keyword-only: jit cannot make it static
+        else:
+            names.append(param)
+            nums.append(pos)
+    which = f"{' and '.join(described)} of {name}"
+    verb = "is" if len(found) == 1 and any(_wraps(value, t) for t in inputs) \
+        else "is computed from"
+    note = (f" (keyword-only {' and '.join(map(repr, stuck))} cannot be static: make "
+            "it a positional parameter)") if stuck else ""
+    if not names:
+        return f"\nThat value {verb} {which}{note}."
+    one = lambda xs: repr(xs[0]) if len(xs) == 1 else repr(tuple(xs))
+    unnamed = [n for p, n in zip(names, nums) if p is None]
+    named = [p for p in names if p is not None]
+    fix = ", ".join(([f"static_argnums={one(unnamed)}"] if unnamed else []) +
+                    ([f"static_argnames={one(named)}"] if named else []))
+    alt = f" (or static_argnums={one(nums)})" if not unnamed and None not in nums else ""
+    f = name if name.isidentifier() else "f"
+    return (f"\nThat value {verb} {which}: fad.jit({f}, {fix}){alt} makes it a Python "
+            f"value while tracing (one trace per value){note}.")
 
 
 def _n_positional(args: tuple) -> int:

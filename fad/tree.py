@@ -34,8 +34,34 @@ def register_pytree_node(nodetype: type, flatten: Callable, unflatten: Callable)
 
 register_pytree_node(tuple, lambda t: (t, None), lambda _, c: tuple(c))
 register_pytree_node(list, lambda t: (t, None), lambda _, c: list(c))
+
+
+def sorted_keys(d: dict) -> list:
+    """``d``'s keys in the order pytrees flatten them: sorted, or a ``TypeError``
+    naming the key types that cannot be compared.
+
+    >>> sorted_keys({"b": 1, "a": 2})
+    ['a', 'b']
+    """
+    try:
+        return sorted(d)
+    except TypeError:
+        names = sorted({type(k).__name__ for k in d})
+        kinds = (f"types {', '.join(names[:-1])} and {names[-1]}" if len(names) > 1
+                 else f"type {names[0]}")
+        raise TypeError(
+            f"a dict in a pytree has keys of {kinds} "
+            f"({', '.join(map(repr, list(d)[:6]))}{', ...' if len(d) > 6 else ''}), "
+            "which cannot be compared with each other: fad sorts a dict's keys to "
+            "flatten it (as JAX does). Use keys that sort together (all str, or all int).") \
+            from None
+
+
 def _flatten_dict(d: dict) -> tuple[list, tuple]:
-    keys = sorted(d)
+    try:
+        keys = sorted(d)
+    except TypeError:
+        keys = sorted_keys(d)  # (raises, naming the key types)
     return [d[k] for k in keys], tuple(keys)
 
 
@@ -65,73 +91,132 @@ class PyTreeDef:
             self._hash = hash((node, tuple(hashes)))
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, PyTreeDef) and (
-            self is other or self._hash == other._hash and self._key == other._key)
+        if self is other:
+            return True
+        if not isinstance(other, PyTreeDef) or self._hash != other._hash:
+            return False
+        try:
+            return self._key == other._key
+        except RecursionError:  # a deeply nested tree: compare node by node instead
+            return _same(self, other)
 
     def __hash__(self) -> int:
         return self._hash
 
     def __repr__(self) -> str:
-        if self.node is None:
-            return "*"
-        inner = ", ".join(map(repr, self.children))
-        name = self.node.__name__
-        return {"tuple": f"({inner}{',' if len(self.children) == 1 else ''})",
-                "list": f"[{inner}]", "NoneType": "None"}.get(
-                    name, f"{name}({self.aux!r}, [{inner}])" if name != "dict" else
-                    "{" + ", ".join(f"{k!r}: {c!r}" for k, c in
-                                    zip(self.aux, self.children)) + "}")
+        return _fold(self, lambda: "*", _node_repr)
+
+
+def _node_repr(td: PyTreeDef, inner: list) -> str:
+    name = td.node.__name__
+    if name == "dict":
+        return "{" + ", ".join(f"{k!r}: {c}" for k, c in zip(td.aux, inner)) + "}"
+    text = ", ".join(inner)
+    return {"tuple": f"({text}{',' if len(inner) == 1 else ''})", "list": f"[{text}]",
+            "NoneType": "None"}.get(name, f"{name}({td.aux!r}, [{text}])")
+
+
+def _same(a: PyTreeDef, b: PyTreeDef) -> bool:
+    pairs = [(a, b)]
+    while pairs:
+        x, y = pairs.pop()
+        if x is y:
+            continue
+        if x._hash != y._hash or x.node is not y.node or len(x.children) != \
+                len(y.children) or not (x.aux is y.aux or x.aux == y.aux):
+            return False
+        pairs.extend(zip(x.children, y.children))
+    return True
+
+
+def _fold(td: PyTreeDef, leaf: Callable, combine: Callable) -> Any:
+    """``td`` folded bottom-up without recursion (pytrees may nest thousands of
+    levels deep): ``leaf()`` at each leaf in order, ``combine(node, values)`` at
+    each node."""
+    if td.node is None:
+        return leaf()
+    stack = [(td, iter(td.children), [])]
+    while True:
+        node, rest, done = stack[-1]
+        for c in rest:
+            if c.node is None:
+                done.append(leaf())
+            else:
+                stack.append((c, iter(c.children), []))
+                break
+        else:
+            stack.pop()
+            value = combine(node, done)
+            if not stack:
+                return value
+            stack[-1][2].append(value)
 
 
 _LEAF = PyTreeDef(None, None, ())
-
-
-def _node_of(x: Any) -> tuple[Callable, Callable] | None:
-    rule = _NODES.get(type(x))
-    if rule is None and isinstance(x, tuple) and hasattr(x, "_fields"):
-        # namedtuples are nodes, rebuilt with their own type
-        rule = (lambda t: (tuple(t), type(t)), lambda tp, c: tp(*c))
-    return rule
-
-
-def tree_flatten(tree: Any, is_leaf: Callable | None = None) -> tuple[list, PyTreeDef]:
-    """``(leaves, treedef)`` of a pytree (leaves in order; dict keys sorted)."""
-    leaves: list = []
-    return leaves, _flatten(tree, leaves, is_leaf)
-
-
-# (module-level recursive helpers, not closures: a recursive closure is a reference
-# cycle, which would keep every leaf alive until the garbage collector runs)
-def _flatten(x: Any, leaves: list, is_leaf: Callable | None) -> PyTreeDef:
-    node = type(x)
-    rule = _NODES.get(node)
-    if rule is None and isinstance(x, tuple) and hasattr(x, "_fields"):
-        rule, node = _node_of(x), _NamedTuple
-    if rule is None or is_leaf is not None and is_leaf(x):
-        leaves.append(x)
-        return _LEAF
-    children, aux = rule[0](x)
-    defs = []
-    for c in children:
-        defs.append(_flatten(c, leaves, is_leaf))
-    return PyTreeDef(node, aux, tuple(defs))
 
 
 class _NamedTuple:
     """Marker node type for namedtuples (the aux data is the concrete class)."""
 
 
-def tree_unflatten(treedef: PyTreeDef, leaves: Iterable) -> Any:
-    return _build(treedef, iter(leaves))
+_NAMEDTUPLE_RULE = (lambda t: (tuple(t), type(t)), lambda tp, c: tp(*c))
 
 
-def _build(td: PyTreeDef, it: Any) -> Any:
-    if td.node is None:
-        return next(it)
-    children = [_build(c, it) for c in td.children]
+def _rule(x: Any, is_leaf: Callable | None) -> tuple[tuple | None, type | None]:
+    """``(rule, node type)`` of a pytree node; ``(None, None)`` for a leaf."""
+    node = type(x)
+    rule = _NODES.get(node)
+    if rule is None:
+        if not (isinstance(x, tuple) and hasattr(x, "_fields")):
+            return None, None
+        rule, node = _NAMEDTUPLE_RULE, _NamedTuple  # rebuilt with their own type
+    if is_leaf is not None and is_leaf(x):
+        return None, None
+    return rule, node
+
+
+def tree_flatten(tree: Any, is_leaf: Callable | None = None) -> tuple[list, PyTreeDef]:
+    """``(leaves, treedef)`` of a pytree (leaves in order; dict keys sorted)."""
+    leaves: list = []
+    rule, node = _rule(tree, is_leaf)
+    if rule is None:
+        leaves.append(tree)
+        return leaves, _LEAF
+    # depth-first without recursion (pytrees may nest thousands of levels deep):
+    # ``stack`` holds the nodes whose children are being flattened
+    children, aux = rule[0](tree)
+    rest, defs, stack = iter(children), [], []
+    while True:
+        for c in rest:
+            cnode = type(c)  # (``_rule`` inlined: this runs for every node and leaf)
+            rule = _NODES.get(cnode)
+            if rule is None and isinstance(c, tuple) and hasattr(c, "_fields"):
+                rule, cnode = _NAMEDTUPLE_RULE, _NamedTuple
+            if rule is None or is_leaf is not None and is_leaf(c):
+                leaves.append(c)
+                defs.append(_LEAF)
+            else:
+                stack.append((node, aux, rest, defs))
+                children, aux = rule[0](c)
+                node, rest, defs = cnode, iter(children), []
+                break
+        else:
+            td = PyTreeDef(node, aux, tuple(defs))
+            if not stack:
+                return leaves, td
+            node, aux, rest, defs = stack.pop()
+            defs.append(td)
+
+
+def _rebuild(td: PyTreeDef, children: list) -> Any:
     if td.node is _NamedTuple:
         return td.aux(*children)
     return _NODES[td.node][1](td.aux, children)
+
+
+def tree_unflatten(treedef: PyTreeDef, leaves: Iterable) -> Any:
+    """The pytree of structure ``treedef`` with ``leaves`` in order."""
+    return _fold(treedef, iter(leaves).__next__, _rebuild)
 
 
 def tree_leaves(tree: Any, is_leaf: Callable | None = None) -> list:

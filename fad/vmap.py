@@ -11,7 +11,7 @@ from .api import _label, _leaf_array, reject_masked
 from .core.trace import shape_of
 from .interpreters.batching import vmap_flat
 from .primitives.batching import move_axis
-from .tree import tree_flatten, tree_unflatten
+from .tree import sorted_keys, tree_flatten, tree_unflatten
 
 
 def _broadcast_prefix(prefix: Any, tree: Any, what: str) -> list:
@@ -28,7 +28,8 @@ def _broadcast_prefix(prefix: Any, tree: Any, what: str) -> list:
             raise ValueError(f"vmap {what} has the dict keys {sorted(prefix, key=repr)} "
                              f"where the value has {sorted(tree, key=repr)}: a dict in "
                              f"{what} must have exactly the keys of the value it describes")
-        return [x for k in sorted(tree) for x in _broadcast_prefix(prefix[k], tree[k], what)]
+        return [x for k in sorted_keys(tree)
+                for x in _broadcast_prefix(prefix[k], tree[k], what)]
     if isinstance(prefix, tuple | list | dict):
         raise ValueError(f"vmap {what}: a {type(prefix).__name__} of axes was given for a "
                          f"{type(tree).__name__} value (a prefix must follow the value's "
@@ -40,7 +41,7 @@ def _broadcast_prefix(prefix: Any, tree: Any, what: str) -> list:
 def _leaf_paths(tree: Any, prefix: str) -> list[str]:
     """Readable names of a pytree's leaves, e.g. ``argument 1['v']``."""
     if isinstance(tree, dict):
-        return [p for k in sorted(tree) for p in _leaf_paths(tree[k], f"{prefix}[{k!r}]")]
+        return [p for k in sorted_keys(tree) for p in _leaf_paths(tree[k], f"{prefix}[{k!r}]")]
     if isinstance(tree, tuple | list):
         return [p for k, t in enumerate(tree) for p in _leaf_paths(t, f"{prefix}[{k}]")]
     n = len(tree_flatten(tree)[0])

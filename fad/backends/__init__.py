@@ -14,6 +14,7 @@ True
 from __future__ import annotations
 
 import contextvars
+import sys
 from typing import Any
 
 import numpy as np
@@ -59,31 +60,65 @@ def namespace_of(args: tuple | list) -> Any:
             found = xp
         elif xp is not found:
             raise BackendMismatchError(
-                f"arrays from two backends ({found.__name__} and {xp.__name__}) were "
-                "mixed in one operation; move them to one backend first "
-                "(e.g. cupy.asarray(x) or x.get())")
+                f"arrays from two backends ({backend_for(found).name} and "
+                f"{backend_for(xp).name}) were mixed in one operation; move them to one "
+                "backend first (e.g. cupy.asarray(x) or x.get())")
     return np if found is None else found
 
 
+# By identity: a namespace is its module object, never its name (another module
+# calling itself "numpy" gets a backend of its own, and NumPy's entry stays).
 _BY_NAMESPACE: dict[int, Backend] = {id(np): NUMPY}
+_BUILTIN = ("numpy", "cupy", "array_api_strict", "strict")
 
 
 def backend_for(xp: Any) -> Backend:
-    """The ``Backend`` object of the namespace ``xp``."""
-    b = _BY_NAMESPACE.get(id(xp))
-    if b is not None:
-        return b
+    """The ``Backend`` object of the namespace ``xp`` (found by identity).
+
+    >>> import numpy as np
+    >>> backend_for(np).name
+    'numpy'
+    """
+    b = _BY_NAMESPACE.get(id(xp))  # (the entry keeps xp alive: its id is not reused)
+    if b is None:
+        b = _register(xp)
+    return b
+
+
+def _register(xp: Any) -> Backend:
     for b in _BACKENDS.values():
         if b.xp is xp:
             break
     else:
-        b = Backend(getattr(xp, "__name__", "array_api"), xp)
-        _BACKENDS[b.name] = b
+        name = getattr(xp, "__name__", "array_api")
+        if name in _BUILTIN and sys.modules.get(name) is xp:
+            b = get_backend(name)  # the real CuPy / array_api_strict, with their extras
+        else:
+            b = Backend(_free_name(name), xp)
+            _BACKENDS[b.name] = b
     _BY_NAMESPACE[id(xp)] = b
     return b
 
 
+def _free_name(name: str) -> str:
+    """``name``, or ``name#2``, ``name#3``... when a backend (or a built-in one
+    not loaded yet) has it already."""
+    taken = set(_BACKENDS) | set(_BUILTIN)
+    if name not in taken:
+        return name
+    k = 2
+    while f"{name}#{k}" in taken:
+        k += 1
+    return f"{name}#{k}"
+
+
 def get_backend(name: str) -> Backend:
+    """The backend registered as ``name`` (``'numpy'``, ``'cupy'``,
+    ``'array_api_strict'``, or the name a namespace got when first met).
+
+    >>> get_backend("numpy").xp is np
+    True
+    """
     if name not in _BACKENDS:
         if name == "cupy":
             from .cupy_backend import make_cupy_backend
@@ -93,6 +128,8 @@ def get_backend(name: str) -> Backend:
             _BACKENDS[name] = Backend("array_api_strict", array_api_strict)
         else:
             raise ValueError(f"unknown backend {name!r}; known: numpy, cupy, array_api_strict")
+        b = _BACKENDS[name]
+        _BY_NAMESPACE.setdefault(id(b.xp), b)
     return _BACKENDS[name]
 
 

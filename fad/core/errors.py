@@ -11,9 +11,10 @@ FAD_DIR = _FAD_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 class ConcretizationError(TypeError):
     """A traced value was used where Python needs a concrete one (``if x > 0:``)."""
 
-    def __init__(self, message: str = "", batched: bool = False):
+    def __init__(self, message: str = "", batched: bool = False, tracer: object = None):
         super().__init__(message)
         self.batched = batched  # raised for a vmap batch (one value per example)
+        self.tracer = tracer  # the traced value asked for, when known (jit names it)
 
 
 class UnexpectedTracerError(Exception):
@@ -42,9 +43,16 @@ def user_source() -> str:
     return f"{where[0]}:{where[1]}" if where else "<unknown>"
 
 
+_SHAPE_NEEDS = ("A shape", "A slice bound")  # (``what`` of a value that decides a shape)
+
+
 def concretization_message(what: str, aval: object, batched: bool = False) -> str:
     """Why a traced value has no concrete value here, and what to write instead;
-    ``batched``: the value is a ``vmap`` batch (one value per example)."""
+    ``batched``: the value is a ``vmap`` batch (one value per example). A ``what``
+    such as ``"A shape for fnp.zeros"`` or ``"A slice bound"`` says that an
+    array's shape depends on the value."""
+    if what.startswith(_SHAPE_NEEDS):
+        return _shape_message(what, aval, batched)
     take = ("To index a NumPy array with a traced index, use fnp.take(array, index)."
             if what in ("An index", "A NumPy array") else "")
     if batched:
@@ -63,3 +71,16 @@ def concretization_message(what: str, aval: object, batched: bool = False) -> st
         "static_argnums. (Under fad.grad / fad.jvp / fad.vjp without jit, tracing "
         "is concrete and Python control flow works.) " + take
     ).rstrip()
+
+
+def _shape_message(what: str, aval: object, batched: bool) -> str:
+    if batched:
+        return (f"{what} is a traced array {aval.str_short()}, but under fad.vmap each "
+                "example has its own value, and an array's shape cannot differ between "
+                "examples. Pass it unbatched (in_axes=None for that argument) or as a "
+                "Python int.")
+    return (f"{what} is a traced array {aval.str_short()}, whose value is not known "
+            "while tracing abstractly (under fad.jit or fad.make_jaxpr); array shapes must "
+            "be fixed when the function is traced. Mark the argument it comes from "
+            "static (fad.jit(f, static_argnums=...) or static_argnames=...), or compute "
+            "it from an array's .shape, which is known while tracing.")

@@ -197,7 +197,7 @@ class Tracer:
             return self.concrete_value()
         except ConcretizationError as e:  # (no local name for the new error: no cycle)
             raise ConcretizationError(concretization_message(what, self.aval, e.batched),
-                                      batched=e.batched) from None
+                                      batched=e.batched, tracer=self) from None
 
     def __bool__(self) -> bool:
         return bool(self._concrete("The truth value"))

@@ -110,3 +110,32 @@ def trace_to_jaxpr(fun: Callable, in_avals: list[ShapedArray], label: str = "mak
         ins = [trace.new_arg(a) for a in in_avals]
         outs = fun(*ins)
         return trace.to_jaxpr(ins, outs), outs
+
+
+def inputs_behind(value: Any, in_tracers: list) -> list[int] | None:
+    """The positions of the ``in_tracers`` (the inputs of one abstract trace) that
+    ``value`` is computed from, following the equations recorded so far; None
+    when ``value`` is not a value of that trace. (For error messages.)
+
+    >>> from fad.core.ir import ShapedArray
+    >>> seen = []
+    >>> def f(x, n):
+    ...     seen.append(inputs_behind(n * 2, [x, n]))
+    ...     return [x]
+    >>> _ = trace_to_jaxpr(f, [ShapedArray((2,), "float64"), ShapedArray((), "int64")])
+    >>> seen
+    [[1]]
+    """
+    if not in_tracers or not isinstance(in_tracers[0], JaxprTracer):
+        return None
+    trace = in_tracers[0]._trace
+    while isinstance(value, Tracer) and not (
+            isinstance(value, JaxprTracer) and value._trace is trace):
+        value = value.inner()  # a transformation's tracer wrapping a staged value
+    if not isinstance(value, JaxprTracer):
+        return None
+    needed = {value.ir_var}
+    for eqn in reversed(trace.builder.eqns):
+        if any(v in needed for v in eqn.outvars):
+            needed.update(v for v in eqn.invars if isinstance(v, Var))
+    return [i for i, t in enumerate(in_tracers) if t.ir_var in needed]

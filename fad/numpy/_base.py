@@ -3,6 +3,7 @@ or tracers, and NumPy's dtype promotion (NEP 50: Python scalars are weak)."""
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 import numpy as np
@@ -33,6 +34,43 @@ def asarray(x: Any, dtype: Any = None) -> Any:
     if dtype is not None:
         return xp.asarray(x, dtype=getattr(xp, np.dtype(dtype).name))
     return xp.asarray(x)
+
+
+def static_value(x: Any, what: str) -> Any:
+    """``x``, or the concrete value (a Python scalar or list) of a traced ``x``,
+    which decides a shape (``what``: ``"A shape for fnp.zeros"``): a
+    ``ConcretizationError`` saying so when it is traced abstractly.
+
+    >>> static_value(3, "A shape for fnp.zeros")
+    3
+    """
+    if isinstance(x, Tracer):
+        v = x._concrete(what)
+        return v.tolist() if hasattr(v, "tolist") else np.asarray(v).tolist()
+    return x
+
+
+def static_shape(shape: Any, fn: str) -> tuple[int, ...]:
+    """``shape`` (an int or a sequence of ints) as a tuple of Python ints; ``fn``
+    names the function that needs it, for the message when an entry is traced.
+
+    >>> static_shape(3, "fnp.zeros"), static_shape([2, 3], "fnp.zeros")
+    ((3,), (2, 3))
+    """
+    if type(shape) is tuple:
+        for d in shape:
+            if type(d) is not int:
+                break
+        else:
+            return shape  # (the common case, at no cost)
+    elif isinstance(shape, int | np.integer):
+        return (int(shape),)
+    if isinstance(shape, Tracer):
+        shape = static_value(shape, f"A shape for {fn}")
+    if not isinstance(shape, list | tuple):
+        return (operator.index(shape),)  # (an int, or a 0-d integer array)
+    return tuple([operator.index(static_value(d, f"A shape for {fn}")
+                                 if isinstance(d, Tracer) else d) for d in shape])
 
 
 def _flat(x: Any) -> Any:

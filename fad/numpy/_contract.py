@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.errors import ShapeError
+from ..core.errors import ShapeError, user_source
 from ..core.trace import bind
 from ..primitives import contractions as C
 from ..primitives.structural import reshape
@@ -32,6 +32,8 @@ def matmul(a: Any, b: Any) -> Any:
         raise ShapeError("matmul: input operand does not have enough dimensions "
                          f"(shapes {a.shape} and {b.shape}); use * for scalars")
     a_vec, b_vec = a.ndim == 1, b.ndim == 1
+    if a.shape[-1] != (b.shape[0] if b_vec else b.shape[-2]):
+        raise _inner_mismatch("matmul", a.shape, b.shape)  # (the user's shapes)
     if a_vec:
         a = reshape(a, (1, a.shape[0]))
     if b_vec:
@@ -44,6 +46,15 @@ def matmul(a: Any, b: Any) -> Any:
     return out
 
 
+def _inner_mismatch(fn: str, a: tuple, b: tuple) -> ShapeError:
+    """The error for a product whose contracted axes differ, in the user's shapes."""
+    k = b[0] if len(b) == 1 else b[-2]
+    return ShapeError(
+        f"'{fn}' failed at {user_source()}:\n  the last axis of the first operand {a} has "
+        f"length {a[-1]} but the second operand {b} "
+        f"{f'has length {k}' if len(b) == 1 else f'has {k} rows'}; they must be equal")
+
+
 def dot(a: Any, b: Any) -> Any:
     """``numpy.dot``: products of scalars, vectors, matrices, and N-d sums over the
     last axis of ``a`` and the second-to-last of ``b``."""
@@ -51,6 +62,8 @@ def dot(a: Any, b: Any) -> Any:
     if a.ndim == 0 or b.ndim == 0:
         return multiply(a, b)
     if b.ndim <= 2:
+        if a.shape[-1] != b.shape[0 if b.ndim == 1 else -2]:
+            raise _inner_mismatch("dot", a.shape, b.shape)
         return matmul(a, b)
     letters = "abcdefghijklmnopqrstuvwxyz"
     sa = letters[:a.ndim]

@@ -9,7 +9,7 @@ import numpy as np
 
 from ..backends import default_xp
 from ..core.trace import Tracer
-from ._base import asarray, dtype_of
+from ._base import asarray, dtype_of, static_shape, static_value
 
 
 def _xp_dtype(xp: Any, dtype: Any) -> Any:
@@ -38,13 +38,13 @@ def zeros(shape: Any, dtype: Any = float) -> Any:
     (2, 3)
     """
     xp = default_xp()
-    return xp.zeros(shape, dtype=_xp_dtype(xp, dtype))
+    return xp.zeros(static_shape(shape, "fnp.zeros"), dtype=_xp_dtype(xp, dtype))
 
 
 def ones(shape: Any, dtype: Any = float) -> Any:
     """Array of ones (float64 by default)."""
     xp = default_xp()
-    return xp.ones(shape, dtype=_xp_dtype(xp, dtype))
+    return xp.ones(static_shape(shape, "fnp.ones"), dtype=_xp_dtype(xp, dtype))
 
 
 def empty(shape: Any, dtype: Any = float) -> Any:
@@ -56,6 +56,7 @@ def full(shape: Any, fill_value: Any, dtype: Any = None) -> Any:
     """Array filled with ``fill_value`` (a constant; use ``broadcast_to`` for a
     differentiable fill)."""
     xp = default_xp()
+    shape = static_shape(shape, "fnp.full")
     if isinstance(fill_value, Tracer):
         from ._shape import broadcast_to
         return broadcast_to(asarray(fill_value, dtype), shape)
@@ -91,7 +92,9 @@ def full_like(a: Any, fill_value: Any, dtype: Any = None) -> Any:
 def eye(N: int, M: int | None = None, k: int = 0, dtype: Any = float) -> Any:
     """Identity-like matrix with ones on diagonal ``k``."""
     xp = default_xp()
-    return xp.eye(N, M, k=k, dtype=_xp_dtype(xp, dtype))
+    what = "A shape for fnp.eye"
+    return xp.eye(static_value(N, what), static_value(M, what), k=static_value(k, what),
+                  dtype=_xp_dtype(xp, dtype))
 
 
 def identity(n: int, dtype: Any = float) -> Any:
@@ -106,6 +109,8 @@ def arange(start: Any, stop: Any = None, step: Any = None, dtype: Any = None) ->
     [0, 1, 2]
     """
     xp = default_xp()
+    what = "A shape for fnp.arange (its start, stop and step)"
+    start, stop, step = (static_value(v, what) for v in (start, stop, step))
     if stop is None:
         start, stop = 0, start
     if step is None:

@@ -12,7 +12,7 @@ from ..backends import default_xp, namespace_of
 from ..core.errors import ConcretizationError
 from ..core.trace import Tracer, concrete_or_none
 from ..primitives.indexing import ARRAY, gather
-from ._base import asarray, dtype_of
+from ._base import asarray, dtype_of, static_value
 
 
 def _static_int(i: Any) -> int | None:
@@ -27,13 +27,7 @@ def _slice_part(v: Any) -> int | None:
     if v is None:
         return None
     if isinstance(v, Tracer):
-        c = concrete_or_none(v)
-        if c is None:
-            raise ConcretizationError(
-                "slice bounds must be concrete: under jit / make_jaxpr use "
-                "fad.lax.dynamic_slice-style indexing with static bounds, or mark the "
-                "bound static (static_argnums)")
-        v = c
+        v = static_value(v, "A slice bound (x[a:b] has b - a elements)")
     return int(v)
 
 

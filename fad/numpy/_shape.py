@@ -11,13 +11,11 @@ from ..core.errors import ShapeError
 from ..core.trace import bind
 from ..primitives import structural as S
 from ..primitives.shapes import normalize_axes
-from ._base import asarray, cast, dtype_of
+from ._base import asarray, cast, dtype_of, static_shape
 
 
 def _resolve_shape(shape: Any, size: int) -> tuple[int, ...]:
-    if isinstance(shape, int | np.integer):
-        shape = (shape,)
-    shape = tuple(int(n) for n in shape)
+    shape = static_shape(shape, "reshape")
     if shape.count(-1) > 1:
         raise ShapeError(f"can only specify one unknown dimension in shape {shape}")
     if -1 in shape:
@@ -84,8 +82,7 @@ def moveaxis(a: Any, source: Any, destination: Any) -> Any:
 
 def broadcast_to(array: Any, shape: Any) -> Any:
     """Broadcast to ``shape`` (its derivative sums back)."""
-    shape = (shape,) if isinstance(shape, int | np.integer) else tuple(shape)
-    return S.broadcast_to(asarray(array), shape)
+    return S.broadcast_to(asarray(array), static_shape(shape, "fnp.broadcast_to"))
 
 
 def expand_dims(a: Any, axis: Any) -> Any:
