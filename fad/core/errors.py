@@ -63,3 +63,19 @@ def concretization_message(what: str, aval: object, batched: bool = False) -> st
         "static_argnums. (Under fad.grad / fad.jvp / fad.vjp without jit, tracing "
         "is concrete and Python control flow works.) " + take
     ).rstrip()
+
+
+def derivative_lost_message(what: str, aval: object,
+                            by: str = "Python (float(), int(), .item(), the math module)",
+                            instead: str = "") -> str:
+    """Why a value being differentiated cannot become a Python (or NumPy) value,
+    and what to write instead."""
+    instead = instead or ("Keep the computation in fad: fnp.sin(x) for math.sin(x), "
+                          "x.astype(dtype) to change the dtype")
+    truth = (" Comparisons work in Python control flow (if x > 0:), the truth value of "
+             "a float array does not (if x:)." if what == "The truth value" else "")
+    return (
+        f"{what} of a traced array {aval.str_short()} was requested: {by} received a "
+        "value being differentiated, and the result would carry no derivative (the "
+        f"derivative would silently be zero). {instead}; or, if a constant is meant, "
+        "take fad.stop_gradient(x) first (float(fad.stop_gradient(x)))." + truth)

@@ -24,6 +24,7 @@ from .errors import (
     ShapeError,
     UnexpectedTracerError,
     concretization_message,
+    derivative_lost_message,
     user_source,
 )
 from .ir import ShapedArray
@@ -199,33 +200,60 @@ class Tracer:
             raise ConcretizationError(concretization_message(what, self.aval, e.batched),
                                       batched=e.batched) from None
 
+    def _loses_derivative(self) -> bool:
+        """Whether a Python or NumPy value of this tracer would drop a derivative:
+        its dtype is float or complex and a running differentiation (not one
+        stopped by an enclosing ``no_grad`` block) tracks it."""
+        if self.aval.dtype.kind not in "fc":
+            return False  # a comparison, an index or a shape: no derivative to lose
+        scope = _STATE.get().no_grad
+        t: Any = self
+        while isinstance(t, Tracer):
+            main = t._trace.main
+            if main.alive and main.differentiates and t.carries_derivative() and \
+                    (scope is None or main.level >= scope.level):
+                return True
+            t = t.inner()
+        return False
+
+    def carries_derivative(self) -> bool:
+        """Whether this tracer of a differentiation has a (possibly) nonzero
+        derivative. Overridden where a tracer can hold a known zero derivative
+        (forward mode's symbolic zero tangent)."""
+        return True
+
+    def _python_value(self, what: str) -> Any:
+        """The concrete value for a Python conversion called by the user's code
+        (two frames up), refused when the conversion would lose a derivative."""
+        value = self._concrete(what)
+        if self._loses_derivative() and not \
+                sys._getframe(2).f_code.co_filename.startswith(FAD_DIR):
+            raise ConcretizationError(derivative_lost_message(what, self.aval))
+        return value
+
     def __bool__(self) -> bool:
-        return bool(self._concrete("The truth value"))
+        return bool(self._python_value("The truth value"))
 
     def __float__(self) -> float:
-        return float(self._concrete("A Python float"))
+        return float(self._python_value("A Python float"))
 
     def __int__(self) -> int:
-        return int(self._concrete("A Python int"))
+        return int(self._python_value("A Python int"))
 
     def __complex__(self) -> complex:
-        return complex(self._concrete("A Python complex"))
+        return complex(self._python_value("A Python complex"))
 
     def __index__(self) -> int:
-        return int(self._concrete("An index"))
+        return int(self._python_value("An index"))
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
-        if getattr(self._trace, "differentiates", False) and not \
+        if self._loses_derivative() and not \
                 sys._getframe(1).f_code.co_filename.startswith(FAD_DIR):
             # the user's plain NumPy function (np.dot, np.asarray) on a value being
-            # differentiated: its result would silently carry no derivative (fad's
-            # own code asks only for values it treats as constants)
-            raise TypeError(
-                f"A NumPy array of a traced array {self.aval.str_short()} was requested "
-                "(a NumPy function, or np.asarray, received a value being "
-                "differentiated). The result would have no derivative. Use the fad.numpy "
-                "function instead (fnp.dot for np.dot), or fad.stop_gradient(x) first if "
-                "a constant is meant.")
+            # differentiated (fad's own code asks only for values it treats as constants)
+            raise ConcretizationError(derivative_lost_message(
+                "A NumPy array", self.aval, "a NumPy function (or np.asarray)",
+                "Use the fad.numpy function instead (fnp.dot for np.dot)"))
         value = np.asarray(self._concrete("A NumPy array"))
         return value if dtype is None else value.astype(dtype)
 
@@ -242,10 +270,10 @@ class Tracer:
         return None
 
     def item(self) -> Any:
-        return np.asarray(self._concrete("A Python scalar")).item()
+        return np.asarray(self._python_value("A Python scalar")).item()
 
     def tolist(self) -> Any:
-        return np.asarray(self._concrete("A Python list")).tolist()
+        return np.asarray(self._python_value("A Python list")).tolist()
 
     def __hash__(self) -> int:
         raise TypeError("traced arrays are unhashable (as NumPy arrays are)")
