@@ -126,6 +126,11 @@ def _argnums_tuple(argnums: int | tuple[int, ...], nargs: int, what: str, fun: C
     return tuple(i % nargs for i in nums)
 
 
+def _distinct(nums: tuple[int, ...]) -> tuple[int, ...]:
+    """Each position once: one asked for twice is one input to differentiate."""
+    return nums if len(nums) == 1 else tuple(dict.fromkeys(nums))
+
+
 def _per_argnum(per_arg: list, diff: tuple, nums: tuple, argnums: Any) -> Any:
     """The values for the positions ``argnums`` asks for, from one value per
     distinct position ``diff``: a repeated position gets the same value."""
@@ -168,19 +173,25 @@ def _check_like(values: list, avals: list, names: Callable[[], list], context: s
         inexact = a.dtype.kind in "fc"
         if type(v) in _WEAK_SCALARS and inexact and (type(v) is not complex or
                                                        a.dtype.kind == "c"):
-            v = asarray(v, a.dtype)
+            xp = default_xp()
+            v = xp.asarray(v, dtype=a.dtype if xp is np else getattr(xp, a.dtype.name))
         else:
             v = _leaf_array(v)
         va = aval_of(v)
+        if va.shape == a.shape and va.dtype == a.dtype:  # the common case, fast
+            out.append(v)
+            continue
         problem = None
-        if tuple(va.shape) != tuple(a.shape):
+        if va.shape != a.shape:
             problem = (f"shapes {tuple(va.shape)} and {tuple(a.shape)} differ; a {what} "
                        "has the shape and dtype of its value")
         elif inexact and va.dtype != a.dtype:
-            lossy = va.dtype.kind not in "biufc" or (va.dtype.kind == "c" and
-                                                     a.dtype.kind != "c")
-            if cast and not lossy:
+            complex_for_real = va.dtype.kind == "c" and a.dtype.kind != "c"
+            if cast and va.dtype.kind in "biuf" + a.dtype.kind:
                 v = v.astype(a.dtype)
+            elif complex_for_real:
+                problem = (f"a complex {what} for a real value would lose its imaginary "
+                           f"part; a {what} has its value's dtype, {a.dtype}")
             else:
                 problem = (f"a {what} has its value's dtype, {a.dtype}: cast it with "
                            f".astype({a.dtype.name!r})")
@@ -320,7 +331,7 @@ def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0,
     @functools.wraps(fun)
     def value_and_grad_f(*args: Any, **kwargs: Any) -> Any:
         nums = _argnums_tuple(argnums, len(args), "fad.grad", fun)
-        diff = tuple(dict.fromkeys(nums))  # a position asked for twice is one input
+        diff = _distinct(nums)
         _require_inputs(fun, args, diff, "fad.grad")
         leaves, in_tree = _flatten_leaves([args[i] for i in diff])
         _check_differentiable(leaves, "fad.grad")
@@ -483,7 +494,7 @@ def _jacobian(fun: Callable, argnums: int | Sequence[int], mode: str) -> Callabl
 
     def jac(*args: Any) -> Any:
         nums = _argnums_tuple(argnums, len(args), f"fad.jac{mode}", fun)
-        diff = tuple(dict.fromkeys(nums))  # a position asked for twice is one input
+        diff = _distinct(nums)
         _require_inputs(fun, args, diff, f"fad.jac{mode}")
         in_leaves, in_tree = _flatten_leaves([args[i] for i in diff])
         _check_differentiable(in_leaves, f"fad.jac{mode}")

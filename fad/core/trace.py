@@ -204,7 +204,8 @@ class Tracer:
         """Whether a Python or NumPy value of this tracer would drop a derivative:
         its dtype is float or complex and a running differentiation (not one
         stopped by an enclosing ``no_grad`` block) tracks it."""
-        if self.aval.dtype.kind not in "fc":
+        kind = getattr(self.dtype, "kind", None) or self.aval.dtype.kind
+        if kind not in "fc":
             return False  # a comparison, an index or a shape: no derivative to lose
         scope = _STATE.get().no_grad
         t: Any = self
