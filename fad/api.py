@@ -178,7 +178,7 @@ def _check_like(values: list, avals: list, names: Callable[[], list], context: s
         else:
             v = _leaf_array(v)
         va = aval_of(v)
-        if va.shape == a.shape and va.dtype == a.dtype:  # the common case, fast
+        if va.shape == a.shape and va.dtype == a.dtype and (inexact or not ints):  # fast
             out.append(v)
             continue
         problem = None
