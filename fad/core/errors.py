@@ -9,7 +9,10 @@ FAD_DIR = _FAD_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 class ConcretizationError(TypeError):
-    """A traced value was used where Python needs a concrete one (``if x > 0:``)."""
+    """A traced value was used where Python needs a concrete one (``if x > 0:``
+    under ``jit``), or a value being differentiated was turned into a Python or
+    NumPy value (``float(x)``, ``x.item()``, ``math.sin(x)``, ``bool(x)`` of a
+    float array), which would silently drop its derivative."""
 
     def __init__(self, message: str = "", batched: bool = False):
         super().__init__(message)

@@ -153,6 +153,12 @@ class Tracer:
     Subclasses hold what their transformation needs (a primal and a tangent, an
     IR variable...); all share NumPy's operators and methods, which fad.numpy
     installs on this class.
+
+    A Python or NumPy value of a float or complex tracer that a differentiation
+    tracks (``float(x)``, ``int(x)``, ``bool(x)``, ``x.item()``, ``x.tolist()``,
+    ``math.sin(x)``, ``np.asarray(x)``) would carry no derivative, so the user's
+    code gets a ``ConcretizationError`` instead; comparisons, integer values,
+    ``stop_gradient`` values and values inside ``no_grad`` convert as before.
     """
 
     __slots__ = ("_trace", "__weakref__")
