@@ -200,19 +200,25 @@ class Tracer:
         raise ConcretizationError(concretization_message("The value", self.aval))
 
     def _concrete(self, what: str) -> Any:
+        """The concrete value, for a conversion (``what``) that the code two frames
+        up asked for; refused when that is the user's code and the value is being
+        differentiated (the Python or NumPy value would carry no derivative)."""
         try:
-            return self.concrete_value()
+            value = self.concrete_value()
         except ConcretizationError as e:  # (no local name for the new error: no cycle)
             raise ConcretizationError(concretization_message(what, self.aval, e.batched),
                                       batched=e.batched) from None
+        inexact = _INEXACT.get(getattr(value, "dtype", None))
+        if inexact is None:
+            inexact = _inexact(value, self)
+        if inexact and self._tracked() and \
+                not sys._getframe(2).f_code.co_filename.startswith(FAD_DIR):
+            raise ConcretizationError(derivative_lost_message(what, self.aval))
+        return value
 
-    def _loses_derivative(self) -> bool:
-        """Whether a Python or NumPy value of this tracer would drop a derivative:
-        its dtype is float or complex and a running differentiation (not one
-        stopped by an enclosing ``no_grad`` block) tracks it."""
-        kind = getattr(self.dtype, "kind", None) or self.aval.dtype.kind
-        if kind not in "fc":
-            return False  # a comparison, an index or a shape: no derivative to lose
+    def _tracked(self) -> bool:
+        """Whether a running differentiation (not one stopped by an enclosing
+        ``no_grad`` block) tracks this tracer's value."""
         scope = _STATE.get().no_grad
         t: Any = self
         while isinstance(t, Tracer):
@@ -229,35 +235,26 @@ class Tracer:
         (forward mode's symbolic zero tangent)."""
         return True
 
-    def _python_value(self, what: str) -> Any:
-        """The concrete value for a Python conversion called by the user's code
-        (two frames up), refused when the conversion would lose a derivative."""
-        value = self._concrete(what)
-        if self._loses_derivative() and not \
-                sys._getframe(2).f_code.co_filename.startswith(FAD_DIR):
-            raise ConcretizationError(derivative_lost_message(what, self.aval))
-        return value
-
     def __bool__(self) -> bool:
-        return bool(self._python_value("The truth value"))
+        return bool(self._concrete("The truth value"))
 
     def __float__(self) -> float:
-        return float(self._python_value("A Python float"))
+        return float(self._concrete("A Python float"))
 
     def __int__(self) -> int:
-        return int(self._python_value("A Python int"))
+        return int(self._concrete("A Python int"))
 
     def __complex__(self) -> complex:
-        return complex(self._python_value("A Python complex"))
+        return complex(self._concrete("A Python complex"))
 
     def __index__(self) -> int:
-        return int(self._python_value("An index"))
+        return int(self._concrete("An index"))
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
-        if self._loses_derivative() and not \
+        if self.aval.dtype.kind in "fc" and self._tracked() and not \
                 sys._getframe(1).f_code.co_filename.startswith(FAD_DIR):
             # the user's plain NumPy function (np.dot, np.asarray) on a value being
-            # differentiated (fad's own code asks only for values it treats as constants)
+            # differentiated (checked before the value: under vmap too)
             raise ConcretizationError(derivative_lost_message(
                 "A NumPy array", self.aval, "a NumPy function (or np.asarray)",
                 "Use the fad.numpy function instead (fnp.dot for np.dot)"))
@@ -277,16 +274,28 @@ class Tracer:
         return None
 
     def item(self) -> Any:
-        return np.asarray(self._python_value("A Python scalar")).item()
+        return np.asarray(self._concrete("A Python scalar")).item()
 
     def tolist(self) -> Any:
-        return np.asarray(self._python_value("A Python list")).tolist()
+        return np.asarray(self._concrete("A Python list")).tolist()
 
     def __hash__(self) -> int:
         raise TypeError("traced arrays are unhashable (as NumPy arrays are)")
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}<{self.aval.str_short()}>"
+
+
+_INEXACT: dict = {}  # dtype -> is it a float or complex dtype
+
+
+def _inexact(value: Any, tracer: Tracer) -> bool:
+    """Whether ``value``, the concrete value of ``tracer``, is float or complex."""
+    dtype = getattr(value, "dtype", None)
+    if dtype is None:  # a Python scalar
+        return tracer.aval.dtype.kind in "fc"
+    r = _INEXACT[dtype] = _np_dtype(dtype).kind in "fc"
+    return r
 
 
 class PrimalTracer(Tracer):
