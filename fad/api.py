@@ -8,6 +8,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from .arguments import describe_argument, function_name, require_callable
 from .backends import default_xp, namespace_of
 from .core.errors import _FAD_DIR
 from .core.ir import ClosedJaxpr, ShapedArray
@@ -19,7 +20,7 @@ from .interpreters.staging import trace_to_jaxpr
 from .interpreters.vjp import vjp_flat
 from .numpy._base import asarray
 from .primitives.structural import stop_gradient_p
-from .tree import tree_flatten, tree_map, tree_unflatten
+from .tree import tree_flatten, tree_leaf_paths, tree_map, tree_unflatten
 
 
 # ---------------------------------------------------------------- helpers
@@ -36,9 +37,8 @@ class _Label:
         self.name, self.fun, self.code, self.line = name, fun, frame.f_code, frame.f_lineno
 
     def __str__(self) -> str:
-        f = self.fun
-        fname = getattr(f, "__qualname__", None) or getattr(f, "__name__", None) or repr(f)
-        return f"fad.{self.name} of {fname} (called at {self.code.co_filename}:{self.line})"
+        return (f"fad.{self.name} of {function_name(self.fun)} "
+                f"(called at {self.code.co_filename}:{self.line})")
 
     def __bool__(self) -> bool:
         return True
@@ -123,13 +123,120 @@ def _xp_of(x: Any) -> Any:
     return namespace_of([c]) if c is not None else default_xp()
 
 
-def _argnums_tuple(argnums: int | Sequence[int], nargs: int) -> tuple[int, ...]:
-    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+def _check_argnums(argnums: Any) -> int | tuple[int, ...]:
+    """``argnums`` as an int or a tuple of ints (from any sequence of them)."""
+    def is_int(i: Any) -> bool:
+        return isinstance(i, int | np.integer) and not isinstance(i, bool)
+    if is_int(argnums):
+        return int(argnums)
+    if isinstance(argnums, tuple | list) and all(is_int(i) for i in argnums):
+        return tuple(int(i) for i in argnums)
+    raise TypeError(f"argnums must be an int or a tuple of ints, got "
+                    f"{type(argnums).__name__}: {argnums!r}")
+
+
+def _argnums_tuple(argnums: int | tuple[int, ...], nargs: int, what: str, fun: Callable
+                   ) -> tuple[int, ...]:
+    """The positions ``argnums`` names in a call with ``nargs`` positional
+    arguments, negative ones counted from the end."""
+    nums = (argnums,) if isinstance(argnums, int) else argnums
     for i in nums:
         if not -nargs <= i < nargs:
-            raise ValueError(f"argnums={argnums} but the function was called with "
-                             f"{nargs} positional argument(s)")
+            raise ValueError(
+                f"argnums={argnums!r} is out of range: {what} of {function_name(fun)} "
+                f"was called with {nargs} positional argument(s), so argnums must be "
+                f"between {-nargs} and {nargs - 1} (keyword arguments are not "
+                "differentiated)")
     return tuple(i % nargs for i in nums)
+
+
+def _distinct(nums: tuple[int, ...]) -> tuple[int, ...]:
+    """Each position once: one asked for twice is one input to differentiate."""
+    return nums if len(nums) == 1 else tuple(dict.fromkeys(nums))
+
+
+def _per_argnum(per_arg: list, diff: tuple, nums: tuple, argnums: Any) -> Any:
+    """The values for the positions ``argnums`` asks for, from one value per
+    distinct position ``diff``: a repeated position gets the same value."""
+    if isinstance(argnums, int):
+        return per_arg[0]
+    if diff == nums:
+        return tuple(per_arg)
+    by_position = dict(zip(diff, per_arg))
+    return tuple(by_position[i] for i in nums)
+
+
+def _require_inputs(fun: Callable, args: Sequence, positions: Sequence[int], what: str
+                    ) -> None:
+    """A differentiated argument that is ``None`` (an empty pytree) is a mistake."""
+    for i in positions:
+        if args[i] is None:
+            raise TypeError(
+                f"{what} of {function_name(fun)}: {describe_argument(fun, i)} is None, "
+                f"but {what} differentiates with respect to float arrays (or pytrees of "
+                "them). Pass an array (e.g. fnp.asarray(1.0)), or differentiate with "
+                "respect to the other arguments only (argnums, or a function that "
+                "closes over this one).")
+
+
+_WEAK_SCALARS = (int, float, complex)
+
+
+def _check_like(values: list, avals: list, names: Callable[[], list], context: str,
+                what: str, ints: bool = True, cast: bool = False) -> list:
+    """Tangents or cotangents ``values`` checked, leaf by leaf, against the values
+    they belong to (``avals``; ``names()`` names them): the same shape, and the
+    same dtype for a float or complex value. An integer or boolean value has no
+    derivative: with ``ints``, its tangent must be zero, of an integer, boolean
+    or float0 (JAX's) dtype; without, only its shape is checked. A Python scalar
+    is weakly typed (it takes the value's dtype); ``cast``: a float value of
+    another dtype is converted rather than refused. Returns the arrays.
+    """
+    out = []
+    for k, (v, a) in enumerate(zip(values, avals)):
+        inexact = a.dtype.kind in "fc"
+        if type(v) in _WEAK_SCALARS and inexact and (type(v) is not complex or
+                                                       a.dtype.kind == "c"):
+            xp = default_xp()
+            v = xp.asarray(v, dtype=a.dtype if xp is np else getattr(xp, a.dtype.name))
+        else:
+            v = _leaf_array(v)
+        va = aval_of(v)
+        if va.shape == a.shape and va.dtype == a.dtype and (inexact or not ints):  # fast
+            out.append(v)
+            continue
+        problem = None
+        if va.shape != a.shape:
+            problem = (f"shapes {tuple(va.shape)} and {tuple(a.shape)} differ; a {what} "
+                       "has the shape and dtype of its value")
+        elif inexact and va.dtype != a.dtype:
+            complex_for_real = va.dtype.kind == "c" and a.dtype.kind != "c"
+            if cast and va.dtype.kind in "biuf" + a.dtype.kind:
+                v = v.astype(a.dtype)
+            elif complex_for_real:
+                problem = (f"a complex {what} for a real value would lose its imaginary "
+                           f"part; a {what} has its value's dtype, {a.dtype}")
+            else:
+                problem = (f"a {what} has its value's dtype, {a.dtype}: cast it with "
+                           f".astype({a.dtype.name!r})")
+        elif ints and not inexact and (va.dtype.kind in "fc" or not _is_zero(v)):
+            problem = (f"{a.dtype} values have no derivative, so their {what} must be "
+                       "zero, of an integer or boolean dtype (fnp.zeros_like of the "
+                       "value) or JAX's float0; to differentiate with respect to it, "
+                       "make the value a float array")
+        if problem:
+            raise TypeError(f"{context} {what} {va.str_short()} for {names()[k]} "
+                            f"{a.str_short()}: {problem}")
+        out.append(v)
+    return out
+
+
+def _is_zero(x: Any) -> bool:
+    """Whether ``x`` (of an integer or boolean dtype) is all zero, or not concrete."""
+    c = concrete_or_none(x)
+    if c is None or aval_of(c).dtype.kind not in "biu":
+        return True
+    return not bool(namespace_of([c]).any(c != 0))
 
 
 def _substitute(args: tuple, argnums: tuple, values: tuple) -> list:
@@ -151,6 +258,7 @@ def make_jaxpr(fun: Callable, static_argnums: int | Sequence[int] = ()) -> Calla
         d:f32[] = reduce_sum[axes=(0,)] c
       in (d,) }
     """
+    require_callable(fun, "fad.make_jaxpr")
     static = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
 
     @functools.wraps(fun)
@@ -183,6 +291,8 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> tuple:
     >>> f_vjp(fnp.ones(2))[0].tolist()
     [3.0, 3.0]
     """
+    require_callable(fun, "fad.vjp")
+    _require_inputs(fun, primals, range(len(primals)), "fad.vjp")
     leaves, in_tree = _flatten_leaves(list(primals))
     _check_differentiable(leaves, "fad.vjp")
     flat_fun, out_tree, aux_box = _flat_function(fun, in_tree, has_aux)
@@ -195,18 +305,9 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> tuple:
         if ct_tree != out_tree[0]:
             raise TypeError(f"vjp_fn expects a cotangent with the structure of the "
                             f"output {out_tree[0]!r}, got {ct_tree!r}")
-        # a Python scalar cotangent is weakly typed: it takes the output's dtype
-        ct_leaves = [asarray(c, a.dtype) if type(c) in (int, float, complex) else asarray(c)
-                     for c, a in zip(ct_leaves, out_avals)]
-        for c, a in zip(ct_leaves, out_avals):
-            ca = aval_of(c)
-            if ca.shape != a.shape:
-                raise TypeError(f"vjp_fn: cotangent of shape {ca.shape} for an "
-                                f"output of shape {a.shape} ({a.str_short()})")
-            if ca.dtype != a.dtype:
-                raise TypeError(f"vjp_fn: cotangent of dtype {ca.dtype} for an output of "
-                                f"dtype {a.dtype} ({a.str_short()}); cast it with "
-                                f".astype({a.dtype.name!r})")
+        ct_leaves = _check_like(
+            ct_leaves, out_avals, lambda: tree_leaf_paths(out, "the output"),
+            "vjp_fn got a", "cotangent")
         cts = pull(ct_leaves)
         grads = [_zeros_like(x) if g is None else g for g, x in zip(cts, leaves)]
         return tuple(tree_unflatten(in_tree, grads))
@@ -248,10 +349,15 @@ def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0,
     >>> float(v), float(g)
     (8.0, 12.0)
     """
+    require_callable(fun, "fad.value_and_grad")
+    argnums = _check_argnums(argnums)
+
     @functools.wraps(fun)
     def value_and_grad_f(*args: Any, **kwargs: Any) -> Any:
-        nums = _argnums_tuple(argnums, len(args))
-        leaves, in_tree = _flatten_leaves([args[i] for i in nums])
+        nums = _argnums_tuple(argnums, len(args), "fad.grad", fun)
+        diff = _distinct(nums)
+        _require_inputs(fun, args, diff, "fad.grad")
+        leaves, in_tree = _flatten_leaves([args[i] for i in diff])
         _check_differentiable(leaves, "fad.grad")
         if holomorphic and any(aval_of(x).dtype.kind != "c" for x in leaves):
             raise TypeError("fad.grad(..., holomorphic=True) needs complex inputs")
@@ -259,7 +365,7 @@ def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0,
 
         def flat_fun(*flat: Any) -> list:
             dyn = tree_unflatten(in_tree, flat)
-            out = fun(*_substitute(args, nums, tuple(dyn)), **kwargs)
+            out = fun(*_substitute(args, diff, tuple(dyn)), **kwargs)
             if has_aux:
                 out, aux = _split_aux(out)
                 aux_box.append(aux)
@@ -269,8 +375,7 @@ def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0,
                                 aux_box=aux_box)
         cts = pull([_ones_like(out)], consume=True)
         grads = [_zeros_like(x) if g is None else g for g, x in zip(cts, leaves)]
-        grad_tree = tree_unflatten(in_tree, grads)
-        g = grad_tree[0] if isinstance(argnums, int) else tuple(grad_tree)
+        g = _per_argnum(tree_unflatten(in_tree, grads), diff, nums, argnums)
         return ((out, aux_box[0]), g) if has_aux else (out, g)
 
     return value_and_grad_f
@@ -315,6 +420,7 @@ def grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
     >>> complex(fad.grad(lambda z: z ** 2, holomorphic=True)(1j))   # f'(z) = 2z
     2j
     """
+    require_callable(fun, "fad.grad")
     vg = value_and_grad(fun, argnums, has_aux, holomorphic)
 
     @functools.wraps(fun)
@@ -335,17 +441,13 @@ def jvp(fun: Callable, primals: Sequence, tangents: Sequence, has_aux: bool = Fa
     >>> float(y), float(t)
     (0.0, 2.0)
     """
+    require_callable(fun, "fad.jvp")
     if not isinstance(primals, tuple | list) or not isinstance(tangents, tuple | list):
         raise TypeError("fad.jvp(f, primals, tangents): primals and tangents must be "
                         "tuples (or lists) with one entry per argument of f")
+    _require_inputs(fun, primals, range(len(primals)), "fad.jvp")
     p_leaves, p_tree = _flatten_leaves(list(primals))
-    t_leaves, t_tree = _flatten_leaves(list(tangents))
-    if p_tree != t_tree:
-        raise TypeError(f"primal and tangent structures differ: {p_tree!r} vs {t_tree!r}")
-    for p, t in zip(p_leaves, t_leaves):
-        pa, ta = aval_of(p), aval_of(t)
-        if pa.shape != ta.shape:
-            raise TypeError(f"tangent of shape {ta.shape} for a primal of shape {pa.shape}")
+    t_leaves = _checked_tangents(tangents, p_leaves, p_tree, primals, "fad.jvp")
     t_leaves = [t if _is_float(p) else None for p, t in zip(p_leaves, t_leaves)]
     flat_fun, out_tree, aux_box = _flat_function(fun, p_tree, has_aux)
     outs, out_ts = jvp_flat(flat_fun, p_leaves, t_leaves, label=_label("jvp", fun),
@@ -353,6 +455,18 @@ def jvp(fun: Callable, primals: Sequence, tangents: Sequence, has_aux: bool = Fa
     out_ts = [_zeros_like(o) if t is None else t for o, t in zip(outs, out_ts)]
     res = (tree_unflatten(out_tree[0], outs), tree_unflatten(out_tree[0], out_ts))
     return res + (aux_box[0],) if has_aux else res
+
+
+def _checked_tangents(tangents: Sequence, p_leaves: list, p_tree: Any, primals: Sequence,
+                      who: str) -> list:
+    """The leaves of ``tangents``, checked against the primals' (``_check_like``)."""
+    t_leaves, t_tree = tree_flatten(list(tangents))
+    if t_tree != p_tree:
+        raise TypeError(f"{who}: the tangents must have the structure of the primals, "
+                        f"{p_tree!r}, but have the structure {t_tree!r}")
+    return _check_like(t_leaves, [aval_of(p) for p in p_leaves],
+                       lambda: tree_leaf_paths(list(primals), "primals"), f"{who} got a",
+                       "tangent")
 
 
 def linearize(fun: Callable, *primals: Any) -> tuple:
@@ -363,6 +477,8 @@ def linearize(fun: Callable, *primals: Any) -> tuple:
     >>> float(f_jvp(1.0))
     6.0
     """
+    require_callable(fun, "fad.linearize")
+    _require_inputs(fun, primals, range(len(primals)), "fad.linearize")
     leaves, in_tree = _flatten_leaves(list(primals))
     _check_differentiable(leaves, "fad.linearize")
     out_tree: list = []
@@ -375,9 +491,8 @@ def linearize(fun: Callable, *primals: Any) -> tuple:
     outs, lin, is_zero = linearize_flat(flat_fun, leaves, label=_label("linearize", fun))
 
     def f_jvp(*tangents: Any) -> Any:
-        t_leaves, t_tree = _flatten_leaves(list(tangents))
-        if t_tree != in_tree:
-            raise TypeError(f"f_jvp expects tangents structured as {in_tree!r}")
+        t_leaves = _checked_tangents(tangents, leaves, in_tree, primals,
+                                     "f_jvp (of fad.linearize)")
         live = iter(eval_jaxpr(lin.jaxpr, lin.consts, *t_leaves))
         out_ts = [_zeros_like(o) if z else next(live) for o, z in zip(outs, is_zero)]
         return tree_unflatten(out_tree[0], out_ts)
@@ -398,15 +513,20 @@ def _jacobian(fun: Callable, argnums: int | Sequence[int], mode: str) -> Callabl
     from .numpy import moveaxis, reshape
     from .vmap import vmap
 
+    require_callable(fun, f"fad.jac{mode}")
+    argnums = _check_argnums(argnums)
+
     def jac(*args: Any) -> Any:
-        nums = _argnums_tuple(argnums, len(args))
-        in_leaves, in_tree = _flatten_leaves([args[i] for i in nums])
+        nums = _argnums_tuple(argnums, len(args), f"fad.jac{mode}", fun)
+        diff = _distinct(nums)
+        _require_inputs(fun, args, diff, f"fad.jac{mode}")
+        in_leaves, in_tree = _flatten_leaves([args[i] for i in diff])
         _check_differentiable(in_leaves, f"fad.jac{mode}")
         in_avals = [aval_of(x) for x in in_leaves]
         out_tree: list = []
 
         def flat_fun(*flat: Any) -> list:
-            out = fun(*_substitute(args, nums, tuple(tree_unflatten(in_tree, flat))))
+            out = fun(*_substitute(args, diff, tuple(tree_unflatten(in_tree, flat))))
             leaves, tree = tree_flatten(out)
             out_tree.append(tree)
             return [_leaf_array(o) for o in leaves]
@@ -447,8 +567,8 @@ def _jacobian(fun: Callable, argnums: int | Sequence[int], mode: str) -> Callabl
                 oa = aval_of(o)
                 blocks.append([reshape(r, oa.shape + ia.shape)
                                for r, ia in zip(rows, in_avals)])
-        per_out = [tree_unflatten(in_tree, b) for b in blocks]
-        per_out = [p[0] if isinstance(argnums, int) else tuple(p) for p in per_out]
+        per_out = [_per_argnum(tree_unflatten(in_tree, b), diff, nums, argnums)
+                   for b in blocks]
         return tree_unflatten(out_tree[0], per_out)
 
     return jac
@@ -481,6 +601,7 @@ def hessian(fun: Callable, argnums: int | Sequence[int] = 0) -> Callable:
     >>> fad.hessian(lambda x: fnp.sum(x ** 3))(fnp.array([1.0, 2.0])).tolist()
     [[6.0, 0.0], [0.0, 12.0]]
     """
+    require_callable(fun, "fad.hessian")
     return jacfwd(jacrev(fun, argnums), argnums)
 
 

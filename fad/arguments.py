@@ -1,12 +1,13 @@
 """A call's keyword arguments as positions, from the function's signature (read
 once per function): what ``jit``'s static arguments and the custom-rule functions
-(whose rules receive every argument positionally, as in JAX) need."""
+(whose rules receive every argument positionally, as in JAX) need; and the
+checks every transformation makes on what it is given."""
 
 from __future__ import annotations
 
 import inspect
 import weakref
-from typing import Callable
+from typing import Any, Callable
 
 _SIGNATURES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
@@ -80,3 +81,40 @@ def positional_parameter(fun: Callable, name: str) -> bool:
     p = sig.parameters.get(name) if sig is not None else None
     return p is not None and p.kind in (inspect.Parameter.POSITIONAL_ONLY,
                                          inspect.Parameter.POSITIONAL_OR_KEYWORD)
+
+
+def require_callable(fun: Any, transformation: str) -> None:
+    """Raise ``TypeError`` at once if ``fun``, given to ``transformation``, cannot be
+    called (rather than later, when the transformed function is).
+
+    >>> require_callable(3, "fad.grad")
+    Traceback (most recent call last):
+    TypeError: fad.grad expected a callable (the function to transform), got int: 3
+    """
+    if not callable(fun):
+        raise TypeError(f"{transformation} expected a callable (the function to "
+                        f"transform), got {type(fun).__name__}: {fun!r}")
+
+
+def function_name(fun: Any) -> str:
+    """``fun``'s qualified name, for messages.
+
+    >>> function_name(function_name)
+    'function_name'
+    """
+    return getattr(fun, "__qualname__", None) or getattr(fun, "__name__", None) or repr(fun)
+
+
+def describe_argument(fun: Any, i: int) -> str:
+    """``argument 1 (y)``: position ``i`` of a call of ``fun``, with its parameter's
+    name when the signature has one there.
+
+    >>> describe_argument(lambda x, y: x, 1)
+    'argument 1 (y)'
+    """
+    sig = signature(fun)
+    params = list(sig.parameters.values()) if sig is not None else []
+    if i < len(params) and params[i].kind in (params[i].POSITIONAL_ONLY,
+                                              params[i].POSITIONAL_OR_KEYWORD):
+        return f"argument {i} ({params[i].name})"
+    return f"argument {i}"

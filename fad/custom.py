@@ -16,7 +16,8 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from .arguments import as_positional
+from .api import _check_like, _leaf_array
+from .arguments import as_positional, describe_argument, require_callable
 from .core.ir import ClosedJaxpr
 from .core.primitive import Primitive
 from .core.trace import Tracer, aval_of, bind, current_state, rebinding
@@ -24,7 +25,7 @@ from .interpreters.jvp import jvp_flat
 from .interpreters.reverse import backward_pass, linearize_flat
 from .interpreters.staging import trace_to_jaxpr
 from .interpreters.vjp import vjp_flat
-from .tree import tree_flatten, tree_map, tree_unflatten
+from .tree import tree_flatten, tree_leaf_paths, tree_map, tree_unflatten
 
 
 # ---------------------------------------------------------------- shared pieces
@@ -177,6 +178,12 @@ class _FlatCall:
         return [self.static[i] if i in self.static else next(it)
                 for i in range(self.n_args)]
 
+    def leaf_names(self) -> list[str]:
+        """``argument 1 (w)['b']``: the names of the differentiable leaves."""
+        positions = [i for i in range(self.n_args) if i not in self.static]
+        return [p for i, d in zip(positions, self.dyn)
+                for p in tree_leaf_paths(d, describe_argument(self.fun, i))]
+
     def outputs(self, out: Any) -> list:
         leaves, tree = tree_flatten(out)
         self.out_tree[:] = [tree]
@@ -188,7 +195,6 @@ class _FlatCall:
     def bind(self, prim: Primitive, eagerly: bool = False, **rules: Any) -> Any:
         """Bind ``prim`` on the flat leaves; closed-over tracers become leading
         inputs (``_closed_over``; ``prim.with_captured`` adapts the rules)."""
-        from .api import _leaf_array
         args = [_leaf_array(x) for x in self.leaves]
         name = getattr(self.fun, "__name__", "f")
         fun = self.flat_fun
@@ -220,6 +226,7 @@ class custom_jvp:
     """
 
     def __init__(self, fun: Callable, nondiff_argnums: Sequence[int] = ()):
+        require_callable(fun, "fad.custom_jvp")
         self.fun = fun
         self.nondiff_argnums = tuple(nondiff_argnums)
         self.jvp_rule: Callable | None = None
@@ -251,19 +258,15 @@ class custom_jvp:
 
 def _checked_tangents(name: str, t_out: Any, outs: list, out_tree: Any) -> list:
     """The rule's tangent leaves, checked against its primal output: same
-    structure, and per leaf the same shape and dtype."""
+    structure, and per leaf the same shape and (for a float output) dtype."""
     leaves, tree = tree_flatten(t_out)
     if tree != out_tree:
         raise TypeError(f"the custom_jvp rule of {name} returned a tangent structured as "
                         f"{tree!r}; the primal output is structured as {out_tree!r}")
-    for t, o in zip(leaves, outs):
-        ta, oa = aval_of(t), aval_of(o)
-        inexact = ta.dtype.kind in "fc" and oa.dtype.kind in "fc"  # (int outputs: any)
-        if tuple(ta.shape) != tuple(oa.shape) or inexact and ta.dtype != oa.dtype:
-            raise TypeError(f"the custom_jvp rule of {name} returned a tangent "
-                            f"{ta.str_short()} for a primal output {oa.str_short()}; "
-                            "they must have the same shape and dtype")
-    return leaves
+    return _check_like(
+        leaves, [aval_of(o) for o in outs],
+        lambda: tree_leaf_paths(tree_unflatten(out_tree, outs), "a primal output"),
+        f"the custom_jvp rule of {name} returned a", "tangent", ints=False)
 
 
 # ---------------------------------------------------------------- custom_vjp
@@ -366,6 +369,7 @@ class custom_vjp:
     """
 
     def __init__(self, fun: Callable, nondiff_argnums: Sequence[int] = ()):
+        require_callable(fun, "fad.custom_vjp")
         self.fun = fun
         self.nondiff_argnums = tuple(nondiff_argnums)
         self.fwd: Callable | None = None
@@ -403,13 +407,12 @@ class custom_vjp:
             if g_tree != in_tree:
                 raise TypeError(f"the custom_vjp backward rule of {self.__name__} returned "
                                 f"cotangents structured as {g_tree!r}; expected {in_tree!r}")
-            for g, x in zip(g_leaves, leaves):
-                if g is not None and tuple(aval_of(g).shape) != tuple(aval_of(x).shape):
-                    raise TypeError(
-                        f"the custom_vjp backward rule of {self.__name__} returned a "
-                        f"cotangent of shape {aval_of(g).shape} for an argument of shape "
-                        f"{aval_of(x).shape}")
-            return g_leaves
+            # a float cotangent of another precision is cast to the argument's dtype
+            # (JAX lets it through; the gradient keeps its argument's dtype this way)
+            return _check_like(
+                g_leaves, [aval_of(x) for x in leaves], call.leaf_names,
+                f"the custom_vjp backward rule of {self.__name__} returned a", "cotangent",
+                ints=False, cast=True)
 
         return call.bind(custom_vjp_call_p, fwd=flat_fwd, bwd=flat_bwd)
 
@@ -458,6 +461,8 @@ def checkpoint(fun: Callable) -> Callable:
     >>> round(float(fad.grad(f)(1.0)), 6)
     0.360039
     """
+    require_callable(fun, "fad.checkpoint")
+
     @functools.wraps(fun)
     def remat(*args: Any, **kwargs: Any) -> Any:
         # closures over running transformations' tracers (a layer's parameters)

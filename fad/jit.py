@@ -14,7 +14,13 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from .api import reject_masked
-from .arguments import as_positional, parameter_name, positional_parameter, signature
+from .arguments import (
+    as_positional,
+    parameter_name,
+    positional_parameter,
+    require_callable,
+    signature,
+)
 from .backends import namespace_of
 from .core.errors import ConcretizationError
 from .core.ir import ClosedJaxpr, Jaxpr
@@ -340,6 +346,7 @@ def jit(fun: Callable, static_argnums: int | Sequence[int] = (),
     >>> float(g(3.0)), float(g(3.0, n=3))
     (9.0, 27.0)
     """
+    require_callable(fun, "fad.jit")
     static = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
     names = (static_argnames,) if isinstance(static_argnames, str) else tuple(static_argnames)
     if names:

@@ -243,3 +243,24 @@ def treedef_flatten_up_to(treedef: PyTreeDef, tree: Any) -> list:
 
 __all__ = ["tree_map", "tree_flatten", "tree_unflatten", "tree_leaves",
            "tree_structure", "register_pytree_node", "PyTreeDef"]
+
+
+def tree_leaf_paths(tree: Any, prefix: str = "") -> list[str]:
+    """Readable names of ``tree``'s leaves, in ``tree_flatten``'s order: ``prefix``
+    followed by the keys and positions that lead to each leaf.
+
+    >>> tree_leaf_paths({"w": (1, 2), "b": 3}, "params")
+    ["params['b']", "params['w'][0]", "params['w'][1]"]
+    >>> tree_leaf_paths(1.0, "x")
+    ['x']
+    """
+    paths: list[str] = []
+    stack = [(tree_flatten(tree)[1], prefix)]
+    while stack:  # (iterative: a deep pytree does not exhaust the recursion limit)
+        td, path = stack.pop()
+        if td.node is None:
+            paths.append(path)
+            continue
+        keys = td.aux if td.node is dict else range(len(td.children))
+        stack.extend(reversed([(c, f"{path}[{k!r}]") for k, c in zip(keys, td.children)]))
+    return paths

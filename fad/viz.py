@@ -49,6 +49,7 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
         "Graphviz's dot program (Debian/Ubuntu: apt-get install graphviz).") from exc
 
 from .core.ir import ClosedJaxpr, Jaxpr, Literal, ShapedArray, Var, pp_param
+from .tree import tree_leaf_paths
 
 __all__ = ["draw", "Graph", "DotNotFoundError", "dot_available"]
 
@@ -564,30 +565,6 @@ def _aval_of(x: Any) -> ShapedArray | None:
             return None
 
 
-def _leaf_paths(value: Any, base: str) -> list[str]:
-    """Names for the leaves of one argument: ``base``, ``base[0]``, ``base['w']``..."""
-    from .tree import tree_flatten
-    leaves, tree = tree_flatten(value)
-    if len(leaves) == 1 and getattr(tree, "node", None) is None:
-        return [base]
-    paths: list[str] = []
-    try:
-        stack = [(tree, base)]
-        while stack:
-            td, path = stack.pop()
-            if td.node is None:
-                paths.append(path)
-                continue
-            keys: Sequence = td.aux if td.node is dict else range(len(td.children))
-            items = [(c, f"{path}[{k!r}]") for k, c in zip(keys, td.children)]
-            stack.extend(reversed(items))
-    except Exception:  # noqa: BLE001 - unknown tree structure: number the leaves
-        paths = []
-    if len(paths) != len(leaves):
-        paths = [f"{base}[{i}]" for i in range(len(leaves))]
-    return paths
-
-
 def _param_names(fun: Callable, n: int) -> list[str]:
     try:
         params = list(inspect.signature(fun).parameters.values())
@@ -690,7 +667,7 @@ def _draw_function(fun: Callable, args: tuple, *, backward: bool, names: Any,
     if isinstance(names, Mapping):
         by_id = _names_by_identity(names)
         bases = [by_id.get(id(a), b) for a, b in zip(args, bases)]
-    arg_labels = [_leaf_paths(a, b) for a, b in zip(args, bases)]
+    arg_labels = [tree_leaf_paths(a, b) for a, b in zip(args, bases)]
     in_labels = [lab for labs in arg_labels for lab in labs]
     if names is not None and not isinstance(names, Mapping):
         given = [str(s) for s in names]

@@ -8,10 +8,11 @@ from typing import Any, Callable
 import numpy as np
 
 from .api import _label, _leaf_array, reject_masked
+from .arguments import require_callable
 from .core.trace import shape_of
 from .interpreters.batching import vmap_flat
 from .primitives.batching import move_axis
-from .tree import sorted_keys, tree_flatten, tree_unflatten
+from .tree import sorted_keys, tree_flatten, tree_leaf_paths, tree_unflatten
 
 
 def _broadcast_prefix(prefix: Any, tree: Any, what: str) -> list:
@@ -38,16 +39,6 @@ def _broadcast_prefix(prefix: Any, tree: Any, what: str) -> list:
                     f"got {type(prefix).__name__} {prefix!r}")
 
 
-def _leaf_paths(tree: Any, prefix: str) -> list[str]:
-    """Readable names of a pytree's leaves, e.g. ``argument 1['v']``."""
-    if isinstance(tree, dict):
-        return [p for k in sorted_keys(tree) for p in _leaf_paths(tree[k], f"{prefix}[{k!r}]")]
-    if isinstance(tree, tuple | list):
-        return [p for k, t in enumerate(tree) for p in _leaf_paths(t, f"{prefix}[{k}]")]
-    n = len(tree_flatten(tree)[0])
-    return [prefix] if n == 1 else [f"{prefix}<leaf {k}>" for k in range(n)]
-
-
 def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0) -> Callable:
     """Map ``fun`` over axis ``in_axes`` of its arguments, vectorised.
 
@@ -61,6 +52,8 @@ def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0) -> Callable:
     >>> per_example(fnp.ones(3), fnp.ones((4, 3))).shape
     (4, 3)
     """
+    require_callable(fun, "fad.vmap")
+
     @functools.wraps(fun)
     def batched(*args: Any, **kwargs: Any) -> Any:
         axes = in_axes if not isinstance(in_axes, list) else tuple(in_axes)
@@ -94,7 +87,7 @@ def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0) -> Callable:
             raise ValueError("vmap needs at least one argument with a mapped axis "
                              "(in_axes not all None)")
         if len(sizes) > 1:
-            names = [p for i, a in enumerate(args) for p in _leaf_paths(a, f"argument {i}")]
+            names = [p for i, a in enumerate(args) for p in tree_leaf_paths(a, f"argument {i}")]
             desc = "; ".join(f"size {n} for " + ", ".join(
                 f"{names[k]} (axis {dims[k]} of shape {tuple(leaves[k].shape)})" for k in ks)
                 for n, ks in sizes.items())

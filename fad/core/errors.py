@@ -9,7 +9,10 @@ FAD_DIR = _FAD_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 class ConcretizationError(TypeError):
-    """A traced value was used where Python needs a concrete one (``if x > 0:``)."""
+    """A traced value was used where Python needs a concrete one (``if x > 0:``
+    under ``jit``), or a value being differentiated was turned into a Python or
+    NumPy value (``float(x)``, ``x.item()``, ``math.sin(x)``, ``bool(x)`` of a
+    float array), which would silently drop its derivative."""
 
     def __init__(self, message: str = "", batched: bool = False, tracer: object = None):
         super().__init__(message)
@@ -84,3 +87,19 @@ def _shape_message(what: str, aval: object, batched: bool) -> str:
             "be fixed when the function is traced. Mark the argument it comes from "
             "static (fad.jit(f, static_argnums=...) or static_argnames=...), or compute "
             "it from an array's .shape, which is known while tracing.")
+
+
+def derivative_lost_message(what: str, aval: object,
+                            by: str = "Python (float(), int(), .item(), the math module)",
+                            instead: str = "") -> str:
+    """Why a value being differentiated cannot become a Python (or NumPy) value,
+    and what to write instead."""
+    instead = instead or ("Keep the computation in fad: fnp.sin(x) for math.sin(x), "
+                          "x.astype(dtype) to change the dtype")
+    truth = (" Comparisons work in Python control flow (if x > 0:), the truth value of "
+             "a float array does not (if x:)." if what == "The truth value" else "")
+    return (
+        f"{what} of a traced array {aval.str_short()} was requested: {by} received a "
+        "value being differentiated, and the result would carry no derivative (the "
+        f"derivative would silently be zero). {instead}; or, if a constant is meant, "
+        "take fad.stop_gradient(x) first (float(fad.stop_gradient(x)))." + truth)

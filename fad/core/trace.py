@@ -24,6 +24,7 @@ from .errors import (
     ShapeError,
     UnexpectedTracerError,
     concretization_message,
+    derivative_lost_message,
     user_source,
 )
 from .ir import ShapedArray
@@ -152,6 +153,12 @@ class Tracer:
     Subclasses hold what their transformation needs (a primal and a tangent, an
     IR variable...); all share NumPy's operators and methods, which fad.numpy
     installs on this class.
+
+    A Python or NumPy value of a float or complex tracer that a differentiation
+    tracks (``float(x)``, ``int(x)``, ``bool(x)``, ``x.item()``, ``x.tolist()``,
+    ``math.sin(x)``, ``np.asarray(x)``) would carry no derivative, so the user's
+    code gets a ``ConcretizationError`` instead; comparisons, integer values,
+    ``stop_gradient`` values and values inside ``no_grad`` convert as before.
     """
 
     __slots__ = ("_trace", "__weakref__")
@@ -193,11 +200,40 @@ class Tracer:
         raise ConcretizationError(concretization_message("The value", self.aval))
 
     def _concrete(self, what: str) -> Any:
+        """The concrete value, for a conversion (``what``) that the code two frames
+        up asked for; refused when that is the user's code and the value is being
+        differentiated (the Python or NumPy value would carry no derivative)."""
         try:
-            return self.concrete_value()
+            value = self.concrete_value()
         except ConcretizationError as e:  # (no local name for the new error: no cycle)
             raise ConcretizationError(concretization_message(what, self.aval, e.batched),
                                       batched=e.batched, tracer=self) from None
+        inexact = _INEXACT.get(getattr(value, "dtype", None))
+        if inexact is None:
+            inexact = _inexact(value, self)
+        if inexact and self._tracked() and \
+                not sys._getframe(2).f_code.co_filename.startswith(FAD_DIR):
+            raise ConcretizationError(derivative_lost_message(what, self.aval))
+        return value
+
+    def _tracked(self) -> bool:
+        """Whether a running differentiation (not one stopped by an enclosing
+        ``no_grad`` block) tracks this tracer's value."""
+        scope = _STATE.get().no_grad
+        t: Any = self
+        while isinstance(t, Tracer):
+            main = t._trace.main
+            if main.alive and main.differentiates and t.carries_derivative() and \
+                    (scope is None or main.level >= scope.level):
+                return True
+            t = t.inner()
+        return False
+
+    def carries_derivative(self) -> bool:
+        """Whether this tracer of a differentiation has a (possibly) nonzero
+        derivative. Overridden where a tracer can hold a known zero derivative
+        (forward mode's symbolic zero tangent)."""
+        return True
 
     def __bool__(self) -> bool:
         return bool(self._concrete("The truth value"))
@@ -215,17 +251,13 @@ class Tracer:
         return int(self._concrete("An index"))
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
-        if getattr(self._trace, "differentiates", False) and not \
+        if self.aval.dtype.kind in "fc" and self._tracked() and not \
                 sys._getframe(1).f_code.co_filename.startswith(FAD_DIR):
             # the user's plain NumPy function (np.dot, np.asarray) on a value being
-            # differentiated: its result would silently carry no derivative (fad's
-            # own code asks only for values it treats as constants)
-            raise TypeError(
-                f"A NumPy array of a traced array {self.aval.str_short()} was requested "
-                "(a NumPy function, or np.asarray, received a value being "
-                "differentiated). The result would have no derivative. Use the fad.numpy "
-                "function instead (fnp.dot for np.dot), or fad.stop_gradient(x) first if "
-                "a constant is meant.")
+            # differentiated (checked before the value: under vmap too)
+            raise ConcretizationError(derivative_lost_message(
+                "A NumPy array", self.aval, "a NumPy function (or np.asarray)",
+                "Use the fad.numpy function instead (fnp.dot for np.dot)"))
         value = np.asarray(self._concrete("A NumPy array"))
         return value if dtype is None else value.astype(dtype)
 
@@ -252,6 +284,18 @@ class Tracer:
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}<{self.aval.str_short()}>"
+
+
+_INEXACT: dict = {}  # dtype -> is it a float or complex dtype
+
+
+def _inexact(value: Any, tracer: Tracer) -> bool:
+    """Whether ``value``, the concrete value of ``tracer``, is float or complex."""
+    dtype = getattr(value, "dtype", None)
+    if dtype is None:  # a Python scalar
+        return tracer.aval.dtype.kind in "fc"
+    r = _INEXACT[dtype] = _np_dtype(dtype).kind in "fc"
+    return r
 
 
 class PrimalTracer(Tracer):

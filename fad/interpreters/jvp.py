@@ -18,6 +18,9 @@ class JVPTracer(PrimalTracer):
         self.primal = primal
         self.tangent = tangent
 
+    def carries_derivative(self) -> bool:
+        return self.tangent is not None  # None: a symbolic zero
+
 
 class JVPTrace(Trace):
     differentiates = True
