@@ -11,9 +11,25 @@ import functools
 import inspect
 from typing import Any, Callable
 
+from ..core.trace import enter_onto, switch
+
 GRAD_ENABLED: contextvars.ContextVar[bool] = contextvars.ContextVar(
     "fad_torch_grad_enabled", default=True)
 is_grad_enabled = GRAD_ENABLED.get
+
+
+def grad_mode(mode: bool) -> switch:
+    """``with grad_mode(mode):`` runs the block in grad mode ``mode`` and restores the
+    mode before it however the block ends (an interrupt included).
+
+    >>> import fad.torch as torch
+    >>> with grad_mode(False):
+    ...     torch.is_grad_enabled()
+    False
+    >>> torch.is_grad_enabled()
+    True
+    """
+    return switch(GRAD_ENABLED, mode)
 
 
 class _GradModeContext:
@@ -22,7 +38,7 @@ class _GradModeContext:
     _mode: bool = True
 
     def __init__(self, orig_func: Callable | None = None):
-        self._tokens: list = []
+        self._switches: list = []
         if orig_func is not None and callable(orig_func):
             self._wrapped = self._decorate(orig_func)
         else:
@@ -34,29 +50,21 @@ class _GradModeContext:
             @functools.wraps(func)
             def gen_wrapper(*args: Any, **kwargs: Any) -> Any:
                 gen = func(*args, **kwargs)
-                token = GRAD_ENABLED.set(mode)
-                try:
+                with grad_mode(mode):
                     value = next(gen)
-                finally:
-                    GRAD_ENABLED.reset(token)
                 while True:
                     sent = yield value
-                    token = GRAD_ENABLED.set(mode)
                     try:
-                        value = gen.send(sent)
+                        with grad_mode(mode):
+                            value = gen.send(sent)
                     except StopIteration as stop:
                         return stop.value
-                    finally:
-                        GRAD_ENABLED.reset(token)
             return gen_wrapper
 
         @functools.wraps(func)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
-            token = GRAD_ENABLED.set(mode)
-            try:
+            with grad_mode(mode):
                 return func(*args, **kwargs)
-            finally:
-                GRAD_ENABLED.reset(token)
         return wrapper
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
@@ -67,10 +75,10 @@ class _GradModeContext:
         raise TypeError(f"{type(self).__name__}() used as a decorator takes one function")
 
     def __enter__(self) -> None:
-        self._tokens.append(GRAD_ENABLED.set(self._mode))
+        enter_onto(self._switches, grad_mode(self._mode))
 
     def __exit__(self, *exc: Any) -> None:
-        GRAD_ENABLED.reset(self._tokens.pop())
+        self._switches.pop().__exit__()
 
     def clone(self) -> "_GradModeContext":
         return type(self)()
@@ -110,17 +118,17 @@ class set_grad_enabled(_GradModeContext):
 
     def __init__(self, mode: bool):
         self._mode = bool(mode)
-        self._prev = GRAD_ENABLED.get()
-        self._tokens = []
+        self._switches = []
         self._wrapped = None
-        self._outer = GRAD_ENABLED.set(self._mode)
+        self._now = grad_mode(self._mode)
+        self._now.__enter__()  # at once, as PyTorch's (a function as much as a block)
 
     def __call__(self, func: Callable) -> Callable:  # type: ignore[override]
-        GRAD_ENABLED.reset(self._outer)
+        self._now.__exit__()
         return self._decorate(func)
 
     def __enter__(self) -> None:
         pass
 
     def __exit__(self, *exc: Any) -> None:
-        GRAD_ENABLED.set(self._prev)
+        self._now.__exit__()

@@ -17,7 +17,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ..backends import namespace_of
-from ._grad_mode import GRAD_ENABLED
+from ._grad_mode import grad_mode
 
 FREED_MSG = (
     "Trying to backward through the graph a second time (or directly access saved "
@@ -325,8 +325,7 @@ def run_backward(roots: list, grads: list, retain_graph: bool, create_graph: boo
     consume = not retain_graph
     pop = buffers.pop
     get = buffers.get
-    token = GRAD_ENABLED.set(bool(create_graph))
-    try:
+    with grad_mode(bool(create_graph)):
         for node in run:
             buf = pop(node, None)
             if buf is None:
@@ -360,15 +359,20 @@ def run_backward(roots: list, grads: list, retain_graph: bool, create_graph: boo
             elif all(c is None for c in buf):
                 continue
             pull = node._pull
-            if pull is None or create_graph:
-                in_cts = node._backward(buf, retain_graph, create_graph)
-            else:  # Node._backward, inlined: the common case
-                in_cts = pull(buf, consume)
-                for i, r in enumerate(in_cts):
-                    if r is None:  # no dependence: PyTorch still hands back zeros
-                        in_cts[i] = node._zero_input(i)
-            if consume:
-                node._release()
+            try:
+                if pull is None or create_graph:
+                    in_cts = node._backward(buf, retain_graph, create_graph)
+                else:  # Node._backward, inlined: the common case
+                    in_cts = pull(buf, consume)
+                    for i, r in enumerate(in_cts):
+                        if r is None:  # no dependence: PyTorch still hands back zeros
+                            in_cts[i] = node._zero_input(i)
+                if consume:
+                    node._release()
+            except BaseException:
+                if consume:  # a pullback stopped halfway has used up part of its tape:
+                    node._release()  # it must not run again
+                raise
             if node._hooks:
                 in_cts = _run_node_hooks(node, in_cts, buf, create_graph)
             nexts = node._next
@@ -383,8 +387,6 @@ def run_backward(roots: list, grads: list, retain_graph: bool, create_graph: boo
                     nb = buffers[nxt] = [None] * nxt._n_out
                 prev = nb[nr]
                 nb[nr] = ct if prev is None else prev + ct
-    finally:
-        GRAD_ENABLED.reset(token)
 
     # success: now change state
     for tensor, g in retained:
