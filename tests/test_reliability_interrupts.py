@@ -186,9 +186,20 @@ def _grad_twice() -> None:
     assert "sin" in str(fad.make_jaxpr(fnp.sin)(1.0))
 
 
+@contextlib.contextmanager
+def _as_before_if_interrupted() -> Iterator[None]:
+    """Inside a transformation: an interrupt leaves the state of the transformation."""
+    before = _snapshot()
+    try:
+        yield
+    except Interrupt as e:
+        _assert_as_before(before, [e])
+        raise
+
+
 def _no_grad_inside() -> None:
     def f(x: Any) -> Any:
-        with trace.no_grad_scope():
+        with _as_before_if_interrupted(), trace.no_grad_scope():
             c = x * 2.0
         return c * x
     assert float(fad.grad(f)(3.0)) == 6.0
@@ -196,7 +207,7 @@ def _no_grad_inside() -> None:
 
 def _hide_dynamic_inside() -> None:
     def f(x: Any) -> Any:
-        with trace.hide_dynamic():
+        with _as_before_if_interrupted(), trace.hide_dynamic():
             c = fnp.ones(()) * 2.0
         return x * c
     assert "mul" in str(fad.make_jaxpr(f)(1.0))
@@ -205,16 +216,19 @@ def _hide_dynamic_inside() -> None:
 def _rebinding_inside() -> None:
     def f(x: Any) -> Any:
         y = x * 2.0
-        with trace.rebinding([x], [y]):
-            return x + 1.0
+        with _as_before_if_interrupted(), trace.rebinding([x], [y]):
+            z = x + 1.0
+        return z
     assert float(fad.grad(f)(1.0)) == 2.0
 
 
 def _fad_no_grad() -> None:
     def f(x: Any) -> Any:
-        with fad.no_grad():
-            c = x * 2.0
-        return c * x + fad.no_grad(lambda y: y * y)(x)
+        with _as_before_if_interrupted():
+            with fad.no_grad():
+                c = x * 2.0
+            d = fad.no_grad(lambda y: y * y)(x)
+        return c * x + d
     assert float(fad.grad(f)(3.0)) == 6.0
 
 
@@ -276,7 +290,7 @@ def test_facade_backward_survives_an_interrupt_anywhere(monkeypatch: pytest.Monk
         h = torch.tanh(x * w)
         h.retain_grad()
         h.register_hook(lambda g: g * 1.0)
-        return F.softplus(h).sum() + (F.log_softmax(h, 0) * w).sum()
+        return F.log_softmax(h, 0).sum()  # (sum: linear, so that it can run again)
 
     x0, w0 = torch.tensor(xv, requires_grad=True), torch.tensor(wv, requires_grad=True)
     loss(x0, w0).backward()
@@ -311,8 +325,7 @@ def test_facade_backward_survives_an_interrupt_anywhere(monkeypatch: pytest.Monk
     targets = _codes(autograd.backward, graph.run_backward, graph._run_pre_hooks,
                      graph._apply_hooks, graph._run_node_hooks, graph.Node,
                      tensor.accumulate_into, tensor.wrap_grad, core_vjp.tape_pullback,
-                     core_vjp.pullback, ops._apply_program, ops._compile,
-                     grad_mode.no_grad)
+                     core_vjp.pullback, ops._apply_program, grad_mode.no_grad)
     assert inject_everywhere(targets, run, check) > 100
 
 

@@ -1,7 +1,10 @@
 """Grad mode: ``no_grad``, ``enable_grad``, ``set_grad_enabled``, ``inference_mode``.
 
 The flag lives in a ``contextvars.ContextVar``, so threads and asyncio tasks each
-have their own (PyTorch's grad mode is thread-local too).
+have their own (PyTorch's grad mode is thread-local too). Every switch for a block
+of code happens inside the ``try`` whose ``finally`` puts the previous mode back
+(by value, not by token), so that an exception arriving anywhere, a
+``KeyboardInterrupt`` included, leaves the mode as it was.
 """
 
 from __future__ import annotations
@@ -11,25 +14,9 @@ import functools
 import inspect
 from typing import Any, Callable
 
-from ..core.trace import enter_onto, switch
-
 GRAD_ENABLED: contextvars.ContextVar[bool] = contextvars.ContextVar(
     "fad_torch_grad_enabled", default=True)
 is_grad_enabled = GRAD_ENABLED.get
-
-
-def grad_mode(mode: bool) -> switch:
-    """``with grad_mode(mode):`` runs the block in grad mode ``mode`` and restores the
-    mode before it however the block ends (an interrupt included).
-
-    >>> import fad.torch as torch
-    >>> with grad_mode(False):
-    ...     torch.is_grad_enabled()
-    False
-    >>> torch.is_grad_enabled()
-    True
-    """
-    return switch(GRAD_ENABLED, mode)
 
 
 class _GradModeContext:
@@ -38,7 +25,7 @@ class _GradModeContext:
     _mode: bool = True
 
     def __init__(self, orig_func: Callable | None = None):
-        self._switches: list = []
+        self._prevs: list = []
         if orig_func is not None and callable(orig_func):
             self._wrapped = self._decorate(orig_func)
         else:
@@ -50,21 +37,32 @@ class _GradModeContext:
             @functools.wraps(func)
             def gen_wrapper(*args: Any, **kwargs: Any) -> Any:
                 gen = func(*args, **kwargs)
-                with grad_mode(mode):
+                prev = GRAD_ENABLED.get()
+                try:  # (switched inside the try: see _grad_mode)
+                    GRAD_ENABLED.set(mode)
                     value = next(gen)
+                finally:
+                    GRAD_ENABLED.set(prev)
                 while True:
                     sent = yield value
+                    prev = GRAD_ENABLED.get()
                     try:
-                        with grad_mode(mode):
-                            value = gen.send(sent)
+                        GRAD_ENABLED.set(mode)
+                        value = gen.send(sent)
                     except StopIteration as stop:
                         return stop.value
+                    finally:
+                        GRAD_ENABLED.set(prev)
             return gen_wrapper
 
         @functools.wraps(func)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
-            with grad_mode(mode):
+            prev = GRAD_ENABLED.get()
+            try:  # (switched inside the try: see _grad_mode)
+                GRAD_ENABLED.set(mode)
                 return func(*args, **kwargs)
+            finally:
+                GRAD_ENABLED.set(prev)
         return wrapper
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
@@ -75,10 +73,18 @@ class _GradModeContext:
         raise TypeError(f"{type(self).__name__}() used as a decorator takes one function")
 
     def __enter__(self) -> None:
-        enter_onto(self._switches, grad_mode(self._mode))
+        prevs = self._prevs  # the mode before each active ``with`` of this object
+        depth = len(prevs)
+        try:
+            prevs.append(GRAD_ENABLED.get())
+            GRAD_ENABLED.set(self._mode)
+        except BaseException:  # interrupted: neither the mode nor ``prevs`` changes
+            if len(prevs) > depth:
+                GRAD_ENABLED.set(prevs.pop())
+            raise
 
     def __exit__(self, *exc: Any) -> None:
-        self._switches.pop().__exit__()
+        GRAD_ENABLED.set(self._prevs.pop())
 
     def clone(self) -> "_GradModeContext":
         return type(self)()
@@ -118,17 +124,17 @@ class set_grad_enabled(_GradModeContext):
 
     def __init__(self, mode: bool):
         self._mode = bool(mode)
-        self._switches = []
+        self._prev = GRAD_ENABLED.get()
+        self._prevs = []
         self._wrapped = None
-        self._now = grad_mode(self._mode)
-        self._now.__enter__()  # at once, as PyTorch's (a function as much as a block)
+        GRAD_ENABLED.set(self._mode)  # at once, as PyTorch's (a function as much as a block)
 
     def __call__(self, func: Callable) -> Callable:  # type: ignore[override]
-        self._now.__exit__()
+        GRAD_ENABLED.set(self._prev)
         return self._decorate(func)
 
     def __enter__(self) -> None:
         pass
 
     def __exit__(self, *exc: Any) -> None:
-        self._now.__exit__()
+        GRAD_ENABLED.set(self._prev)

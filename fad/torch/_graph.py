@@ -17,7 +17,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ..backends import namespace_of
-from ._grad_mode import grad_mode
+from ._grad_mode import GRAD_ENABLED
 
 FREED_MSG = (
     "Trying to backward through the graph a second time (or directly access saved "
@@ -325,7 +325,9 @@ def run_backward(roots: list, grads: list, retain_graph: bool, create_graph: boo
     consume = not retain_graph
     pop = buffers.pop
     get = buffers.get
-    with grad_mode(bool(create_graph)):
+    prev = GRAD_ENABLED.get()
+    try:  # (switched inside the try: see _grad_mode)
+        GRAD_ENABLED.set(bool(create_graph))
         for node in run:
             buf = pop(node, None)
             if buf is None:
@@ -387,6 +389,8 @@ def run_backward(roots: list, grads: list, retain_graph: bool, create_graph: boo
                     nb = buffers[nxt] = [None] * nxt._n_out
                 prev = nb[nr]
                 nb[nr] = ct if prev is None else prev + ct
+    finally:
+        GRAD_ENABLED.set(prev)
 
     # success: now change state
     for tensor, g in retained:

@@ -14,7 +14,7 @@ from typing import Any, Iterator
 import numpy as np
 
 from . import _dtype, _graph
-from ._grad_mode import grad_mode
+from ._grad_mode import GRAD_ENABLED
 from ._graph import RemovableHandle, host
 from ._tensor_str import tensor_repr
 
@@ -509,13 +509,21 @@ def accumulate_into(var: Tensor, g: Any, create_graph: bool) -> None:
         if old is None:
             if g._requires_grad:  # a copy, as PyTorch's AccumulateGrad makes
                 from ._ops import call
-                with grad_mode(True):
+                prev = GRAD_ENABLED.get()
+                try:  # (switched inside the try: see _grad_mode)
+                    GRAD_ENABLED.set(True)
                     var._grad = call("grad_copy", g)
+                finally:
+                    GRAD_ENABLED.set(prev)
             else:
                 var._grad = wrap_grad(g._value, False)
         else:
-            with grad_mode(True):
+            prev = GRAD_ENABLED.get()
+            try:  # (switched inside the try: see _grad_mode)
+                GRAD_ENABLED.set(True)
                 var._grad = old + g
+            finally:
+                GRAD_ENABLED.set(prev)
         return
     if old is None:
         var._grad = wrap_grad(g, False)
