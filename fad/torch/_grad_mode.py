@@ -37,32 +37,32 @@ class _GradModeContext:
             @functools.wraps(func)
             def gen_wrapper(*args: Any, **kwargs: Any) -> Any:
                 gen = func(*args, **kwargs)
-                prev = GRAD_ENABLED.get()
-                try:  # (switched inside the try: see _grad_mode)
+                grad_was = GRAD_ENABLED.get()
+                try:  # (switched inside the try: see the module docstring)
                     GRAD_ENABLED.set(mode)
                     value = next(gen)
                 finally:
-                    GRAD_ENABLED.set(prev)
+                    GRAD_ENABLED.set(grad_was)
                 while True:
                     sent = yield value
-                    prev = GRAD_ENABLED.get()
+                    grad_was = GRAD_ENABLED.get()
                     try:
                         GRAD_ENABLED.set(mode)
                         value = gen.send(sent)
                     except StopIteration as stop:
                         return stop.value
                     finally:
-                        GRAD_ENABLED.set(prev)
+                        GRAD_ENABLED.set(grad_was)
             return gen_wrapper
 
         @functools.wraps(func)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
-            prev = GRAD_ENABLED.get()
-            try:  # (switched inside the try: see _grad_mode)
+            grad_was = GRAD_ENABLED.get()
+            try:  # (switched inside the try: see the module docstring)
                 GRAD_ENABLED.set(mode)
                 return func(*args, **kwargs)
             finally:
-                GRAD_ENABLED.set(prev)
+                GRAD_ENABLED.set(grad_was)
         return wrapper
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:

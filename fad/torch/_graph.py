@@ -325,7 +325,7 @@ def run_backward(roots: list, grads: list, retain_graph: bool, create_graph: boo
     consume = not retain_graph
     pop = buffers.pop
     get = buffers.get
-    prev = GRAD_ENABLED.get()
+    grad_was = GRAD_ENABLED.get()
     try:  # (switched inside the try: see _grad_mode)
         GRAD_ENABLED.set(bool(create_graph))
         for node in run:
@@ -390,7 +390,7 @@ def run_backward(roots: list, grads: list, retain_graph: bool, create_graph: boo
                 prev = nb[nr]
                 nb[nr] = ct if prev is None else prev + ct
     finally:
-        GRAD_ENABLED.set(prev)
+        GRAD_ENABLED.set(grad_was)
 
     # success: now change state
     for tensor, g in retained:
