@@ -287,7 +287,7 @@ def test_facade_backward_survives_an_interrupt_anywhere(monkeypatch: pytest.Monk
     box: dict = {}
 
     def loss(x: Any, w: Any) -> Any:
-        h = torch.tanh(x * w)
+        h = torch.tanh(x * w) * x  # (x twice: gradients meet)
         h.retain_grad()
         h.register_hook(lambda g: g * 1.0)
         return F.log_softmax(h, 0).sum()  # (sum: linear, so that it can run again)
