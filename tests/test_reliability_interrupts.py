@@ -8,9 +8,8 @@ one; after every interrupted run the trace stack, the ``no_grad`` state and the
 grad mode must be what they were, the caches must hold only complete entries, and
 ordinary calls must give the right results.
 
-An exception raised as an ``__exit__`` method starts, before its first line, is
-out of the reach of any Python code (the ``with`` statement does not call it
-again): the injection skips that one point and no other.
+The injection leaves out only the points where CPython cannot raise an interrupt
+or no Python code could catch it (see ``interrupt_at``).
 """
 
 from __future__ import annotations
@@ -279,7 +278,7 @@ def test_grad_mode_survives_an_interrupt_anywhere() -> None:
 def test_facade_backward_survives_an_interrupt_anywhere(monkeypatch: pytest.MonkeyPatch
                                                         ) -> None:
     """``Tensor.backward()`` (and the forward's program cache) interrupted at any line:
-    ``.grad`` is untouched or complete, never partly summed, and running backward again
+    the ``.grad`` of each leaf is untouched or complete, and running backward again
     gives the right gradients or says the graph was freed, never a wrong value."""
     monkeypatch.setattr(ops, "_COMPILE_ON_FIRST_SIGHT", True)
     F = torch.nn.functional
@@ -322,7 +321,8 @@ def test_facade_backward_survives_an_interrupt_anywhere(monkeypatch: pytest.Monk
             np.testing.assert_allclose(w.grad.numpy(), expected[1], err_msg=str(where))
         box.clear()
 
-    targets = _codes(autograd.backward, graph.run_backward, graph._run_pre_hooks,
+    targets = _codes(autograd.backward, autograd._make_grads, graph.run_backward,
+                     graph._graph_order, graph.edge_of, graph._run_pre_hooks,
                      graph._apply_hooks, graph._run_node_hooks, graph.Node,
                      tensor.accumulate_into, tensor.wrap_grad, core_vjp.tape_pullback,
                      core_vjp.pullback, ops._apply_program, grad_mode.no_grad)
