@@ -47,6 +47,15 @@ class Interrupt(BaseException):
     """The injected exception: a ``BaseException``, as ``KeyboardInterrupt`` is."""
 
 
+@pytest.fixture(autouse=True)
+def _leak_stays_in_its_test() -> Iterator[None]:
+    """A failing test's leaked state must not make the next tests fail too."""
+    state, grad_on = current_state(), torch.is_grad_enabled()
+    yield
+    trace._STATE.set(state)
+    grad_mode.GRAD_ENABLED.set(grad_on)
+
+
 def _codes(*objs: Any) -> frozenset:
     """The code objects of functions, methods (those a class defines or inherits
     from fad) and of the functions nested in them."""
@@ -231,19 +240,29 @@ def _fad_no_grad() -> None:
     assert float(fad.grad(f)(3.0)) == 6.0
 
 
+def _manager(factory: Callable, *args: Any) -> type:
+    """The class of the context manager ``factory(*args)`` returns."""
+    return type(factory(*args))
+
+
 @pytest.mark.parametrize("targets, run", [
-    pytest.param((trace.new_main,), _grad_twice, id="new_main"),
-    pytest.param((trace.no_grad_scope,), _no_grad_inside, id="no_grad_scope"),
-    pytest.param((trace.hide_dynamic,), _hide_dynamic_inside, id="hide_dynamic"),
-    pytest.param((trace.rebinding,), _rebinding_inside, id="rebinding"),
-    pytest.param((fad.api.no_grad, trace.no_grad_scope), _fad_no_grad, id="fad.no_grad"),
-    pytest.param((fad.api.grad, fad.api.value_and_grad, core_vjp.vjp_flat,
-                  core_vjp.tape_pullback, core_vjp.pullback, trace.new_main),
+    pytest.param(lambda: (trace.new_main,), _grad_twice, id="new_main"),
+    pytest.param(lambda: (trace.no_grad_scope, _manager(trace.no_grad_scope)),
+                 _no_grad_inside, id="no_grad_scope"),
+    pytest.param(lambda: (trace.hide_dynamic, _manager(trace.hide_dynamic)),
+                 _hide_dynamic_inside, id="hide_dynamic"),
+    pytest.param(lambda: (trace.rebinding, _manager(trace.rebinding, [], [])),
+                 _rebinding_inside, id="rebinding"),
+    pytest.param(lambda: (fad.api.no_grad, trace.enter_onto, trace.no_grad_scope,
+                          _manager(trace.no_grad_scope)), _fad_no_grad, id="fad.no_grad"),
+    pytest.param(lambda: (fad.api.grad, fad.api.value_and_grad, core_vjp.vjp_flat,
+                          core_vjp.tape_pullback, core_vjp.pullback, trace.new_main),
                  lambda: fad.grad(lambda x: fnp.sum(fnp.sin(x) * x))(np.ones(2)),
                  id="fad.grad"),
 ])
-def test_trace_state_survives_an_interrupt_anywhere(targets: tuple, run: Callable) -> None:
-    inject_everywhere(_codes(*targets), run)
+def test_trace_state_survives_an_interrupt_anywhere(targets: Callable, run: Callable
+                                                    ) -> None:
+    inject_everywhere(_codes(*targets()), run)
 
 
 # ------------------------------------------------------------------ the facade
