@@ -12,7 +12,7 @@ from .arguments import describe_argument, function_name, require_callable
 from .backends import default_xp, namespace_of
 from .core.errors import _FAD_DIR
 from .core.ir import ClosedJaxpr, ShapedArray
-from .core.trace import Tracer, aval_of, bind, concrete_or_none, no_grad_scope
+from .core.trace import Tracer, aval_of, bind, concrete_or_none, enter_onto, no_grad_scope
 from .interpreters.evaluate import eval_jaxpr
 from .interpreters.jvp import jvp_flat
 from .interpreters.reverse import linearize_flat
@@ -646,10 +646,7 @@ class no_grad:
             return self._fun(*args, **kwargs)
 
     def __enter__(self) -> "no_grad":
-        scope = no_grad_scope()
-        scope.__enter__()
-        self._scopes.append(scope)
-        return self
+        return enter_onto(self._scopes, no_grad_scope(), self)
 
     def __exit__(self, *exc: Any) -> None:
         self._scopes.pop().__exit__(*exc)

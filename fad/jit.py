@@ -182,7 +182,6 @@ class Jitted:
         except ConcretizationError as e:  # name the argument the traced value comes from
             e.args = (e.args[0] + _static_hint(self, e.tracer, inputs, tree, args),)
             raise
-        self.trace_count += 1
         closed = optimize(closed)
         # constants that are tracers of an enclosing transformation become inputs
         lifted = [(v, c) for v, c in zip(closed.jaxpr.constvars, closed.consts)
@@ -203,8 +202,11 @@ class Jitted:
         if hit is None:
             closed, lifted, out_tree = self._trace(args, leaves, tree, static)
             if lifted:  # depends on this call's tracers: not reusable
+                self.trace_count += 1
                 return closed, lifted, out_tree, leaves
-            hit = self._cache[key] = (closed, out_tree)
+            hit = (closed, out_tree)
+            # one statement: a trace is counted when its entry is published, never apart
+            self._cache[key], self.trace_count = hit, self.trace_count + 1
         return hit[0], [], hit[1], leaves
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:

@@ -11,7 +11,6 @@ transformations compose (``grad(grad(f))``, ``jvp(grad(f))``...).
 
 from __future__ import annotations
 
-import contextlib
 import contextvars
 import sys
 from typing import Any, Iterator
@@ -85,54 +84,105 @@ def current_state() -> TraceState:
     return _STATE.get()
 
 
-class new_main:
+class switch:
+    """``with switch(var, value):`` runs the block with ``ContextVar`` ``var`` set to
+    ``value``, and gives it back the value it had when the switch was made, however
+    the block ends; ``as`` receives ``result``.
+
+    An exception may arrive at any point (a ``KeyboardInterrupt``): the variable
+    changes as the last step of ``__enter__``, inside the ``try`` that undoes it,
+    and ``__exit__`` restores it first, idempotently, by value rather than by token.
+
+    >>> import contextvars
+    >>> v = contextvars.ContextVar("v", default=0)
+    >>> with switch(v, 1, result="in"):
+    ...     v.get()
+    1
+    >>> v.get()
+    0
+    """
+
+    __slots__ = ("var", "outer", "inner", "result")
+
+    def __init__(self, var: contextvars.ContextVar, value: Any, result: Any = None):
+        self.var = var
+        self.outer = var.get()
+        self.inner = value
+        self.result = result
+
+    def __enter__(self) -> Any:
+        var = self.var
+        try:
+            var.set(self.inner)
+            return self.result
+        except BaseException:  # interrupted once switched: no __exit__ will follow
+            var.set(self.outer)
+            raise
+
+    def __exit__(self, *exc: Any) -> None:
+        self.var.set(self.outer)
+
+
+def enter_onto(stack: list, cm: switch, result: Any = None) -> Any:
+    """Enter ``cm`` and push it on ``stack`` as one step: interrupted anywhere, neither
+    is done. For context managers that may be entered again while active (each
+    ``with`` enters a fresh ``cm``; their ``__exit__`` is ``stack.pop().__exit__()``).
+    Returns ``result``.
+
+    >>> import contextvars
+    >>> v = contextvars.ContextVar("v", default=0)
+    >>> stack = []
+    >>> enter_onto(stack, switch(v, 1)); v.get()
+    1
+    >>> stack.pop().__exit__(); v.get()
+    0
+    """
+    try:
+        stack.append(cm)
+        cm.__enter__()
+        return result
+    except BaseException:
+        cm.__exit__()
+        if stack and stack[-1] is cm:
+            stack.pop()
+        raise
+
+
+class new_main(switch):
     """Push a transformation on the stack for the duration of a ``with`` block.
 
     (A class rather than a generator-based context manager: it runs once per
     transformation call, on the hot path of ``grad`` and of the facade.)
     """
 
-    __slots__ = ("main", "token")
+    __slots__ = ()
 
     def __init__(self, trace_type: type, payload: Any = None, dynamic: bool = False,
                  label: str = ""):
-        state = _STATE.get()
-        self.main = main = MainTrace(len(state.stack), trace_type, label, payload)
-        self.token = _STATE.set(TraceState(state.stack + (main,),
-                                           main if dynamic else state.dynamic,
-                                           state.no_grad, state.rebound))
-
-    def __enter__(self) -> MainTrace:
-        return self.main
+        self.var = _STATE
+        self.outer = state = _STATE.get()
+        self.result = main = MainTrace(len(state.stack), trace_type, label, payload)
+        self.inner = TraceState(state.stack + (main,), main if dynamic else state.dynamic,
+                                state.no_grad, state.rebound)
 
     def __exit__(self, *exc: Any) -> None:
-        main = self.main
+        _STATE.set(self.outer)
+        main = self.result
         main.alive = False
         main.trace = None  # break main <-> trace: the call's memory is freed on return
-        _STATE.reset(self.token)
 
 
-@contextlib.contextmanager
-def no_grad_scope() -> Iterator[None]:
+def no_grad_scope() -> switch:
     """Within the block, every differentiation already running sees constants."""
     state = _STATE.get()
-    scope = NoGradScope(len(state.stack))
-    token = _STATE.set(TraceState(state.stack, state.dynamic, scope, state.rebound))
-    try:
-        yield
-    finally:
-        _STATE.reset(token)
+    return switch(_STATE, TraceState(state.stack, state.dynamic,
+                                     NoGradScope(len(state.stack)), state.rebound))
 
 
-@contextlib.contextmanager
-def hide_dynamic() -> Iterator[None]:
+def hide_dynamic() -> switch:
     """Run without staging into the current abstract trace (used for constants)."""
     state = _STATE.get()
-    token = _STATE.set(TraceState(state.stack, None, state.no_grad, state.rebound))
-    try:
-        yield
-    finally:
-        _STATE.reset(token)
+    return switch(_STATE, TraceState(state.stack, None, state.no_grad, state.rebound))
 
 
 class Trace:
@@ -324,8 +374,7 @@ class PrimalTracer(Tracer):
         return self.primal
 
 
-@contextlib.contextmanager
-def rebinding(tracers: list, values: list) -> Iterator[None]:
+def rebinding(tracers: list, values: list) -> switch:
     """Inside the block, an operation on one of ``tracers`` uses the matching value
     instead. A custom-rule function staged by ``jit`` keeps its Python closures:
     the tracers it closes over are passed to the staged call as explicit inputs,
@@ -337,11 +386,7 @@ def rebinding(tracers: list, values: list) -> Iterator[None]:
     state = _STATE.get()
     table = dict(state.rebound or {})
     table.update((id(t), v) for t, v in zip(tracers, values))
-    token = _STATE.set(TraceState(state.stack, state.dynamic, state.no_grad, table))
-    try:
-        yield
-    finally:
-        _STATE.reset(token)
+    return switch(_STATE, TraceState(state.stack, state.dynamic, state.no_grad, table))
 
 
 def _revived(args: tuple, table: dict) -> tuple:

@@ -1,7 +1,10 @@
 """Grad mode: ``no_grad``, ``enable_grad``, ``set_grad_enabled``, ``inference_mode``.
 
 The flag lives in a ``contextvars.ContextVar``, so threads and asyncio tasks each
-have their own (PyTorch's grad mode is thread-local too).
+have their own (PyTorch's grad mode is thread-local too). Every switch for a block
+of code happens inside the ``try`` whose ``finally`` puts the previous mode back
+(by value, not by token), so that an exception arriving anywhere, a
+``KeyboardInterrupt`` included, leaves the mode as it was.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ class _GradModeContext:
     _mode: bool = True
 
     def __init__(self, orig_func: Callable | None = None):
-        self._tokens: list = []
+        self._prevs: list = []
         if orig_func is not None and callable(orig_func):
             self._wrapped = self._decorate(orig_func)
         else:
@@ -34,29 +37,32 @@ class _GradModeContext:
             @functools.wraps(func)
             def gen_wrapper(*args: Any, **kwargs: Any) -> Any:
                 gen = func(*args, **kwargs)
-                token = GRAD_ENABLED.set(mode)
-                try:
+                grad_was = GRAD_ENABLED.get()
+                try:  # (switched inside the try: see the module docstring)
+                    GRAD_ENABLED.set(mode)
                     value = next(gen)
                 finally:
-                    GRAD_ENABLED.reset(token)
+                    GRAD_ENABLED.set(grad_was)
                 while True:
                     sent = yield value
-                    token = GRAD_ENABLED.set(mode)
+                    grad_was = GRAD_ENABLED.get()
                     try:
+                        GRAD_ENABLED.set(mode)
                         value = gen.send(sent)
                     except StopIteration as stop:
                         return stop.value
                     finally:
-                        GRAD_ENABLED.reset(token)
+                        GRAD_ENABLED.set(grad_was)
             return gen_wrapper
 
         @functools.wraps(func)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
-            token = GRAD_ENABLED.set(mode)
-            try:
+            grad_was = GRAD_ENABLED.get()
+            try:  # (switched inside the try: see the module docstring)
+                GRAD_ENABLED.set(mode)
                 return func(*args, **kwargs)
             finally:
-                GRAD_ENABLED.reset(token)
+                GRAD_ENABLED.set(grad_was)
         return wrapper
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
@@ -67,10 +73,18 @@ class _GradModeContext:
         raise TypeError(f"{type(self).__name__}() used as a decorator takes one function")
 
     def __enter__(self) -> None:
-        self._tokens.append(GRAD_ENABLED.set(self._mode))
+        prevs = self._prevs  # the mode before each active ``with`` of this object
+        depth = len(prevs)
+        try:
+            prevs.append(GRAD_ENABLED.get())
+            GRAD_ENABLED.set(self._mode)
+        except BaseException:  # interrupted: neither the mode nor ``prevs`` changes
+            if len(prevs) > depth:
+                GRAD_ENABLED.set(prevs.pop())
+            raise
 
     def __exit__(self, *exc: Any) -> None:
-        GRAD_ENABLED.reset(self._tokens.pop())
+        GRAD_ENABLED.set(self._prevs.pop())
 
     def clone(self) -> "_GradModeContext":
         return type(self)()
@@ -111,12 +125,12 @@ class set_grad_enabled(_GradModeContext):
     def __init__(self, mode: bool):
         self._mode = bool(mode)
         self._prev = GRAD_ENABLED.get()
-        self._tokens = []
+        self._prevs = []
         self._wrapped = None
-        self._outer = GRAD_ENABLED.set(self._mode)
+        GRAD_ENABLED.set(self._mode)  # at once, as PyTorch's (a function as much as a block)
 
     def __call__(self, func: Callable) -> Callable:  # type: ignore[override]
-        GRAD_ENABLED.reset(self._outer)
+        GRAD_ENABLED.set(self._prev)
         return self._decorate(func)
 
     def __enter__(self) -> None:

@@ -325,8 +325,9 @@ def run_backward(roots: list, grads: list, retain_graph: bool, create_graph: boo
     consume = not retain_graph
     pop = buffers.pop
     get = buffers.get
-    token = GRAD_ENABLED.set(bool(create_graph))
-    try:
+    grad_was = GRAD_ENABLED.get()
+    try:  # (switched inside the try: see _grad_mode)
+        GRAD_ENABLED.set(bool(create_graph))
         for node in run:
             buf = pop(node, None)
             if buf is None:
@@ -360,15 +361,20 @@ def run_backward(roots: list, grads: list, retain_graph: bool, create_graph: boo
             elif all(c is None for c in buf):
                 continue
             pull = node._pull
-            if pull is None or create_graph:
-                in_cts = node._backward(buf, retain_graph, create_graph)
-            else:  # Node._backward, inlined: the common case
-                in_cts = pull(buf, consume)
-                for i, r in enumerate(in_cts):
-                    if r is None:  # no dependence: PyTorch still hands back zeros
-                        in_cts[i] = node._zero_input(i)
-            if consume:
-                node._release()
+            try:
+                if pull is None or create_graph:
+                    in_cts = node._backward(buf, retain_graph, create_graph)
+                else:  # Node._backward, inlined: the common case
+                    in_cts = pull(buf, consume)
+                    for i, r in enumerate(in_cts):
+                        if r is None:  # no dependence: PyTorch still hands back zeros
+                            in_cts[i] = node._zero_input(i)
+                if consume:
+                    node._release()
+            except BaseException:
+                if consume:  # a pullback stopped halfway has used up part of its tape:
+                    node._release()  # it must not run again
+                raise
             if node._hooks:
                 in_cts = _run_node_hooks(node, in_cts, buf, create_graph)
             nexts = node._next
@@ -384,7 +390,7 @@ def run_backward(roots: list, grads: list, retain_graph: bool, create_graph: boo
                 prev = nb[nr]
                 nb[nr] = ct if prev is None else prev + ct
     finally:
-        GRAD_ENABLED.reset(token)
+        GRAD_ENABLED.set(grad_was)
 
     # success: now change state
     for tensor, g in retained:

@@ -199,11 +199,12 @@ class BackwardCFunction(Node, FunctionCtx):
                     grads_in.append(None)
             else:
                 grads_in.append(ct if isinstance(ct, Tensor) else wrap(ct))
-        token = GRAD_ENABLED.set(bool(create_graph))
-        try:
+        grad_was = GRAD_ENABLED.get()
+        try:  # (switched inside the try: see _grad_mode)
+            GRAD_ENABLED.set(bool(create_graph))
             res = self._cls.backward(self, *grads_in)
         finally:
-            GRAD_ENABLED.reset(token)
+            GRAD_ENABLED.set(grad_was)
         if not isinstance(res, tuple):
             res = (res,)
         n_args = len(self._arg_meta)
@@ -292,15 +293,16 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
         grad_on = GRAD_ENABLED.get()
         needs = tuple(isinstance(a, Tensor) and a._requires_grad and grad_on for a in args)
         node.needs_input_grad = needs
-        token = GRAD_ENABLED.set(False)
-        try:
+        grad_was = GRAD_ENABLED.get()
+        try:  # (switched inside the try: see _grad_mode)
+            GRAD_ENABLED.set(False)
             if cls.setup_context is not Function.setup_context:
                 out = cls.forward(*args, **kwargs)
                 cls.setup_context(node, args, out)
             else:
                 out = cls.forward(node, *args, **kwargs)
         finally:
-            GRAD_ENABLED.reset(token)
+            GRAD_ENABLED.set(grad_was)
         if not any(needs):
             return out
         is_tuple = isinstance(out, tuple)
@@ -353,15 +355,16 @@ def _apply_under_transformation(cls: Any, args: tuple, kwargs: dict) -> Any:
         for i, v in zip(pos, vals):
             full[i] = wrap(v)
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) for a in full)
-        token = GRAD_ENABLED.set(False)
-        try:
+        grad_was = GRAD_ENABLED.get()
+        try:  # (switched inside the try: see _grad_mode)
+            GRAD_ENABLED.set(False)
             if cls.setup_context is not Function.setup_context:
                 out = cls.forward(*full, **kwargs)
                 cls.setup_context(ctx, tuple(full), out)
             else:
                 out = cls.forward(ctx, *full, **kwargs)
         finally:
-            GRAD_ENABLED.reset(token)
+            GRAD_ENABLED.set(grad_was)
         outs = out if isinstance(out, tuple) else (out,)
         shape[:] = [isinstance(out, tuple)]
         return tuple(o._value if isinstance(o, Tensor) else o for o in outs)

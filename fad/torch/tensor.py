@@ -509,19 +509,21 @@ def accumulate_into(var: Tensor, g: Any, create_graph: bool) -> None:
         if old is None:
             if g._requires_grad:  # a copy, as PyTorch's AccumulateGrad makes
                 from ._ops import call
-                token = GRAD_ENABLED.set(True)
-                try:
+                grad_was = GRAD_ENABLED.get()
+                try:  # (switched inside the try: see _grad_mode)
+                    GRAD_ENABLED.set(True)
                     var._grad = call("grad_copy", g)
                 finally:
-                    GRAD_ENABLED.reset(token)
+                    GRAD_ENABLED.set(grad_was)
             else:
                 var._grad = wrap_grad(g._value, False)
         else:
-            token = GRAD_ENABLED.set(True)
-            try:
+            grad_was = GRAD_ENABLED.get()
+            try:  # (switched inside the try: see _grad_mode)
+                GRAD_ENABLED.set(True)
                 var._grad = old + g
             finally:
-                GRAD_ENABLED.reset(token)
+                GRAD_ENABLED.set(grad_was)
         return
     if old is None:
         var._grad = wrap_grad(g, False)
