@@ -533,7 +533,9 @@ def reshape(input: Tensor, *shape: Any) -> Tensor:
 
 def view(input: Tensor, *shape: Any) -> Tensor:
     if len(shape) == 1 and isinstance(shape[0], _dtype.dtype):
-        return wrap(input._value.view(shape[0].np))
+        t = wrap(input._value.view(shape[0].np))
+        t._vc = input._vc
+        return t
     return reshape(input, *shape)
 
 
@@ -1069,7 +1071,13 @@ def _rebind(t: Tensor, out: Tensor) -> None:
     t._output_nr = out._output_nr
     t._requires_grad = out._requires_grad or t._requires_grad
     t._cow = True
-    t._version += 1
+    vc = t._vc
+    vc[0] += 1
+    fn = out._grad_fn
+    if fn is not None and fn._versions:  # ``t`` now holds a saved output: watch its counter
+        old = out._vc
+        fn._versions = tuple([(w, vc, vc[0]) if c is old else (w, c, v)
+                              for w, c, v in fn._versions])
 
 
 def inplace(self: Tensor, compute: Any) -> Tensor:

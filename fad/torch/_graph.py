@@ -11,6 +11,7 @@ operations work), and only mutates ``.grad`` after every check has passed.
 from __future__ import annotations
 
 import itertools
+import re
 import weakref
 from typing import Any, Callable
 
@@ -79,9 +80,9 @@ class Node:
         if self._freed:
             raise RuntimeError(FREED_MSG)
         if self._versions is not None:
-            for t, v in zip(self._inputs, self._versions):
-                if t._version != v:
-                    raise RuntimeError(_version_message(t, v))
+            for who, vc, v in self._versions:
+                if vc[0] != v:
+                    raise RuntimeError(_version_message(self, who, vc[0], v))
 
     def _backward(self, cts: list, retain: bool, create_graph: bool) -> list:
         """Cotangents of the recorded inputs (``self._next``) from those of the
@@ -118,20 +119,49 @@ class Node:
             self._pull = self._fun = self._inputs = self._versions = None
         elif self._inputs is not None:
             self._avals = tuple([_aval(t._value) for t in self._inputs])
-            self._pull = self._inputs = None
+            self._pull = self._inputs = self._versions = None
 
 
 def _aval(v: Any) -> tuple:
     return v.shape, v.dtype, (np if type(v) is np.ndarray else namespace_of([v]))
 
 
-def _version_message(t: Any, expected: int) -> str:
-    return ("one of the variables needed for gradient computation has been modified by "
-            f"an inplace operation: [{t.type()} {list(t.shape)}] is at version "
-            f"{t._version}; expected version {expected} instead. Hint: the backtrace "
-            "further above can point to the operation that failed to compute its "
+def _version_message(node: Node, who: Any, now: int, expected: int) -> str:
+    """PyTorch's words for a saved value edited in place since it was saved. ``who``
+    is the saved Tensor, or ``(output_nr, array)`` for an output of ``node``."""
+    if isinstance(who, tuple):
+        nr, arr = who
+        t = _T.wrap(arr)
+        of = f", which is output {nr} of {_short_name(node.name())},"
+    else:
+        t = who
+        fn = t._grad_fn
+        of = "" if fn is None else f", which is output {t._output_nr} of {_short_name(fn.name())},"
+    from .autograd import is_anomaly_enabled
+    hint = ("the backtrace further above shows the operation that failed to compute its "
             "gradient. The variable in question was changed in there or anywhere later. "
-            "Good luck!")
+            "Good luck!" if is_anomaly_enabled() else
+            "enable anomaly detection to find the operation that failed to compute its "
+            "gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).")
+    return ("one of the variables needed for gradient computation has been modified by "
+            f"an inplace operation: [{t.type()} {list(t.shape)}]{of} is at version {now}; "
+            f"expected version {expected} instead. Hint: {hint}")
+
+
+def _short_name(name: str) -> str:
+    """A node's name as PyTorch's version message prints it (``Mul``, ``Exp``)."""
+    if name == "CopySlices":
+        return "torch::autograd::CopySlices"
+    return re.sub(r"Backward\d*$", "", name)
+
+
+def saved_versions(args: tuple, saved: tuple) -> tuple | None:
+    """What a node checks before its backward runs: for each of ``args[i]``, ``i`` in
+    ``saved``, the tensor, its version counter (shared by its aliases) and the
+    version it is at now."""
+    if not saved:
+        return None
+    return tuple([(t, t._vc, t._vc[0]) for t in [args[i] for i in saved]])
 
 
 _NODE_TYPES: dict[str, type] = {}
@@ -149,7 +179,10 @@ def node_type(name: str) -> type:
 
 
 def make_node(cls: type, pull: Any, fun: Any, inputs: tuple, nexts: tuple, nrs: tuple,
-              layout: tuple | None, saves: bool, n_out: int) -> Node:
+              layout: tuple | None, saves: bool, n_out: int, versions: tuple | None = None
+              ) -> Node:
+    """A node; ``versions`` holds ``(tensor, counter, version)`` for each tensor whose
+    buffer the backward reads (see ``saved_versions``)."""
     node = cls.__new__(cls)
     node._next = nexts
     node._nrs = nrs
@@ -157,10 +190,7 @@ def make_node(cls: type, pull: Any, fun: Any, inputs: tuple, nexts: tuple, nrs: 
     node._pull = pull
     node._fun = fun
     node._inputs = inputs
-    if saves:
-        node._versions = tuple([t._version for t in inputs])
-    else:
-        node._versions = None
+    node._versions = versions
     node._saves = saves
     node._freed = False
     node._n_out = n_out
@@ -308,8 +338,8 @@ def run_backward(roots: list, grads: list, retain_graph: bool, create_graph: boo
             n._check_alive()
         vs = n._versions
         if vs is not None:
-            for t, v in zip(n._inputs, vs):
-                if t._version != v:
+            for _, vc, v in vs:
+                if vc[0] != v:
                     n._check_alive()
 
     buffers: dict[Node, list] = {}

@@ -33,14 +33,14 @@ from ..core.trace import Tracer, current_state, new_main
 from ..interpreters.vjp import (
     VJPTrace,
     VJPTracer,
+    entry_reads,
     flows_through,
     tape_pullback,
     unpack_all,
-    vjp_flat,
 )
 from ._dtype import array_np_dtype, default_np, result_type
 from ._grad_mode import GRAD_ENABLED
-from ._graph import accumulate_grad, make_node, node_type
+from ._graph import accumulate_grad, make_node, node_type, saved_versions
 from .tensor import Tensor, wrap
 
 _PYS = (bool, int, float, complex)
@@ -141,8 +141,11 @@ def apply(op: Op, args: tuple, params: dict = _NOPARAMS) -> Any:
         except (ShapeError, ValueError) as e:
             raise _torch_error(op, vals, e) from None
         if op.multi:
-            return tuple(wrap(o) for o in out)
-        return wrap(out)
+            return tuple(_aliasing(wrap(o), args) for o in out)
+        t = wrap(out)
+        if type(out) is np.ndarray and (out.base is not None or _is_one_of(out, vals)):
+            _aliasing(t, args)
+        return t
     if not op.multi:
         state = _trace_state()
         if state.empty and state.no_grad is None:  # no fad transformation is running
@@ -170,41 +173,84 @@ def _record(op: Op, args: tuple, vals: list, diff: list, params: dict,
     flat = make_flat(op, vals, diff, dt, params, deps if op.prune else None)
     primals = [vals[i] for i in diff]
     try:
-        if key is None:
-            outs, pull = vjp_flat(flat, primals, op.label)
-        else:
-            outs, out_nodes, in_nodes, tape = _taped(flat, primals, op.label)
-            pull = tape_pullback(tape, out_nodes, in_nodes)
+        outs, out_nodes, in_nodes, tape = _taped(flat, primals, op.label)
+        pull = tape_pullback(tape, out_nodes, in_nodes)
     except (ShapeError, ValueError) as e:
         raise _torch_error(op, vals, e) from None
     cls = op.cls or node_type(op.grad_fn(vals, params))
+    saved, out_saved = _saved_positions(tape, args, vals, outs)
     if key is not None:
         if len(_DIRECT) >= _DIRECT_MAX:
             _DIRECT.clear()
         _DIRECT[key] = (_direct_form(op, vals, diff, dt, params, outs, out_nodes, in_nodes,
-                                     tape, cls, args) if dt is None else None)
+                                     tape, cls, args, saved, out_saved)
+                        if dt is None else None)
     for i in diff:  # the node needs only the constants from now on
         vals[i] = None
     tensors = tuple([args[i] for i in diff])
     nexts, nrs = _edges(tensors)
     node = make_node(cls, pull, (op, tuple(vals), tuple(diff), dt, params), tensors,
-                     nexts, nrs, _layout(args, diff), op.saves, len(outs))
-    if not op.multi:
-        o = outs[0]
-        if type(o) is np.ndarray:
-            return wrap(o, o.dtype.kind in "fc", node if o.dtype.kind in "fc" else None)
-        outs = [o]
+                     nexts, nrs, _layout(args, diff), op.saves, len(outs),
+                     saved_versions(args, saved))
     res = []
     for k, o in enumerate(outs):
         if type(o) is not np.ndarray and isinstance(o, np.generic):
             o = np.asarray(o)
         if deps and not deps[0][k]:
-            res.append(wrap(o))
+            t = wrap(o)
         elif array_np_dtype(o).kind in "fc":
-            res.append(wrap(o, True, node, k))
+            t = wrap(o, True, node, k)
         else:
-            res.append(wrap(o))
+            t = wrap(o)
+        res.append(_aliasing(t, args))
+    for k in out_saved:
+        _save_output(node, k, res[k])
     return tuple(res) if op.multi else res[0]
+
+
+def _saved_positions(tape: list, args: tuple, vals: list, outs: list) -> tuple:
+    """Which arguments (Tensors) and outputs of an operation hold a buffer that its
+    backward reads: the residuals of the tape's entries (``entry_reads``)."""
+    read = set()
+    for prim, eparams, primals, ans, nodes, _ in tape:
+        out_flags, in_flags = entry_reads(prim, eparams, primals, ans, nodes)
+        read.update(id(x) for x, f in zip(primals, in_flags) if f)
+        if out_flags:
+            read.update(id(x) for x, f in zip(ans if prim.multiple_results else (ans,),
+                                              out_flags) if f)
+    saved = tuple([i for i, a in enumerate(args)
+                   if isinstance(a, Tensor) and id(vals[i]) in read])
+    return saved, tuple([k for k, o in enumerate(outs) if id(o) in read])
+
+
+def _save_output(node: Any, k: int, t: Tensor) -> None:
+    """Add output ``t`` (number ``k``) of ``node`` to the values its backward checks."""
+    entry = ((k, t._value), t._vc, t._vc[0])
+    node._versions = (entry,) if node._versions is None else node._versions + (entry,)
+
+
+def _is_one_of(x: Any, vals: list) -> bool:
+    for v in vals:
+        if v is x:
+            return True
+    return False
+
+
+def _aliasing(t: Tensor, args: tuple) -> Tensor:
+    """Give output ``t`` the version counter of the argument whose buffer its array
+    is or views: an in-place write through either is a write to both (PyTorch's
+    views share their base's counter)."""
+    o = t._value
+    if type(o) is np.ndarray:
+        root = o.base
+        for a in args:
+            if isinstance(a, Tensor):
+                v = a._value
+                if v is o or root is not None and (v is root or type(v) is np.ndarray
+                                                   and v.base is root):
+                    t._vc = a._vc
+                    break
+    return t
 
 
 def _edges(tensors: tuple) -> tuple[tuple, tuple]:
@@ -304,10 +350,11 @@ def _taped(flat: Callable, primals: list, label: str) -> tuple:
 
 
 def _direct_form(op: Op, vals: list, diff: list, dt: Any, params: dict, outs: list,
-                 out_nodes: list, in_nodes: list, tape: list, cls: type, args: tuple
-                 ) -> tuple | None:
-    """``(prim, prim_params, sources, nodes, param_names, cls, layout)`` when the tape
-    is one primitive applied to the operation's inputs, else ``None``."""
+                 out_nodes: list, in_nodes: list, tape: list, cls: type, args: tuple,
+                 saved: tuple, out_saved: tuple) -> tuple | None:
+    """``(prim, prim_params, sources, nodes, param_names, cls, layout, saved,
+    out_saved)`` when the tape is one primitive applied to the operation's inputs,
+    else ``None``."""
     if len(tape) != 1 or len(outs) != 1:
         return None
     prim, eparams, primals, ans, nodes, out_node = tape[0]
@@ -343,13 +390,13 @@ def _direct_form(op: Op, vals: list, diff: list, dt: Any, params: dict, outs: li
         return None
     identity = not used and tuple(sources) == tuple(range(len(vals)))
     return (prim, eparams, None if identity else tuple(sources), tuple(enodes), used, cls,
-            _layout(args, diff))
+            _layout(args, diff), saved, out_saved)
 
 
 def _apply_direct(form: tuple, op: Op, args: tuple, vals: list, diff: list,
                   params: dict) -> Any:
     """Record ``op`` by its direct form (``None``: take the general path instead)."""
-    prim, eparams, sources, enodes, pnames, cls, layout = form
+    prim, eparams, sources, enodes, pnames, cls, layout, saved, out_saved = form
     if sources is None:
         operands = vals
     else:
@@ -360,7 +407,8 @@ def _apply_direct(form: tuple, op: Op, args: tuple, vals: list, diff: list,
     except Exception:  # the general path reports the error in the facade's words
         return None
     pull = _entry_pull((prim, eparams, operands, ans, enodes, -1), len(diff))
-    return _finish(op, args, vals, diff, None, params, cls, layout, pull, ans)
+    return _finish(op, args, vals, diff, None, params, cls, layout, pull, ans, saved,
+                   out_saved)
 
 
 def _entry_pull(entry: tuple, n: int) -> Callable:
@@ -380,7 +428,8 @@ def _plain(v: Any) -> bool:
 
 
 def _finish(op: Op, args: tuple, vals: list, diff: list, dt: Any, params: dict,
-            cls: type, layout: tuple | None, pull: Callable, out: Any) -> Any:
+            cls: type, layout: tuple | None, pull: Callable, out: Any, saved: tuple,
+            out_saved: tuple) -> Any:
     """The node of a recorded operation and its output Tensor (the direct paths)."""
     n = len(diff)
     if n == len(args):  # the node keeps the constants only: here, none
@@ -402,12 +451,15 @@ def _finish(op: Op, args: tuple, vals: list, diff: list, dt: Any, params: dict,
     else:
         nexts, nrs = _edges(tensors)
     node = make_node(cls, pull, (op, consts, tuple(diff), dt, params), tensors, nexts, nrs,
-                     layout, op.saves, 1)
+                     layout, op.saves, 1, saved_versions(args, saved) if saved else None)
     if type(out) is not np.ndarray:
         out = np.asarray(out)
-    if out.dtype.kind in "fc":
-        return wrap(out, True, node)
-    return wrap(out)
+    t = wrap(out, True, node) if out.dtype.kind in "fc" else wrap(out)
+    if out.base is not None or _is_one_of(out, vals):
+        _aliasing(t, args)
+    if out_saved:
+        _save_output(node, 0, t)
+    return t
 
 
 # ------------------------------------------------------------------ programs
@@ -429,7 +481,7 @@ _PROGRAM_CONSTS_MAX = 1 << 20  # bytes of constants a cached program may hold
 
 class _Program:
     __slots__ = ("env0", "in_slots", "sources", "code", "out_slot", "out_node",
-                 "diff_slots", "cls", "layout")
+                 "diff_slots", "cls", "layout", "saved", "out_saved")
 
 
 def _program_key(key: tuple, vals: list, dt: Any) -> tuple | None:
@@ -478,7 +530,7 @@ def _apply_program(key: tuple, op: Op, args: tuple, vals: list, diff: list,
         return None
     pull = tape_pullback(tape, [prog.out_node], list(prog.diff_slots))
     return _finish(op, args, vals, diff, dt, params, prog.cls, prog.layout, pull,
-                   env[prog.out_slot])
+                   env[prog.out_slot], prog.saved, prog.out_saved)
 
 
 def _compile(op: Op, args: tuple, vals: list, diff: list, dt: Any, params: dict
@@ -512,10 +564,12 @@ def _compile(op: Op, args: tuple, vals: list, diff: list, dt: Any, params: dict
         return None  # (large constants, as cumsum's triangle, are not kept alive)
     env0: list = []
     slot: dict = {}
+    seen: list = []  # per slot: its value or abstract value (what entry_reads needs)
 
     def new(v: Any, value: Any = None) -> int:
         slot[v] = len(env0)
         env0.append(value)
+        seen.append(v.aval if value is None else value)
         return slot[v]
 
     for v, c in zip(jaxpr.constvars, closed.consts):
@@ -523,6 +577,7 @@ def _compile(op: Op, args: tuple, vals: list, diff: list, dt: Any, params: dict
     in_slots = [new(v) for v in jaxpr.invars]
     diff_slots = tuple(in_slots[sources.index(i)] for i in diff)
     live = set(diff_slots)  # slots holding a value taped (or recorded) as a node
+    read: set = set()  # slots the backward reads (see _saved_positions)
     code = []
     for eqn in jaxpr.eqns:
         prim = eqn.primitive
@@ -533,6 +588,7 @@ def _compile(op: Op, args: tuple, vals: list, diff: list, dt: Any, params: dict
             if type(a) is Literal:
                 ins.append(len(env0))
                 env0.append(a.val)
+                seen.append(a.val)
             else:
                 ins.append(slot[a])
         on_path = any(i in live for i in ins)
@@ -550,6 +606,11 @@ def _compile(op: Op, args: tuple, vals: list, diff: list, dt: Any, params: dict
             if flows_through(prim, eqn.outvars[0].aval.dtype.kind in "fc", len(ins)):
                 nodes = tuple(i if i in live else None for i in ins)
                 live.add(out)
+                out_flags, in_flags = entry_reads(prim, eqn.params, [seen[i] for i in ins],
+                                                  eqn.outvars[0].aval, nodes)
+                read.update(i for i, f in zip(ins, in_flags) if f)
+                if out_flags and out_flags[0]:
+                    read.add(out)
         code.append((prim, eqn.params, tuple(ins), out, nodes))
     prog = _Program()
     prog.env0 = env0
@@ -561,6 +622,9 @@ def _compile(op: Op, args: tuple, vals: list, diff: list, dt: Any, params: dict
     prog.diff_slots = diff_slots
     prog.cls = op.cls or node_type(op.grad_fn(vals, params))
     prog.layout = _layout(args, diff)
+    prog.saved = tuple([src for s, src in zip(in_slots, sources)
+                        if s in read and type(src) is int and isinstance(args[src], Tensor)])
+    prog.out_saved = (0,) if prog.out_slot in read else ()
     return prog
 
 

@@ -166,7 +166,7 @@ class FunctionCtx:
         for t, v in zip(saved, getattr(self, "_saved_versions", ())):
             if t is not None and t._version != v:
                 from ._graph import _version_message
-                raise RuntimeError(_version_message(t, v))
+                raise RuntimeError(_version_message(None, t, t._version, v))
         return tuple(saved)
 
     saved_variables = saved_tensors
