@@ -280,8 +280,9 @@ def _trace_reads(prim: Any, params: dict, primals: list, ans: Any, nodes: list
         return (True,) * n_out, (True,) * len(primals)
     jaxpr = closed.jaxpr
     used = {id(v) for v in jaxpr.outvars}
-    for eqn in jaxpr.eqns:
-        used.update(id(v) for v in eqn.invars)
+    for eqn in reversed(jaxpr.eqns):  # what the cotangents depend on (dead code aside)
+        if any(id(v) in used for v in eqn.outvars):
+            used.update(id(v) for v in eqn.invars)
     flags = [False] * len(vals)
     for i, v in zip(pos, jaxpr.invars[n_out:]):
         flags[i] = id(v) in used

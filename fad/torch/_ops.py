@@ -179,6 +179,8 @@ def _record(op: Op, args: tuple, vals: list, diff: list, params: dict,
         raise _torch_error(op, vals, e) from None
     cls = op.cls or node_type(op.grad_fn(vals, params))
     saved, out_saved = _saved_positions(tape, args, vals, outs)
+    if op.saves:
+        saved = _union(saved, diff)
     if key is not None:
         if len(_DIRECT) >= _DIRECT_MAX:
             _DIRECT.clear()
@@ -210,17 +212,44 @@ def _record(op: Op, args: tuple, vals: list, diff: list, params: dict,
 
 def _saved_positions(tape: list, args: tuple, vals: list, outs: list) -> tuple:
     """Which arguments (Tensors) and outputs of an operation hold a buffer that its
-    backward reads: the residuals of the tape's entries (``entry_reads``)."""
-    read = set()
+    backward reads: the residuals of the tape's entries (``entry_reads``), or views
+    of them (``fnp.matmul`` of vectors reads reshaped views of its operands)."""
+    read: list = []
     for prim, eparams, primals, ans, nodes, _ in tape:
         out_flags, in_flags = entry_reads(prim, eparams, primals, ans, nodes)
-        read.update(id(x) for x, f in zip(primals, in_flags) if f)
+        read += [x for x, f in zip(primals, in_flags) if f]
         if out_flags:
-            read.update(id(x) for x, f in zip(ans if prim.multiple_results else (ans,),
-                                              out_flags) if f)
+            read += [x for x, f in zip(ans if prim.multiple_results else (ans,), out_flags)
+                     if f]
+    roots = {id(_root(x)) for x in read}
     saved = tuple([i for i, a in enumerate(args)
-                   if isinstance(a, Tensor) and id(vals[i]) in read])
-    return saved, tuple([k for k, o in enumerate(outs) if id(o) in read])
+                   if isinstance(a, Tensor) and id(_root(vals[i])) in roots])
+    ids = {id(x) for x in read}
+    return saved, tuple([k for k, o in enumerate(outs) if id(o) in ids])
+
+
+def _union(saved: tuple, diff: list) -> tuple:
+    """``saved`` and the differentiated inputs: an operation that the table says saves
+    its inputs (as PyTorch's does) checks them even where fad's rule reads another
+    value (``exp`` reads its output)."""
+    return tuple(sorted(set(saved).union(diff)))
+
+
+def _root(x: Any) -> Any:
+    """The array owning the memory of NumPy array ``x`` (``x`` itself if it does)."""
+    if type(x) is np.ndarray and x.base is not None:
+        return x.base
+    return x
+
+
+def _with_views(saved: tuple, arrays: list, args: tuple, vals: list) -> tuple:
+    """``saved`` and the arguments whose buffer one of ``arrays`` views."""
+    roots = {id(a.base) for a in arrays if type(a) is np.ndarray and a.base is not None}
+    if not roots:
+        return saved
+    more = [i for i, a in enumerate(args) if i not in saved and isinstance(a, Tensor)
+            and id(_root(vals[i])) in roots]
+    return saved + tuple(more) if more else saved
 
 
 def _save_output(node: Any, k: int, t: Tensor) -> None:
@@ -481,7 +510,7 @@ _PROGRAM_CONSTS_MAX = 1 << 20  # bytes of constants a cached program may hold
 
 class _Program:
     __slots__ = ("env0", "in_slots", "sources", "code", "out_slot", "out_node",
-                 "diff_slots", "cls", "layout", "saved", "out_saved")
+                 "diff_slots", "cls", "layout", "saved", "out_saved", "derived")
 
 
 def _program_key(key: tuple, vals: list, dt: Any) -> tuple | None:
@@ -529,8 +558,11 @@ def _apply_program(key: tuple, op: Op, args: tuple, vals: list, diff: list,
     except Exception:  # the general path reports the error in the facade's words
         return None
     pull = tape_pullback(tape, [prog.out_node], list(prog.diff_slots))
+    saved = prog.saved
+    if prog.derived:
+        saved = _with_views(saved, [env[s] for s in prog.derived], args, vals)
     return _finish(op, args, vals, diff, dt, params, prog.cls, prog.layout, pull,
-                   env[prog.out_slot], prog.saved, prog.out_saved)
+                   env[prog.out_slot], saved, prog.out_saved)
 
 
 def _compile(op: Op, args: tuple, vals: list, diff: list, dt: Any, params: dict
@@ -624,7 +656,11 @@ def _compile(op: Op, args: tuple, vals: list, diff: list, dt: Any, params: dict
     prog.layout = _layout(args, diff)
     prog.saved = tuple([src for s, src in zip(in_slots, sources)
                         if s in read and type(src) is int and isinstance(args[src], Tensor)])
+    if op.saves:
+        prog.saved = _union(prog.saved, diff)
     prog.out_saved = (0,) if prog.out_slot in read else ()
+    # computed values the backward reads: views of an input at run time, perhaps
+    prog.derived = tuple(sorted(s for s in read if env0[s] is None and s not in in_slots))
     return prog
 
 
