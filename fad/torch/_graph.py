@@ -465,12 +465,51 @@ def _apply_hooks(hooks: list, g: Any, create_graph: bool) -> Any:
         t = _as_tensor(g, create_graph)
         r = hook(t)
         if r is not None:
-            if tuple(r.shape) != tuple(t.shape):
-                raise RuntimeError(
-                    f"hook returned a gradient of shape {list(r.shape)} for a tensor of "
-                    f"shape {list(t.shape)}")
+            _check_hook_grad(hook, r, t)
             g = r if create_graph else r._value
     return g
+
+
+def _check_hook_grad(hook: Callable, r: Any, t: Any) -> None:
+    """PyTorch's errors for a hook that returned something other than a gradient
+    like ``t``; the words name the hook."""
+    if not isinstance(r, _T.Tensor):
+        raise TypeError(f"expected Variable, but hook returned '{_type_name(r)}' (the hook "
+                        f"'{_qualname(hook)}' must return a Tensor or None)")
+    name = getattr(hook, "__name__", "<unknown>")
+    if tuple(r.shape) != tuple(t.shape):
+        raise RuntimeError(f"hook '{name}' has changed the size of value (it returned a "
+                           f"gradient of shape {list(r.shape)} for a tensor of shape "
+                           f"{list(t.shape)})")
+    if r.dtype is not t.dtype:
+        raise RuntimeError(f"hook '{name}' has changed the type of value (was {t.type()} "
+                           f"got {r.type()})")
+
+
+def _check_hook_tuple(hook: Callable, r: Any, n: int) -> None:
+    """PyTorch's errors for a backward hook of a node that returned something other
+    than a tuple of ``n`` gradients (Tensors or None)."""
+    if not isinstance(r, tuple):
+        raise TypeError(f"expected tuple, but hook returned '{_type_name(r)}' (the hook "
+                        f"'{_qualname(hook)}' must return a tuple of Tensors or None)")
+    if len(r) != n:
+        raise RuntimeError(f"hook '{getattr(hook, '__name__', '<unknown>')}' has returned an "
+                           f"incorrect number of values (got {len(r)}, but expected {n})")
+    for g in r:
+        if g is not None and not isinstance(g, _T.Tensor):
+            raise TypeError(f"expected Variable, but hook returned '{_type_name(g)}' in its "
+                            f"tuple (the hook '{_qualname(hook)}' must return a tuple of "
+                            "Tensors or None)")
+
+
+def _qualname(fn: Any) -> str:
+    return getattr(fn, "__qualname__", None) or repr(fn)
+
+
+def _type_name(x: Any) -> str:
+    """``list``, ``numpy.ndarray``: a type as PyTorch names it in its messages."""
+    t = type(x)
+    return t.__qualname__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__qualname__}"
 
 
 def _run_pre_hooks(node: Node, buf: list, create_graph: bool, retained: list) -> list:
@@ -483,6 +522,7 @@ def _run_pre_hooks(node: Node, buf: list, create_graph: bool, retained: list) ->
         for hook in list(hooks[-1]):
             r = hook(tuple(None if g is None else _as_tensor(g, create_graph) for g in buf))
             if r is not None:
+                _check_hook_tuple(hook, r, len(buf))
                 buf = [None if g is None else (g if create_graph else g._value) for g in r]
     if node._retain:
         for nr, ref in node._retain.items():
@@ -497,6 +537,7 @@ def _run_node_hooks(node: Node, in_cts: list, buf: list, create_graph: bool) -> 
     for hook in list(node._hooks):
         r = hook(wrap(in_cts), wrap(buf))
         if r is not None:
+            _check_hook_tuple(hook, r, len(in_cts))
             in_cts = [None if g is None else (g if create_graph else g._value) for g in r]
     return in_cts
 
