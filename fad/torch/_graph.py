@@ -149,10 +149,14 @@ def _version_message(node: Node, who: Any, now: int, expected: int) -> str:
 
 
 def _short_name(name: str) -> str:
-    """A node's name as PyTorch's version message prints it (``Mul``, ``Exp``)."""
+    """A node's name as PyTorch's version message prints it (``MulBackward0`` is
+    ``Mul``, ``PowBackward1`` is ``Pow1``)."""
     if name == "CopySlices":
         return "torch::autograd::CopySlices"
-    return re.sub(r"Backward\d*$", "", name)
+    m = re.fullmatch(r"(.*)Backward(\d*)", name)
+    if m is None:
+        return name
+    return m.group(1) + ("" if m.group(2) == "0" else m.group(2))
 
 
 def saved_versions(args: tuple, saved: tuple) -> tuple | None:
