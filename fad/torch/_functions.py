@@ -13,6 +13,7 @@ import numpy as np
 from . import _dtype
 from ._dtype import array_np_dtype
 from ._grad_mode import GRAD_ENABLED
+from ._graph import rebind_saved_output
 from ._ops import OPS, apply, call
 from .tensor import Tensor, _wrap_dim, wrap
 
@@ -1112,13 +1113,9 @@ def _rebind(t: Tensor, out: Tensor) -> None:
     t._output_nr = out._output_nr
     t._requires_grad = out._requires_grad or t._requires_grad
     t._cow = True
-    vc = t._vc
-    vc[0] += 1
-    fn = out._grad_fn
-    if fn is not None and fn._versions:  # ``t`` now holds a saved output: watch its counter
-        old = out._vc
-        fn._versions = tuple([(w, vc, vc[0]) if c is old else (w, c, v)
-                              for w, c, v in fn._versions])
+    t._vc[0] += 1
+    if out._grad_fn is not None:  # ``t`` may now hold a saved output: watch its counter
+        rebind_saved_output(out._grad_fn, out._vc, t._vc)
 
 
 def inplace(self: Tensor, compute: Any) -> Tensor:

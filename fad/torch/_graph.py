@@ -37,7 +37,7 @@ class Node:
     the operation, as in PyTorch; leaves appear as their ``AccumulateGrad``.
     """
 
-    __slots__ = ("_next", "_nrs", "_layout", "_pull", "_fun", "_inputs", "_versions",
+    __slots__ = ("_next", "_nrs", "_layout", "_pull", "_fun", "_inputs", "_checked", "_versions",
                  "_saves", "_freed", "_n_out", "_pre_hooks", "_retain", "_hooks",
                  "_metadata", "_avals", "__weakref__")
 
@@ -80,9 +80,9 @@ class Node:
         if self._freed:
             raise RuntimeError(FREED_MSG)
         if self._versions is not None:
-            for who, vc, v in self._versions:
-                if vc[0] != v:
-                    raise RuntimeError(_version_message(self, who, vc[0], v))
+            for t, v in zip(self._checked, self._versions):
+                if t._vc[0] != v:
+                    raise RuntimeError(_version_message(self, t, t._vc[0], v))
 
     def _backward(self, cts: list, retain: bool, create_graph: bool) -> list:
         """Cotangents of the recorded inputs (``self._next``) from those of the
@@ -116,23 +116,57 @@ class Node:
         shapes of its inputs, as PyTorch's, and can run again."""
         if self._saves:
             self._freed = True
-            self._pull = self._fun = self._inputs = self._versions = None
+            self._pull = self._fun = self._inputs = self._checked = self._versions = None
         elif self._inputs is not None:
             self._avals = tuple([_aval(t._value) for t in self._inputs])
-            self._pull = self._inputs = self._versions = None
+            self._pull = self._inputs = self._checked = self._versions = None
 
 
 def _aval(v: Any) -> tuple:
     return v.shape, v.dtype, (np if type(v) is np.ndarray else namespace_of([v]))
 
 
+class SavedOutput:
+    """An output of a node that its backward reads: held without the output Tensor
+    (which holds the node), through its version counter."""
+
+    __slots__ = ("_vc", "nr", "value")
+
+    def __init__(self, vc: list, nr: int, value: Any):
+        self._vc = vc
+        self.nr = nr
+        self.value = value
+
+
+def save_output(node: Node, nr: int, t: Any) -> None:
+    """Add output ``t`` (number ``nr``) of ``node`` to what its backward checks."""
+    out = SavedOutput(t._vc, nr, t._value)
+    if node._checked is None:
+        node._checked, node._versions = (out,), (t._vc[0],)
+    else:
+        node._checked += (out,)
+        node._versions += (t._vc[0],)
+
+
+def rebind_saved_output(node: Node, old: list, new: list) -> None:
+    """An output of ``node`` with counter ``old`` is now held by a tensor with counter
+    ``new`` (an in-place operation): guard it by that counter from now on."""
+    if not node._checked:
+        return
+    versions = list(node._versions)
+    for k, s in enumerate(node._checked):
+        if type(s) is SavedOutput and s._vc is old:
+            s._vc = new
+            versions[k] = new[0]
+    node._versions = tuple(versions)
+
+
 def _version_message(node: Node, who: Any, now: int, expected: int) -> str:
     """PyTorch's words for a saved value edited in place since it was saved. ``who``
-    is the saved Tensor, or ``(output_nr, array)`` for an output of ``node``."""
-    if isinstance(who, tuple):
-        nr, arr = who
-        t = _T.wrap(arr)
-        of = f", which is output {nr} of {_short_name(node.name())},"
+    is the saved Tensor, or a ``SavedOutput`` of ``node``."""
+    if type(who) is SavedOutput:
+        t = _T.wrap(who.value)
+        of = f", which is output {who.nr} of {_short_name(node.name())},"
     else:
         t = who
         fn = t._grad_fn
@@ -159,15 +193,6 @@ def _short_name(name: str) -> str:
     return m.group(1) + ("" if m.group(2) == "0" else m.group(2))
 
 
-def saved_versions(args: tuple, saved: tuple) -> tuple | None:
-    """What a node checks before its backward runs: for each of ``args[i]``, ``i`` in
-    ``saved``, the tensor, its version counter (shared by its aliases) and the
-    version it is at now."""
-    if not saved:
-        return None
-    return tuple([(t, t._vc, t._vc[0]) for t in [args[i] for i in saved]])
-
-
 _NODE_TYPES: dict[str, type] = {}
 
 
@@ -183,10 +208,10 @@ def node_type(name: str) -> type:
 
 
 def make_node(cls: type, pull: Any, fun: Any, inputs: tuple, nexts: tuple, nrs: tuple,
-              layout: tuple | None, saves: bool, n_out: int, versions: tuple | None = None
+              layout: tuple | None, saves: bool, n_out: int, saved: tuple | None = None
               ) -> Node:
-    """A node; ``versions`` holds ``(tensor, counter, version)`` for each tensor whose
-    buffer the backward reads (see ``saved_versions``)."""
+    """A node; ``saved`` are the tensors whose buffer its backward reads: their
+    versions now are checked before it runs."""
     node = cls.__new__(cls)
     node._next = nexts
     node._nrs = nrs
@@ -194,7 +219,8 @@ def make_node(cls: type, pull: Any, fun: Any, inputs: tuple, nexts: tuple, nrs: 
     node._pull = pull
     node._fun = fun
     node._inputs = inputs
-    node._versions = versions
+    node._checked = saved
+    node._versions = None if saved is None else tuple([t._vc[0] for t in saved])
     node._saves = saves
     node._freed = False
     node._n_out = n_out
@@ -231,7 +257,8 @@ def accumulate_grad(t: Any) -> AccumulateGrad:
         node._freed = False
         node._saves = False
         node._pre_hooks = node._retain = node._hooks = node._metadata = None
-        node._pull = node._fun = node._inputs = node._versions = node._avals = None
+        node._pull = node._fun = node._inputs = node._checked = node._versions = None
+        node._avals = None
         t._acc = weakref.ref(node)
     return node
 
@@ -342,8 +369,8 @@ def run_backward(roots: list, grads: list, retain_graph: bool, create_graph: boo
             n._check_alive()
         vs = n._versions
         if vs is not None:
-            for _, vc, v in vs:
-                if vc[0] != v:
+            for t, v in zip(n._checked, vs):
+                if t._vc[0] != v:
                     n._check_alive()
 
     buffers: dict[Node, list] = {}

@@ -40,7 +40,7 @@ from ..interpreters.vjp import (
 )
 from ._dtype import array_np_dtype, default_np, result_type
 from ._grad_mode import GRAD_ENABLED
-from ._graph import accumulate_grad, make_node, node_type, saved_versions
+from ._graph import accumulate_grad, make_node, node_type, save_output
 from .tensor import Tensor, wrap
 
 _PYS = (bool, int, float, complex)
@@ -143,7 +143,8 @@ def apply(op: Op, args: tuple, params: dict = _NOPARAMS) -> Any:
         if op.multi:
             return tuple(_aliasing(wrap(o), args) for o in out)
         t = wrap(out)
-        if type(out) is np.ndarray and (out.base is not None or _is_one_of(out, vals)):
+        # a view of an input, or the input itself (``view`` to the same shape)
+        if type(out) is np.ndarray and (out.base is not None or out is vals[0]):
             _aliasing(t, args)
         return t
     if not op.multi:
@@ -185,7 +186,7 @@ def _record(op: Op, args: tuple, vals: list, diff: list, params: dict,
         if len(_DIRECT) >= _DIRECT_MAX:
             _DIRECT.clear()
         _DIRECT[key] = (_direct_form(op, vals, diff, dt, params, outs, out_nodes, in_nodes,
-                                     tape, cls, args, saved, out_saved)
+                                     tape, cls, args, _as_diff(saved, diff), out_saved)
                         if dt is None else None)
     for i in diff:  # the node needs only the constants from now on
         vals[i] = None
@@ -193,7 +194,7 @@ def _record(op: Op, args: tuple, vals: list, diff: list, params: dict,
     nexts, nrs = _edges(tensors)
     node = make_node(cls, pull, (op, tuple(vals), tuple(diff), dt, params), tensors,
                      nexts, nrs, _layout(args, diff), op.saves, len(outs),
-                     saved_versions(args, saved))
+                     tuple([args[i] for i in saved]) if saved else None)
     res = []
     for k, o in enumerate(outs):
         if type(o) is not np.ndarray and isinstance(o, np.generic):
@@ -206,7 +207,7 @@ def _record(op: Op, args: tuple, vals: list, diff: list, params: dict,
             t = wrap(o)
         res.append(_aliasing(t, args))
     for k in out_saved:
-        _save_output(node, k, res[k])
+        save_output(node, k, res[k])
     return tuple(res) if op.multi else res[0]
 
 
@@ -228,6 +229,13 @@ def _saved_positions(tape: list, args: tuple, vals: list, outs: list) -> tuple:
     return saved, tuple([k for k, o in enumerate(outs) if id(o) in ids])
 
 
+_DIFF = ("the differentiated inputs",)  # ``saved`` positions that are ``diff``'s
+
+
+def _as_diff(saved: tuple, diff: list) -> tuple:
+    return _DIFF if list(saved) == diff else saved
+
+
 def _union(saved: tuple, diff: list) -> tuple:
     """``saved`` and the differentiated inputs: an operation that the table says saves
     its inputs (as PyTorch's does) checks them even where fad's rule reads another
@@ -244,25 +252,15 @@ def _root(x: Any) -> Any:
 
 def _with_views(saved: tuple, arrays: list, args: tuple, vals: list) -> tuple:
     """``saved`` and the arguments whose buffer one of ``arrays`` views."""
-    roots = {id(a.base) for a in arrays if type(a) is np.ndarray and a.base is not None}
-    if not roots:
+    roots = None
+    for a in arrays:
+        if type(a) is np.ndarray and a.base is not None:
+            roots = {id(a.base)} if roots is None else roots | {id(a.base)}
+    if roots is None:
         return saved
     more = [i for i, a in enumerate(args) if i not in saved and isinstance(a, Tensor)
             and id(_root(vals[i])) in roots]
     return saved + tuple(more) if more else saved
-
-
-def _save_output(node: Any, k: int, t: Tensor) -> None:
-    """Add output ``t`` (number ``k``) of ``node`` to the values its backward checks."""
-    entry = ((k, t._value), t._vc, t._vc[0])
-    node._versions = (entry,) if node._versions is None else node._versions + (entry,)
-
-
-def _is_one_of(x: Any, vals: list) -> bool:
-    for v in vals:
-        if v is x:
-            return True
-    return False
 
 
 def _aliasing(t: Tensor, args: tuple) -> Tensor:
@@ -458,8 +456,10 @@ def _plain(v: Any) -> bool:
 
 def _finish(op: Op, args: tuple, vals: list, diff: list, dt: Any, params: dict,
             cls: type, layout: tuple | None, pull: Callable, out: Any, saved: tuple,
-            out_saved: tuple) -> Any:
-    """The node of a recorded operation and its output Tensor (the direct paths)."""
+            out_saved: tuple, same: bool = False) -> Any:
+    """The node of a recorded operation and its output Tensor (the direct paths).
+    ``saved``, ``out_saved``: see ``_saved_positions``; ``same``: the output may be
+    an input's array itself."""
     n = len(diff)
     if n == len(args):  # the node keeps the constants only: here, none
         consts = (None,) * n
@@ -480,14 +480,16 @@ def _finish(op: Op, args: tuple, vals: list, diff: list, dt: Any, params: dict,
     else:
         nexts, nrs = _edges(tensors)
     node = make_node(cls, pull, (op, consts, tuple(diff), dt, params), tensors, nexts, nrs,
-                     layout, op.saves, 1, saved_versions(args, saved) if saved else None)
+                     layout, op.saves, 1,
+                     tensors if saved is _DIFF else
+                     tuple([args[i] for i in saved]) if saved else None)
     if type(out) is not np.ndarray:
         out = np.asarray(out)
     t = wrap(out, True, node) if out.dtype.kind in "fc" else wrap(out)
-    if out.base is not None or _is_one_of(out, vals):
+    if out.base is not None or same:
         _aliasing(t, args)
     if out_saved:
-        _save_output(node, 0, t)
+        save_output(node, 0, t)
     return t
 
 
@@ -510,7 +512,8 @@ _PROGRAM_CONSTS_MAX = 1 << 20  # bytes of constants a cached program may hold
 
 class _Program:
     __slots__ = ("env0", "in_slots", "sources", "code", "out_slot", "out_node",
-                 "diff_slots", "cls", "layout", "saved", "out_saved", "derived")
+                 "diff_slots", "cls", "layout", "saved", "out_saved", "derived",
+                 "same")
 
 
 def _program_key(key: tuple, vals: list, dt: Any) -> tuple | None:
@@ -559,10 +562,14 @@ def _apply_program(key: tuple, op: Op, args: tuple, vals: list, diff: list,
         return None
     pull = tape_pullback(tape, [prog.out_node], list(prog.diff_slots))
     saved = prog.saved
-    if prog.derived:
-        saved = _with_views(saved, [env[s] for s in prog.derived], args, vals)
+    for s in prog.derived:
+        a = env[s]
+        if type(a) is np.ndarray and a.base is not None:  # a view: of an input, perhaps
+            saved = _with_views(tuple(diff) if saved is _DIFF else saved,
+                                [env[s] for s in prog.derived], args, vals)
+            break
     return _finish(op, args, vals, diff, dt, params, prog.cls, prog.layout, pull,
-                   env[prog.out_slot], saved, prog.out_saved)
+                   env[prog.out_slot], saved, prog.out_saved, prog.same)
 
 
 def _compile(op: Op, args: tuple, vals: list, diff: list, dt: Any, params: dict
@@ -658,9 +665,11 @@ def _compile(op: Op, args: tuple, vals: list, diff: list, dt: Any, params: dict
                         if s in read and type(src) is int and isinstance(args[src], Tensor)])
     if op.saves:
         prog.saved = _union(prog.saved, diff)
+    prog.saved = _as_diff(prog.saved, diff)
     prog.out_saved = (0,) if prog.out_slot in read else ()
     # computed values the backward reads: views of an input at run time, perhaps
     prog.derived = tuple(sorted(s for s in read if env0[s] is None and s not in in_slots))
+    prog.same = prog.out_slot in in_slots
     return prog
 
 
