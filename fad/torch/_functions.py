@@ -14,7 +14,7 @@ from . import _dtype
 from ._dtype import array_np_dtype
 from ._grad_mode import GRAD_ENABLED
 from ._graph import rebind_saved_output
-from ._ops import OPS, apply, call
+from ._ops import OPS, _broadcast_message, apply, call
 from .tensor import Tensor, _wrap_dim, wrap
 
 _PYS = (bool, int, float, complex)
@@ -905,7 +905,6 @@ def _matmul_shapes(sa: tuple, sb: tuple) -> None:
     elif nb == 2:  # mm, likewise
         _mm_shapes((math.prod(sa[:-1]), ka), sb)
     else:  # bmm over the broadcast batch dimensions
-        from ._ops import _broadcast_message
         msg = _broadcast_message([sa[:-2], sb[:-2]])
         if msg is not None:
             raise RuntimeError(msg)
