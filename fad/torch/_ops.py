@@ -179,8 +179,8 @@ def _record(op: Op, args: tuple, vals: list, diff: list, params: dict,
     except (ShapeError, ValueError) as e:
         raise _torch_error(op, vals, e) from None
     cls = op.cls or node_type(op.grad_fn(vals, params))
-    saved, out_saved = _saved_positions(tape, args, vals, outs)
-    if op.saves:
+    saved, out_saved, derived = _saved_positions(tape, args, vals, diff, outs)
+    if op.saves and derived:
         saved = _union(saved, diff)
     if key is not None:
         if len(_DIRECT) >= _DIRECT_MAX:
@@ -211,22 +211,23 @@ def _record(op: Op, args: tuple, vals: list, diff: list, params: dict,
     return tuple(res) if op.multi else res[0]
 
 
-def _saved_positions(tape: list, args: tuple, vals: list, outs: list) -> tuple:
+def _saved_positions(tape: list, args: tuple, vals: list, diff: list, outs: list) -> tuple:
     """Which arguments (Tensors) and outputs of an operation hold a buffer that its
     backward reads: the residuals of the tape's entries (``entry_reads``), or views
-    of them (``fnp.matmul`` of vectors reads reshaped views of its operands)."""
+    of them (``fnp.matmul`` of vectors reads reshaped views of its operands); and
+    whether it reads something other than the constant arguments (a backward that
+    reads only those, as ``x * c``'s, needs nothing of ``x``)."""
     read: list = []
     for prim, eparams, primals, ans, nodes, _ in tape:
         out_flags, in_flags = entry_reads(prim, eparams, primals, ans, nodes)
         read += [x for x, f in zip(primals, in_flags) if f]
-        if out_flags:
-            read += [x for x, f in zip(ans if prim.multiple_results else (ans,), out_flags)
-                     if f]
+        read += [x for x, f in zip(ans if prim.multiple_results else (ans,), out_flags) if f]
     roots = {id(_root(x)) for x in read}
     saved = tuple([i for i, a in enumerate(args)
                    if isinstance(a, Tensor) and id(_root(vals[i])) in roots])
     ids = {id(x) for x in read}
-    return saved, tuple([k for k, o in enumerate(outs) if id(o) in ids])
+    derived = not roots <= {id(_root(v)) for i, v in enumerate(vals) if i not in diff}
+    return saved, tuple([k for k, o in enumerate(outs) if id(o) in ids]), derived
 
 
 _DIFF = ("the differentiated inputs",)  # ``saved`` positions that are ``diff``'s
@@ -238,8 +239,9 @@ def _as_diff(saved: tuple, diff: list) -> tuple:
 
 def _union(saved: tuple, diff: list) -> tuple:
     """``saved`` and the differentiated inputs: an operation that the table says saves
-    its inputs (as PyTorch's does) checks them even where fad's rule reads another
-    value (``exp`` reads its output)."""
+    its inputs (as PyTorch's does), and whose backward reads values computed from
+    them, checks them even where fad's rule reads another such value (``exp`` reads
+    its output, ``relu`` a mask)."""
     return tuple(sorted(set(saved).union(diff)))
 
 
@@ -616,6 +618,7 @@ def _compile(op: Op, args: tuple, vals: list, diff: list, dt: Any, params: dict
     in_slots = [new(v) for v in jaxpr.invars]
     diff_slots = tuple(in_slots[sources.index(i)] for i in diff)
     live = set(diff_slots)  # slots holding a value taped (or recorded) as a node
+    dep = set(diff_slots)  # slots computed from the differentiated inputs
     read: set = set()  # slots the backward reads (see _saved_positions)
     code = []
     for eqn in jaxpr.eqns:
@@ -631,13 +634,18 @@ def _compile(op: Op, args: tuple, vals: list, diff: list, dt: Any, params: dict
             else:
                 ins.append(slot[a])
         on_path = any(i in live for i in ins)
+        from_diff = not dep.isdisjoint(ins)
         if prim.multiple_results:
             if on_path:
                 return None
             code.append((prim, eqn.params, tuple(ins), tuple(new(v) for v in eqn.outvars),
                          None))
+            if from_diff:
+                dep.update(code[-1][3])
             continue
         out = new(eqn.outvars[0])
+        if from_diff:
+            dep.add(out)
         nodes = None
         if on_path:  # as VJPTrace.process_primitive decides
             if prim.jvp is None:
@@ -663,7 +671,7 @@ def _compile(op: Op, args: tuple, vals: list, diff: list, dt: Any, params: dict
     prog.layout = _layout(args, diff)
     prog.saved = tuple([src for s, src in zip(in_slots, sources)
                         if s in read and type(src) is int and isinstance(args[src], Tensor)])
-    if op.saves:
+    if op.saves and not read.isdisjoint(dep):  # (see _saved_positions)
         prog.saved = _union(prog.saved, diff)
     prog.saved = _as_diff(prog.saved, diff)
     prog.out_saved = (0,) if prog.out_slot in read else ()
