@@ -403,3 +403,53 @@ def test_product_shape_errors_match_pytorch(name: str) -> None:
     with pytest.raises(RuntimeError):
         PRODUCTS[name](ftorch)
     same_as_pytorch(PRODUCTS[name])
+
+
+# ====================================================================== recording paths
+PATHS = {
+    "const": lambda L, C: (L["w"] * C["c"]).sum() + (L["w"] @ C["c"]),
+    "outputs": lambda L, C: (L["w"].exp() * L["w"].sigmoid()).sum() + L["w"].tanh().sum(),
+    "program": lambda L, C: ftorch.nn.functional.log_softmax(L["w"].relu(), 0).sum()
+    + ftorch.nn.functional.mse_loss(L["w"], C["c"]),
+    "views": lambda L, C: (L["w"].view(3)[1:] * C["c"][:2]).sum() + (L["w"] * 2).sum(),
+}
+
+
+def _checked(t: Any) -> list:
+    """Per node below ``t``: its name and what its backward checks (saved outputs by
+    number, saved tensors by shape and whether they require grad)."""
+    out, stack, seen = [], [t.grad_fn], set()
+    while stack:
+        n = stack.pop()
+        if n is None or id(n) in seen:
+            continue
+        seen.add(id(n))
+        items = sorted(("output", s.nr) if hasattr(s, "nr") else
+                       ("tensor", tuple(s.shape), s.requires_grad)
+                       for s in (getattr(n, "_checked", None) or ()))
+        out.append((n.name(), items))
+        stack.extend(f for f, _ in n.next_functions)
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(PATHS))
+def test_every_recording_path_checks_the_same_values(name: str,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """The general path (first sight), the direct forms and the programs (later calls)
+    guard the same saved values."""
+    import fad.torch._ops as ops
+    monkeypatch.setattr(ops, "_DIRECT", {})
+    monkeypatch.setattr(ops, "_PROGRAMS", {})
+    monkeypatch.setattr(ops, "_COMPILE_ON_FIRST_SIGHT", True)
+
+    def run() -> list:
+        L = {"w": ftorch.tensor([0.5, -1.0, 2.0], requires_grad=True)}
+        C = {"c": ftorch.tensor([4.0, 5.0, 6.0])}
+        return _checked(PATHS[name](L, C))
+
+    first, second, third = run(), run(), run()
+    assert any(v is not None for v in ops._DIRECT.values()) or ops._PROGRAMS
+    assert first == second == third
+    assert any(items for _, items in first)
+    monkeypatch.setattr(ops, "_signature", lambda *a, **k: None)  # the general path only
+    assert run() == first
