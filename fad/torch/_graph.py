@@ -257,8 +257,7 @@ def accumulate_grad(t: Any) -> AccumulateGrad:
         node._freed = False
         node._saves = False
         node._pre_hooks = node._retain = node._hooks = node._metadata = None
-        node._pull = node._fun = node._inputs = node._checked = node._versions = None
-        node._avals = None
+        node._pull = node._fun = node._inputs = node._checked = node._versions = node._avals = None
         t._acc = weakref.ref(node)
     return node
 

@@ -155,10 +155,11 @@ def apply(op: Op, args: tuple, params: dict = _NOPARAMS) -> Any:
                 form = _DIRECT.get(key, _UNKNOWN)
                 if form is _UNKNOWN:
                     return _record(op, args, vals, diff, params, key)
+                # (key[1] is ``diff`` as a tuple: what the node keeps)
                 if form is not None:
-                    out = _apply_direct(form, op, args, vals, diff, params)
+                    out = _apply_direct(form, op, args, vals, key[1], params)
                 else:
-                    out = _apply_program(key, op, args, vals, diff, params)
+                    out = _apply_program(key, op, args, vals, key[1], params)
                 if out is not None:
                     return out
     return _record(op, args, vals, diff, params)
@@ -233,8 +234,8 @@ def _saved_positions(tape: list, args: tuple, vals: list, diff: list, outs: list
 _DIFF = ("the differentiated inputs",)  # ``saved`` positions that are ``diff``'s
 
 
-def _as_diff(saved: tuple, diff: list) -> tuple:
-    return _DIFF if list(saved) == diff else saved
+def _as_diff(saved: tuple, diff: Any) -> tuple:
+    return _DIFF if tuple(saved) == tuple(diff) else saved
 
 
 def _union(saved: tuple, diff: list) -> tuple:
@@ -422,7 +423,7 @@ def _direct_form(op: Op, vals: list, diff: list, dt: Any, params: dict, outs: li
             _layout(args, diff), saved, out_saved)
 
 
-def _apply_direct(form: tuple, op: Op, args: tuple, vals: list, diff: list,
+def _apply_direct(form: tuple, op: Op, args: tuple, vals: list, diff: tuple,
                   params: dict) -> Any:
     """Record ``op`` by its direct form (``None``: take the general path instead)."""
     prim, eparams, sources, enodes, pnames, cls, layout, saved, out_saved = form
@@ -456,7 +457,7 @@ def _plain(v: Any) -> bool:
     return tv is tuple and all(_plain(e) for e in v)
 
 
-def _finish(op: Op, args: tuple, vals: list, diff: list, dt: Any, params: dict,
+def _finish(op: Op, args: tuple, vals: list, diff: tuple, dt: Any, params: dict,
             cls: type, layout: tuple | None, pull: Callable, out: Any, saved: tuple,
             out_saved: tuple, same: bool = False) -> Any:
     """The node of a recorded operation and its output Tensor (the direct paths).
@@ -481,7 +482,7 @@ def _finish(op: Op, args: tuple, vals: list, diff: list, dt: Any, params: dict,
             nexts, nrs = (fn,), (t._output_nr,)
     else:
         nexts, nrs = _edges(tensors)
-    node = make_node(cls, pull, (op, consts, tuple(diff), dt, params), tensors, nexts, nrs,
+    node = make_node(cls, pull, (op, consts, diff, dt, params), tensors, nexts, nrs,
                      layout, op.saves, 1,
                      tensors if saved is _DIFF else
                      tuple([args[i] for i in saved]) if saved else None)
@@ -529,7 +530,7 @@ def _program_key(key: tuple, vals: list, dt: Any) -> tuple | None:
     return tuple(parts)
 
 
-def _apply_program(key: tuple, op: Op, args: tuple, vals: list, diff: list,
+def _apply_program(key: tuple, op: Op, args: tuple, vals: list, diff: tuple,
                    params: dict) -> Any:
     """Record ``op`` by evaluating its cached program (``None``: take the general
     path instead)."""
@@ -567,7 +568,7 @@ def _apply_program(key: tuple, op: Op, args: tuple, vals: list, diff: list,
     for s in prog.derived:
         a = env[s]
         if type(a) is np.ndarray and a.base is not None:  # a view: of an input, perhaps
-            saved = _with_views(tuple(diff) if saved is _DIFF else saved,
+            saved = _with_views(diff if saved is _DIFF else saved,
                                 [env[s] for s in prog.derived], args, vals)
             break
     return _finish(op, args, vals, diff, dt, params, prog.cls, prog.layout, pull,
