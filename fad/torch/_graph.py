@@ -128,19 +128,21 @@ def _aval(v: Any) -> tuple:
 
 class SavedOutput:
     """An output of a node that its backward reads: held without the output Tensor
-    (which holds the node), through its version counter."""
+    (which holds the node), through its version counter (``_vc``), its number
+    (``nr``) and its array (``value``)."""
 
     __slots__ = ("_vc", "nr", "value")
 
-    def __init__(self, vc: list, nr: int, value: Any):
-        self._vc = vc
-        self.nr = nr
-        self.value = value
+
+_new_saved_output = SavedOutput.__new__
 
 
 def save_output(node: Node, nr: int, t: Any) -> None:
     """Add output ``t`` (number ``nr``) of ``node`` to what its backward checks."""
-    out = SavedOutput(t._vc, nr, t._value)
+    out = _new_saved_output(SavedOutput)
+    out._vc = t._vc
+    out.nr = nr
+    out.value = t._value
     if node._checked is None:
         node._checked, node._versions = (out,), (t._vc[0],)
     else:

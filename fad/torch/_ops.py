@@ -445,8 +445,12 @@ def _entry_pull(entry: tuple, n: int) -> Callable:
     """The pullback of a one-entry tape whose output node is -1 and whose operands'
     nodes are the recorded inputs' positions. The entry is never consumed: a
     released linear node may run again."""
-    pull = tape_pullback([entry], [-1], list(range(n)))
+    pull = tape_pullback([entry], _OUT_NODE, _POSITIONS[n] if n < 8 else list(range(n)))
     return lambda cts_out, consume=False: pull(cts_out)
+
+
+_OUT_NODE = [-1]
+_POSITIONS = [list(range(n)) for n in range(8)]  # (read only, as tape_pullback reads them)
 
 
 def _plain(v: Any) -> bool:
@@ -516,7 +520,7 @@ _PROGRAM_CONSTS_MAX = 1 << 20  # bytes of constants a cached program may hold
 class _Program:
     __slots__ = ("env0", "in_slots", "sources", "code", "out_slot", "out_node",
                  "diff_slots", "cls", "layout", "saved", "out_saved", "derived",
-                 "same")
+                 "same", "out_nodes", "in_nodes")
 
 
 def _program_key(key: tuple, vals: list, dt: Any) -> tuple | None:
@@ -563,7 +567,7 @@ def _apply_program(key: tuple, op: Op, args: tuple, vals: list, diff: tuple,
                     env[o] = a
     except Exception:  # the general path reports the error in the facade's words
         return None
-    pull = tape_pullback(tape, [prog.out_node], list(prog.diff_slots))
+    pull = tape_pullback(tape, prog.out_nodes, prog.in_nodes)
     saved = prog.saved
     for s in prog.derived:
         a = env[s]
@@ -679,6 +683,8 @@ def _compile(op: Op, args: tuple, vals: list, diff: list, dt: Any, params: dict
     # computed values the backward reads: views of an input at run time, perhaps
     prog.derived = tuple(sorted(s for s in read if env0[s] is None and s not in in_slots))
     prog.same = prog.out_slot in in_slots
+    prog.out_nodes = [prog.out_node]  # (for tape_pullback, which only reads them)
+    prog.in_nodes = list(diff_slots)
     return prog
 
 
