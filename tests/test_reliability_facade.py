@@ -285,12 +285,19 @@ def _harmless(T: Any) -> list:
         v.mul_(3)
     loss.backward()
     out += x.grad.tolist()
+    v = x * 1
+    loss = v.exp().sum()  # exp's backward reads its output, not its input
+    v.add_(1)
+    loss.backward()
+    out += x.grad.tolist()
     return out
 
 
 def test_edits_the_backward_does_not_read_are_accepted() -> None:
     after_sin = 1 + np.cos([1.0, 2.0, 3.0])
-    expected = [1.0, 1.0, 1.0, 2.0, 2.0, 2.0, *after_sin, *(after_sin + [10.0, 12.0, 14.0])]
+    after_mm = after_sin + [10.0, 12.0, 14.0]
+    expected = [1.0, 1.0, 1.0, 2.0, 2.0, 2.0, *after_sin, *after_mm,
+                *(after_mm + np.exp([1.0, 2.0, 3.0]))]
     np.testing.assert_allclose(_harmless(ftorch), expected, rtol=1e-6)
     x = ftorch.ones(2, requires_grad=True)
     x.detach().add_(1)  # counted on x: its detach alias shares its version counter

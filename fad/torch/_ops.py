@@ -180,8 +180,8 @@ def _record(op: Op, args: tuple, vals: list, diff: list, params: dict,
     except (ShapeError, ValueError) as e:
         raise _torch_error(op, vals, e) from None
     cls = op.cls or node_type(op.grad_fn(vals, params))
-    saved, out_saved, derived = _saved_positions(tape, args, vals, diff, outs)
-    if op.saves and derived:
+    saved, out_saved, inner = _saved_positions(tape, args, vals, outs)
+    if op.saves and inner:
         saved = _union(saved, diff)
     if key is not None:
         if len(_DIRECT) >= _DIRECT_MAX:
@@ -212,12 +212,12 @@ def _record(op: Op, args: tuple, vals: list, diff: list, params: dict,
     return tuple(res) if op.multi else res[0]
 
 
-def _saved_positions(tape: list, args: tuple, vals: list, diff: list, outs: list) -> tuple:
+def _saved_positions(tape: list, args: tuple, vals: list, outs: list) -> tuple:
     """Which arguments (Tensors) and outputs of an operation hold a buffer that its
     backward reads: the residuals of the tape's entries (``entry_reads``), or views
     of them (``fnp.matmul`` of vectors reads reshaped views of its operands); and
-    whether it reads something other than the constant arguments (a backward that
-    reads only those, as ``x * c``'s, needs nothing of ``x``)."""
+    whether it reads a value computed inside the operation, neither an argument nor
+    an output (``relu``'s mask, ``var``'s centred values: see ``_union``)."""
     read: list = []
     for prim, eparams, primals, ans, nodes, _ in tape:
         out_flags, in_flags = entry_reads(prim, eparams, primals, ans, nodes)
@@ -227,8 +227,9 @@ def _saved_positions(tape: list, args: tuple, vals: list, diff: list, outs: list
     saved = tuple([i for i, a in enumerate(args)
                    if isinstance(a, Tensor) and id(_root(vals[i])) in roots])
     ids = {id(x) for x in read}
-    derived = not roots <= {id(_root(v)) for i, v in enumerate(vals) if i not in diff}
-    return saved, tuple([k for k, o in enumerate(outs) if id(o) in ids]), derived
+    known = {id(_root(v)) for v in vals} | {id(o) for o in outs}
+    inner = not roots <= known
+    return saved, tuple([k for k, o in enumerate(outs) if id(o) in ids]), inner
 
 
 _DIFF = ("the differentiated inputs",)  # ``saved`` positions that are ``diff``'s
@@ -238,11 +239,12 @@ def _as_diff(saved: tuple, diff: Any) -> tuple:
     return _DIFF if tuple(saved) == tuple(diff) else saved
 
 
-def _union(saved: tuple, diff: list) -> tuple:
-    """``saved`` and the differentiated inputs: an operation that the table says saves
-    its inputs (as PyTorch's does), and whose backward reads values computed from
-    them, checks them even where fad's rule reads another such value (``exp`` reads
-    its output, ``relu`` a mask)."""
+def _union(saved: tuple, diff: Any) -> tuple:
+    """``saved`` and the differentiated inputs. An operation that the table says saves
+    its inputs (as PyTorch's does) and whose backward reads a value computed from
+    them inside the operation (``gelu``, ``clamp``, ``var``...) checks the inputs that
+    value stands for, as PyTorch would; one whose backward reads only its output
+    (``exp``, ``tanh``) or constants (``x * c``) does not, as PyTorch's does not."""
     return tuple(sorted(set(saved).union(diff)))
 
 
@@ -676,7 +678,7 @@ def _compile(op: Op, args: tuple, vals: list, diff: list, dt: Any, params: dict
     prog.layout = _layout(args, diff)
     prog.saved = tuple([src for s, src in zip(in_slots, sources)
                         if s in read and type(src) is int and isinstance(args[src], Tensor)])
-    if op.saves and not read.isdisjoint(dep):  # (see _saved_positions)
+    if op.saves and not read.isdisjoint(dep - set(in_slots) - {prog.out_slot}):  # _union
         prog.saved = _union(prog.saved, diff)
     prog.saved = _as_diff(prog.saved, diff)
     prog.out_saved = (0,) if prog.out_slot in read else ()
