@@ -180,7 +180,7 @@ def _record(op: Op, args: tuple, vals: list, diff: list, params: dict,
     except (ShapeError, ValueError) as e:
         raise _torch_error(op, vals, e) from None
     cls = op.cls or node_type(op.grad_fn(vals, params))
-    saved, out_saved, inner = _saved_positions(tape, args, vals, outs)
+    saved, out_saved, inner = _saved_positions(tape, args, vals, params, outs)
     if op.saves and inner:
         saved = _union(saved, diff)
     if key is not None:
@@ -212,12 +212,14 @@ def _record(op: Op, args: tuple, vals: list, diff: list, params: dict,
     return tuple(res) if op.multi else res[0]
 
 
-def _saved_positions(tape: list, args: tuple, vals: list, outs: list) -> tuple:
+def _saved_positions(tape: list, args: tuple, vals: list, params: dict, outs: list
+                     ) -> tuple:
     """Which arguments (Tensors) and outputs of an operation hold a buffer that its
     backward reads: the residuals of the tape's entries (``entry_reads``), or views
     of them (``fnp.matmul`` of vectors reads reshaped views of its operands); and
     whether it reads a value computed inside the operation, neither an argument nor
-    an output (``relu``'s mask, ``var``'s centred values: see ``_union``)."""
+    an output, nor an array parameter (``relu``'s mask, ``var``'s centred values: see
+    ``_union``)."""
     read: list = []
     for prim, eparams, primals, ans, nodes, _ in tape:
         out_flags, in_flags = entry_reads(prim, eparams, primals, ans, nodes)
@@ -227,7 +229,7 @@ def _saved_positions(tape: list, args: tuple, vals: list, outs: list) -> tuple:
     saved = tuple([i for i, a in enumerate(args)
                    if isinstance(a, Tensor) and id(_root(vals[i])) in roots])
     ids = {id(x) for x in read}
-    known = {id(_root(v)) for v in vals} | {id(o) for o in outs}
+    known = {id(_root(v)) for v in (*vals, *params.values())} | {id(o) for o in outs}
     inner = not roots <= known
     return saved, tuple([k for k, o in enumerate(outs) if id(o) in ids]), inner
 
