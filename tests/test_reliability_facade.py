@@ -460,3 +460,66 @@ def test_every_recording_path_checks_the_same_values(name: str,
     assert any(items for _, items in first)
     monkeypatch.setattr(ops, "_signature", lambda *a, **k: None)  # the general path only
     assert run() == first
+
+
+# ====================================================================== never silently wrong
+UNARY = {
+    "exp": lambda a: a.exp(), "expm1": lambda a: a.expm1(), "sqrt": lambda a: a.sqrt(),
+    "rsqrt": lambda a: a.rsqrt(), "reciprocal": lambda a: a.reciprocal(),
+    "tan": lambda a: a.tan(), "tanh": lambda a: a.tanh(), "sigmoid": lambda a: a.sigmoid(),
+    "rpow": lambda a: 2 ** a, "softmax": lambda a: a.softmax(0), "relu": lambda a: a.relu(),
+    "log_softmax": lambda a: a.log_softmax(0), "prod": lambda a: a.prod(),
+    "norm": lambda a: a.norm(), "amax": lambda a: a.amax(), "sin": lambda a: a.sin(),
+}
+BINARY = {
+    "mul": lambda a, b: a * b, "div": lambda a, b: a / b, "pow": lambda a, b: a ** b,
+    "maximum": lambda a, b: ftorch.maximum(a, b), "atan2": lambda a, b: ftorch.atan2(a, b),
+    "dot": lambda a, b: ftorch.dot(a, b), "outer": lambda a, b: ftorch.outer(a, b),
+    "matmul": lambda a, b: a @ b, "mse": lambda a, b: ftorch.nn.functional.mse_loss(a, b),
+    "bce_logits": lambda a, b: ftorch.nn.functional.binary_cross_entropy_with_logits(a, b),
+}
+
+
+def _grads(build: Callable, edit: Callable | None) -> Any:
+    """The gradients of ``build(x, w, c).sum()`` (``x`` computed, ``w`` a leaf, ``c`` a
+    constant), after ``edit(x, w, c, y)``; ``None`` if the backward refuses."""
+    x0 = ftorch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    w = ftorch.tensor([0.5, 1.0, 2.0], requires_grad=True)
+    c = ftorch.tensor([0.5, 1.0, 2.0])
+    x = x0 * 1
+    y = build(x, w, c)
+    if edit is not None:
+        with ftorch.no_grad():
+            edit(x, w, c, y)
+    try:
+        y.sum().backward()
+    except RuntimeError as e:
+        assert str(e).startswith(MODIFIED)
+        return None
+    return [t.grad.numpy().copy() for t in (x0, w) if t.grad is not None]
+
+
+EDITS = {
+    "output": lambda x, w, c, y: y.add_(1),
+    "input": lambda x, w, c, y: x.mul_(2),
+    "constant": lambda x, w, c, y: c.mul_(2),
+    "leaf": lambda x, w, c, y: w.mul_(2),
+}
+
+
+def test_an_edit_under_no_grad_never_changes_a_gradient_silently() -> None:
+    """Whatever is edited in place between the forward and the backward, the backward
+    either refuses or returns the gradient of the values the forward used."""
+    builds = [(name, lambda x, w, c, f=f: f(x)) for name, f in UNARY.items()]
+    for name, f in BINARY.items():
+        builds += [(name + "(x, w)", lambda x, w, c, f=f: f(x, w)),
+                   (name + "(x, c)", lambda x, w, c, f=f: f(x, c)),
+                   (name + "(c, x)", lambda x, w, c, f=f: f(c, x))]
+    wrong = []
+    for name, build in builds:
+        want = _grads(build, None)
+        for kind, edit in EDITS.items():
+            got = _grads(build, edit)
+            if got is not None and not all(np.allclose(g, h) for g, h in zip(got, want)):
+                wrong.append(f"{name} after editing the {kind}")
+    assert not wrong
