@@ -378,6 +378,7 @@ PRODUCTS = {
     "linear": lambda T: T.nn.Linear(3, 2)(O(T, 5, 4)),
     "linear_bias": lambda T: T.nn.functional.linear(O(T, 5, 4), O(T, 2, 4), O(T, 3)),
     "linear_3d_bias": lambda T: T.nn.functional.linear(O(T, 6, 5, 4), O(T, 2, 4), O(T, 3)),
+    "linear_1d_bias": lambda T: T.nn.functional.linear(O(T, 4), O(T, 2, 4), O(T, 3)),
     "3d_1d": lambda T: O(T, 2, 2, 3) @ O(T, 4),
     "1d_3d": lambda T: O(T, 3) @ O(T, 2, 4, 5),
     "2d_3d": lambda T: O(T, 5, 4) @ O(T, 2, 3, 2),

@@ -978,12 +978,15 @@ ger = outer
 
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1
           ) -> Tensor:
-    for name, m in (("mat1", mat1), ("mat2", mat2)):
-        if m.dim() != 2:
-            raise RuntimeError(f"{name} must be a matrix, got {m.dim()}-D tensor")
-    _mm_shapes(tuple(mat1.shape), tuple(mat2.shape))
-    _expanded(tuple(input.shape), (mat1.shape[0], mat2.shape[1]))
-    return call("addmm", input, mat1, mat2, beta=beta, alpha=alpha)
+    if mat1.dim() != 2 or mat2.dim() != 2:
+        name, m = ("mat1", mat1) if mat1.dim() != 2 else ("mat2", mat2)
+        raise RuntimeError(f"{name} must be a matrix, got {m.dim()}-D tensor")
+    try:
+        return call("addmm", input, mat1, mat2, beta=beta, alpha=alpha)
+    except RuntimeError:  # in PyTorch's words (checked on failure: addmm is hot)
+        _mm_shapes(tuple(mat1.shape), tuple(mat2.shape))
+        _expanded(tuple(input.shape), (mat1.shape[0], mat2.shape[1]))
+        raise
 
 
 def einsum(equation: str, *operands: Any) -> Tensor:

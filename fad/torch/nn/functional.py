@@ -210,9 +210,12 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     out = F.matmul(input, wt)
     if bias is None:
         return out
-    if input.dim() > 2:  # PyTorch folds the batch dimensions: its words say so
-        F._expanded(tuple(bias.shape), (out.numel() // out.shape[-1], out.shape[-1]))
-    return out + bias
+    try:
+        return out + bias
+    except RuntimeError:  # PyTorch folds the batch dimensions: its words say so
+        F._expanded(tuple(bias.shape), (out.numel() // max(out.shape[-1], 1),
+                                        out.shape[-1]))
+        raise
 
 
 def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None
