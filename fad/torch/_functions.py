@@ -883,9 +883,11 @@ def _matrix_check(x: Tensor, name: str, n: int) -> None:
 
 
 def matmul(input: Tensor, other: Tensor) -> Tensor:
-    a, b = _t(input), _t(other)
-    _matmul_shapes(tuple(a.shape), tuple(b.shape))
-    return call("matmul", input, other)
+    try:
+        return call("matmul", input, other)
+    except RuntimeError:  # in PyTorch's words (checked on failure: matmul is hot)
+        _matmul_shapes(tuple(_t(input).shape), tuple(_t(other).shape))
+        raise
 
 
 def _matmul_shapes(sa: tuple, sb: tuple) -> None:
@@ -938,8 +940,11 @@ def _dot_shapes(sa: tuple, sb: tuple) -> None:
 def mm(input: Tensor, mat2: Tensor) -> Tensor:
     _matrix_check(input, "self", 2)
     _matrix_check(mat2, "mat2", 2)
-    _mm_shapes(tuple(input.shape), tuple(mat2.shape))
-    return call("mm", input, mat2)
+    try:
+        return call("mm", input, mat2)
+    except RuntimeError:
+        _mm_shapes(tuple(input.shape), tuple(mat2.shape))
+        raise
 
 
 def bmm(input: Tensor, mat2: Tensor) -> Tensor:
