@@ -27,6 +27,7 @@ from ..core.ir import ShapedArray
 from ..core.trace import PrimalTracer, Trace, _np_dtype, aval_of, bind, new_main
 from ..primitives.rules import negated, unbroadcast
 from .reverse import UndefinedPrimal, backward_pass, linearize_flat
+from .staging import trace_to_jaxpr
 
 _node_ids = itertools.count(1)
 _NO_PARTIALS = [(None,) * n for n in range(64)]  # "nothing differentiable here"
@@ -207,6 +208,92 @@ def _entry_vjp(prim: Any, params: dict, primals: list, ans: Any, nodes: list,
                 for x, node in zip(primals, nodes)]
         return prim.transpose(ct, *args, **params)
     return _vjp_by_linearizing(prim, params, primals, nodes, ct)
+
+
+_READS: dict = {}
+
+
+def entry_reads(prim: Any, params: dict, primals: Any, ans: Any, nodes: Any
+                ) -> tuple[tuple, tuple]:
+    """Which values of a tape entry its backward reads (its residuals):
+    ``(output_flags, operand_flags)``, one flag per output (``ans``, or each of a
+    multiple-results primitive's outputs) and one per operand in ``primals``.
+    Values may be arrays or their ``ShapedArray``.
+
+    Found by tracing the entry's vector-Jacobian product abstractly and looking at
+    what the traced program uses, so it follows whichever rule the primitive has
+    (partials, transpose or linearization); cached per primitive, parameters and
+    differentiated operands. A user-defined backward (``custom_vjp``) is opaque:
+    all of its operands count as read.
+
+    >>> import numpy as np
+    >>> from fad.primitives import elementwise as E
+    >>> x = np.ones(3)
+    >>> entry_reads(E.mul_p, {}, (x, x), x, (1, None))  # d(x*c)/dx reads c
+    ((False,), (False, True))
+    >>> entry_reads(E.exp_p, {}, (x,), x, (1,))  # exp's derivative is its output
+    ((True,), (False,))
+    """
+    if prim.vjp_rule is not None:
+        return (), (True,) * len(primals)
+    try:
+        key = (prim, tuple([2 if n is not None else _is_value(x)
+                            for n, x in zip(nodes, primals)]), tuple(params.items()))
+        reads = _READS.get(key)
+    except TypeError:  # a parameter that cannot be hashed: no caching
+        key, reads = None, None
+    if reads is None:
+        if (prim.partials is None and prim.transpose is not None and not prim.multilinear
+                and all(n is not None and (prim.linear_in is None or i in prim.linear_in)
+                        for i, n in enumerate(nodes))):
+            # transposed with every operand undefined: nothing to read (see _entry_vjp)
+            n_out = len(ans) if prim.multiple_results else 1
+            reads = (False,) * n_out, (False,) * len(primals)
+        else:
+            reads = _trace_reads(prim, params, list(primals), ans, list(nodes))
+        if key is not None:
+            if len(_READS) > 4096:
+                _READS.clear()
+            _READS[key] = reads
+    return reads
+
+
+def _is_value(x: Any) -> bool:
+    """An array (or abstract array) rather than a Python scalar baked into a rule."""
+    return hasattr(x, "shape") and hasattr(x, "dtype")
+
+
+def _trace_reads(prim: Any, params: dict, primals: list, ans: Any, nodes: list
+                 ) -> tuple[tuple, tuple]:
+    multi = prim.multiple_results
+    outs = list(ans) if multi else [ans]
+    n_out = len(outs)
+    vals = outs + primals
+    pos = [i for i, v in enumerate(vals) if _is_value(v)]
+
+    def vjp_of_entry(*xs: Any) -> list:
+        full = list(vals)
+        for i, x in zip(pos, xs[n_out:]):
+            full[i] = x
+        ct = list(xs[:n_out]) if multi else xs[0]
+        res = _entry_vjp(prim, params, full[n_out:], full[:n_out] if multi else full[0],
+                         nodes, ct)
+        return [_value(r) for r in res if r is not None]
+
+    avals = [aval_of(o) for o in outs] + [aval_of(vals[i]) for i in pos]
+    try:
+        closed, _ = trace_to_jaxpr(vjp_of_entry, avals, label=f"the vjp of {prim.name}")
+    except Exception:  # a rule that needs concrete values: assume it reads everything
+        return (True,) * n_out, (True,) * len(primals)
+    jaxpr = closed.jaxpr
+    used = {id(v) for v in jaxpr.outvars}
+    for eqn in reversed(jaxpr.eqns):  # what the cotangents depend on (dead code aside)
+        if any(id(v) in used for v in eqn.outvars):
+            used.update(id(v) for v in eqn.invars)
+    flags = [False] * len(vals)
+    for i, v in zip(pos, jaxpr.invars[n_out:]):
+        flags[i] = id(v) in used
+    return tuple(flags[:n_out]), tuple(flags[n_out:])
 
 
 def _vjp_by_linearizing(prim: Any, params: dict, primals: list, nodes: list, ct: Any

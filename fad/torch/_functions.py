@@ -13,7 +13,8 @@ import numpy as np
 from . import _dtype
 from ._dtype import array_np_dtype
 from ._grad_mode import GRAD_ENABLED
-from ._ops import OPS, apply, call
+from ._graph import rebind_saved_output
+from ._ops import OPS, _broadcast_message, apply, call
 from .tensor import Tensor, _wrap_dim, wrap
 
 _PYS = (bool, int, float, complex)
@@ -533,7 +534,9 @@ def reshape(input: Tensor, *shape: Any) -> Tensor:
 
 def view(input: Tensor, *shape: Any) -> Tensor:
     if len(shape) == 1 and isinstance(shape[0], _dtype.dtype):
-        return wrap(input._value.view(shape[0].np))
+        t = wrap(input._value.view(shape[0].np))
+        t._vc = input._vc
+        return t
     return reshape(input, *shape)
 
 
@@ -624,8 +627,15 @@ def expand(input: Tensor, *sizes: Any) -> Tensor:
     lead = len(sizes) - len(shape)
     if lead < 0:
         raise RuntimeError(f"expand(torch.FloatTensor{{{list(shape)}}}, size={list(sizes)}): "
-                           "the number of sizes provided ({len(sizes)}) must be greater or "
+                           f"the number of sizes provided ({len(sizes)}) must be greater or "
                            f"equal to the number of dimensions in the tensor ({len(shape)})")
+    return call("expand", input, shape=_expanded(shape, sizes))
+
+
+def _expanded(shape: tuple, sizes: tuple) -> tuple:
+    """``sizes`` with its ``-1`` resolved, or PyTorch's error when ``shape`` cannot be
+    expanded to it."""
+    lead = len(sizes) - len(shape)
     target = []
     for i, s in enumerate(sizes):
         if i < lead:
@@ -643,7 +653,7 @@ def expand(input: Tensor, *sizes: Any) -> Tensor:
                 f"at non-singleton dimension {i}.  Target sizes: {list(sizes)}.  Tensor "
                 f"sizes: {list(shape)}")
         target.append(s)
-    return call("expand", input, shape=tuple(target))
+    return tuple(target)
 
 
 def expand_as(input: Tensor, other: Tensor) -> Tensor:
@@ -873,33 +883,68 @@ def _matrix_check(x: Tensor, name: str, n: int) -> None:
 
 
 def matmul(input: Tensor, other: Tensor) -> Tensor:
-    a, b = _t(input), _t(other)
-    if a.dim() == 0 or b.dim() == 0:
+    try:
+        return call("matmul", input, other)
+    except RuntimeError:  # in PyTorch's words (checked on failure: matmul is hot)
+        _matmul_shapes(tuple(_t(input).shape), tuple(_t(other).shape))
+        raise
+
+
+def _matmul_shapes(sa: tuple, sb: tuple) -> None:
+    """Raise PyTorch's error for ``matmul`` of these shapes: the words of the kernel
+    ``torch.matmul`` dispatches to (``dot``, ``mv``, ``mm`` after folding the batch
+    dimensions of the left operand, or ``bmm``)."""
+    na, nb = len(sa), len(sb)
+    if na == 0 or nb == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are "
-                           f"{a.dim()}D and {b.dim()}D")
-    ka = a.shape[-1]
-    kb = b.shape[-2] if b.dim() >= 2 else b.shape[0]
-    if ka != kb:
-        if a.dim() == 1 and b.dim() == 1:
-            raise RuntimeError(f"inconsistent tensor size, expected tensor [{a.shape[0]}] and "
-                               f"src [{b.shape[0]}] to have the same number of elements, but "
-                               "got "f"{a.shape[0]} and {b.shape[0]} elements respectively")
-        if a.dim() == 2 and b.dim() == 1:
-            raise RuntimeError(f"size mismatch, got input ({a.shape[0]}), mat "
-                               f"({a.shape[0]}x{a.shape[1]}), vec ({b.shape[0]})")
-        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied "
-                           f"({math.prod(a.shape[:-1]) if a.dim() > 1 else 1}x{ka} and "
-                           f"{kb}x{b.shape[-1] if b.dim() > 1 else 1})")
-    return call("matmul", input, other)
+                           f"{na}D and {nb}D")
+    ka = sa[-1]
+    kb = sb[-2] if nb >= 2 else sb[0]
+    if na == 1 and nb == 1:
+        _dot_shapes(sa, sb)
+    elif nb == 1:  # mv, with the batch dimensions of the matrix folded
+        _mv_shapes((math.prod(sa[:-1]), ka), sb)
+    elif nb == 2:  # mm, likewise
+        _mm_shapes((math.prod(sa[:-1]), ka), sb)
+    else:  # bmm over the broadcast batch dimensions
+        msg = _broadcast_message([sa[:-2], sb[:-2]])
+        if msg is not None:
+            raise RuntimeError(msg)
+        n = math.prod(np.broadcast_shapes(sa[:-2], sb[:-2]))
+        if ka != kb:
+            raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to "
+                               f"be: [{n}, {ka}] but got: [{n}, {kb}].")
+
+
+def _mm_shapes(sa: tuple, sb: tuple) -> None:
+    if sa[1] != sb[0]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({sa[0]}x{sa[1]} and "
+                           f"{sb[0]}x{sb[1]})")
+
+
+def _mv_shapes(sa: tuple, sb: tuple) -> None:
+    if len(sb) != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got 1, {len(sa)}, {len(sb)}")
+    if sa[1] != sb[0]:
+        raise RuntimeError(f"size mismatch, got input ({sa[0]}), mat ({sa[0]}x{sa[1]}), vec "
+                           f"({sb[0]})")
+
+
+def _dot_shapes(sa: tuple, sb: tuple) -> None:
+    if sa[0] != sb[0]:
+        raise RuntimeError(f"inconsistent tensor size, expected tensor [{sa[0]}] and src "
+                           f"[{sb[0]}] to have the same number of elements, but got {sa[0]} "
+                           f"and {sb[0]} elements respectively")
 
 
 def mm(input: Tensor, mat2: Tensor) -> Tensor:
     _matrix_check(input, "self", 2)
     _matrix_check(mat2, "mat2", 2)
-    if input.shape[1] != mat2.shape[0]:
-        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({input.shape[0]}x"
-                           f"{input.shape[1]} and {mat2.shape[0]}x{mat2.shape[1]})")
-    return call("mm", input, mat2)
+    try:
+        return call("mm", input, mat2)
+    except RuntimeError:
+        _mm_shapes(tuple(input.shape), tuple(mat2.shape))
+        raise
 
 
 def bmm(input: Tensor, mat2: Tensor) -> Tensor:
@@ -914,6 +959,7 @@ def bmm(input: Tensor, mat2: Tensor) -> Tensor:
 
 def mv(input: Tensor, vec: Tensor) -> Tensor:
     _matrix_check(input, "self", 2)
+    _mv_shapes(tuple(input.shape), tuple(vec.shape))
     return call("mv", input, vec)
 
 
@@ -921,10 +967,7 @@ def dot(input: Tensor, other: Tensor) -> Tensor:
     if input.dim() != 1 or other.dim() != 1:
         raise RuntimeError(f"1D tensors expected, but got {input.dim()}D and {other.dim()}D "
                            "tensors")
-    if input.shape[0] != other.shape[0]:
-        raise RuntimeError(f"inconsistent tensor size, expected tensor [{input.shape[0]}] and "
-                           f"src [{other.shape[0]}] to have the same number of elements, but "
-                           f"got {input.shape[0]} and {other.shape[0]} elements respectively")
+    _dot_shapes(tuple(input.shape), tuple(other.shape))
     return call("dot", input, other)
 
 
@@ -940,7 +983,15 @@ ger = outer
 
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1
           ) -> Tensor:
-    return call("addmm", input, mat1, mat2, beta=beta, alpha=alpha)
+    if mat1.dim() != 2 or mat2.dim() != 2:
+        name, m = ("mat1", mat1) if mat1.dim() != 2 else ("mat2", mat2)
+        raise RuntimeError(f"{name} must be a matrix, got {m.dim()}-D tensor")
+    try:
+        return call("addmm", input, mat1, mat2, beta=beta, alpha=alpha)
+    except RuntimeError:  # in PyTorch's words (checked on failure: addmm is hot)
+        _mm_shapes(tuple(mat1.shape), tuple(mat2.shape))
+        _expanded(tuple(input.shape), (mat1.shape[0], mat2.shape[1]))
+        raise
 
 
 def einsum(equation: str, *operands: Any) -> Tensor:
@@ -1069,7 +1120,9 @@ def _rebind(t: Tensor, out: Tensor) -> None:
     t._output_nr = out._output_nr
     t._requires_grad = out._requires_grad or t._requires_grad
     t._cow = True
-    t._version += 1
+    t._vc[0] += 1
+    if out._grad_fn is not None:  # ``t`` may now hold a saved output: watch its counter
+        rebind_saved_output(out._grad_fn, out._vc, t._vc)
 
 
 def inplace(self: Tensor, compute: Any) -> Tensor:

@@ -11,6 +11,7 @@ operations work), and only mutates ``.grad`` after every check has passed.
 from __future__ import annotations
 
 import itertools
+import re
 import weakref
 from typing import Any, Callable
 
@@ -36,7 +37,7 @@ class Node:
     the operation, as in PyTorch; leaves appear as their ``AccumulateGrad``.
     """
 
-    __slots__ = ("_next", "_nrs", "_layout", "_pull", "_fun", "_inputs", "_versions",
+    __slots__ = ("_next", "_nrs", "_layout", "_pull", "_fun", "_inputs", "_checked", "_versions",
                  "_saves", "_freed", "_n_out", "_pre_hooks", "_retain", "_hooks",
                  "_metadata", "_avals", "__weakref__")
 
@@ -79,9 +80,9 @@ class Node:
         if self._freed:
             raise RuntimeError(FREED_MSG)
         if self._versions is not None:
-            for t, v in zip(self._inputs, self._versions):
-                if t._version != v:
-                    raise RuntimeError(_version_message(t, v))
+            for t, v in zip(self._checked, self._versions):
+                if t._vc[0] != v:
+                    raise RuntimeError(_version_message(self, t, t._vc[0], v))
 
     def _backward(self, cts: list, retain: bool, create_graph: bool) -> list:
         """Cotangents of the recorded inputs (``self._next``) from those of the
@@ -115,23 +116,83 @@ class Node:
         shapes of its inputs, as PyTorch's, and can run again."""
         if self._saves:
             self._freed = True
-            self._pull = self._fun = self._inputs = self._versions = None
+            self._pull = self._fun = self._inputs = self._checked = self._versions = None
         elif self._inputs is not None:
             self._avals = tuple([_aval(t._value) for t in self._inputs])
-            self._pull = self._inputs = None
+            self._pull = self._inputs = self._checked = self._versions = None
 
 
 def _aval(v: Any) -> tuple:
     return v.shape, v.dtype, (np if type(v) is np.ndarray else namespace_of([v]))
 
 
-def _version_message(t: Any, expected: int) -> str:
-    return ("one of the variables needed for gradient computation has been modified by "
-            f"an inplace operation: [{t.type()} {list(t.shape)}] is at version "
-            f"{t._version}; expected version {expected} instead. Hint: the backtrace "
-            "further above can point to the operation that failed to compute its "
+class SavedOutput:
+    """An output of a node that its backward reads: held without the output Tensor
+    (which holds the node), through its version counter (``_vc``), its number
+    (``nr``) and its array (``value``)."""
+
+    __slots__ = ("_vc", "nr", "value")
+
+
+_new_saved_output = SavedOutput.__new__
+
+
+def save_output(node: Node, nr: int, t: Any) -> None:
+    """Add output ``t`` (number ``nr``) of ``node`` to what its backward checks."""
+    out = _new_saved_output(SavedOutput)
+    out._vc = t._vc
+    out.nr = nr
+    out.value = t._value
+    if node._checked is None:
+        node._checked, node._versions = (out,), (t._vc[0],)
+    else:
+        node._checked += (out,)
+        node._versions += (t._vc[0],)
+
+
+def rebind_saved_output(node: Node, old: list, new: list) -> None:
+    """An output of ``node`` with counter ``old`` is now held by a tensor with counter
+    ``new`` (an in-place operation): guard it by that counter from now on."""
+    if not node._checked:
+        return
+    versions = list(node._versions)
+    for k, s in enumerate(node._checked):
+        if type(s) is SavedOutput and s._vc is old:
+            s._vc = new
+            versions[k] = new[0]
+    node._versions = tuple(versions)
+
+
+def _version_message(node: Node, who: Any, now: int, expected: int) -> str:
+    """PyTorch's words for a saved value edited in place since it was saved. ``who``
+    is the saved Tensor, or a ``SavedOutput`` of ``node``."""
+    if type(who) is SavedOutput:
+        t = _T.wrap(who.value)
+        of = f", which is output {who.nr} of {_short_name(node.name())},"
+    else:
+        t = who
+        fn = t._grad_fn
+        of = "" if fn is None else f", which is output {t._output_nr} of {_short_name(fn.name())},"
+    from .autograd import is_anomaly_enabled
+    hint = ("the backtrace further above shows the operation that failed to compute its "
             "gradient. The variable in question was changed in there or anywhere later. "
-            "Good luck!")
+            "Good luck!" if is_anomaly_enabled() else
+            "enable anomaly detection to find the operation that failed to compute its "
+            "gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).")
+    return ("one of the variables needed for gradient computation has been modified by "
+            f"an inplace operation: [{t.type()} {list(t.shape)}]{of} is at version {now}; "
+            f"expected version {expected} instead. Hint: {hint}")
+
+
+def _short_name(name: str) -> str:
+    """A node's name as PyTorch's version message prints it (``MulBackward0`` is
+    ``Mul``, ``PowBackward1`` is ``Pow1``)."""
+    if name == "CopySlices":
+        return "torch::autograd::CopySlices"
+    m = re.fullmatch(r"(.*)Backward(\d*)", name)
+    if m is None:
+        return name
+    return m.group(1) + ("" if m.group(2) == "0" else m.group(2))
 
 
 _NODE_TYPES: dict[str, type] = {}
@@ -149,7 +210,10 @@ def node_type(name: str) -> type:
 
 
 def make_node(cls: type, pull: Any, fun: Any, inputs: tuple, nexts: tuple, nrs: tuple,
-              layout: tuple | None, saves: bool, n_out: int) -> Node:
+              layout: tuple | None, saves: bool, n_out: int, saved: tuple | None = None
+              ) -> Node:
+    """A node; ``saved`` are the tensors whose buffer its backward reads: their
+    versions now are checked before it runs."""
     node = cls.__new__(cls)
     node._next = nexts
     node._nrs = nrs
@@ -157,10 +221,8 @@ def make_node(cls: type, pull: Any, fun: Any, inputs: tuple, nexts: tuple, nrs: 
     node._pull = pull
     node._fun = fun
     node._inputs = inputs
-    if saves:
-        node._versions = tuple([t._version for t in inputs])
-    else:
-        node._versions = None
+    node._checked = saved
+    node._versions = None if saved is None else tuple([t._vc[0] for t in saved])
     node._saves = saves
     node._freed = False
     node._n_out = n_out
@@ -197,7 +259,7 @@ def accumulate_grad(t: Any) -> AccumulateGrad:
         node._freed = False
         node._saves = False
         node._pre_hooks = node._retain = node._hooks = node._metadata = None
-        node._pull = node._fun = node._inputs = node._versions = node._avals = None
+        node._pull = node._fun = node._inputs = node._checked = node._versions = node._avals = None
         t._acc = weakref.ref(node)
     return node
 
@@ -308,8 +370,8 @@ def run_backward(roots: list, grads: list, retain_graph: bool, create_graph: boo
             n._check_alive()
         vs = n._versions
         if vs is not None:
-            for t, v in zip(n._inputs, vs):
-                if t._version != v:
+            for t, v in zip(n._checked, vs):
+                if t._vc[0] != v:
                     n._check_alive()
 
     buffers: dict[Node, list] = {}
@@ -441,12 +503,51 @@ def _apply_hooks(hooks: list, g: Any, create_graph: bool) -> Any:
         t = _as_tensor(g, create_graph)
         r = hook(t)
         if r is not None:
-            if tuple(r.shape) != tuple(t.shape):
-                raise RuntimeError(
-                    f"hook returned a gradient of shape {list(r.shape)} for a tensor of "
-                    f"shape {list(t.shape)}")
+            _check_hook_grad(hook, r, t)
             g = r if create_graph else r._value
     return g
+
+
+def _check_hook_grad(hook: Callable, r: Any, t: Any) -> None:
+    """PyTorch's errors for a hook that returned something other than a gradient
+    like ``t``; the words name the hook."""
+    if not isinstance(r, _T.Tensor):
+        raise TypeError(f"expected Variable, but hook returned '{_type_name(r)}' (the hook "
+                        f"'{_qualname(hook)}' must return a Tensor or None)")
+    name = getattr(hook, "__name__", "<unknown>")
+    if tuple(r.shape) != tuple(t.shape):
+        raise RuntimeError(f"hook '{name}' has changed the size of value (it returned a "
+                           f"gradient of shape {list(r.shape)} for a tensor of shape "
+                           f"{list(t.shape)})")
+    if r.dtype is not t.dtype:
+        raise RuntimeError(f"hook '{name}' has changed the type of value (was {t.type()} "
+                           f"got {r.type()})")
+
+
+def _check_hook_tuple(hook: Callable, r: Any, n: int) -> None:
+    """PyTorch's errors for a backward hook of a node that returned something other
+    than a tuple of ``n`` gradients (Tensors or None)."""
+    if not isinstance(r, tuple):
+        raise TypeError(f"expected tuple, but hook returned '{_type_name(r)}' (the hook "
+                        f"'{_qualname(hook)}' must return a tuple of Tensors or None)")
+    if len(r) != n:
+        raise RuntimeError(f"hook '{getattr(hook, '__name__', '<unknown>')}' has returned an "
+                           f"incorrect number of values (got {len(r)}, but expected {n})")
+    for g in r:
+        if g is not None and not isinstance(g, _T.Tensor):
+            raise TypeError(f"expected Variable, but hook returned '{_type_name(g)}' in its "
+                            f"tuple (the hook '{_qualname(hook)}' must return a tuple of "
+                            "Tensors or None)")
+
+
+def _qualname(fn: Any) -> str:
+    return getattr(fn, "__qualname__", None) or repr(fn)
+
+
+def _type_name(x: Any) -> str:
+    """``list``, ``numpy.ndarray``: a type as PyTorch names it in its messages."""
+    t = type(x)
+    return t.__qualname__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__qualname__}"
 
 
 def _run_pre_hooks(node: Node, buf: list, create_graph: bool, retained: list) -> list:
@@ -459,6 +560,7 @@ def _run_pre_hooks(node: Node, buf: list, create_graph: bool, retained: list) ->
         for hook in list(hooks[-1]):
             r = hook(tuple(None if g is None else _as_tensor(g, create_graph) for g in buf))
             if r is not None:
+                _check_hook_tuple(hook, r, len(buf))
                 buf = [None if g is None else (g if create_graph else g._value) for g in r]
     if node._retain:
         for nr, ref in node._retain.items():
@@ -473,6 +575,7 @@ def _run_node_hooks(node: Node, in_cts: list, buf: list, create_graph: bool) -> 
     for hook in list(node._hooks):
         r = hook(wrap(in_cts), wrap(buf))
         if r is not None:
+            _check_hook_tuple(hook, r, len(in_cts))
             in_cts = [None if g is None else (g if create_graph else g._value) for g in r]
     return in_cts
 

@@ -33,14 +33,14 @@ from ..core.trace import Tracer, current_state, new_main
 from ..interpreters.vjp import (
     VJPTrace,
     VJPTracer,
+    entry_reads,
     flows_through,
     tape_pullback,
     unpack_all,
-    vjp_flat,
 )
 from ._dtype import array_np_dtype, default_np, result_type
 from ._grad_mode import GRAD_ENABLED
-from ._graph import accumulate_grad, make_node, node_type
+from ._graph import accumulate_grad, make_node, node_type, save_output
 from .tensor import Tensor, wrap
 
 _PYS = (bool, int, float, complex)
@@ -141,8 +141,12 @@ def apply(op: Op, args: tuple, params: dict = _NOPARAMS) -> Any:
         except (ShapeError, ValueError) as e:
             raise _torch_error(op, vals, e) from None
         if op.multi:
-            return tuple(wrap(o) for o in out)
-        return wrap(out)
+            return tuple(_aliasing(wrap(o), args) for o in out)
+        t = wrap(out)
+        # a view of an input, or the input itself (``view`` to the same shape)
+        if type(out) is np.ndarray and (out.base is not None or out is vals[0]):
+            _aliasing(t, args)
+        return t
     if not op.multi:
         state = _trace_state()
         if state.empty and state.no_grad is None:  # no fad transformation is running
@@ -151,10 +155,11 @@ def apply(op: Op, args: tuple, params: dict = _NOPARAMS) -> Any:
                 form = _DIRECT.get(key, _UNKNOWN)
                 if form is _UNKNOWN:
                     return _record(op, args, vals, diff, params, key)
+                # (key[1] is ``diff`` as a tuple: what the node keeps)
                 if form is not None:
-                    out = _apply_direct(form, op, args, vals, diff, params)
+                    out = _apply_direct(form, op, args, vals, key[1], params)
                 else:
-                    out = _apply_program(key, op, args, vals, diff, params)
+                    out = _apply_program(key, op, args, vals, key[1], params)
                 if out is not None:
                     return out
     return _record(op, args, vals, diff, params)
@@ -170,41 +175,116 @@ def _record(op: Op, args: tuple, vals: list, diff: list, params: dict,
     flat = make_flat(op, vals, diff, dt, params, deps if op.prune else None)
     primals = [vals[i] for i in diff]
     try:
-        if key is None:
-            outs, pull = vjp_flat(flat, primals, op.label)
-        else:
-            outs, out_nodes, in_nodes, tape = _taped(flat, primals, op.label)
-            pull = tape_pullback(tape, out_nodes, in_nodes)
+        outs, out_nodes, in_nodes, tape = _taped(flat, primals, op.label)
+        pull = tape_pullback(tape, out_nodes, in_nodes)
     except (ShapeError, ValueError) as e:
         raise _torch_error(op, vals, e) from None
     cls = op.cls or node_type(op.grad_fn(vals, params))
+    saved, out_saved, inner = _saved_positions(tape, args, vals, params, outs)
+    if op.saves and inner:
+        saved = _union(saved, diff)
     if key is not None:
         if len(_DIRECT) >= _DIRECT_MAX:
             _DIRECT.clear()
         _DIRECT[key] = (_direct_form(op, vals, diff, dt, params, outs, out_nodes, in_nodes,
-                                     tape, cls, args) if dt is None else None)
+                                     tape, cls, args, _as_diff(saved, diff), out_saved)
+                        if dt is None else None)
     for i in diff:  # the node needs only the constants from now on
         vals[i] = None
     tensors = tuple([args[i] for i in diff])
     nexts, nrs = _edges(tensors)
     node = make_node(cls, pull, (op, tuple(vals), tuple(diff), dt, params), tensors,
-                     nexts, nrs, _layout(args, diff), op.saves, len(outs))
-    if not op.multi:
-        o = outs[0]
-        if type(o) is np.ndarray:
-            return wrap(o, o.dtype.kind in "fc", node if o.dtype.kind in "fc" else None)
-        outs = [o]
+                     nexts, nrs, _layout(args, diff), op.saves, len(outs),
+                     tuple([args[i] for i in saved]) if saved else None)
     res = []
     for k, o in enumerate(outs):
         if type(o) is not np.ndarray and isinstance(o, np.generic):
             o = np.asarray(o)
         if deps and not deps[0][k]:
-            res.append(wrap(o))
+            t = wrap(o)
         elif array_np_dtype(o).kind in "fc":
-            res.append(wrap(o, True, node, k))
+            t = wrap(o, True, node, k)
         else:
-            res.append(wrap(o))
+            t = wrap(o)
+        res.append(_aliasing(t, args))
+    for k in out_saved:
+        save_output(node, k, res[k])
     return tuple(res) if op.multi else res[0]
+
+
+def _saved_positions(tape: list, args: tuple, vals: list, params: dict, outs: list
+                     ) -> tuple:
+    """Which arguments (Tensors) and outputs of an operation hold a buffer that its
+    backward reads: the residuals of the tape's entries (``entry_reads``), or views
+    of them (``fnp.matmul`` of vectors reads reshaped views of its operands); and
+    whether it reads a value computed inside the operation, neither an argument nor
+    an output, nor an array parameter (``relu``'s mask, ``var``'s centred values: see
+    ``_union``)."""
+    read: list = []
+    for prim, eparams, primals, ans, nodes, _ in tape:
+        out_flags, in_flags = entry_reads(prim, eparams, primals, ans, nodes)
+        read += [x for x, f in zip(primals, in_flags) if f]
+        read += [x for x, f in zip(ans if prim.multiple_results else (ans,), out_flags) if f]
+    roots = {id(_root(x)) for x in read}
+    saved = tuple([i for i, a in enumerate(args)
+                   if isinstance(a, Tensor) and id(_root(vals[i])) in roots])
+    ids = {id(x) for x in read}
+    known = {id(_root(v)) for v in (*vals, *params.values())} | {id(o) for o in outs}
+    inner = not roots <= known
+    return saved, tuple([k for k, o in enumerate(outs) if id(o) in ids]), inner
+
+
+_DIFF = ("the differentiated inputs",)  # ``saved`` positions that are ``diff``'s
+
+
+def _as_diff(saved: tuple, diff: Any) -> tuple:
+    return _DIFF if tuple(saved) == tuple(diff) else saved
+
+
+def _union(saved: tuple, diff: Any) -> tuple:
+    """``saved`` and the differentiated inputs. An operation that the table says saves
+    its inputs (as PyTorch's does) and whose backward reads a value computed from
+    them inside the operation (``gelu``, ``clamp``, ``var``...) checks the inputs that
+    value stands for, as PyTorch would; one whose backward reads only its output
+    (``exp``, ``tanh``) or constants (``x * c``) does not, as PyTorch's does not."""
+    return tuple(sorted(set(saved).union(diff)))
+
+
+def _root(x: Any) -> Any:
+    """The array owning the memory of NumPy array ``x`` (``x`` itself if it does)."""
+    if type(x) is np.ndarray and x.base is not None:
+        return x.base
+    return x
+
+
+def _with_views(saved: tuple, arrays: list, args: tuple, vals: list) -> tuple:
+    """``saved`` and the arguments whose buffer one of ``arrays`` views."""
+    roots = None
+    for a in arrays:
+        if type(a) is np.ndarray and a.base is not None:
+            roots = {id(a.base)} if roots is None else roots | {id(a.base)}
+    if roots is None:
+        return saved
+    more = [i for i, a in enumerate(args) if i not in saved and isinstance(a, Tensor)
+            and id(_root(vals[i])) in roots]
+    return saved + tuple(more) if more else saved
+
+
+def _aliasing(t: Tensor, args: tuple) -> Tensor:
+    """Give output ``t`` the version counter of the argument whose buffer its array
+    is or views: an in-place write through either is a write to both (PyTorch's
+    views share their base's counter)."""
+    o = t._value
+    if type(o) is np.ndarray:
+        root = o.base
+        for a in args:
+            if isinstance(a, Tensor):
+                v = a._value
+                if v is o or root is not None and (v is root or type(v) is np.ndarray
+                                                   and v.base is root):
+                    t._vc = a._vc
+                    break
+    return t
 
 
 def _edges(tensors: tuple) -> tuple[tuple, tuple]:
@@ -304,10 +384,11 @@ def _taped(flat: Callable, primals: list, label: str) -> tuple:
 
 
 def _direct_form(op: Op, vals: list, diff: list, dt: Any, params: dict, outs: list,
-                 out_nodes: list, in_nodes: list, tape: list, cls: type, args: tuple
-                 ) -> tuple | None:
-    """``(prim, prim_params, sources, nodes, param_names, cls, layout)`` when the tape
-    is one primitive applied to the operation's inputs, else ``None``."""
+                 out_nodes: list, in_nodes: list, tape: list, cls: type, args: tuple,
+                 saved: tuple, out_saved: tuple) -> tuple | None:
+    """``(prim, prim_params, sources, nodes, param_names, cls, layout, saved,
+    out_saved)`` when the tape is one primitive applied to the operation's inputs,
+    else ``None``."""
     if len(tape) != 1 or len(outs) != 1:
         return None
     prim, eparams, primals, ans, nodes, out_node = tape[0]
@@ -343,13 +424,13 @@ def _direct_form(op: Op, vals: list, diff: list, dt: Any, params: dict, outs: li
         return None
     identity = not used and tuple(sources) == tuple(range(len(vals)))
     return (prim, eparams, None if identity else tuple(sources), tuple(enodes), used, cls,
-            _layout(args, diff))
+            _layout(args, diff), saved, out_saved)
 
 
-def _apply_direct(form: tuple, op: Op, args: tuple, vals: list, diff: list,
+def _apply_direct(form: tuple, op: Op, args: tuple, vals: list, diff: tuple,
                   params: dict) -> Any:
     """Record ``op`` by its direct form (``None``: take the general path instead)."""
-    prim, eparams, sources, enodes, pnames, cls, layout = form
+    prim, eparams, sources, enodes, pnames, cls, layout, saved, out_saved = form
     if sources is None:
         operands = vals
     else:
@@ -360,15 +441,20 @@ def _apply_direct(form: tuple, op: Op, args: tuple, vals: list, diff: list,
     except Exception:  # the general path reports the error in the facade's words
         return None
     pull = _entry_pull((prim, eparams, operands, ans, enodes, -1), len(diff))
-    return _finish(op, args, vals, diff, None, params, cls, layout, pull, ans)
+    return _finish(op, args, vals, diff, None, params, cls, layout, pull, ans, saved,
+                   out_saved)
 
 
 def _entry_pull(entry: tuple, n: int) -> Callable:
     """The pullback of a one-entry tape whose output node is -1 and whose operands'
     nodes are the recorded inputs' positions. The entry is never consumed: a
     released linear node may run again."""
-    pull = tape_pullback([entry], [-1], list(range(n)))
+    pull = tape_pullback([entry], _OUT_NODE, _POSITIONS[n] if n < 8 else list(range(n)))
     return lambda cts_out, consume=False: pull(cts_out)
+
+
+_OUT_NODE = [-1]
+_POSITIONS = [list(range(n)) for n in range(8)]  # (read only, as tape_pullback reads them)
 
 
 def _plain(v: Any) -> bool:
@@ -379,9 +465,12 @@ def _plain(v: Any) -> bool:
     return tv is tuple and all(_plain(e) for e in v)
 
 
-def _finish(op: Op, args: tuple, vals: list, diff: list, dt: Any, params: dict,
-            cls: type, layout: tuple | None, pull: Callable, out: Any) -> Any:
-    """The node of a recorded operation and its output Tensor (the direct paths)."""
+def _finish(op: Op, args: tuple, vals: list, diff: tuple, dt: Any, params: dict,
+            cls: type, layout: tuple | None, pull: Callable, out: Any, saved: tuple,
+            out_saved: tuple, same: bool = False) -> Any:
+    """The node of a recorded operation and its output Tensor (the direct paths).
+    ``saved``, ``out_saved``: see ``_saved_positions``; ``same``: the output may be
+    an input's array itself."""
     n = len(diff)
     if n == len(args):  # the node keeps the constants only: here, none
         consts = (None,) * n
@@ -401,13 +490,18 @@ def _finish(op: Op, args: tuple, vals: list, diff: list, dt: Any, params: dict,
             nexts, nrs = (fn,), (t._output_nr,)
     else:
         nexts, nrs = _edges(tensors)
-    node = make_node(cls, pull, (op, consts, tuple(diff), dt, params), tensors, nexts, nrs,
-                     layout, op.saves, 1)
+    node = make_node(cls, pull, (op, consts, diff, dt, params), tensors, nexts, nrs,
+                     layout, op.saves, 1,
+                     tensors if saved is _DIFF else
+                     tuple([args[i] for i in saved]) if saved else None)
     if type(out) is not np.ndarray:
         out = np.asarray(out)
-    if out.dtype.kind in "fc":
-        return wrap(out, True, node)
-    return wrap(out)
+    t = wrap(out, True, node) if out.dtype.kind in "fc" else wrap(out)
+    if out.base is not None or same:
+        _aliasing(t, args)
+    if out_saved:
+        save_output(node, 0, t)
+    return t
 
 
 # ------------------------------------------------------------------ programs
@@ -429,7 +523,8 @@ _PROGRAM_CONSTS_MAX = 1 << 20  # bytes of constants a cached program may hold
 
 class _Program:
     __slots__ = ("env0", "in_slots", "sources", "code", "out_slot", "out_node",
-                 "diff_slots", "cls", "layout")
+                 "diff_slots", "cls", "layout", "saved", "out_saved", "derived",
+                 "same", "out_nodes", "in_nodes")
 
 
 def _program_key(key: tuple, vals: list, dt: Any) -> tuple | None:
@@ -443,7 +538,7 @@ def _program_key(key: tuple, vals: list, dt: Any) -> tuple | None:
     return tuple(parts)
 
 
-def _apply_program(key: tuple, op: Op, args: tuple, vals: list, diff: list,
+def _apply_program(key: tuple, op: Op, args: tuple, vals: list, diff: tuple,
                    params: dict) -> Any:
     """Record ``op`` by evaluating its cached program (``None``: take the general
     path instead)."""
@@ -476,9 +571,16 @@ def _apply_program(key: tuple, op: Op, args: tuple, vals: list, diff: list,
                     env[o] = a
     except Exception:  # the general path reports the error in the facade's words
         return None
-    pull = tape_pullback(tape, [prog.out_node], list(prog.diff_slots))
+    pull = tape_pullback(tape, prog.out_nodes, prog.in_nodes)
+    saved = prog.saved
+    for s in prog.derived:
+        a = env[s]
+        if type(a) is np.ndarray and a.base is not None:  # a view: of an input, perhaps
+            saved = _with_views(diff if saved is _DIFF else saved,
+                                [env[s] for s in prog.derived], args, vals)
+            break
     return _finish(op, args, vals, diff, dt, params, prog.cls, prog.layout, pull,
-                   env[prog.out_slot])
+                   env[prog.out_slot], saved, prog.out_saved, prog.same)
 
 
 def _compile(op: Op, args: tuple, vals: list, diff: list, dt: Any, params: dict
@@ -512,10 +614,12 @@ def _compile(op: Op, args: tuple, vals: list, diff: list, dt: Any, params: dict
         return None  # (large constants, as cumsum's triangle, are not kept alive)
     env0: list = []
     slot: dict = {}
+    seen: list = []  # per slot: its value or abstract value (what entry_reads needs)
 
     def new(v: Any, value: Any = None) -> int:
         slot[v] = len(env0)
         env0.append(value)
+        seen.append(v.aval if value is None else value)
         return slot[v]
 
     for v, c in zip(jaxpr.constvars, closed.consts):
@@ -523,6 +627,8 @@ def _compile(op: Op, args: tuple, vals: list, diff: list, dt: Any, params: dict
     in_slots = [new(v) for v in jaxpr.invars]
     diff_slots = tuple(in_slots[sources.index(i)] for i in diff)
     live = set(diff_slots)  # slots holding a value taped (or recorded) as a node
+    dep = set(diff_slots)  # slots computed from the differentiated inputs
+    read: set = set()  # slots the backward reads (see _saved_positions)
     code = []
     for eqn in jaxpr.eqns:
         prim = eqn.primitive
@@ -533,16 +639,22 @@ def _compile(op: Op, args: tuple, vals: list, diff: list, dt: Any, params: dict
             if type(a) is Literal:
                 ins.append(len(env0))
                 env0.append(a.val)
+                seen.append(a.val)
             else:
                 ins.append(slot[a])
         on_path = any(i in live for i in ins)
+        from_diff = not dep.isdisjoint(ins)
         if prim.multiple_results:
             if on_path:
                 return None
             code.append((prim, eqn.params, tuple(ins), tuple(new(v) for v in eqn.outvars),
                          None))
+            if from_diff:
+                dep.update(code[-1][3])
             continue
         out = new(eqn.outvars[0])
+        if from_diff:
+            dep.add(out)
         nodes = None
         if on_path:  # as VJPTrace.process_primitive decides
             if prim.jvp is None:
@@ -550,6 +662,11 @@ def _compile(op: Op, args: tuple, vals: list, diff: list, dt: Any, params: dict
             if flows_through(prim, eqn.outvars[0].aval.dtype.kind in "fc", len(ins)):
                 nodes = tuple(i if i in live else None for i in ins)
                 live.add(out)
+                out_flags, in_flags = entry_reads(prim, eqn.params, [seen[i] for i in ins],
+                                                  eqn.outvars[0].aval, nodes)
+                read.update(i for i, f in zip(ins, in_flags) if f)
+                if out_flags and out_flags[0]:
+                    read.add(out)
         code.append((prim, eqn.params, tuple(ins), out, nodes))
     prog = _Program()
     prog.env0 = env0
@@ -561,6 +678,17 @@ def _compile(op: Op, args: tuple, vals: list, diff: list, dt: Any, params: dict
     prog.diff_slots = diff_slots
     prog.cls = op.cls or node_type(op.grad_fn(vals, params))
     prog.layout = _layout(args, diff)
+    prog.saved = tuple([src for s, src in zip(in_slots, sources)
+                        if s in read and type(src) is int and isinstance(args[src], Tensor)])
+    if op.saves and not read.isdisjoint(dep - set(in_slots) - {prog.out_slot}):  # _union
+        prog.saved = _union(prog.saved, diff)
+    prog.saved = _as_diff(prog.saved, diff)
+    prog.out_saved = (0,) if prog.out_slot in read else ()
+    # computed values the backward reads: views of an input at run time, perhaps
+    prog.derived = tuple(sorted(s for s in read if env0[s] is None and s not in in_slots))
+    prog.same = prog.out_slot in in_slots
+    prog.out_nodes = [prog.out_node]  # (for tape_pullback, which only reads them)
+    prog.in_nodes = list(diff_slots)
     return prog
 
 

@@ -166,7 +166,7 @@ class FunctionCtx:
         for t, v in zip(saved, getattr(self, "_saved_versions", ())):
             if t is not None and t._version != v:
                 from ._graph import _version_message
-                raise RuntimeError(_version_message(t, v))
+                raise RuntimeError(_version_message(None, t, t._version, v))
         return tuple(saved)
 
     saved_variables = saved_tensors
@@ -316,7 +316,8 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
         node._freed = False
         node._saves = True
         node._pre_hooks = node._retain = node._hooks = node._metadata = None
-        node._pull = node._fun = node._inputs = node._versions = node._avals = None
+        node._pull = node._fun = node._inputs = node._checked = node._versions = None
+        node._avals = None
         node._arg_meta = tuple((tuple(a.shape), a.dtype.np, n) if isinstance(a, Tensor)
                                else None for a, n in zip(args, needs))
         new_outs, meta = [], []

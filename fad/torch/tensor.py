@@ -99,7 +99,7 @@ class Tensor:
     float32 tensor of that size, ``torch.Tensor(data)`` a float32 tensor of the
     data; use ``torch.tensor`` for dtype inference."""
 
-    __slots__ = ("_value", "_requires_grad", "_grad_fn", "_output_nr", "_grad", "_version",
+    __slots__ = ("_value", "_requires_grad", "_grad_fn", "_output_nr", "_grad", "_vc",
                  "_hooks", "_acc", "_retains_grad", "_cow", "__dict__", "__weakref__")
     __array_priority__ = 1000
     is_sparse = False
@@ -217,8 +217,10 @@ class Tensor:
         _autograd().backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     def detach(self) -> "Tensor":
-        """The same data (shared memory), cut from the graph."""
-        return wrap(self._value)
+        """The same data (shared memory) and version counter, cut from the graph."""
+        t = wrap(self._value)
+        t._vc = self._vc
+        return t
 
     def detach_(self) -> "Tensor":
         self._grad_fn = None
@@ -297,9 +299,19 @@ class Tensor:
             dtype = dtype._dtype
         return self.to(dtype)
 
+    # The version counter is a one-element list shared by the tensors that alias one
+    # buffer (``detach()``, views): an in-place write through any of them bumps it.
+    @property
+    def _version(self) -> int:
+        return self._vc[0]
+
+    @_version.setter
+    def _version(self, value: int) -> None:
+        self._vc[0] = value
+
     @property
     def _version_counter(self) -> int:
-        return self._version
+        return self._vc[0]
 
     def data_ptr(self) -> int:
         v = self._value
@@ -484,7 +496,7 @@ def wrap(value: Any, requires_grad: bool = False, grad_fn: Any = None,
     t._grad_fn = grad_fn
     t._output_nr = output_nr
     t._grad = None
-    t._version = 0
+    t._vc = [0]
     t._hooks = None
     t._acc = None
     t._retains_grad = False
@@ -537,7 +549,7 @@ def accumulate_into(var: Tensor, g: Any, create_graph: bool) -> None:
     else:
         old._value = v + g
         old._cow = False
-    old._version += 1
+    old._vc[0] += 1
 
 
 def _wrap_dim(dim: int, ndim: int) -> int:

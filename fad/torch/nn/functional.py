@@ -206,9 +206,16 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """``input @ weight.T + bias`` (``AddmmBackward0`` for 2-d input, as PyTorch)."""
     wt = F.t(weight)
     if input.dim() == 2 and bias is not None:
-        return call("addmm", bias, input, wt)
+        return F.addmm(bias, input, wt)
     out = F.matmul(input, wt)
-    return out if bias is None else out + bias
+    if bias is None:
+        return out
+    try:
+        return out + bias
+    except RuntimeError:  # PyTorch folds the batch dimensions: its words say so
+        F._expanded(tuple(bias.shape), (out.numel() // max(out.shape[-1], 1),
+                                        out.shape[-1]))
+        raise
 
 
 def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None
