@@ -31,12 +31,53 @@ class JaxprTracer(Tracer):
 
 
 class JaxprBuilder:
-    """The growing program of one abstract trace."""
+    """The growing program of one abstract trace.
 
-    def __init__(self, record_source: bool = True):
+    With ``own_consts`` (``jit``, ``make_jaxpr``, control-flow bodies), a concrete
+    array that becomes a constant of the program is captured by value: the program
+    keeps a read-only copy (``owned``), so writing into the user's array later does
+    not change what the program computes, as in JAX.
+    """
+
+    def __init__(self, record_source: bool = True, own_consts: bool = False):
         self.eqns: list[Eqn] = []
-        self.consts: dict[int, tuple[Var, Any]] = {}
+        # id(value) -> (constvar, the program's value, the value itself: kept alive
+        # while tracing so that its id is not reused by another object)
+        self.consts: dict[int, tuple[Var, Any, Any]] = {}
         self.record_source = record_source
+        self.own_consts = own_consts
+
+    def closed(self, invars: list[Var], outvars: list[Any]) -> ClosedJaxpr:
+        """The program: its constants, ``invars``, the equations so far, ``outvars``."""
+        consts = list(self.consts.values())
+        return ClosedJaxpr(Jaxpr([v for v, _, _ in consts], invars, self.eqns, outvars),
+                           [c for _, c, _ in consts])
+
+
+def owned(x: Any) -> Any:
+    """``x`` as a constant that a program owns: a mutable array becomes a read-only
+    copy (a NumPy subclass, a plain ``ndarray``); an array a program already owns
+    (read-only, its memory read-only too), and immutable values, stay as they are.
+
+    >>> import numpy as np
+    >>> c = np.ones(2); k = owned(c); c[0] = 5.0
+    >>> k.tolist(), k.flags.writeable, owned(k) is k
+    ([1.0, 1.0], False, True)
+    """
+    if isinstance(x, np.ndarray):
+        if not x.flags.writeable:
+            base = x
+            while isinstance(base.base, np.ndarray):
+                base = base.base
+            if base.flags.owndata and not base.flags.writeable:
+                return x
+        x = np.array(x, copy=True, subok=False)
+        x.flags.writeable = False
+        return x
+    if isinstance(x, np.generic | Tracer) or type(x) in _PY_SCALARS:
+        return x
+    copy = getattr(x, "copy", None)  # another backend's array (no read-only flag)
+    return copy() if callable(copy) else x
 
 
 _PY_SCALARS = (bool, int, float, complex)
@@ -68,10 +109,11 @@ class JaxprTrace(Trace):
             return Literal(x, ShapedArray((), weak_dtype))
         aval = aval_of(x)
         if not isinstance(x, Tracer) and _is_scalar_literal(x):
-            return Literal(x, aval)
+            return Literal(owned(x) if self.builder.own_consts else x, aval)
         entry = self.builder.consts.get(id(x))
         if entry is None:
-            entry = self.builder.consts[id(x)] = (Var(aval), x)
+            entry = self.builder.consts[id(x)] = (
+                Var(aval), owned(x) if self.builder.own_consts else x, x)
         return entry[0]
 
     def process_primitive(self, prim: Any, args: Any, params: dict) -> Any:
@@ -96,16 +138,15 @@ class JaxprTrace(Trace):
 
     def to_jaxpr(self, in_tracers: list[JaxprTracer], outs: list[Any]) -> ClosedJaxpr:
         outvars = [self.atom(o) for o in outs]
-        consts = list(self.builder.consts.values())
-        jaxpr = Jaxpr([v for v, _ in consts], [t.ir_var for t in in_tracers],
-                      self.builder.eqns, outvars)
-        return ClosedJaxpr(jaxpr, [c for _, c in consts])
+        return self.builder.closed([t.ir_var for t in in_tracers], outvars)
 
 
 def trace_to_jaxpr(fun: Callable, in_avals: list[ShapedArray], label: str = "make_jaxpr",
                    ) -> tuple[ClosedJaxpr, Any]:
-    """Trace ``fun(*flat_args)`` (returning a flat list) at ``in_avals``."""
-    with new_main(JaxprTrace, JaxprBuilder(), dynamic=True, label=label) as main:
+    """Trace ``fun(*flat_args)`` (returning a flat list) at ``in_avals``; the
+    program owns its constants (captured at trace time, see ``JaxprBuilder``)."""
+    with new_main(JaxprTrace, JaxprBuilder(own_consts=True), dynamic=True,
+                  label=label) as main:
         trace = main.trace
         ins = [trace.new_arg(a) for a in in_avals]
         outs = fun(*ins)
