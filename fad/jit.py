@@ -15,14 +15,14 @@ import numpy as np
 
 from .arguments import as_positional, signature
 from .backends import namespace_of
-from .core.ir import ClosedJaxpr, Jaxpr
+from .core.ir import ClosedJaxpr
 from .core.primitive import Primitive
 from .core.trace import Tracer, bind, current_state
 from .interpreters.codegen import compile_jaxpr
 from .interpreters.evaluate import eval_jaxpr
 from .interpreters.jvp import jvp_flat
 from .interpreters.optimize import optimize
-from .interpreters.staging import trace_to_jaxpr
+from .interpreters.staging import derived, lift_tracers, trace_to_jaxpr
 from .numpy._base import asarray
 from .tree import register_pytree_node, tree_flatten, tree_unflatten
 
@@ -53,8 +53,12 @@ def _jit_jvp(primals: list, tangents: list, *, jaxpr: ClosedJaxpr, name: str) ->
     return outs[:n], outs[n:]
 
 
-@functools.lru_cache(maxsize=512)
 def _jvp_body(closed: ClosedJaxpr, live: tuple) -> ClosedJaxpr:
+    """The jvp of a jitted body (made once, kept with the body)."""
+    return derived(closed, ("jvp", live), lambda: _make_jvp_body(closed, live))
+
+
+def _make_jvp_body(closed: ClosedJaxpr, live: tuple) -> ClosedJaxpr:
     in_avals = [v.aval for v in closed.jaxpr.invars]
     tan_avals = [a for a, keep in zip(in_avals, live) if keep]
 
@@ -166,18 +170,9 @@ class Jitted:
         closed, _ = trace_to_jaxpr(flat_fun, [aval_of(x) for x in leaves],
                                    label=f"fad.jit of {getattr(self.fun, '__name__', '?')}")
         self.trace_count += 1
-        closed = optimize(closed)
         # constants that are tracers of an enclosing transformation become inputs
-        lifted = [(v, c) for v, c in zip(closed.jaxpr.constvars, closed.consts)
-                  if isinstance(c, Tracer)]
-        if lifted:
-            kept = [(v, c) for v, c in zip(closed.jaxpr.constvars, closed.consts)
-                    if not isinstance(c, Tracer)]
-            jaxpr = closed.jaxpr
-            closed = ClosedJaxpr(Jaxpr([v for v, _ in kept], [v for v, _ in lifted] +
-                                       jaxpr.invars, jaxpr.eqns, jaxpr.outvars),
-                                 [c for _, c in kept])
-        return closed, [c for _, c in lifted], out_tree[0]
+        closed, lifted = lift_tracers(optimize(closed))
+        return closed, lifted, out_tree[0]
 
     def _entry(self, args: tuple) -> tuple[ClosedJaxpr, list, Any, list]:
         leaves, tree, static = self._split(args)

@@ -18,7 +18,6 @@ are abstract (under ``jit``/``make_jaxpr``, or a per-example predicate under
 
 from __future__ import annotations
 
-import functools
 from typing import Any, Callable
 
 import numpy as np
@@ -29,7 +28,7 @@ from .core.primitive import Primitive
 from .core.trace import Tracer, aval_of, bind, concrete_or_none
 from .interpreters.evaluate import eval_jaxpr
 from .interpreters.jvp import jvp_flat
-from .interpreters.staging import trace_to_jaxpr
+from .interpreters.staging import derived, lift_tracers, trace_to_jaxpr
 from .tree import tree_flatten, tree_unflatten
 
 
@@ -44,22 +43,6 @@ def _trace(fun: Callable, avals: list, label: str) -> ClosedJaxpr:
 
 def _run(closed: ClosedJaxpr, *args: Any) -> list:
     return eval_jaxpr(closed.jaxpr, closed.consts, *args)
-
-
-def _lift(closed: ClosedJaxpr) -> tuple[ClosedJaxpr, list]:
-    """Closure conversion: constants that are tracers of an enclosing trace become
-    leading inputs, so the enclosing transformations see them as operands."""
-    from .core.ir import Jaxpr
-    lifted = [(v, c) for v, c in zip(closed.jaxpr.constvars, closed.consts)
-              if isinstance(c, Tracer)]
-    if not lifted:
-        return closed, []
-    kept = [(v, c) for v, c in zip(closed.jaxpr.constvars, closed.consts)
-            if not isinstance(c, Tracer)]
-    j = closed.jaxpr
-    new = ClosedJaxpr(Jaxpr([v for v, _ in kept], [v for v, _ in lifted] + j.invars, j.eqns,
-                            j.outvars), [c for _, c in kept])
-    return new, [c for _, c in lifted]
 
 
 def _zeros(x: Any) -> Any:
@@ -103,7 +86,7 @@ def cond(pred: Any, true_fun: Callable, false_fun: Callable, *operands: Any) -> 
         raise TypeError("cond branches must return the same structure, shapes and "
                         f"dtypes: {out_trees[0]} {branches[0].out_avals} vs "
                         f"{out_trees[1]} {branches[1].out_avals}")
-    (bf, kf), (bt, kt) = _lift(branches[0]), _lift(branches[1])
+    (bf, kf), (bt, kt) = lift_tracers(branches[0]), lift_tracers(branches[1])
     if kf or kt:  # both branches take every lifted constant, each ignoring the other's
         nf, nt = len(kf), len(kt)
         branches = (
@@ -136,9 +119,13 @@ def _zeros_where_none(ts: list, xs: list) -> list:
     return [_zeros(x) if t is None else t for t, x in zip(ts, xs)]
 
 
-@functools.lru_cache(maxsize=256)
 def _jvp_jaxpr(closed: ClosedJaxpr, n: int) -> ClosedJaxpr:
-    """``(primals, tangents) -> (outs, out_tangents)`` for a body jaxpr."""
+    """``(primals, tangents) -> (outs, out_tangents)`` for a body jaxpr (made once,
+    kept with the body)."""
+    return derived(closed, ("jvp", n), lambda: _make_jvp_jaxpr(closed, n))
+
+
+def _make_jvp_jaxpr(closed: ClosedJaxpr, n: int) -> ClosedJaxpr:
     def f(*args: Any) -> list:
         outs, ts = jvp_flat(lambda *xs: _run(closed, *xs), list(args[:n]),
                             list(args[n:]))
@@ -147,9 +134,13 @@ def _jvp_jaxpr(closed: ClosedJaxpr, n: int) -> ClosedJaxpr:
     return _trace(f, avals + avals, "a jvp of a control-flow body")
 
 
-@functools.lru_cache(maxsize=256)
 def _vjp_jaxpr(closed: ClosedJaxpr, n: int) -> ClosedJaxpr:
-    """``(primals, out_cts) -> in_cts`` for a body jaxpr (recomputes the body)."""
+    """``(primals, out_cts) -> in_cts`` for a body jaxpr (recomputes the body; made
+    once, kept with the body)."""
+    return derived(closed, ("vjp", n), lambda: _make_vjp_jaxpr(closed, n))
+
+
+def _make_vjp_jaxpr(closed: ClosedJaxpr, n: int) -> ClosedJaxpr:
     from .interpreters.vjp import vjp_flat
 
     def f(*args: Any) -> list:
@@ -257,7 +248,7 @@ def scan(f: Callable, init: Any, xs: Any = None, length: int | None = None,
     x_avals = [aval_of(x) for x in x_leaves]
     slice_avals = [type(a)(a.shape[1:], a.dtype) for a in x_avals]
     closed = _trace(body, _avals(c_leaves) + slice_avals, "scan's body")
-    closed, consts = _lift(closed)
+    closed, consts = lift_tracers(closed)
     nk, nc = len(consts), len(c_leaves)
     if consts:  # lifted constants ride along as carries that never change
         inner = closed
@@ -409,8 +400,8 @@ def while_loop(cond_fun: Callable, body_fun: Callable, init_val: Any) -> Any:
             val = b(*val)
         leaves = val
     avals = _avals(leaves)
-    cj, kc = _lift(_trace(c, avals, "while_loop's condition"))
-    bj, kb = _lift(_trace(b, avals, "while_loop's body"))
+    cj, kc = lift_tracers(_trace(c, avals, "while_loop's condition"))
+    bj, kb = lift_tracers(_trace(b, avals, "while_loop's body"))
     n, n1 = len(leaves), len(kc)
     if kc or kb:  # lifted constants ride along as unchanging carries
         all_avals = avals + _avals(kc + kb)

@@ -141,6 +141,37 @@ class JaxprTrace(Trace):
         return self.builder.closed([t.ir_var for t in in_tracers], outvars)
 
 
+def lift_tracers(closed: ClosedJaxpr) -> tuple[ClosedJaxpr, list]:
+    """Closure conversion: the constants that are tracers of an enclosing trace
+    become leading inputs (returned too), so that the enclosing transformations
+    see them as operands."""
+    pairs = list(zip(closed.jaxpr.constvars, closed.consts))
+    lifted = [(v, c) for v, c in pairs if isinstance(c, Tracer)]
+    if not lifted:
+        return closed, []
+    kept = [(v, c) for v, c in pairs if not isinstance(c, Tracer)]
+    j = closed.jaxpr
+    new = ClosedJaxpr(Jaxpr([v for v, _ in kept], [v for v, _ in lifted] + j.invars, j.eqns,
+                            j.outvars), [c for _, c in kept])
+    return new, [c for _, c in lifted]
+
+
+def derived(closed: ClosedJaxpr, key: Any, build: Callable[[], Any]) -> Any:
+    """``build()``, made once per ``key`` and kept with ``closed`` (a transformed
+    program, compiled code): it lives exactly as long as ``closed`` does, and so
+    do the constants it holds.
+
+    >>> import fad
+    >>> cj = fad.make_jaxpr(lambda x: x * 2.0)(1.0)
+    >>> derived(cj, "n", lambda: len(cj.eqns)), derived(cj, "n", lambda: 0)
+    (1, 1)
+    """
+    hit = closed.cache.get(key)
+    if hit is None:
+        hit = closed.cache[key] = build()
+    return hit
+
+
 def trace_to_jaxpr(fun: Callable, in_avals: list[ShapedArray], label: str = "make_jaxpr",
                    ) -> tuple[ClosedJaxpr, Any]:
     """Trace ``fun(*flat_args)`` (returning a flat list) at ``in_avals``; the
