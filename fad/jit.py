@@ -23,6 +23,7 @@ from .interpreters.evaluate import eval_jaxpr
 from .interpreters.jvp import jvp_flat
 from .interpreters.optimize import optimize
 from .interpreters.staging import derived, lift_tracers, trace_to_jaxpr
+from .jit_cache import _TICK, SignatureCache
 from .numpy._base import asarray
 from .tree import register_pytree_node, tree_flatten, tree_unflatten
 
@@ -108,8 +109,8 @@ class Jitted:
         self.fun = fun
         self.static_argnums = tuple(sorted(static_argnums))
         self.trace_count = 0
-        self._cache: dict = {}
-        self._fast: dict = {}  # (shape, dtype) per NumPy argument -> ready-to-run code
+        self._cache = SignatureCache()  # bounded; explains re-tracing (fad/jit_cache.py)
+        self._fast = self._cache.fast  # (shape, dtype) per NumPy argument -> code
         functools.update_wrapper(self, fun, updated=())  # never copy fun.__dict__
 
     def _split(self, args: tuple) -> tuple[list, Any, tuple]:
@@ -172,6 +173,10 @@ class Jitted:
         self.trace_count += 1
         # constants that are tracers of an enclosing transformation become inputs
         closed, lifted = lift_tracers(optimize(closed))
+        n = _n_positional(args)
+        self._cache.traced(self.fun, self.trace_count, args[:n], args[n] if n < len(args)
+                           else {}, self._static_positions(n) if self.static_argnums else (),
+                           leaves, bool(lifted))
         return closed, lifted, out_tree[0]
 
     def _entry(self, args: tuple) -> tuple[ClosedJaxpr, list, Any, list]:
@@ -182,7 +187,8 @@ class Jitted:
             closed, lifted, out_tree = self._trace(args, leaves, tree, static)
             if lifted:  # depends on this call's tracers: not reusable
                 return closed, lifted, out_tree, leaves
-            hit = self._cache[key] = (closed, out_tree)
+            hit = (closed, out_tree)
+            self._cache.put(key, hit)
         return hit[0], [], hit[1], leaves
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
@@ -191,7 +197,8 @@ class Jitted:
         if key is not None:  # the hot path: NumPy arrays in, nothing traced
             hit = self._fast.get(key)
             if hit is not None:
-                fn, out_tree = hit
+                fn, out_tree, _, _ = hit
+                hit[2] = next(_TICK)  # (the least recently used is evicted)
                 outs = fn(*args)
                 return outs[0] if out_tree is None else tree_unflatten(out_tree, outs)
         if kwargs or self.static_argnums and len(args) <= max(self.static_argnums):
@@ -200,7 +207,8 @@ class Jitted:
         if state.empty and not lifted and not any(isinstance(x, Tracer) for x in leaves):
             fn = _compiled(closed, namespace_of(leaves))
             if key is not None and not self.static_argnums:
-                self._fast[key] = (fn, None if out_tree.node is None else out_tree)
+                self._cache.put_fast(key, fn, None if out_tree.node is None else out_tree,
+                                     closed)
             outs = fn(*leaves)
         else:
             outs = bind(jit_p, *lifted, *leaves, jaxpr=closed,

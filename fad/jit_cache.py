@@ -1,0 +1,229 @@
+"""The per-function cache of ``fad.jit``: bounded, least recently used out first,
+and a warning that explains re-tracing.
+
+A jitted function is traced once per *signature*: the pytree structure of its
+arguments, the shape and dtype of each array (a Python number traces as a 64-bit
+array), and the value of each static argument. Two settings, read when a
+function is traced:
+
+* ``MAX_ENTRIES`` (64): signatures kept per jitted function; a new one beyond
+  that evicts the least recently called.
+* ``RETRACE_WARNING_AFTER`` (8): a function traced more often than this warns
+  once (``RetraceWarning``), naming what changed since the closest earlier
+  signature and how to avoid it. Set it to a large number to silence the warning.
+
+>>> import warnings, fad, fad.numpy as fnp
+>>> f = fad.jit(lambda x: fnp.sum(x))
+>>> with warnings.catch_warnings(record=True) as caught:
+...     warnings.simplefilter("always")
+...     for n in range(1, 11):
+...         _ = f(fnp.ones(n))
+>>> f.trace_count, len(caught), caught[0].category.__name__
+(10, 1, 'RetraceWarning')
+>>> "because argument 0 (x) changed shape: f64[8] -> f64[9]" in str(caught[0].message)
+True
+"""
+
+from __future__ import annotations
+
+import itertools
+import sys
+import warnings
+from typing import Any, Callable, NamedTuple
+
+from .arguments import signature
+from .core.errors import FAD_DIR
+from .core.trace import aval_of
+from .tree import tree_flatten
+from .vmap import _leaf_paths
+
+MAX_ENTRIES = 64
+RETRACE_WARNING_AFTER = 8
+
+_HISTORY = 64  # signatures remembered to explain a re-trace
+_TICK = itertools.count()  # the clock of "recently used"
+_PY_NUMBERS = (bool, int, float, complex)
+
+
+class RetraceWarning(UserWarning):
+    """A jitted function was traced more than ``RETRACE_WARNING_AFTER`` times:
+    every new signature is a full trace and compilation."""
+
+
+class SignatureCache:
+    """Programs of one jitted function by signature, at most ``MAX_ENTRIES``.
+
+    ``fast`` maps a signature of NumPy arrays only to ``[code, out_tree, last
+    use, program]``: the jitted call's fast path reads it directly and stamps
+    the last use itself.
+    """
+
+    __slots__ = ("entries", "fast", "history", "warned")
+
+    def __init__(self) -> None:
+        self.entries: dict = {}  # signature -> [(program, out_tree), last use]
+        self.fast: dict = {}
+        self.history: list = []  # (description, lifted) of earlier traces
+        self.warned = False
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def get(self, key: Any) -> Any:
+        hit = self.entries.get(key)
+        if hit is None:
+            return None
+        hit[1] = next(_TICK)
+        return hit[0]
+
+    def put(self, key: Any, value: tuple) -> None:
+        """Cache ``value`` (``(program, out_tree)``) for ``key``, evicting the least
+        recently used signatures beyond ``MAX_ENTRIES``."""
+        while self.entries and len(self.entries) >= max(1, MAX_ENTRIES):
+            self._evict()
+        self.entries[key] = [value, next(_TICK)]
+
+    def put_fast(self, key: Any, code: Callable, out_tree: Any, program: Any) -> None:
+        self.fast[key] = [code, out_tree, next(_TICK), program]
+
+    def _evict(self) -> None:
+        last = {id(e[0][0]): e[1] for e in self.entries.values()}
+        for f in self.fast.values():  # (a call on the fast path is a use too)
+            last[id(f[3])] = max(last[id(f[3])], f[2])
+        victim = min(self.entries, key=lambda k: last[id(self.entries[k][0][0])])
+        program = self.entries.pop(victim)[0][0]
+        for k in [k for k, f in self.fast.items() if f[3] is program]:
+            del self.fast[k]
+
+    def traced(self, fun: Callable, count: int, positional: tuple, keywords: dict,
+               static: tuple, leaves: list, lifted: bool) -> None:
+        """Note a trace (``count``-th) of ``fun`` for these arguments (``leaves``:
+        the dynamic ones, flattened); past ``RETRACE_WARNING_AFTER``, warn once."""
+        if self.warned:
+            return
+        new = _describe(fun, positional, keywords, static, leaves)
+        if count > RETRACE_WARNING_AFTER:
+            self.warned = True
+            message = _message(fun, count, new, lifted, self.history)
+            self.history = []
+            warnings.warn(message, RetraceWarning, stacklevel=_user_stacklevel())
+            return
+        self.history.append((new, lifted))
+        del self.history[:-_HISTORY]
+
+
+# ---------------------------------------------------------------- explanations
+class _Part(NamedTuple):
+    """What one argument (or one leaf of it) was at a trace."""
+
+    kind: str  # "array", "number" (a Python number), "static", "structure"
+    text: str
+    aval: Any = None
+
+
+def _describe(fun: Callable, positional: tuple, keywords: dict, static: tuple,
+              leaves: list) -> dict[str, _Part]:
+    """``{where: what}`` for every argument and pytree leaf of a call."""
+    sig = signature(fun)
+    names = [p.name for p in sig.parameters.values()
+             if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)] if sig else []
+    out: dict[str, _Part] = {}
+    it = iter(leaves)
+    for i, a in enumerate(positional):
+        where = f"argument {i}" + (f" ({names[i]})" if i < len(names) else "")
+        if i in static:
+            text = repr(a)
+            text = text if len(text) <= 40 else text[:37] + "..."
+            out[where] = _Part("static", f"{text} ({type(a).__name__})", hash((type(a), a)))
+        else:
+            _describe_tree(out, where, a, it)
+    for k in sorted(keywords):
+        _describe_tree(out, f"keyword argument {k}", keywords[k], it)
+    return out
+
+
+def _describe_tree(out: dict, where: str, value: Any, leaves: Any) -> None:
+    originals, tree = tree_flatten(value)
+    if tree.node is not None:
+        out[where] = _Part("structure", repr(tree))
+    for path, orig in zip(_leaf_paths(value, where), originals):
+        aval = aval_of(next(leaves))
+        if type(orig) in _PY_NUMBERS:
+            out[path] = _Part("number", f"a Python {type(orig).__name__} (traced as "
+                                        f"{aval.str_short()})", aval)
+        else:
+            out[path] = _Part("array", aval.str_short(), aval)
+
+
+def _differences(old: dict, new: dict) -> list[tuple[str, Any, Any]]:
+    """``(where, before, now)`` for each argument or leaf that differs (a leaf under a
+    changed structure is not listed: the structure is)."""
+    moved = [w for w in {**old, **new} if "structure" in (getattr(old.get(w), "kind", ""),
+                                                         getattr(new.get(w), "kind", ""))
+             and old.get(w) != new.get(w)]
+
+    def under(w: str) -> bool:
+        return any(w.startswith(m + "[") or w.startswith(m + "<") for m in moved)
+    return [(w, old.get(w), new.get(w)) for w in {**old, **new}
+            if old.get(w) != new.get(w) and not under(w)]
+
+
+def _change(where: str, before: _Part | None, now: _Part | None) -> tuple[str, str]:
+    """The change in words, and the advice that avoids it."""
+    if before is None or now is None:
+        return (f"{where} ({(now or before).text}) is {'new' if before is None else 'gone'}",
+                "call the function with the same arguments and keywords each time")
+    if "static" in (before.kind, now.kind):
+        return (f"static {where} changed: {before.text} -> {now.text}",
+                "a static argument is traced anew for each value: if it takes many values, "
+                "do not mark it static (pass it as an array)")
+    if "structure" in (before.kind, now.kind):
+        return (f"{where} changed pytree structure: {before.text} -> {now.text}",
+                "keep the structure of the arguments fixed (the same keys, lengths "
+                "and nesting)")
+    if "number" in (before.kind, now.kind):
+        return (f"{where} changed: {before.text} -> {now.text}",
+                "pass arrays of one dtype (np.float32(v), np.asarray(v)) instead of "
+                "Python numbers, whose dtype follows their Python type")
+    if before.aval.dtype != now.aval.dtype:
+        what = "dtype" if before.aval.shape == now.aval.shape else "shape and dtype"
+        return (f"{where} changed {what}: {before.text} -> {now.text}",
+                "cast the arguments to one dtype before the call")
+    return (f"{where} changed shape: {before.text} -> {now.text}",
+            "pad arrays to a few fixed shapes (buckets), so that calls share traces")
+
+
+def _message(fun: Callable, count: int, new: dict, lifted: bool, history: list) -> str:
+    name = getattr(fun, "__name__", "function")
+    head = (f"fad.jit: {name} has been traced {count} times, each a full trace and "
+            "compilation")
+    tail = (f"(Warned once per function after {RETRACE_WARNING_AFTER} traces: "
+            "fad.jit_cache.RETRACE_WARNING_AFTER.)")
+    if lifted:
+        return (f"{head}. This trace cannot be reused: {name} closes over a value traced "
+                "by an enclosing transformation (such as the argument of grad), so it is "
+                "traced at every call. Fix: pass that value as an argument. " + tail)
+    if not history:
+        return f"{head}. {tail}"
+    diffs = min((_differences(old, new) for old, _ in reversed(history)), key=len)
+    if not diffs:
+        return (f"{head}. This trace repeats an earlier signature whose program was "
+                f"evicted: the cache keeps the {MAX_ENTRIES} most recently used signatures "
+                "per function. Fix: raise fad.jit_cache.MAX_ENTRIES. " + tail)
+    changes = [_change(*d) for d in diffs]
+    more = f" (and {len(changes) - 3} more)" if len(changes) > 3 else ""
+    reasons = "; ".join(c for c, _ in changes[:3]) + more
+    advice = "; ".join(dict.fromkeys(a for _, a in changes[:3]))
+    return (f"{head}. This trace is new because {reasons} (compared with the closest "
+            f"earlier signature). Fix: {advice}. {tail}")
+
+
+def _user_stacklevel() -> int:
+    """The ``stacklevel`` of the innermost frame outside fad (the user's call)."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_code.co_filename.startswith(FAD_DIR):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+__all__ = ["RetraceWarning", "MAX_ENTRIES", "RETRACE_WARNING_AFTER", "SignatureCache"]
