@@ -103,6 +103,10 @@ class Jitted:
 
     ``trace_count`` counts traces (one per new signature); ``lower(*args)``
     returns the optimised IR used for ``args``; ``source(*args)`` the generated code.
+    Arrays the function closes over are captured when it is traced. The cache keeps
+    ``fad.jit_cache.MAX_ENTRIES`` (64) signatures, the least recently used out first,
+    and a function traced more than ``RETRACE_WARNING_AFTER`` (8) times warns once
+    (``fad.RetraceWarning``), naming what changed.
     """
 
     def __init__(self, fun: Callable, static_argnums: Sequence[int]):

@@ -87,13 +87,16 @@ class SignatureCache:
         self.fast[key] = [code, out_tree, next(_TICK), program]
 
     def _evict(self) -> None:
-        last = {id(e[0][0]): e[1] for e in self.entries.values()}
-        for f in self.fast.values():  # (a call on the fast path is a use too)
-            last[id(f[3])] = max(last[id(f[3])], f[2])
-        victim = min(self.entries, key=lambda k: last[id(self.entries[k][0][0])])
-        program = self.entries.pop(victim)[0][0]
-        for k in [k for k, f in self.fast.items() if f[3] is program]:
-            del self.fast[k]
+        # (copies of the dicts: another thread may be filling them)
+        entries = list(self.entries.items())
+        last = {id(e[0][0]): e[1] for _, e in entries}
+        for f in list(self.fast.values()):  # (a call on the fast path is a use too)
+            last[id(f[3])] = max(last.get(id(f[3]), -1), f[2])
+        victim, entry = min(entries, key=lambda item: last[id(item[1][0][0])])
+        self.entries.pop(victim, None)
+        for k, f in list(self.fast.items()):
+            if f[3] is entry[0][0]:
+                self.fast.pop(k, None)
 
     def traced(self, fun: Callable, count: int, positional: tuple, keywords: dict,
                static: tuple, leaves: list, lifted: bool) -> None:
