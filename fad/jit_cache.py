@@ -104,7 +104,7 @@ class SignatureCache:
         the dynamic ones, flattened); past ``RETRACE_WARNING_AFTER``, warn once."""
         if self.warned:
             return
-        new = _describe(fun, positional, keywords, static, leaves)
+        new = _describe(positional, keywords, static, leaves)
         if count > RETRACE_WARNING_AFTER:
             self.warned = True
             message = _message(fun, count, new, lifted, self.history)
@@ -117,29 +117,36 @@ class SignatureCache:
 
 # ---------------------------------------------------------------- explanations
 class _Part(NamedTuple):
-    """What one argument (or one leaf of it) was at a trace."""
+    """What one argument (or one leaf of it) was at a trace; ``text`` renders it
+    (only when a warning is written)."""
 
     kind: str  # "array", "number" (a Python number), "static", "structure"
-    text: str
-    aval: Any = None
+    aval: Any = None  # array, number: the abstract value traced
+    key: Any = None  # static: the value's hash; structure: the pytree structure
+    label: str = ""  # number: its Python type; static: its short repr
+
+    @property
+    def text(self) -> str:
+        if self.kind == "array":
+            return self.aval.str_short()
+        if self.kind == "number":
+            return f"a Python {self.label} (traced as {self.aval.str_short()})"
+        return self.label if self.kind == "static" else repr(self.key)
 
 
-def _describe(fun: Callable, positional: tuple, keywords: dict, static: tuple,
-              leaves: list) -> dict[str, _Part]:
+def _describe(positional: tuple, keywords: dict, static: tuple, leaves: list
+              ) -> dict[str, _Part]:
     """``{where: what}`` for every argument and pytree leaf of a call."""
-    sig = signature(fun)
-    names = [p.name for p in sig.parameters.values()
-             if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)] if sig else []
     out: dict[str, _Part] = {}
     it = iter(leaves)
     for i, a in enumerate(positional):
-        where = f"argument {i}" + (f" ({names[i]})" if i < len(names) else "")
         if i in static:
             text = repr(a)
             text = text if len(text) <= 40 else text[:37] + "..."
-            out[where] = _Part("static", f"{text} ({type(a).__name__})", hash((type(a), a)))
+            out[f"argument {i}"] = _Part("static", key=hash((type(a), a)),
+                                         label=f"{text} ({type(a).__name__})")
         else:
-            _describe_tree(out, where, a, it)
+            _describe_tree(out, f"argument {i}", a, it)
     for k in sorted(keywords):
         _describe_tree(out, f"keyword argument {k}", keywords[k], it)
     return out
@@ -147,15 +154,32 @@ def _describe(fun: Callable, positional: tuple, keywords: dict, static: tuple,
 
 def _describe_tree(out: dict, where: str, value: Any, leaves: Any) -> None:
     originals, tree = tree_flatten(value)
+    paths = [where]
     if tree.node is not None:
-        out[where] = _Part("structure", repr(tree))
-    for path, orig in zip(_leaf_paths(value, where), originals):
+        out[where] = _Part("structure", key=tree)
+        paths = _leaf_paths(value, where)
+    for path, orig in zip(paths, originals):
         aval = aval_of(next(leaves))
         if type(orig) in _PY_NUMBERS:
-            out[path] = _Part("number", f"a Python {type(orig).__name__} (traced as "
-                                        f"{aval.str_short()})", aval)
+            out[path] = _Part("number", aval, label=type(orig).__name__)
         else:
-            out[path] = _Part("array", aval.str_short(), aval)
+            out[path] = _Part("array", aval)
+
+
+def _named(where: str, fun: Callable) -> str:
+    """``argument 0['w']`` as ``argument 0 (params)['w']``, from ``fun``'s signature."""
+    if not where.startswith("argument "):
+        return where
+    sig = signature(fun)
+    names = [p.name for p in sig.parameters.values()
+             if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)] if sig else []
+    head, rest = where, ""
+    for i, ch in enumerate(where):
+        if ch in "[<":
+            head, rest = where[:i], where[i:]
+            break
+    i = int(head.split()[1])
+    return f"{head} ({names[i]}){rest}" if i < len(names) else where
 
 
 def _differences(old: dict, new: dict) -> list[tuple[str, Any, Any]]:
@@ -213,7 +237,7 @@ def _message(fun: Callable, count: int, new: dict, lifted: bool, history: list) 
         return (f"{head}. This trace repeats an earlier signature whose program was "
                 f"evicted: the cache keeps the {MAX_ENTRIES} most recently used signatures "
                 "per function. Fix: raise fad.jit_cache.MAX_ENTRIES. " + tail)
-    changes = [_change(*d) for d in diffs]
+    changes = [_change(_named(w, fun), before, now) for w, before, now in diffs]
     more = f" (and {len(changes) - 3} more)" if len(changes) > 3 else ""
     reasons = "; ".join(c for c, _ in changes[:3]) + more
     advice = "; ".join(dict.fromkeys(a for _, a in changes[:3]))
