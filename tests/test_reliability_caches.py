@@ -333,3 +333,12 @@ def test_derived_programs_share_the_constants_instead_of_copying():
     outer = fad.make_jaxpr(lambda a: fad.jvp(f, (a,), (a,)))(x)
     jvp_bodies = [e.params["jaxpr"] for e in outer.eqns if e.primitive.name == "jit"]
     assert any(any(kk is k for kk in body.consts) for body in jvp_bodies)
+
+
+def test_nested_programs_share_one_copy_of_a_closed_over_array():
+    c = np.arange(1.0, 4.0)
+    f = fad.jit(lambda x: fad.lax.cond(x[0] > 0, lambda y: y * c, lambda y: y - c, x) + c)
+    closed = f.lower(np.ones(3))
+    (k,) = closed.consts
+    (branches,) = [e.params["branches"] for e in closed.eqns if e.primitive.name == "cond"]
+    assert k is not c and all(b.consts[0] is k for b in branches)

@@ -13,7 +13,7 @@ import numpy as np
 
 from ..core.errors import ShapeError, user_source
 from ..core.ir import ClosedJaxpr, Eqn, Jaxpr, Literal, ShapedArray, Var
-from ..core.trace import MainTrace, Trace, Tracer, aval_of, new_main, primitive_error
+from ..core.trace import MainTrace, Trace, Tracer, aval_of, current_state, new_main, primitive_error
 
 
 class JaxprTracer(Tracer):
@@ -36,16 +36,29 @@ class JaxprBuilder:
     With ``own_consts`` (``jit``, ``make_jaxpr``, control-flow bodies), a concrete
     array that becomes a constant of the program is captured by value: the program
     keeps a read-only copy (``owned``), so writing into the user's array later does
-    not change what the program computes, as in JAX.
+    not change what the program computes, as in JAX. Programs traced inside one
+    another (a ``cond`` branch inside a jitted function) share ``snapshots``: one
+    copy per array.
     """
 
-    def __init__(self, record_source: bool = True, own_consts: bool = False):
+    def __init__(self, record_source: bool = True, own_consts: bool = False,
+                 snapshots: dict | None = None):
         self.eqns: list[Eqn] = []
         # id(value) -> (constvar, the program's value, the value itself: kept alive
         # while tracing so that its id is not reused by another object)
         self.consts: dict[int, tuple[Var, Any, Any]] = {}
         self.record_source = record_source
         self.own_consts = own_consts
+        self.snapshots: dict[int, tuple[Any, Any]] = {} if snapshots is None else snapshots
+
+    def constant(self, x: Any) -> Any:
+        """The program's value for the concrete ``x`` (see ``own_consts``)."""
+        if not self.own_consts:
+            return x
+        hit = self.snapshots.get(id(x))
+        if hit is None:
+            hit = self.snapshots[id(x)] = (x, owned(x))
+        return hit[1]
 
     def closed(self, invars: list[Var], outvars: list[Any]) -> ClosedJaxpr:
         """The program: its constants, ``invars``, the equations so far, ``outvars``."""
@@ -109,11 +122,11 @@ class JaxprTrace(Trace):
             return Literal(x, ShapedArray((), weak_dtype))
         aval = aval_of(x)
         if not isinstance(x, Tracer) and _is_scalar_literal(x):
-            return Literal(owned(x) if self.builder.own_consts else x, aval)
+            return Literal(self.builder.constant(x), aval)
         entry = self.builder.consts.get(id(x))
         if entry is None:
             entry = self.builder.consts[id(x)] = (
-                Var(aval), owned(x) if self.builder.own_consts else x, x)
+                Var(aval), x if isinstance(x, Tracer) else self.builder.constant(x), x)
         return entry[0]
 
     def process_primitive(self, prim: Any, args: Any, params: dict) -> Any:
@@ -176,8 +189,11 @@ def trace_to_jaxpr(fun: Callable, in_avals: list[ShapedArray], label: str = "mak
                    ) -> tuple[ClosedJaxpr, Any]:
     """Trace ``fun(*flat_args)`` (returning a flat list) at ``in_avals``; the
     program owns its constants (captured at trace time, see ``JaxprBuilder``)."""
-    with new_main(JaxprTrace, JaxprBuilder(own_consts=True), dynamic=True,
-                  label=label) as main:
+    outer = current_state().dynamic  # (a program traced inside another shares copies)
+    outer = outer.trace if outer is not None else None
+    snapshots = outer.builder.snapshots if isinstance(outer, JaxprTrace) else None
+    with new_main(JaxprTrace, JaxprBuilder(own_consts=True, snapshots=snapshots),
+                  dynamic=True, label=label) as main:
         trace = main.trace
         ins = [trace.new_arg(a) for a in in_avals]
         outs = fun(*ins)
