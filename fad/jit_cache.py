@@ -56,6 +56,11 @@ class SignatureCache:
     ``fast`` maps a signature of NumPy arrays only to ``[code, out_tree, last
     use, program]``: the jitted call's fast path reads it directly and stamps
     the last use itself.
+
+    >>> cache = SignatureCache()
+    >>> cache.put(("f64[3]",), ("program", "out_tree"))
+    >>> cache.get(("f64[3]",)), cache.get(("f64[4]",)), len(cache)
+    (('program', 'out_tree'), None, 1)
     """
 
     __slots__ = ("entries", "fast", "history", "warned")
