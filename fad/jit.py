@@ -23,7 +23,7 @@ from .interpreters.evaluate import eval_jaxpr
 from .interpreters.jvp import jvp_flat
 from .interpreters.optimize import optimize
 from .interpreters.staging import derived, lift_tracers, trace_to_jaxpr
-from .jit_cache import _TICK, SignatureCache
+from .jit_cache import SignatureCache
 from .numpy._base import asarray
 from .tree import register_pytree_node, tree_flatten, tree_unflatten
 
@@ -202,7 +202,7 @@ class Jitted:
             hit = self._fast.get(key)
             if hit is not None:
                 fn, out_tree, _, _ = hit
-                hit[2] = next(_TICK)  # (the least recently used is evicted)
+                hit[2] = True  # used (the least recently used signature is evicted)
                 outs = fn(*args)
                 return outs[0] if out_tree is None else tree_unflatten(out_tree, outs)
         if kwargs or self.static_argnums and len(args) <= max(self.static_argnums):

@@ -53,9 +53,11 @@ class RetraceWarning(UserWarning):
 class SignatureCache:
     """Programs of one jitted function by signature, at most ``MAX_ENTRIES``.
 
-    ``fast`` maps a signature of NumPy arrays only to ``[code, out_tree, last
-    use, program]``: the jitted call's fast path reads it directly and stamps
-    the last use itself.
+    ``fast`` maps a signature of NumPy arrays only to ``[code, out_tree, used,
+    entry]``: the jitted call's fast path reads it directly and only sets
+    ``used`` (a store, so that the cached call costs what it did); the next
+    miss dates those uses on its ``entry``. The least recently used signature
+    goes first (uses through the fast path count from the miss that dated them).
 
     >>> cache = SignatureCache()
     >>> cache.put(("f64[3]",), ("program", "out_tree"))
@@ -66,7 +68,7 @@ class SignatureCache:
     __slots__ = ("entries", "fast", "history", "warned")
 
     def __init__(self) -> None:
-        self.entries: dict = {}  # signature -> [(program, out_tree), last use]
+        self.entries: dict = {}  # signature -> entry: [(program, out_tree), last use]
         self.fast: dict = {}
         self.history: list = []  # (description, lifted) of earlier traces
         self.warned = False
@@ -84,23 +86,28 @@ class SignatureCache:
     def put(self, key: Any, value: tuple) -> None:
         """Cache ``value`` (``(program, out_tree)``) for ``key``, evicting the least
         recently used signatures beyond ``MAX_ENTRIES``."""
+        now = next(_TICK)
+        for f in list(self.fast.values()):  # (a copy: another thread may be filling it)
+            if f[2]:
+                f[2] = False
+                f[3][1] = now
         while self.entries and len(self.entries) >= max(1, MAX_ENTRIES):
             self._evict()
         self.entries[key] = [value, next(_TICK)]
 
     def put_fast(self, key: Any, code: Callable, out_tree: Any, program: Any) -> None:
-        self.fast[key] = [code, out_tree, next(_TICK), program]
+        """Make the NumPy signature ``key`` run ``code`` directly (the compiled
+        ``program``, cached by ``put``)."""
+        for entry in list(self.entries.values()):
+            if entry[0][0] is program:
+                self.fast[key] = [code, out_tree, False, entry]
+                return
 
     def _evict(self) -> None:
-        # (copies of the dicts: another thread may be filling them)
-        entries = list(self.entries.items())
-        last = {id(e[0][0]): e[1] for _, e in entries}
-        for f in list(self.fast.values()):  # (a call on the fast path is a use too)
-            last[id(f[3])] = max(last.get(id(f[3]), -1), f[2])
-        victim, entry = min(entries, key=lambda item: last[id(item[1][0][0])])
+        victim, entry = min(list(self.entries.items()), key=lambda item: item[1][1])
         self.entries.pop(victim, None)
         for k, f in list(self.fast.items()):
-            if f[3] is entry[0][0]:
+            if f[3] is entry:
                 self.fast.pop(k, None)
 
     def traced(self, fun: Callable, count: int, positional: tuple, keywords: dict,
