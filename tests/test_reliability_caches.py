@@ -166,6 +166,21 @@ def test_retrace_warning_pytree_path_structure_and_python_scalars():
     assert "keep the structure of the arguments fixed" in msg
 
 
+def test_retrace_warning_names_keyword_arguments(monkeypatch):
+    monkeypatch.setattr("fad.jit_cache.RETRACE_WARNING_AFTER", 2)
+    f = fad.jit(lambda x, **kw: x * kw["scale"])
+    calls = [lambda: f(np.ones(2), scale=1.0), lambda: f(np.ones(3), scale=1.0),
+             lambda: f(np.ones(3), scale=np.float32(1.0), extra=np.ones(1))]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for call in calls:
+            call()
+    (w,) = [w for w in caught if issubclass(w.category, fad.RetraceWarning)]
+    msg = str(w.message)
+    assert "keyword argument extra (f64[1]) is new" in msg
+    assert "keyword argument scale changed: a Python float (traced as f64[]) -> f32[]" in msg
+
+
 def test_retrace_warning_threshold_is_configurable(monkeypatch):
     monkeypatch.setattr("fad.jit_cache.RETRACE_WARNING_AFTER", 2)
     f = fad.jit(lambda x: x + 1.0)
