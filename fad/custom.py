@@ -23,7 +23,7 @@ from .core.trace import aval_of, bind, current_state, rebinding
 from .interpreters.evaluate import eval_jaxpr
 from .interpreters.jvp import jvp_flat
 from .interpreters.reverse import backward_pass, linearize_flat
-from .interpreters.staging import lift_tracers, trace_to_jaxpr
+from .interpreters.staging import lift_tracers, trace_to_jaxpr, writable
 from .interpreters.vjp import vjp_flat
 from .tree import tree_flatten, tree_map, tree_unflatten
 
@@ -54,7 +54,7 @@ def _out_avals(*avals: Any, fun: Callable, **_: Any) -> list:
 
 
 def _call_impl(xp: Any, *args: Any, fun: Callable, **_: Any) -> list:
-    return fun(*args)
+    return writable(fun(*args))
 
 
 def _call_primitive(name: str) -> Primitive:

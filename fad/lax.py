@@ -28,7 +28,7 @@ from .core.primitive import Primitive
 from .core.trace import Tracer, aval_of, bind, concrete_or_none
 from .interpreters.evaluate import eval_jaxpr
 from .interpreters.jvp import jvp_flat
-from .interpreters.staging import derived, lift_tracers, trace_to_jaxpr
+from .interpreters.staging import derived, lift_tracers, trace_to_jaxpr, writable
 from .tree import tree_flatten, tree_unflatten
 
 
@@ -102,7 +102,7 @@ def cond(pred: Any, true_fun: Callable, false_fun: Callable, *operands: Any) -> 
 
 
 def _cond_impl(xp: Any, index: Any, *ops: Any, branches: tuple) -> list:
-    return _run(branches[int(index)], *ops)
+    return writable(_run(branches[int(index)], *ops))
 
 
 def _cond_jvp(primals: list, tangents: list, *, branches: tuple) -> tuple:
@@ -275,7 +275,7 @@ def _scan_impl(xp: Any, *args: Any, body: ClosedJaxpr, length: int, reverse: boo
     stacked = [xp.stack([y[k] for y in ys]) if ys else
                xp.zeros((0,) + body.out_avals[n_carry + k].shape,
                         dtype=body.out_avals[n_carry + k].dtype) for k in range(n_y)]
-    return carry + stacked
+    return writable(carry) + stacked
 
 
 def _scan_avals(*avals: Any, body: ClosedJaxpr, length: int, reverse: bool,
@@ -417,7 +417,7 @@ def _while_impl(xp: Any, *val: Any, cond: ClosedJaxpr, body: ClosedJaxpr) -> lis
     val = list(val)
     while bool(_run(cond, *val)[0]):
         val = _run(body, *val)
-    return val
+    return writable(val)
 
 
 def _while_jvp(primals: list, tangents: list, *, cond: ClosedJaxpr, body: ClosedJaxpr

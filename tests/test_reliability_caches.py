@@ -254,6 +254,18 @@ def test_plain_and_folded_closures_are_captured_at_trace_time():
     assert all(k is not c and not k.flags.writeable for k in closed.consts)
 
 
+def test_outputs_are_the_callers_never_a_program_constant():
+    c = np.arange(3.0)
+    x = np.ones(3)
+    picks = fad.jit(lambda x: fad.lax.cond(x[0] > 0, lambda y: c, lambda y: y, x))
+    loops = fad.jit(lambda x: fad.lax.while_loop(lambda v: v[0] > 0.5, lambda v: v * x, c))
+    for f in (picks, loops):
+        out = f(x)
+        assert out is not c
+        out[...] = 99.0  # the caller may write into its result...
+        np.testing.assert_array_equal(f(x), np.arange(3.0))  # ...without changing the program
+
+
 def test_make_jaxpr_constants_are_captured_at_trace_time():
     c = np.arange(3.0)
     scalar = np.array(2.0)

@@ -93,6 +93,18 @@ def owned(x: Any) -> Any:
     return copy() if callable(copy) else x
 
 
+def writable(values: list) -> list:
+    """``values`` with every read-only NumPy array (a program's constant, returned
+    as a result) replaced by a copy: the caller may write into what it gets.
+
+    >>> k = owned(np.ones(2))
+    >>> writable([k])[0].flags.writeable, writable([k])[0] is k
+    (True, False)
+    """
+    return [v.copy() if type(v) is np.ndarray and not v.flags.writeable else v
+            for v in values]
+
+
 _PY_SCALARS = (bool, int, float, complex)
 
 
