@@ -15,6 +15,7 @@ from .backends import default_backend, set_backend
 from .check import check_grads
 from .custom import checkpoint, custom_jvp, custom_vjp
 from .jit import jit
+from .jit_cache import RetraceWarning
 from . import lax
 from .vmap import vmap
 from .core.errors import ConcretizationError, ShapeError, UnexpectedTracerError
@@ -37,4 +38,4 @@ __all__ = [
     "hessian", "make_jaxpr", "stop_gradient", "no_grad", "custom_jvp", "custom_vjp",
     "checkpoint", "check_grads", "tree", "numpy", "nn", "config", "set_backend", "default_backend",
     "ConcretizationError", "UnexpectedTracerError", "ShapeError", "ClosedJaxpr", "Jaxpr",
-    "ShapedArray"]
+    "ShapedArray", "RetraceWarning"]

@@ -20,26 +20,42 @@ from .api import _check_like, _leaf_array
 from .arguments import as_positional, describe_argument, require_callable
 from .core.ir import ClosedJaxpr
 from .core.primitive import Primitive
-from .core.trace import Tracer, aval_of, bind, current_state, rebinding
+from .core.trace import aval_of, bind, current_state, rebinding
+from .interpreters.evaluate import eval_jaxpr
 from .interpreters.jvp import jvp_flat
 from .interpreters.reverse import backward_pass, linearize_flat
-from .interpreters.staging import trace_to_jaxpr
+from .interpreters.staging import lift_tracers, trace_to_jaxpr, writable
 from .interpreters.vjp import vjp_flat
 from .tree import tree_flatten, tree_leaf_paths, tree_map, tree_unflatten
 
 
 # ---------------------------------------------------------------- shared pieces
-@functools.lru_cache(maxsize=256)
-def _traced(fun: Callable, avals: tuple) -> ClosedJaxpr:
-    return trace_to_jaxpr(fun, list(avals), label="a custom-rule function")[0]
+def _traced(fun: Callable, avals: list) -> ClosedJaxpr:
+    return trace_to_jaxpr(fun, avals, label="a custom-rule function")[0]
+
+
+class _Staged:
+    """A custom-rule function as ``jit``/``make_jaxpr`` stage it: its program,
+    traced once, so the arrays it closes over are captured at that moment; the
+    tracers it closes over are its leading inputs."""
+
+    __slots__ = ("program",)
+
+    def __init__(self, program: ClosedJaxpr):
+        self.program = program
+
+    def __call__(self, *args: Any) -> list:
+        return eval_jaxpr(self.program.jaxpr, self.program.consts, *args)
 
 
 def _out_avals(*avals: Any, fun: Callable, **_: Any) -> list:
-    return _traced(fun, tuple(avals)).out_avals
+    if type(fun) is _Staged:
+        return fun.program.out_avals
+    return _traced(fun, list(avals)).out_avals
 
 
 def _call_impl(xp: Any, *args: Any, fun: Callable, **_: Any) -> list:
-    return fun(*args)
+    return writable(fun(*args))
 
 
 def _call_primitive(name: str) -> Primitive:
@@ -67,18 +83,23 @@ def _zeros_if_none(ts: list, primals: list) -> list:
 # ``make_jaxpr``), a function that closes over a tracer of a running
 # transformation would meet that tracer again when the staged program runs or is
 # transformed, after its trace has finished. So the closed-over tracers become
-# leading explicit inputs of the call, and each function runs with ``rebinding``,
-# which maps its closures onto those inputs. A closed-over value is differentiated
+# leading explicit inputs of the call, and each rule runs with ``rebinding``,
+# which maps its closures onto those inputs. The function itself is staged as its
+# traced program (``_Staged``): the arrays it closes over are captured when it is
+# traced, as everywhere under ``jit``. A closed-over value is differentiated
 # through the function itself: the user's rule covers only the explicit arguments.
-def _closed_over(fun: Callable, args: list, name: str, eagerly: bool = False) -> list:
-    """The tracers ``fun`` closes over, found by tracing it abstractly. Only while
-    staging, unless ``eagerly``: an eager call uses its closures in place (they
-    are taped like any other operation)."""
+def _closed_over(fun: Callable, args: list, eagerly: bool = False) -> tuple[Callable, list]:
+    """``(fun as the call runs it, the tracers it closes over)``. Staging traces
+    ``fun`` to its program; ``eagerly`` under a transformation, its closed-over
+    tracers are found by tracing it abstractly too. Otherwise the call uses its
+    closures in place (they are taped like any other operation)."""
     state = current_state()
     if state.dynamic is None and not (eagerly and not state.empty):
-        return []
-    closed = _traced(fun, tuple(aval_of(a) for a in args))  # (staging's abstract
-    return [c for c in closed.consts if isinstance(c, Tracer)]  # evaluation reuses it)
+        return fun, []
+    program, captured = lift_tracers(_traced(fun, [aval_of(a) for a in args]))
+    if state.dynamic is not None:
+        return _Staged(program), captured
+    return (_rebound(fun, captured) if captured else fun), captured
 
 
 def _rebound(fn: Callable, captured: list) -> Callable:
@@ -196,14 +217,11 @@ class _FlatCall:
         """Bind ``prim`` on the flat leaves; closed-over tracers become leading
         inputs (``_closed_over``; ``prim.with_captured`` adapts the rules)."""
         args = [_leaf_array(x) for x in self.leaves]
-        name = getattr(self.fun, "__name__", "f")
-        fun = self.flat_fun
-        captured = _closed_over(fun, args, name, eagerly)
-        if captured:
-            fun = _rebound(fun, captured)
-            if rules:
-                rules = prim.with_captured(fun, captured, **rules)
-        outs = bind(prim, *captured, *args, fun=fun, name=name, **rules)
+        fun, captured = _closed_over(self.flat_fun, args, eagerly)
+        if captured and rules:
+            rules = prim.with_captured(fun, captured, **rules)
+        outs = bind(prim, *captured, *args, fun=fun, name=getattr(self.fun, "__name__", "f"),
+                    **rules)
         if not self.out_tree:
             self.flat_fun(*self.leaves)
         return tree_unflatten(self.out_tree[0], outs)

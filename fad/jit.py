@@ -23,14 +23,15 @@ from .arguments import (
 )
 from .backends import namespace_of
 from .core.errors import ConcretizationError
-from .core.ir import ClosedJaxpr, Jaxpr
+from .core.ir import ClosedJaxpr
 from .core.primitive import Primitive
 from .core.trace import Tracer, _wraps, bind, current_state
 from .interpreters.codegen import compile_jaxpr
 from .interpreters.evaluate import eval_jaxpr
 from .interpreters.jvp import jvp_flat
 from .interpreters.optimize import optimize
-from .interpreters.staging import inputs_behind, trace_to_jaxpr
+from .interpreters.staging import derived, inputs_behind, lift_tracers, trace_to_jaxpr
+from .jit_cache import SignatureCache
 from .numpy._base import asarray
 from .tree import register_pytree_node, tree_flatten, tree_unflatten
 
@@ -61,8 +62,12 @@ def _jit_jvp(primals: list, tangents: list, *, jaxpr: ClosedJaxpr, name: str) ->
     return outs[:n], outs[n:]
 
 
-@functools.lru_cache(maxsize=512)
 def _jvp_body(closed: ClosedJaxpr, live: tuple) -> ClosedJaxpr:
+    """The jvp of a jitted body (made once, kept with the body)."""
+    return derived(closed, ("jvp", live), lambda: _make_jvp_body(closed, live))
+
+
+def _make_jvp_body(closed: ClosedJaxpr, live: tuple) -> ClosedJaxpr:
     in_avals = [v.aval for v in closed.jaxpr.invars]
     tan_avals = [a for a, keep in zip(in_avals, live) if keep]
 
@@ -106,14 +111,17 @@ class Jitted:
 
     ``trace_count`` counts traces (one per new signature); ``lower(*args)``
     returns the optimised IR used for ``args``; ``source(*args)`` the generated code.
+    Arrays the function closes over are captured when it is traced. The cache keeps
+    ``fad.jit_cache.MAX_ENTRIES`` (64) signatures, the least recently used out first,
+    and a function traced more than ``RETRACE_WARNING_AFTER`` (8) times warns once
+    (``fad.RetraceWarning``), naming what changed.
     """
 
     def __init__(self, fun: Callable, static_argnums: Sequence[int]):
         self.fun = fun
         self.static_argnums = tuple(sorted(static_argnums))
-        self.trace_count = 0
-        self._cache: dict = {}
-        self._fast: dict = {}  # (shape, dtype) per NumPy argument -> ready-to-run code
+        self._cache = SignatureCache()  # bounded; explains re-tracing (fad/jit_cache.py)
+        self._fast = self._cache.fast  # (shape, dtype) per NumPy argument -> code
         functools.update_wrapper(self, fun, updated=())  # never copy fun.__dict__
 
     def _split(self, args: tuple) -> tuple[list, Any, tuple]:
@@ -182,18 +190,13 @@ class Jitted:
         except ConcretizationError as e:  # name the argument the traced value comes from
             e.args = (e.args[0] + _static_hint(self, e.tracer, inputs, tree, args),)
             raise
-        closed = optimize(closed)
         # constants that are tracers of an enclosing transformation become inputs
-        lifted = [(v, c) for v, c in zip(closed.jaxpr.constvars, closed.consts)
-                  if isinstance(c, Tracer)]
-        if lifted:
-            kept = [(v, c) for v, c in zip(closed.jaxpr.constvars, closed.consts)
-                    if not isinstance(c, Tracer)]
-            jaxpr = closed.jaxpr
-            closed = ClosedJaxpr(Jaxpr([v for v, _ in kept], [v for v, _ in lifted] +
-                                       jaxpr.invars, jaxpr.eqns, jaxpr.outvars),
-                                 [c for _, c in kept])
-        return closed, [c for _, c in lifted], out_tree[0]
+        closed, lifted = lift_tracers(optimize(closed))
+        n = _n_positional(args)
+        self._cache.traced(self.fun, self.trace_count + 1, args[:n], args[n] if n < len(args)
+                           else {}, self._static_positions(n) if self.static_argnums else (),
+                           leaves, bool(lifted))
+        return closed, lifted, out_tree[0]
 
     def _entry(self, args: tuple) -> tuple[ClosedJaxpr, list, Any, list]:
         leaves, tree, static = self._split(args)
@@ -202,11 +205,10 @@ class Jitted:
         if hit is None:
             closed, lifted, out_tree = self._trace(args, leaves, tree, static)
             if lifted:  # depends on this call's tracers: not reusable
-                self.trace_count += 1
+                self._cache.traces += 1
                 return closed, lifted, out_tree, leaves
             hit = (closed, out_tree)
-            # one statement: a trace is counted when its entry is published, never apart
-            self._cache[key], self.trace_count = hit, self.trace_count + 1
+            self._cache.put(key, hit)  # (counts the trace in the statement that stores it)
         return hit[0], [], hit[1], leaves
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
@@ -215,7 +217,8 @@ class Jitted:
         if key is not None:  # the hot path: NumPy arrays in, nothing traced
             hit = self._fast.get(key)
             if hit is not None:
-                fn, out_tree = hit
+                fn, out_tree, _, _ = hit
+                hit[2] = True  # used (the least recently used signature is evicted)
                 outs = fn(*args)
                 return outs[0] if out_tree is None else tree_unflatten(out_tree, outs)
         if kwargs or self.static_argnums and len(args) <= max(self.static_argnums):
@@ -224,7 +227,8 @@ class Jitted:
         if state.empty and not lifted and not any(isinstance(x, Tracer) for x in leaves):
             fn = _compiled(closed, namespace_of(leaves))
             if key is not None and not self.static_argnums:
-                self._fast[key] = (fn, None if out_tree.node is None else out_tree)
+                self._cache.put_fast(key, fn, None if out_tree.node is None else out_tree,
+                                     closed)
             outs = fn(*leaves)
         else:
             outs = bind(jit_p, *lifted, *leaves, jaxpr=closed,
@@ -242,6 +246,11 @@ class Jitted:
             except TypeError:  # a call the signature rejects: the function will say so
                 pass
         return args + (_Kwargs(kwargs),) if kwargs else args
+
+    @property
+    def trace_count(self) -> int:
+        """How many times the function was traced (one per new signature)."""
+        return self._cache.traces
 
     def lower(self, *args: Any, **kwargs: Any) -> ClosedJaxpr:
         """The optimised IR this function runs for ``args``."""

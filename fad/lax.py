@@ -28,7 +28,6 @@ eager ``cond`` traces the branch it does not take.
 
 from __future__ import annotations
 
-import functools
 import inspect
 from typing import Any, Callable
 
@@ -41,7 +40,7 @@ from .core.primitive import Primitive
 from .core.trace import Tracer, aval_of, bind, concrete_or_none
 from .interpreters.evaluate import eval_jaxpr
 from .interpreters.jvp import jvp_flat
-from .interpreters.staging import trace_to_jaxpr
+from .interpreters.staging import derived, lift_tracers, trace_to_jaxpr, writable
 from .tree import PyTreeDef, _NamedTuple, tree_flatten, tree_unflatten
 
 _WEAK = (int, float, complex)  # weakly typed Python scalars (a bool is a bool, as in JAX)
@@ -58,22 +57,6 @@ def _trace(fun: Callable, avals: list, label: str) -> ClosedJaxpr:
 
 def _run(closed: ClosedJaxpr, *args: Any) -> list:
     return eval_jaxpr(closed.jaxpr, closed.consts, *args)
-
-
-def _lift(closed: ClosedJaxpr) -> tuple[ClosedJaxpr, list]:
-    """Closure conversion: constants that are tracers of an enclosing trace become
-    leading inputs, so the enclosing transformations see them as operands."""
-    from .core.ir import Jaxpr
-    lifted = [(v, c) for v, c in zip(closed.jaxpr.constvars, closed.consts)
-              if isinstance(c, Tracer)]
-    if not lifted:
-        return closed, []
-    kept = [(v, c) for v, c in zip(closed.jaxpr.constvars, closed.consts)
-            if not isinstance(c, Tracer)]
-    j = closed.jaxpr
-    new = ClosedJaxpr(Jaxpr([v for v, _ in kept], [v for v, _ in lifted] + j.invars, j.eqns,
-                            j.outvars), [c for _, c in kept])
-    return new, [c for _, c in lifted]
 
 
 def _zeros(x: Any) -> Any:
@@ -285,7 +268,7 @@ def cond(pred: Any, true_fun: Callable, false_fun: Callable, *operands: Any) -> 
                        "cond's true branch"))
     _check_branches(out_trees[1], branches[1].out_avals, out_trees[0],
                     branches[0].out_avals)
-    (bf, kf), (bt, kt) = _lift(branches[0]), _lift(branches[1])
+    (bf, kf), (bt, kt) = lift_tracers(branches[0]), lift_tracers(branches[1])
     if kf or kt:  # both branches take every lifted constant, each ignoring the other's
         nf, nt = len(kf), len(kt)
         branches = (
@@ -389,7 +372,7 @@ def _check_branches(t_tree: PyTreeDef, t_avals: list, f_tree: PyTreeDef, f_avals
 
 
 def _cond_impl(xp: Any, index: Any, *ops: Any, branches: tuple) -> list:
-    return _run(branches[int(index)], *ops)
+    return writable(_run(branches[int(index)], *ops))
 
 
 def _cond_jvp(primals: list, tangents: list, *, branches: tuple) -> tuple:
@@ -406,9 +389,13 @@ def _zeros_where_none(ts: list, xs: list) -> list:
     return [_zeros(x) if t is None else t for t, x in zip(ts, xs)]
 
 
-@functools.lru_cache(maxsize=256)
 def _jvp_jaxpr(closed: ClosedJaxpr, n: int) -> ClosedJaxpr:
-    """``(primals, tangents) -> (outs, out_tangents)`` for a body jaxpr."""
+    """``(primals, tangents) -> (outs, out_tangents)`` for a body jaxpr (made once,
+    kept with the body)."""
+    return derived(closed, ("jvp", n), lambda: _make_jvp_jaxpr(closed, n))
+
+
+def _make_jvp_jaxpr(closed: ClosedJaxpr, n: int) -> ClosedJaxpr:
     def f(*args: Any) -> list:
         outs, ts = jvp_flat(lambda *xs: _run(closed, *xs), list(args[:n]),
                             list(args[n:]))
@@ -417,9 +404,13 @@ def _jvp_jaxpr(closed: ClosedJaxpr, n: int) -> ClosedJaxpr:
     return _trace(f, avals + avals, "a jvp of a control-flow body")
 
 
-@functools.lru_cache(maxsize=256)
 def _vjp_jaxpr(closed: ClosedJaxpr, n: int) -> ClosedJaxpr:
-    """``(primals, out_cts) -> in_cts`` for a body jaxpr (recomputes the body)."""
+    """``(primals, out_cts) -> in_cts`` for a body jaxpr (recomputes the body; made
+    once, kept with the body)."""
+    return derived(closed, ("vjp", n), lambda: _make_vjp_jaxpr(closed, n))
+
+
+def _make_vjp_jaxpr(closed: ClosedJaxpr, n: int) -> ClosedJaxpr:
     from .interpreters.vjp import vjp_flat
 
     def f(*args: Any) -> list:
@@ -526,7 +517,7 @@ def _scan(f: Callable, init: Any, xs: Any, length: Any, reverse: bool, where: st
         return tree_unflatten(carry.tree, c), tree_unflatten(y_tree[0], ys)
     closed = carry.settle_abstractly(body, slice_avals, "scan's body")
     c_leaves = carry.leaves
-    closed, consts = _lift(closed)
+    closed, consts = lift_tracers(closed)
     nk = len(consts)
     if consts:  # lifted constants ride along as carries that never change
         inner = closed
@@ -637,7 +628,7 @@ def _scan_impl(xp: Any, *args: Any, body: ClosedJaxpr, length: int, reverse: boo
     stacked = [xp.stack([y[k] for y in ys]) if ys else
                xp.zeros((0,) + body.out_avals[n_carry + k].shape,
                         dtype=body.out_avals[n_carry + k].dtype) for k in range(n_y)]
-    return carry + stacked
+    return writable(carry) + stacked
 
 
 def _scan_avals(*avals: Any, body: ClosedJaxpr, length: int, reverse: bool,
@@ -783,8 +774,8 @@ def _while(cond_fun: Callable, body_fun: Callable, carry: _Carry) -> list:
     if cj.in_avals != bj.in_avals:  # a weakly typed leaf was converted
         cj = _trace(c, _avals(carry.leaves), "while_loop's condition")
     leaves = carry.leaves
-    cj, kc = _lift(cj)
-    bj, kb = _lift(bj)
+    cj, kc = lift_tracers(cj)
+    bj, kb = lift_tracers(bj)
     n, n1 = len(leaves), len(kc)
     if kc or kb:  # lifted constants ride along as unchanging carries
         all_avals = _avals(leaves) + _avals(kc + kb)
@@ -828,7 +819,7 @@ def _while_impl(xp: Any, *val: Any, cond: ClosedJaxpr, body: ClosedJaxpr) -> lis
     val = list(val)
     while bool(_run(cond, *val)[0]):
         val = _run(body, *val)
-    return val
+    return writable(val)
 
 
 def _while_jvp(primals: list, tangents: list, *, cond: ClosedJaxpr, body: ClosedJaxpr

@@ -10,6 +10,7 @@ from ..core.ir import ClosedJaxpr, Literal, ShapedArray, Var
 from ..core.trace import hide_dynamic
 from .dce import dce
 from .rewrite import rebuild, renamed
+from .staging import owned
 
 FOLD_LIMIT = 4096  # elements: never materialise a large constant at compile time
 
@@ -35,6 +36,7 @@ def fold_constants(closed: ClosedJaxpr) -> ClosedJaxpr:
             if np.ndim(value) == 0 and isinstance(value, np.generic | np.ndarray):
                 env[out] = Literal(np.asarray(value)[()], out.aval)
             else:
+                value = owned(value)  # (a small copy once: re-staging never copies it)
                 known[out] = value
                 new_constvars.append(out)
                 new_consts.append(value)

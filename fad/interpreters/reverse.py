@@ -58,10 +58,9 @@ def linearize_flat(fun: Callable, primals: list, label: str = "fad.vjp",
         # a tangent that is not a tape variable (a zero) becomes a constant zero
         outvars = [tape.atom(t) if isinstance(t, JaxprTracer) else None
                    for t in out_tangents]
-    consts = list(builder.consts.values())
-    jaxpr = Jaxpr([v for v, _ in consts], [t.ir_var for t in tangent_in], builder.eqns,
-                  [v for v in outvars if v is not None])
-    return out_primals, ClosedJaxpr(jaxpr, [c for _, c in consts]), is_zero
+    closed = builder.closed([t.ir_var for t in tangent_in],
+                            [v for v in outvars if v is not None])
+    return out_primals, closed, is_zero
 
 
 def _aval(x: Any) -> ShapedArray:

@@ -13,7 +13,7 @@ import numpy as np
 
 from ..core.errors import ShapeError, user_source
 from ..core.ir import ClosedJaxpr, Eqn, Jaxpr, Literal, ShapedArray, Var
-from ..core.trace import MainTrace, Trace, Tracer, aval_of, new_main, primitive_error
+from ..core.trace import MainTrace, Trace, Tracer, aval_of, current_state, new_main, primitive_error
 
 
 class JaxprTracer(Tracer):
@@ -31,12 +31,78 @@ class JaxprTracer(Tracer):
 
 
 class JaxprBuilder:
-    """The growing program of one abstract trace."""
+    """The growing program of one abstract trace.
 
-    def __init__(self, record_source: bool = True):
+    With ``own_consts`` (``jit``, ``make_jaxpr``, control-flow bodies), a concrete
+    array that becomes a constant of the program is captured by value: the program
+    keeps a read-only copy (``owned``), so writing into the user's array later does
+    not change what the program computes, as in JAX. Programs traced inside one
+    another (a ``cond`` branch inside a jitted function) share ``snapshots``: one
+    copy per array.
+    """
+
+    def __init__(self, record_source: bool = True, own_consts: bool = False,
+                 snapshots: dict | None = None):
         self.eqns: list[Eqn] = []
-        self.consts: dict[int, tuple[Var, Any]] = {}
+        # id(value) -> (constvar, the program's value, the value itself: kept alive
+        # while tracing so that its id is not reused by another object)
+        self.consts: dict[int, tuple[Var, Any, Any]] = {}
         self.record_source = record_source
+        self.own_consts = own_consts
+        self.snapshots: dict[int, tuple[Any, Any]] = {} if snapshots is None else snapshots
+
+    def constant(self, x: Any) -> Any:
+        """The program's value for the concrete ``x`` (see ``own_consts``)."""
+        if not self.own_consts:
+            return x
+        hit = self.snapshots.get(id(x))
+        if hit is None:
+            hit = self.snapshots[id(x)] = (x, owned(x))
+        return hit[1]
+
+    def closed(self, invars: list[Var], outvars: list[Any]) -> ClosedJaxpr:
+        """The program: its constants, ``invars``, the equations so far, ``outvars``."""
+        consts = list(self.consts.values())
+        return ClosedJaxpr(Jaxpr([v for v, _, _ in consts], invars, self.eqns, outvars),
+                           [c for _, c, _ in consts])
+
+
+def owned(x: Any) -> Any:
+    """``x`` as a constant that a program owns: a mutable array becomes a read-only
+    copy (a NumPy subclass, a plain ``ndarray``); an array a program already owns
+    (read-only, its memory read-only too), and immutable values, stay as they are.
+
+    >>> import numpy as np
+    >>> c = np.ones(2); k = owned(c); c[0] = 5.0
+    >>> k.tolist(), k.flags.writeable, owned(k) is k
+    ([1.0, 1.0], False, True)
+    """
+    if isinstance(x, np.ndarray):
+        if not x.flags.writeable:
+            base = x
+            while isinstance(base.base, np.ndarray):
+                base = base.base
+            if base.flags.owndata and not base.flags.writeable:
+                return x
+        x = np.array(x, copy=True, subok=False)
+        x.flags.writeable = False
+        return x
+    if isinstance(x, np.generic | Tracer) or type(x) in _PY_SCALARS:
+        return x
+    copy = getattr(x, "copy", None)  # another backend's array (no read-only flag)
+    return copy() if callable(copy) else x
+
+
+def writable(values: list) -> list:
+    """``values`` with every read-only NumPy array (a program's constant, returned
+    as a result) replaced by a copy: the caller may write into what it gets.
+
+    >>> k = owned(np.ones(2))
+    >>> writable([k])[0].flags.writeable, writable([k])[0] is k
+    (True, False)
+    """
+    return [v.copy() if type(v) is np.ndarray and not v.flags.writeable else v
+            for v in values]
 
 
 _PY_SCALARS = (bool, int, float, complex)
@@ -68,10 +134,11 @@ class JaxprTrace(Trace):
             return Literal(x, ShapedArray((), weak_dtype))
         aval = aval_of(x)
         if not isinstance(x, Tracer) and _is_scalar_literal(x):
-            return Literal(x, aval)
+            return Literal(self.builder.constant(x), aval)
         entry = self.builder.consts.get(id(x))
         if entry is None:
-            entry = self.builder.consts[id(x)] = (Var(aval), x)
+            entry = self.builder.consts[id(x)] = (
+                Var(aval), x if isinstance(x, Tracer) else self.builder.constant(x), x)
         return entry[0]
 
     def process_primitive(self, prim: Any, args: Any, params: dict) -> Any:
@@ -96,16 +163,55 @@ class JaxprTrace(Trace):
 
     def to_jaxpr(self, in_tracers: list[JaxprTracer], outs: list[Any]) -> ClosedJaxpr:
         outvars = [self.atom(o) for o in outs]
-        consts = list(self.builder.consts.values())
-        jaxpr = Jaxpr([v for v, _ in consts], [t.ir_var for t in in_tracers],
-                      self.builder.eqns, outvars)
-        return ClosedJaxpr(jaxpr, [c for _, c in consts])
+        return self.builder.closed([t.ir_var for t in in_tracers], outvars)
+
+
+def lift_tracers(closed: ClosedJaxpr) -> tuple[ClosedJaxpr, list]:
+    """Closure conversion: the constants that are tracers of an enclosing trace
+    become leading inputs (returned too), so that the enclosing transformations
+    see them as operands.
+
+    >>> import fad
+    >>> cj = fad.make_jaxpr(lambda x: x * 2.0)(1.0)
+    >>> lift_tracers(cj) == (cj, [])  # no tracer among its constants: unchanged
+    True
+    """
+    pairs = list(zip(closed.jaxpr.constvars, closed.consts))
+    lifted = [(v, c) for v, c in pairs if isinstance(c, Tracer)]
+    if not lifted:
+        return closed, []
+    kept = [(v, c) for v, c in pairs if not isinstance(c, Tracer)]
+    j = closed.jaxpr
+    new = ClosedJaxpr(Jaxpr([v for v, _ in kept], [v for v, _ in lifted] + j.invars, j.eqns,
+                            j.outvars), [c for _, c in kept])
+    return new, [c for _, c in lifted]
+
+
+def derived(closed: ClosedJaxpr, key: Any, build: Callable[[], Any]) -> Any:
+    """``build()``, made once per ``key`` and kept with ``closed`` (a transformed
+    program, compiled code): it lives exactly as long as ``closed`` does, and so
+    do the constants it holds.
+
+    >>> import fad
+    >>> cj = fad.make_jaxpr(lambda x: x * 2.0)(1.0)
+    >>> derived(cj, "n", lambda: len(cj.eqns)), derived(cj, "n", lambda: 0)
+    (1, 1)
+    """
+    hit = closed.cache.get(key)
+    if hit is None:
+        hit = closed.cache[key] = build()
+    return hit
 
 
 def trace_to_jaxpr(fun: Callable, in_avals: list[ShapedArray], label: str = "make_jaxpr",
                    ) -> tuple[ClosedJaxpr, Any]:
-    """Trace ``fun(*flat_args)`` (returning a flat list) at ``in_avals``."""
-    with new_main(JaxprTrace, JaxprBuilder(), dynamic=True, label=label) as main:
+    """Trace ``fun(*flat_args)`` (returning a flat list) at ``in_avals``; the
+    program owns its constants (captured at trace time, see ``JaxprBuilder``)."""
+    outer = current_state().dynamic  # (a program traced inside another shares copies)
+    outer = outer.trace if outer is not None else None
+    snapshots = outer.builder.snapshots if isinstance(outer, JaxprTrace) else None
+    with new_main(JaxprTrace, JaxprBuilder(own_consts=True, snapshots=snapshots),
+                  dynamic=True, label=label) as main:
         trace = main.trace
         ins = [trace.new_arg(a) for a in in_avals]
         outs = fun(*ins)

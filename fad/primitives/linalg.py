@@ -33,6 +33,7 @@ Conventions:
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -181,15 +182,10 @@ solve_p.jvp = _solve_jvp
 
 
 # ------------------------------------------------------------------ cholesky
-_PHI = {}
-
-
+@functools.lru_cache(maxsize=16)  # (bounded: n x n each)
 def _phi_mask(n: int, dtype: Any) -> np.ndarray:
     """Lower triangle with a halved diagonal: Phi(X) = X * mask."""
-    key = (n, np.dtype(dtype))
-    if key not in _PHI:
-        _PHI[key] = (np.tri(n, k=-1) + 0.5 * np.eye(n)).astype(dtype)
-    return _PHI[key]
+    return (np.tri(n, k=-1) + 0.5 * np.eye(n)).astype(dtype)
 
 
 def _cholesky_partial(g: Any, ans: Any, a: Any) -> Any:

@@ -610,6 +610,7 @@ def _compile(op: Op, args: tuple, vals: list, diff: list, dt: Any, params: dict
         return None
     jaxpr = closed.jaxpr
     if (len(jaxpr.outvars) != 1 or type(jaxpr.outvars[0]) is Literal
+            or jaxpr.outvars[0] in jaxpr.constvars  # (a result every call would share)
             or sum(getattr(c, "nbytes", 0) for c in closed.consts) > _PROGRAM_CONSTS_MAX):
         return None  # (large constants, as cumsum's triangle, are not kept alive)
     env0: list = []
