@@ -34,8 +34,7 @@ from typing import Any, Callable, NamedTuple
 from .arguments import signature
 from .core.errors import FAD_DIR
 from .core.trace import aval_of
-from .tree import tree_flatten
-from .vmap import _leaf_paths
+from .tree import tree_flatten, tree_leaf_paths
 
 MAX_ENTRIES = 64
 RETRACE_WARNING_AFTER = 8
@@ -172,7 +171,7 @@ def _describe_tree(out: dict, where: str, value: Any, leaves: Any) -> None:
     paths = [where]
     if tree.node is not None:
         out[where] = _Part("structure", key=tree)
-        paths = _leaf_paths(value, where)
+        paths = tree_leaf_paths(value, where)
     for path, orig in zip(paths, originals):
         aval = aval_of(next(leaves))
         if type(orig) in _PY_NUMBERS:
