@@ -29,6 +29,7 @@ eager ``cond`` traces the branch it does not take.
 from __future__ import annotations
 
 import inspect
+import types
 from typing import Any, Callable
 
 import numpy as np
@@ -313,10 +314,16 @@ def _other_branch_types(fun: Callable, in_tree: PyTreeDef, avals: list, taken: t
     return types
 
 
+# values a key may hold as themselves: they keep no user data alive
+_PLAIN = (bool, int, float, complex, str, bytes, type(None), type, types.ModuleType,
+          types.BuiltinFunctionType)
+
+
 def _function_key(fun: Callable, extra: tuple) -> tuple | None:
     """What a Python function's output types depend on, hashable: its code, and
     the closure cells, defaults and globals it reads (arrays by shape and dtype,
-    other values as themselves); None when some part is not hashable."""
+    plain values as themselves, functions by their own key); None when some part
+    is another object, which the key would keep alive."""
     code = getattr(fun, "__code__", None)
     if code is None:
         return None
@@ -324,14 +331,15 @@ def _function_key(fun: Callable, extra: tuple) -> tuple | None:
     names = getattr(fun, "__globals__", {})
     for v in [c.cell_contents for c in fun.__closure__ or () if _filled(c)] + \
             list(fun.__defaults__ or ()) + [names[k] for k in code.co_names if k in names]:
-        parts.append(aval_of(v) if isinstance(v, Tracer) or
-                     hasattr(type(v), "__array_namespace__") else (type(v), v))
-    key = tuple(parts)
-    try:
-        hash(key)
-    except TypeError:
-        return None
-    return key
+        if isinstance(v, Tracer) or hasattr(type(v), "__array_namespace__"):
+            parts.append(aval_of(v))
+        elif isinstance(v, _PLAIN):
+            parts.append((type(v), v))
+        elif isinstance(v, types.FunctionType) and not (v.__closure__ or v.__defaults__):
+            parts.append(v.__code__)  # (a helper the branch calls: by its code)
+        else:
+            return None
+    return tuple(parts)
 
 
 def _filled(cell: Any) -> bool:

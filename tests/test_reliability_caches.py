@@ -81,6 +81,24 @@ def test_control_flow_bodies_free_their_closure():
     _assert_freed(build)
 
 
+def test_eager_cond_frees_the_objects_its_branches_close_over():
+    """An eager ``cond`` remembers that its branches agree in type (so a loop of
+    conds traces the branch not taken once), but not by holding what they close
+    over: an object used by a branch dies with the caller."""
+    class Model:
+        def __init__(self):
+            self.w = _tracked()
+
+    def build():
+        model = Model()
+        x = np.ones(N)
+        fad.lax.cond(x[0] > 0, lambda y: y * model.w, lambda y: y - model.w, x)
+        fad.grad(lambda a: fnp.sum(fad.lax.cond(a[0] > 0, lambda y: y * model.w,
+                                                lambda y: y - model.w, a)))(x)
+        return [weakref.ref(model), weakref.ref(model.w)]
+    _assert_freed(build)
+
+
 def test_custom_rules_and_checkpoint_free_their_closure():
     def build():
         c = _tracked()
