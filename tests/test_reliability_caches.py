@@ -102,17 +102,8 @@ def test_eager_cond_frees_the_objects_its_branches_close_over():
 def test_custom_rules_and_checkpoint_free_their_closure():
     def build():
         c = _tracked()
-
-        @fad.custom_jvp
-        def f(x):
-            return x * c
-        f.defjvp(lambda p, t: (f(*p), t[0] * c))
-
-        @fad.custom_vjp
-        def g(x):
-            return x * c
-        g.defvjp(lambda x: (g(x), x), lambda r, ct: (ct * c,))
-        h = fad.checkpoint(lambda x: fnp.sin(x * c))
+        rules = _custom_functions(c)
+        f, g, h = rules["custom_jvp"], rules["custom_vjp"], rules["checkpoint"]
 
         def loss(x):
             return fnp.sum(f(x) + g(x) + h(x))

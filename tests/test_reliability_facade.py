@@ -15,6 +15,7 @@ from typing import Any, Callable
 
 import numpy as np
 import pytest
+from facade_graphs import grad_fn_nodes
 
 import fad.torch as ftorch
 
@@ -426,18 +427,10 @@ PATHS = {
 def _checked(t: Any) -> list:
     """Per node below ``t``: its name and what its backward checks (saved outputs by
     number, saved tensors by shape and whether they require grad)."""
-    out, stack, seen = [], [t.grad_fn], set()
-    while stack:
-        n = stack.pop()
-        if n is None or id(n) in seen:
-            continue
-        seen.add(id(n))
-        items = sorted(("output", s.nr) if hasattr(s, "nr") else
-                       ("tensor", tuple(s.shape), s.requires_grad)
-                       for s in (getattr(n, "_checked", None) or ()))
-        out.append((n.name(), items))
-        stack.extend(f for f, _ in n.next_functions)
-    return out
+    return [(n.name(), sorted(("output", s.nr) if hasattr(s, "nr") else
+                              ("tensor", tuple(s.shape), s.requires_grad)
+                              for s in (getattr(n, "_checked", None) or ())))
+            for n in grad_fn_nodes(t)]
 
 
 @pytest.mark.parametrize("name", sorted(PATHS))

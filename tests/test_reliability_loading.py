@@ -77,18 +77,25 @@ def test_malicious_pickle_is_rejected_and_its_code_never_runs(tmp_path, protocol
     assert target.exists()
 
 
-def test_malicious_data_pkl_inside_a_zip_checkpoint_is_rejected(tmp_path):
-    target = tmp_path / "pwned"
+def _checkpoint_with_data_pkl(tmp_path, edit) -> object:
+    """A checkpoint of ``{"w": ones(2)}`` in PyTorch's zip layout whose ``data.pkl``
+    is replaced by ``edit(data.pkl)``; returns its path."""
     good = io.BytesIO()
     torch.save({"w": torch.ones(2)}, good)
-    path = tmp_path / "evil.pt"
+    path = tmp_path / "edited.pt"
     with zipfile.ZipFile(io.BytesIO(good.getvalue())) as src, \
             zipfile.ZipFile(path, "w") as dst:
         for name in src.namelist():
             data = src.read(name)
-            if name.endswith("/data.pkl"):
-                data = pickle.dumps({"w": _Reduce(os.system, f"touch {target}")}, protocol=2)
-            dst.writestr(name, data)
+            dst.writestr(name, edit(data) if name.endswith("/data.pkl") else data)
+    return path
+
+
+def test_malicious_data_pkl_inside_a_zip_checkpoint_is_rejected(tmp_path):
+    target = tmp_path / "pwned"
+    path = _checkpoint_with_data_pkl(
+        tmp_path, lambda _: pickle.dumps({"w": _Reduce(os.system, f"touch {target}")},
+                                         protocol=2))
     with pytest.raises(pickle.UnpicklingError, match="Weights only load failed.*system"):
         torch.load(path)
     assert not target.exists()
@@ -161,17 +168,10 @@ def test_object_arrays_are_not_weights():
 
 
 def test_tampered_tensor_layout_cannot_read_outside_its_storage(tmp_path):
-    buf = io.BytesIO()
-    torch.save({"w": torch.ones(2)}, buf)
-    path = tmp_path / "bad.pt"
-    with zipfile.ZipFile(io.BytesIO(buf.getvalue())) as src, \
-            zipfile.ZipFile(path, "w") as dst:
-        for name in src.namelist():
-            data = src.read(name)
-            if name.endswith("/data.pkl"):
-                assert b"K\x02\x85" in data  # the size (2,)
-                data = data.replace(b"K\x02\x85", b"K\x40\x85", 1)
-            dst.writestr(name, data)
+    def grow(data: bytes) -> bytes:
+        assert b"K\x02\x85" in data  # the size (2,)
+        return data.replace(b"K\x02\x85", b"K\x40\x85", 1)
+    path = _checkpoint_with_data_pkl(tmp_path, grow)
     with pytest.raises(pickle.UnpicklingError, match="corrupt"):
         torch.load(path)
 

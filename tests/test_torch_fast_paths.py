@@ -12,6 +12,7 @@ from typing import Any, Callable
 
 import numpy as np
 import pytest
+from facade_graphs import grad_fn_nodes
 
 import fad
 import fad.numpy as fnp
@@ -37,16 +38,8 @@ def _general(monkeypatch: pytest.MonkeyPatch) -> None:
 def _graph(t: Any) -> list:
     """The grad_fn graph below ``t``: (name, next (name, output_nr) pairs) per node, in
     depth-first order."""
-    out, stack, seen = [], [t.grad_fn], set()
-    while stack:
-        n = stack.pop()
-        if n is None or id(n) in seen:
-            continue
-        seen.add(id(n))
-        nxt = n.next_functions
-        out.append((n.name(), tuple((None if f is None else f.name(), k) for f, k in nxt)))
-        stack.extend(f for f, _ in reversed(nxt))
-    return out
+    return [(n.name(), tuple((None if f is None else f.name(), k) for f, k in n.next_functions))
+            for n in grad_fn_nodes(t)]
 
 
 def _run(scenario: Callable, data: dict) -> tuple:
