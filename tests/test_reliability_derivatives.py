@@ -315,3 +315,49 @@ def test_a_non_callable_fails_at_the_transformation(name, make, value):
                                         rf"to transform\), got {type(value).__name__}: "
                                         + repr(value).replace("'", ".")):
         make(value)
+
+
+# ---------------------------------------------------------------- D: deferred derivatives
+def _write_everything(arrays):
+    for a in arrays:
+        a[...] = -3.0
+
+
+@pytest.mark.parametrize("api", ["vjp", "linearize"])
+def test_a_returned_derivative_function_keeps_the_values_of_its_call(api):
+    """``vjp``'s and ``linearize``'s functions run later; writing into the input,
+    an array the function closes over or the returned output in between used to
+    change their result in silence (JAX captures the values, PyTorch raises)."""
+    c = np.array([1.0, 2.0, 3.0])
+    x = np.array([0.5, 1.0, 1.5])
+    f = lambda a: fnp.exp(a) * c + a * a
+    want = np.exp(x) * c + 2 * x
+    if api == "vjp":
+        y, f_vjp = fad.vjp(f, x)
+        run = lambda: f_vjp(np.ones(3))[0]
+    else:
+        y, f_jvp = fad.linearize(f, x)
+        run = lambda: f_jvp(np.ones(3))
+    np.testing.assert_allclose(run(), want)
+    _write_everything([c, x, y])
+    np.testing.assert_allclose(run(), want)
+
+
+def test_vjp_aux_and_custom_rule_residuals_are_the_calls_values():
+    @fad.custom_vjp
+    def scale(x, w):
+        return x * w
+
+    scale.defvjp(lambda x, w: (x * w, (x, w)), lambda r, g: (g * r[1], g * r[0]))
+    x, w = np.array([1.0, 2.0]), np.array([3.0, 4.0])
+    def f(x, w):
+        e = fnp.exp(x)
+        return e * scale(x, w), e  # the backward reads the aux
+
+    y, f_vjp, aux = fad.vjp(f, x, w, has_aux=True)
+    want = [g.copy() for g in f_vjp(np.ones(2))]
+    _write_everything([x, w, y, aux])
+    for got, expected in zip(f_vjp(np.ones(2)), want):
+        np.testing.assert_allclose(got, expected)
+    y2, _ = fad.vjp(lambda a: a, x)
+    y2[0] = 7.0  # outputs stay the caller's to write into
