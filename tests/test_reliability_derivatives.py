@@ -361,3 +361,21 @@ def test_vjp_aux_and_custom_rule_residuals_are_the_calls_values():
         np.testing.assert_allclose(got, expected)
     y2, _ = fad.vjp(lambda a: a, x)
     y2[0] = 7.0  # outputs stay the caller's to write into
+
+
+def test_code_in_a_file_whose_name_starts_like_the_package_is_the_users():
+    """A script ``fad_demo.py`` beside the ``fad`` package directory is the
+    user's code: its ``math.sin(x)`` of a differentiated value used to pass as
+    fad's own (a silent zero derivative), and errors skipped its lines."""
+    import os
+
+    from fad.core.errors import FAD_DIR
+    script = os.path.join(os.path.dirname(FAD_DIR.rstrip(os.sep)), "fad_demo.py")
+    scope = {"fad": fad, "math": math}
+    exec(compile("def f(x):\n    return math.sin(x) * x\n", script, "exec"), scope)
+    with pytest.raises(fad.ConcretizationError, match="silently be zero"):
+        fad.grad(scope["f"])(0.7)
+    exec(compile("def g(x):\n    return fnp.sin(x) + fnp.ones(4)\n", script, "exec"),
+         scope := {**scope, "fnp": fnp})
+    with pytest.raises(fad.ShapeError, match="fad_demo.py:2"):  # the line is the user's
+        fad.jit(scope["g"])(np.ones(3))
