@@ -379,3 +379,19 @@ def test_code_in_a_file_whose_name_starts_like_the_package_is_the_users():
          scope := {**scope, "fnp": fnp})
     with pytest.raises(fad.ShapeError, match="fad_demo.py:2"):  # the line is the user's
         fad.jit(scope["g"])(np.ones(3))
+
+
+def test_vjp_of_a_custom_jvp_rule_reads_its_closure_at_the_call():
+    """Reverse mode linearizes a ``custom_jvp`` rule; for ``vjp`` that happens at
+    the call (as JAX does), so the rule sees the arrays it closes over then."""
+    c = np.array([1.0, 2.0, 3.0])
+
+    @fad.custom_jvp
+    def scale(x):
+        return x * c
+
+    scale.defjvp(lambda p, t: (scale(*p), t[0] * c))
+    x = np.ones(3)
+    _, f_vjp = fad.vjp(lambda a: fnp.sum(fnp.sort(scale(a))), x)
+    c[...] = 100.0
+    np.testing.assert_allclose(f_vjp(1.0)[0], [1.0, 2.0, 3.0])

@@ -192,8 +192,7 @@ def _entry_vjp(prim: Any, params: dict, primals: list, ans: Any, nodes: list,
                 g = unbroadcast(g, x.shape)
             out.append(_Negated(g) if lazy else g)
         return out
-    if prim.transpose is not None and (prim.linear_in is None or all(
-            node is None or i in prim.linear_in for i, node in enumerate(nodes))):
+    if _transposes(prim, nodes):
         if prim.multilinear:  # linear in each operand with the others fixed
             out = []
             for i, node in enumerate(nodes):
@@ -296,8 +295,22 @@ def _trace_reads(prim: Any, params: dict, primals: list, ans: Any, nodes: list
     return tuple(flags[:n_out]), tuple(flags[n_out:])
 
 
+def _transposes(prim: Any, nodes: Any) -> bool:
+    """Whether ``prim``'s ``transpose`` rule gives its vjp for these operands."""
+    return prim.transpose is not None and (prim.linear_in is None or all(
+        node is None or i in prim.linear_in for i, node in enumerate(nodes)))
+
+
 def _vjp_by_linearizing(prim: Any, params: dict, primals: list, nodes: list, ct: Any
                         ) -> list:
+    return _linearized(prim, params, primals, nodes)(ct if prim.multiple_results else [ct])
+
+
+def _linearized(prim: Any, params: dict, primals: list, nodes: list, later: bool = False
+                ) -> Callable[[list], list]:
+    """The transposed linearization of one application of ``prim`` in its
+    differentiated operands: output cotangents (a list, None for zero) to operand
+    cotangents (None for a constant). ``later``: it owns its constants."""
     idx = [i for i, node in enumerate(nodes) if node is not None]
 
     def one_primitive(*xs: Any) -> list:
@@ -308,19 +321,21 @@ def _vjp_by_linearizing(prim: Any, params: dict, primals: list, nodes: list, ct:
         return list(out) if prim.multiple_results else [out]
 
     _, lin, is_zero = linearize_flat(one_primitive, [primals[i] for i in idx],
-                                     label=f"the vjp of {prim.name}")
-    cts = ct if prim.multiple_results else [ct]
-    outvars = iter(lin.jaxpr.outvars)  # one per output whose tangent is not zero
-    live = []
-    for c, zero in zip(cts, is_zero):
-        if not zero:
-            v = next(outvars)
-            live.append(c if c is not None else _zeros(v.aval))
-    got = backward_pass(lin.jaxpr, lin.consts, live) if live else [None] * len(idx)
-    out: list = [None] * len(primals)
-    for i, g in zip(idx, got):
-        out[i] = g
-    return out
+                                     label=f"the vjp of {prim.name}", later=later)
+
+    def transposed(cts: list) -> list:
+        outvars = iter(lin.jaxpr.outvars)  # one per output whose tangent is not zero
+        live = []
+        for c, zero in zip(cts, is_zero):
+            if not zero:
+                v = next(outvars)
+                live.append(c if c is not None else _zeros(v.aval))
+        got = backward_pass(lin.jaxpr, lin.consts, live) if live else [None] * len(idx)
+        out: list = [None] * len(primals)
+        for i, g in zip(idx, got):
+            out[i] = g
+        return out
+    return transposed
 
 
 def _zeros(aval: ShapedArray) -> Any:
@@ -370,6 +385,16 @@ def tape_pullback(tape: list, out_nodes: list, in_nodes: list) -> Callable:
     return pull
 
 
+class _Prelinearized:
+    """A tape entry's primitive, linearized by ``own_residuals``: the entry's
+    pullback (in place of its output) is the transposed linearization."""
+
+    vjp_rule = multiple_results = True
+
+    def __init__(self, name: str):
+        self.name = name
+
+
 def own_residuals(tape: list, values: list) -> list:
     """Make ``tape``, whose pullback runs after the forward pass has returned
     (``fad.vjp``'s function), independent of arrays the caller can write into: an
@@ -400,9 +425,18 @@ def own_residuals(tape: list, values: list) -> list:
         return got
 
     for k, entry in enumerate(tape):
-        primals = entry[2]
+        prim, params, primals, _, nodes, out = entry
         new = [own(p) for p in primals]
         if any(a is not b for a, b in zip(new, primals)):
-            tape[k] = entry[:2] + (type(primals)(new),) + entry[3:]
+            tape[k] = entry = entry[:2] + (type(primals)(new),) + entry[3:]
+        if prim.vjp_rule is None and prim.partials is None and not _transposes(prim, nodes):
+            # linearized now rather than when the pullback runs: a rule written by
+            # the user (custom_jvp) reads the arrays it closes over now, as jit would
+            try:
+                pull = _linearized(prim, params, list(entry[2]), list(nodes), later=True)
+            except Exception:  # (the pullback will meet the same error, if it runs)
+                continue
+            tape[k] = (_Prelinearized(prim.name), params, entry[2], pull, nodes,
+                       out if prim.multiple_results else [out])
     return [v.copy() if type(v) is np.ndarray and (id(v) in made or not v.flags.writeable)
             else v for v in values]
