@@ -399,7 +399,8 @@ def own_residuals(tape: list, values: list) -> list:
     """Make ``tape``, whose pullback runs after the forward pass has returned
     (``fad.vjp``'s function), independent of arrays the caller can write into: an
     array an entry reads that the forward pass did not make (an array the function
-    closes over) is replaced by a read-only copy, as ``jit`` captures constants.
+    closes over) is replaced by a read-only copy, as ``jit`` captures constants,
+    and an entry without a direct rule is linearized now, owning its constants.
     Returns ``values`` (what goes back to the caller: outputs, ``aux``) with each
     array the tape holds replaced by a copy of its own.
 
