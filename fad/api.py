@@ -297,7 +297,7 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> tuple:
     _check_differentiable(leaves, "fad.vjp")
     flat_fun, out_tree, aux_box = _flat_function(fun, in_tree, has_aux)
     out_primals, pull = vjp_flat(flat_fun, leaves, label=_label("vjp", fun),
-                                 aux_box=aux_box)
+                                 aux_box=aux_box, later=True)
     out_avals = [aval_of(o) for o in out_primals]
 
     def vjp_fn(ct: Any) -> tuple:
@@ -488,7 +488,8 @@ def linearize(fun: Callable, *primals: Any) -> tuple:
         out_tree.append(tree)
         return out_leaves
 
-    outs, lin, is_zero = linearize_flat(flat_fun, leaves, label=_label("linearize", fun))
+    outs, lin, is_zero = linearize_flat(flat_fun, leaves, label=_label("linearize", fun),
+                                        later=True)
 
     def f_jvp(*tangents: Any) -> Any:
         t_leaves = _checked_tangents(tangents, leaves, in_tree, primals,

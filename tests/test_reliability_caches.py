@@ -378,3 +378,26 @@ def test_nested_programs_share_one_copy_of_a_closed_over_array():
     (k,) = closed.consts
     (branches,) = [e.params["branches"] for e in closed.eqns if e.primitive.name == "cond"]
     assert k is not c and all(b.consts[0] is k for b in branches)
+
+
+def test_an_array_written_between_two_uses_in_one_trace_is_read_at_each_use():
+    """A traced function that writes into an array it closes over between two
+    uses: each use sees the value it had then, as eagerly (the program used to
+    keep the first value for both)."""
+    buf = np.zeros(3)
+
+    def f(x):
+        buf[:] = 1.0
+        y = x * buf
+        buf[:] = 2.0
+        return y + x * fnp.sin(buf)
+
+    x = np.array([1.0, 2.0, 3.0])
+    want = x + x * np.sin(2.0)
+    np.testing.assert_allclose(f(x), want)
+    np.testing.assert_allclose(fad.jit(f)(x), want)
+    closed = fad.make_jaxpr(f)(x)
+    assert sorted(float(k[0]) for k in closed.consts) == [1.0, 2.0]
+    body = lambda c, _: (f(c), None)  # the same inside a control-flow body
+    np.testing.assert_allclose(fad.jit(lambda x: fad.lax.scan(body, x, None, length=1)[0])(x),
+                               want)

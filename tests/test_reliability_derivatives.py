@@ -315,3 +315,83 @@ def test_a_non_callable_fails_at_the_transformation(name, make, value):
                                         rf"to transform\), got {type(value).__name__}: "
                                         + repr(value).replace("'", ".")):
         make(value)
+
+
+# ---------------------------------------------------------------- D: deferred derivatives
+def _write_everything(arrays):
+    for a in arrays:
+        a[...] = -3.0
+
+
+@pytest.mark.parametrize("api", ["vjp", "linearize"])
+def test_a_returned_derivative_function_keeps_the_values_of_its_call(api):
+    """``vjp``'s and ``linearize``'s functions run later; writing into the input,
+    an array the function closes over or the returned output in between used to
+    change their result in silence (JAX captures the values, PyTorch raises)."""
+    c = np.array([1.0, 2.0, 3.0])
+    x = np.array([0.5, 1.0, 1.5])
+    f = lambda a: fnp.exp(a) * c + a * a
+    want = np.exp(x) * c + 2 * x
+    if api == "vjp":
+        y, f_vjp = fad.vjp(f, x)
+        run = lambda: f_vjp(np.ones(3))[0]
+    else:
+        y, f_jvp = fad.linearize(f, x)
+        run = lambda: f_jvp(np.ones(3))
+    np.testing.assert_allclose(run(), want)
+    _write_everything([c, x, y])
+    np.testing.assert_allclose(run(), want)
+
+
+def test_vjp_aux_and_custom_rule_residuals_are_the_calls_values():
+    @fad.custom_vjp
+    def scale(x, w):
+        return x * w
+
+    scale.defvjp(lambda x, w: (x * w, (x, w)), lambda r, g: (g * r[1], g * r[0]))
+    x, w = np.array([1.0, 2.0]), np.array([3.0, 4.0])
+    def f(x, w):
+        e = fnp.exp(x)
+        return e * scale(x, w), e  # the backward reads the aux
+
+    y, f_vjp, aux = fad.vjp(f, x, w, has_aux=True)
+    want = [g.copy() for g in f_vjp(np.ones(2))]
+    _write_everything([x, w, y, aux])
+    for got, expected in zip(f_vjp(np.ones(2)), want):
+        np.testing.assert_allclose(got, expected)
+    y2, _ = fad.vjp(lambda a: a, x)
+    y2[0] = 7.0  # outputs stay the caller's to write into
+
+
+def test_code_in_a_file_whose_name_starts_like_the_package_is_the_users():
+    """A script ``fad_demo.py`` beside the ``fad`` package directory is the
+    user's code: its ``math.sin(x)`` of a differentiated value used to pass as
+    fad's own (a silent zero derivative), and errors skipped its lines."""
+    import os
+
+    from fad.core.errors import FAD_DIR
+    script = os.path.join(os.path.dirname(FAD_DIR.rstrip(os.sep)), "fad_demo.py")
+    scope = {"fad": fad, "math": math}
+    exec(compile("def f(x):\n    return math.sin(x) * x\n", script, "exec"), scope)
+    with pytest.raises(fad.ConcretizationError, match="silently be zero"):
+        fad.grad(scope["f"])(0.7)
+    exec(compile("def g(x):\n    return fnp.sin(x) + fnp.ones(4)\n", script, "exec"),
+         scope := {**scope, "fnp": fnp})
+    with pytest.raises(fad.ShapeError, match="fad_demo.py:2"):  # the line is the user's
+        fad.jit(scope["g"])(np.ones(3))
+
+
+def test_vjp_of_a_custom_jvp_rule_reads_its_closure_at_the_call():
+    """Reverse mode linearizes a ``custom_jvp`` rule; for ``vjp`` that happens at
+    the call (as JAX does), so the rule sees the arrays it closes over then."""
+    c = np.array([1.0, 2.0, 3.0])
+
+    @fad.custom_jvp
+    def scale(x):
+        return x * c
+
+    scale.defjvp(lambda p, t: (scale(*p), t[0] * c))
+    x = np.ones(3)
+    _, f_vjp = fad.vjp(lambda a: fnp.sum(fnp.sort(scale(a))), x)
+    c[...] = 100.0
+    np.testing.assert_allclose(f_vjp(1.0)[0], [1.0, 2.0, 3.0])

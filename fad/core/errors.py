@@ -5,7 +5,9 @@ from __future__ import annotations
 import os
 import sys
 
-FAD_DIR = _FAD_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# the package's directory, with its separator: a user's ``fad_demo.py`` beside it is
+# the user's code, not fad's
+FAD_DIR = _FAD_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 
 class ConcretizationError(TypeError):

@@ -36,13 +36,16 @@ def is_undefined(x: Any) -> bool:
 
 
 def linearize_flat(fun: Callable, primals: list, label: str = "fad.vjp",
-                   aux_box: list | None = None) -> tuple[list, ClosedJaxpr, list[bool]]:
+                   aux_box: list | None = None, later: bool = False
+                   ) -> tuple[list, ClosedJaxpr, list[bool]]:
     """Primal outputs and the linear program mapping input to output tangents.
 
     Returns ``(out_primals, linear_jaxpr, out_is_zero)``; the linear jaxpr's
     invars are the input tangents and its outvars the output tangents.
+    ``later``: the program may run after the caller has written into its arrays
+    (``fad.linearize``), so it owns its constants, as ``jit``'s programs do.
     """
-    builder = JaxprBuilder(record_source=False)
+    builder = JaxprBuilder(record_source=False, own_consts=later)
     with new_main(JaxprTrace, builder, label=label) as tape_main:
         tape = tape_main.trace
         tangent_in = [tape.new_arg(_aval(p)) for p in primals]

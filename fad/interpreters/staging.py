@@ -52,11 +52,12 @@ class JaxprBuilder:
         self.snapshots: dict[int, tuple[Any, Any]] = {} if snapshots is None else snapshots
 
     def constant(self, x: Any) -> Any:
-        """The program's value for the concrete ``x`` (see ``own_consts``)."""
+        """The program's value for the concrete ``x`` (see ``own_consts``): its value
+        at this use, should the traced function write into ``x`` between uses."""
         if not self.own_consts:
             return x
         hit = self.snapshots.get(id(x))
-        if hit is None:
+        if hit is None or hit[1] is not x and _written(x, hit[1]):
             hit = self.snapshots[id(x)] = (x, owned(x))
         return hit[1]
 
@@ -91,6 +92,13 @@ def owned(x: Any) -> Any:
         return x
     copy = getattr(x, "copy", None)  # another backend's array (no read-only flag)
     return copy() if callable(copy) else x
+
+
+def _written(x: Any, snapshot: Any) -> bool:
+    """Whether the NumPy array ``x`` no longer holds the values of ``snapshot``."""
+    return type(snapshot) is np.ndarray and isinstance(x, np.ndarray) and \
+        x.flags.writeable and not np.array_equal(x, snapshot,
+                                                 equal_nan=x.dtype.kind in "fc")
 
 
 def writable(values: list) -> list:
@@ -135,10 +143,10 @@ class JaxprTrace(Trace):
         aval = aval_of(x)
         if not isinstance(x, Tracer) and _is_scalar_literal(x):
             return Literal(self.builder.constant(x), aval)
-        entry = self.builder.consts.get(id(x))
+        value = x if isinstance(x, Tracer) else self.builder.constant(x)
+        entry = self.builder.consts.get(id(value))  # (one constvar per value used)
         if entry is None:
-            entry = self.builder.consts[id(x)] = (
-                Var(aval), x if isinstance(x, Tracer) else self.builder.constant(x), x)
+            entry = self.builder.consts[id(value)] = (Var(aval), value, x)
         return entry[0]
 
     def process_primitive(self, prim: Any, args: Any, params: dict) -> Any:

@@ -27,7 +27,7 @@ from ..core.ir import ShapedArray
 from ..core.trace import PrimalTracer, Trace, _np_dtype, aval_of, bind, new_main
 from ..primitives.rules import negated, unbroadcast
 from .reverse import UndefinedPrimal, backward_pass, linearize_flat
-from .staging import trace_to_jaxpr
+from .staging import owned, trace_to_jaxpr
 
 _node_ids = itertools.count(1)
 _NO_PARTIALS = [(None,) * n for n in range(64)]  # "nothing differentiable here"
@@ -192,8 +192,7 @@ def _entry_vjp(prim: Any, params: dict, primals: list, ans: Any, nodes: list,
                 g = unbroadcast(g, x.shape)
             out.append(_Negated(g) if lazy else g)
         return out
-    if prim.transpose is not None and (prim.linear_in is None or all(
-            node is None or i in prim.linear_in for i, node in enumerate(nodes))):
+    if _transposes(prim, nodes):
         if prim.multilinear:  # linear in each operand with the others fixed
             out = []
             for i, node in enumerate(nodes):
@@ -296,8 +295,22 @@ def _trace_reads(prim: Any, params: dict, primals: list, ans: Any, nodes: list
     return tuple(flags[:n_out]), tuple(flags[n_out:])
 
 
+def _transposes(prim: Any, nodes: Any) -> bool:
+    """Whether ``prim``'s ``transpose`` rule gives its vjp for these operands."""
+    return prim.transpose is not None and (prim.linear_in is None or all(
+        node is None or i in prim.linear_in for i, node in enumerate(nodes)))
+
+
 def _vjp_by_linearizing(prim: Any, params: dict, primals: list, nodes: list, ct: Any
                         ) -> list:
+    return _linearized(prim, params, primals, nodes)(ct if prim.multiple_results else [ct])
+
+
+def _linearized(prim: Any, params: dict, primals: list, nodes: list, later: bool = False
+                ) -> Callable[[list], list]:
+    """The transposed linearization of one application of ``prim`` in its
+    differentiated operands: output cotangents (a list, None for zero) to operand
+    cotangents (None for a constant). ``later``: it owns its constants."""
     idx = [i for i, node in enumerate(nodes) if node is not None]
 
     def one_primitive(*xs: Any) -> list:
@@ -308,19 +321,21 @@ def _vjp_by_linearizing(prim: Any, params: dict, primals: list, nodes: list, ct:
         return list(out) if prim.multiple_results else [out]
 
     _, lin, is_zero = linearize_flat(one_primitive, [primals[i] for i in idx],
-                                     label=f"the vjp of {prim.name}")
-    cts = ct if prim.multiple_results else [ct]
-    outvars = iter(lin.jaxpr.outvars)  # one per output whose tangent is not zero
-    live = []
-    for c, zero in zip(cts, is_zero):
-        if not zero:
-            v = next(outvars)
-            live.append(c if c is not None else _zeros(v.aval))
-    got = backward_pass(lin.jaxpr, lin.consts, live) if live else [None] * len(idx)
-    out: list = [None] * len(primals)
-    for i, g in zip(idx, got):
-        out[i] = g
-    return out
+                                     label=f"the vjp of {prim.name}", later=later)
+
+    def transposed(cts: list) -> list:
+        outvars = iter(lin.jaxpr.outvars)  # one per output whose tangent is not zero
+        live = []
+        for c, zero in zip(cts, is_zero):
+            if not zero:
+                v = next(outvars)
+                live.append(c if c is not None else _zeros(v.aval))
+        got = backward_pass(lin.jaxpr, lin.consts, live) if live else [None] * len(idx)
+        out: list = [None] * len(primals)
+        for i, g in zip(idx, got):
+            out[i] = g
+        return out
+    return transposed
 
 
 def _zeros(aval: ShapedArray) -> Any:
@@ -329,9 +344,13 @@ def _zeros(aval: ShapedArray) -> Any:
 
 
 def vjp_flat(fun: Callable, primals: list, label: str = "fad.vjp",
-             aux_box: list | None = None) -> tuple[list, Callable]:
-    """Run ``fun`` taping it; returns the outputs and ``pull(cts, consume)``."""
+             aux_box: list | None = None, later: bool = False) -> tuple[list, Callable]:
+    """Run ``fun`` taping it; returns the outputs and ``pull(cts, consume)``.
+    ``later``: the pullback may run after the caller has written into its arrays
+    (``fad.vjp``), so the tape keeps copies of its own (``own_residuals``)."""
     tape: list = []
+    if later:  # (custom rules' residuals hold the inputs out of the tape's sight)
+        primals = [owned(p) for p in primals]
     with new_main(VJPTrace, tape, label=label) as main:
         trace = main.trace
         ins = [VJPTracer(trace, p, next(_node_ids)) for p in primals]
@@ -341,6 +360,14 @@ def vjp_flat(fun: Callable, primals: list, label: str = "fad.vjp",
             aux_box[0] = tree_map(
                 lambda x: x.primal if type(x) is VJPTracer and x._trace is trace else x,
                 aux_box[0])
+    if later and aux_box:
+        from ..tree import tree_flatten, tree_unflatten
+        aux, aux_tree = tree_flatten(aux_box[0])
+        values = own_residuals(tape, out_primals + aux)
+        out_primals = values[:len(out_primals)]
+        aux_box[0] = tree_unflatten(aux_tree, values[len(out_primals):])
+    elif later:
+        out_primals = own_residuals(tape, out_primals)
     return out_primals, tape_pullback(tape, out_nodes, [t.node for t in ins])
 
 
@@ -356,3 +383,61 @@ def tape_pullback(tape: list, out_nodes: list, in_nodes: list) -> Callable:
         cts = pullback(tape, cts, consume)
         return [_value(cts.get(n)) for n in in_nodes]
     return pull
+
+
+class _Prelinearized:
+    """A tape entry's primitive, linearized by ``own_residuals``: the entry's
+    pullback (in place of its output) is the transposed linearization."""
+
+    vjp_rule = multiple_results = True
+
+    def __init__(self, name: str):
+        self.name = name
+
+
+def own_residuals(tape: list, values: list) -> list:
+    """Make ``tape``, whose pullback runs after the forward pass has returned
+    (``fad.vjp``'s function), independent of arrays the caller can write into: an
+    array an entry reads that the forward pass did not make (an array the function
+    closes over) is replaced by a read-only copy, as ``jit`` captures constants,
+    and an entry without a direct rule is linearized now, owning its constants.
+    Returns ``values`` (what goes back to the caller: outputs, ``aux``) with each
+    array the tape holds replaced by a copy of its own.
+
+    >>> import numpy as np, fad.numpy as fnp
+    >>> c = np.ones(2)
+    >>> (y,), pull = vjp_flat(lambda x: [fnp.exp(x) * c], [np.zeros(2)], later=True)
+    >>> c[:] = 5.0; y[:] = 0.0  # the caller writes into its arrays...
+    >>> pull([np.ones(2)])[0].tolist()  # ...the pullback still sees their values then
+    [1.0, 1.0]
+    """
+    made = set()  # ids of the arrays the forward pass made (entries' outputs)
+    for entry in tape:
+        if entry[0].vjp_rule is None:
+            made.update(map(id, entry[3]) if entry[0].multiple_results else (id(entry[3]),))
+    copies: dict[int, Any] = {}
+
+    def own(x: Any) -> Any:
+        if type(x) is not np.ndarray or id(x) in made or not x.flags.writeable:
+            return x
+        got = copies.get(id(x))
+        if got is None:
+            got = copies[id(x)] = owned(x)
+        return got
+
+    for k, entry in enumerate(tape):
+        prim, params, primals, _, nodes, out = entry
+        new = [own(p) for p in primals]
+        if any(a is not b for a, b in zip(new, primals)):
+            tape[k] = entry = entry[:2] + (type(primals)(new),) + entry[3:]
+        if prim.vjp_rule is None and prim.partials is None and not _transposes(prim, nodes):
+            # linearized now rather than when the pullback runs: a rule written by
+            # the user (custom_jvp) reads the arrays it closes over now, as jit would
+            try:
+                pull = _linearized(prim, params, list(entry[2]), list(nodes), later=True)
+            except Exception:  # (the pullback will meet the same error, if it runs)
+                continue
+            tape[k] = (_Prelinearized(prim.name), params, entry[2], pull, nodes,
+                       out if prim.multiple_results else [out])
+    return [v.copy() if type(v) is np.ndarray and (id(v) in made or not v.flags.writeable)
+            else v for v in values]
