@@ -20,6 +20,7 @@ from ..tensor import Size, Tensor, device
 from ._storage import (
     _STORAGE_TYPES,
     _TENSOR_BUILDERS,
+    _bytes_of,
     _codecs_encode,
     _np_dtype,
     _np_frombuffer,
@@ -36,7 +37,8 @@ def _default_globals() -> tuple[dict[str, Any], set[int]]:
     calls: dict[str, Any] = {
         "collections.OrderedDict": collections.OrderedDict,
         "builtins.set": set, "builtins.frozenset": frozenset, "builtins.complex": complex,
-        "builtins.bytearray": bytearray, "builtins.slice": slice,
+        "builtins.bytes": _bytes_of(bytes), "builtins.bytearray": _bytes_of(bytearray),
+        "builtins.slice": slice,
         "_codecs.encode": _codecs_encode,
         "torch.Size": Size, "torch.device": device,
         "torch._tensor._rebuild_from_type_v2": _rebuild_from_type_v2,

@@ -51,15 +51,28 @@ _STORAGE_OF_NP = {t.np: t for t in _STORAGE_TYPES.values()
 class _Storage:
     """A storage read from a checkpoint: a 1-D array of its elements."""
 
-    __slots__ = ("type", "array")
+    __slots__ = ("type", "array", "_loaded")
 
     def __init__(self, stype: _StorageType, array: np.ndarray):
-        self.type, self.array = stype, array
+        self.type, self.array, self._loaded = stype, array, None
+
+    def loaded(self) -> np.ndarray:
+        """The elements as tensors get them: native byte order, bfloat16 as float32."""
+        if self._loaded is None:
+            a = self.array.astype(self.array.dtype.newbyteorder("="), copy=False)
+            if self.type.load != self.type.np:  # bfloat16: the high half of a float32
+                a = (a.astype(np.uint32) << 16).view(np.float32)
+            self._loaded = a
+        return self._loaded
 
     def strided(self, offset: Any, size: Any, stride: Any, dtype: Any = None) -> np.ndarray:
-        """The tensor ``(offset, size, stride)`` of this storage, as a fresh array;
-        every index is checked to lie inside the storage."""
-        a = self.array
+        """The tensor ``(offset, size, stride)`` of this storage, every index
+        checked to lie inside the storage: a fresh array, except for a tensor with
+        more elements than its storage (an expanded one, with zero strides), which
+        stays a read-only view of the storage as in PyTorch (fad copies it on its
+        first in-place write), so that a few bytes of file cannot claim any amount
+        of memory."""
+        a = self.loaded()
         if dtype is not None:  # _rebuild_tensor_v3: an untyped storage read as ``dtype``
             d = _dtype.as_dtype(dtype).np
             raw = a.view(np.uint8)
@@ -78,12 +91,15 @@ class _Storage:
                     f"offset {offset}) reaches element {last} of a storage of {a.size} "
                     "elements: the file is corrupt")
         base = a[offset:] if offset < a.size else a[:0]
-        out = np.lib.stride_tricks.as_strided(
-            base, shape=size, strides=tuple(s * a.itemsize for s in stride), writeable=False)
-        out = np.array(out, dtype=out.dtype.newbyteorder("="))
-        if self.type.load != self.type.np and dtype is None:  # bfloat16: the high half of a float32
-            out = (out.astype(np.uint32) << 16).view(np.float32)
-        return out
+        try:
+            out = np.lib.stride_tricks.as_strided(
+                base, shape=size, strides=tuple(s * a.itemsize for s in stride),
+                writeable=False)
+        except (ValueError, OverflowError) as e:  # a size or stride beyond NumPy's range
+            raise pickle.UnpicklingError(
+                f"invalid tensor layout in the checkpoint: size {list(size)}, stride "
+                f"{list(stride)} ({e})") from None
+        return out if out.size > a.size else out.copy(order="K")
 
 
 def _ints(xs: Any, what: str) -> tuple:
@@ -194,8 +210,54 @@ _NP_SCALAR = np.float64(0).__reduce__()[0]
 def _np_reconstruct(subtype: Any, shape: Any, dtype: Any) -> np.ndarray:
     if subtype is not np.ndarray:
         raise pickle.UnpicklingError(f"cannot rebuild an array of type {subtype!r}")
+    if type(shape) is not tuple or shape != (0,):  # NumPy writes (0,): BUILD gives the data
+        raise pickle.UnpicklingError(f"invalid NumPy array shape {shape!r:.100} in the file: "
+                                     "an array's data comes from its state")
     _no_objects(np.dtype(dtype) if type(dtype) in (bytes, str) else dtype)
     return _NP_RECONSTRUCT(np.ndarray, shape, dtype)
+
+
+def _set_dtype_state(d: np.dtype, state: Any) -> None:
+    """BUILD of a NumPy dtype from a file. NumPy's ``__setstate__`` trusts its
+    input (field offsets past the item, a subarray larger than the item, extra
+    field entries, a new item size under arrays built with the dtype already),
+    which would let a loaded array read outside its memory; so the state is
+    tried on a copy first, and must describe a dtype NumPy's constructor builds,
+    with no Python objects and ``d``'s item size."""
+    trial = np.dtype(d.str, False, True)  # a new dtype of d's kind (np.dtype(d, copy=True) is d)
+    try:
+        trial.__setstate__(state)
+        ok = trial.itemsize == d.itemsize and _constructible(trial)
+    except (TypeError, ValueError, KeyError, IndexError, RecursionError):
+        ok = False
+    if not ok:
+        raise pickle.UnpicklingError(f"invalid NumPy dtype state in the file: {state!r:.200}")
+    d.__setstate__(state)
+
+
+def _constructible(d: np.dtype) -> bool:
+    """Whether ``d`` (its fields, offsets, subarray, item size and alignment) is
+    what ``np.dtype`` builds from its description, holding no Python objects."""
+    if d.names is not None and d.subdtype is None:
+        fields = d.fields
+        if not all(_constructible(f[0]) for f in fields.values()):
+            return False
+        named = [fields[n] for n in d.names]
+        made = np.dtype({"names": list(d.names), "formats": [f[0] for f in named],
+                         "offsets": [f[1] for f in named],
+                         "titles": [f[2] if len(f) > 2 else None for f in named],
+                         "itemsize": d.itemsize}, align=d.isalignedstruct)
+        same = made.fields == fields
+    elif d.subdtype is not None and d.fields is None:
+        base, shape = d.subdtype
+        made = np.dtype((base, shape))
+        same = _constructible(base) and made.subdtype == d.subdtype
+    elif d.fields is None:
+        made, same = np.dtype(d.str), True
+    else:
+        return False
+    return (same and made == d and made.itemsize == d.itemsize
+            and made.alignment == d.alignment and not (made.hasobject or d.hasobject))
 
 
 def _np_dtype(obj: Any, align: bool = False, copy: bool = False) -> np.dtype:
@@ -215,6 +277,21 @@ def _np_frombuffer(buf: Any, dtype: Any, shape: Any, order: str) -> np.ndarray:
         raise pickle.UnpicklingError("invalid NumPy array in the file")
     return np.frombuffer(buf, _no_objects(dtype)).reshape(_ints(shape, "shape"),
                                                           order="F" if order == "F" else "C")
+
+
+def _bytes_of(cls: type) -> Any:
+    """``bytes`` / ``bytearray`` as a file may call them: from bytes (or latin1
+    text), never from a count, which would let a few bytes of file allocate any
+    amount of memory (``bytearray(10**12)``)."""
+    def build(*args: Any) -> Any:
+        if not (args == () or (len(args) == 1 and type(args[0]) in (bytes, bytearray))
+                or (len(args) == 2 and type(args[0]) is str and args[1] in ("latin1", "latin-1"))):
+            raise pickle.UnpicklingError(
+                f"{cls.__name__} of {args!r:.100} in the file: only bytes or latin1 text (how "
+                "pickle writes them) are allowed")
+        return cls(*args)
+    build.__name__ = build.__qualname__ = cls.__name__
+    return build
 
 
 def _codecs_encode(s: Any, encoding: str = "utf-8") -> bytes:

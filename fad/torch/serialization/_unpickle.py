@@ -17,7 +17,7 @@ import numpy as np
 from .. import _dtype
 from ..tensor import Size
 from ._allowlist import _DEFAULT, _DEFAULT_CALLS, _TORCH_ONLY_DTYPES, _not_allowed, _user_globals
-from ._storage import _attributes, _no_objects, _Storage, _StorageType
+from ._storage import _attributes, _no_objects, _set_dtype_state, _Storage, _StorageType
 
 
 class _Loading:
@@ -105,11 +105,13 @@ class _WeightsUnpickler(_Loading, pickle._Unpickler):  # type: ignore[name-defin
         tp = type(inst)
         if tp is collections.OrderedDict:
             inst.__dict__.update(_attributes(tp, state))
-        elif tp is np.ndarray or isinstance(inst, np.dtype):
-            if tp is np.ndarray and type(state) is tuple and len(state) == 5:
+        elif isinstance(inst, np.dtype):
+            _set_dtype_state(inst, state)
+        elif tp is np.ndarray:
+            if type(state) is tuple and len(state) == 5:
                 _no_objects(state[2])
             inst.__setstate__(state)
-            _no_objects(inst if tp is not np.ndarray else inst.dtype)
+            _no_objects(inst.dtype)
         elif self._user_allowed(tp):
             _set_state(inst, state)
         else:
