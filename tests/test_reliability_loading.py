@@ -567,3 +567,17 @@ def test_an_expanded_tensor_is_not_materialised_on_load(tmp_path):
     for size, stride in (((2**62, 2**62), (0, 0)), ((2**63,), (0,)), ((1, 1), (2**70, 0))):
         with pytest.raises(pickle.UnpicklingError, match="invalid tensor layout"):
             torch.load(_with_layout(tmp_path, size, stride))
+
+
+def test_many_tensors_of_one_storage_do_not_copy_it_many_times(tmp_path):
+    # data.pkl rebuilds the tensor of its 2-element storage 5000 more times, with 4
+    # bytes each (its function and arguments are memoized): copies would take 2.5
+    # times the bytes of the file, and a bigger storage any multiple of it
+    path = _checkpoint_with_data_pkl(
+        tmp_path, lambda data: data[:-1] + b"(" + b"h\x02h\x0cR" * 5000 + b"l\x86.")
+    state, views = torch.load(path)
+    assert len(views) == 5000 and all(v.tolist() == [1.0, 1.0] for v in views)
+    owned = [t.numpy() for t in [state["w"], *views] if t.numpy().flags.owndata]
+    assert sum(a.nbytes for a in owned) <= 4 * 8  # the others are views of the storage
+    views[-1].add_(1)  # a view is copied on its first in-place write
+    assert views[-1].tolist() == [2.0, 2.0] and views[-2].tolist() == [1.0, 1.0]

@@ -48,16 +48,29 @@ _STORAGE_OF_NP = {t.np: t for t in _STORAGE_TYPES.values()
                   if t.name not in ("BFloat16Storage", "UntypedStorage")}
 
 
+_COPIES = 4  # the copies of one storage's tensors add up to at most this many storages
+
+
 class _Storage:
-    """A storage read from a checkpoint: a 1-D array of its elements."""
+    """A storage read from a checkpoint: a 1-D array of its elements (or a slice
+    of one, ``view``, sharing its converted elements and its copy allowance)."""
 
-    __slots__ = ("type", "array", "_loaded")
+    __slots__ = ("type", "array", "_root", "_start", "_loaded", "_copyable")
 
-    def __init__(self, stype: _StorageType, array: np.ndarray):
-        self.type, self.array, self._loaded = stype, array, None
+    def __init__(self, stype: _StorageType, array: np.ndarray, root: _Storage | None = None,
+                 start: int = 0):
+        self.type, self.array, self._root, self._start = stype, array, root, start
+        self._loaded: np.ndarray | None = None
+        self._copyable = _COPIES * array.nbytes if root is None else 0
+
+    def view(self, offset: int, size: int) -> _Storage:
+        """Elements ``offset`` to ``offset + size`` (a legacy checkpoint's storage view)."""
+        return _Storage(self.type, self.array[offset:offset + size], self, offset)
 
     def loaded(self) -> np.ndarray:
         """The elements as tensors get them: native byte order, bfloat16 as float32."""
+        if self._root is not None:
+            return self._root.loaded()[self._start:self._start + self.array.size]
         if self._loaded is None:
             a = self.array.astype(self.array.dtype.newbyteorder("="), copy=False)
             if self.type.load != self.type.np:  # bfloat16: the high half of a float32
@@ -65,13 +78,22 @@ class _Storage:
             self._loaded = a
         return self._loaded
 
+    def _may_copy(self, nbytes: int) -> bool:
+        """Whether ``nbytes`` more may be copied out of this storage (and take them)."""
+        owner = self if self._root is None else self._root
+        if nbytes > owner._copyable:
+            return False
+        owner._copyable -= nbytes
+        return True
+
     def strided(self, offset: Any, size: Any, stride: Any, dtype: Any = None) -> np.ndarray:
         """The tensor ``(offset, size, stride)`` of this storage, every index
-        checked to lie inside the storage: a fresh array, except for a tensor with
-        more elements than its storage (an expanded one, with zero strides), which
-        stays a read-only view of the storage as in PyTorch (fad copies it on its
-        first in-place write), so that a few bytes of file cannot claim any amount
-        of memory."""
+        checked to lie inside the storage. A fresh array, except that a few bytes
+        of file must not claim any amount of memory: a tensor with more elements
+        than its storage (an expanded one, with zero strides), and the tensors of a
+        storage whose copies reach ``_COPIES`` times its size (many views of it),
+        stay read-only views of the storage, as PyTorch keeps every tensor (fad
+        copies them on their first in-place write)."""
         a = self.loaded()
         if dtype is not None:  # _rebuild_tensor_v3: an untyped storage read as ``dtype``
             d = _dtype.as_dtype(dtype).np
@@ -99,7 +121,9 @@ class _Storage:
             raise pickle.UnpicklingError(
                 f"invalid tensor layout in the checkpoint: size {list(size)}, stride "
                 f"{list(stride)} ({e})") from None
-        return out if out.size > a.size else out.copy(order="K")
+        if out.size > a.size or not self._may_copy(out.nbytes):
+            return out
+        return out.copy(order="K")
 
 
 def _ints(xs: Any, what: str) -> tuple:
