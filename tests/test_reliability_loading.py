@@ -581,3 +581,43 @@ def test_many_tensors_of_one_storage_do_not_copy_it_many_times(tmp_path):
     assert sum(a.nbytes for a in owned) <= 4 * 8  # the others are views of the storage
     views[-1].add_(1)  # a view is copied on its first in-place write
     assert views[-1].tolist() == [2.0, 2.0] and views[-2].tolist() == [1.0, 1.0]
+
+
+def test_one_safe_globals_block_shared_by_two_threads(tmp_path):
+    import threading
+    from fractions import Fraction
+    path = tmp_path / "f.pt"
+    torch.save(Fraction(1, 3), path)
+    block = torch.serialization.safe_globals([Fraction])
+    first_in, second_in, first_out = threading.Event(), threading.Event(), threading.Event()
+    seen: dict = {}
+
+    def record(name, fn):
+        try:
+            seen[name] = fn()
+        except Exception as e:  # noqa: BLE001 (compared below)
+            seen[name] = e
+
+    def first():
+        with block:
+            first_in.set()
+            second_in.wait(5)
+        first_out.set()
+        record("first after", lambda: torch.load(path))
+
+    def second():
+        first_in.wait(5)
+        with block:
+            second_in.set()
+            first_out.wait(5)
+            record("second inside", lambda: torch.load(path))
+        record("second after", lambda: torch.load(path))
+
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert seen["second inside"] == Fraction(1, 3)
+    for name in ("first after", "second after"):  # each thread's block ended with it
+        assert isinstance(seen[name], pickle.UnpicklingError), (name, seen[name])
