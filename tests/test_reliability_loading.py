@@ -621,3 +621,17 @@ def test_one_safe_globals_block_shared_by_two_threads(tmp_path):
     assert seen["second inside"] == Fraction(1, 3)
     for name in ("first after", "second after"):  # each thread's block ended with it
         assert isinstance(seen[name], pickle.UnpicklingError), (name, seen[name])
+
+
+def test_extension_codes_are_checked_even_after_a_trusted_load():
+    import copyreg
+    copyreg.add_extension("os", "system", 0xF00)
+    try:
+        payload = b"\x80\x02\x83\x00\x0f."  # EXT2 0x0f00: os.system, by its code
+        assert pickle.loads(payload) is os.system  # fills copyreg's cache of codes
+        with pytest.raises(pickle.UnpicklingError, match="os.system"):
+            torch.load(io.BytesIO(payload))
+        assert torch.serialization.get_unsafe_globals_in_checkpoint(
+            io.BytesIO(payload)) == ["os.system"]
+    finally:
+        copyreg.remove_extension("os", "system", 0xF00)

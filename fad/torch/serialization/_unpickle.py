@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import _compat_pickle
 import collections
+import copyreg
 import pickle
 from typing import Any, Callable
 
@@ -39,6 +40,17 @@ def _ascii(s: Any) -> Any:
     return s.decode("ascii") if type(s) is bytes else s
 
 
+def _get_extension(self: Any, code: int) -> None:
+    """EXT1/2/4: the global copyreg registers under ``code``, always looked up with
+    ``find_class`` (pickle's own lookup returns what copyreg's cache holds from an
+    earlier, trusted unpickling without asking ``find_class``)."""
+    key = copyreg._inverted_registry.get(code)  # type: ignore[attr-defined]
+    if not key:
+        raise pickle.UnpicklingError(f"the file uses extension code {code}, which is "
+                                     "not registered with copyreg")
+    self.append(self.find_class(*key))
+
+
 class _WeightsUnpickler(_Loading, pickle._Unpickler):  # type: ignore[name-defined]
     """An unpickler that resolves only allow-listed globals and calls only
     allow-listed callables. The pure-Python unpickler is used because every
@@ -46,6 +58,7 @@ class _WeightsUnpickler(_Loading, pickle._Unpickler):  # type: ignore[name-defin
     checked, not only the global lookups."""
 
     dispatch = dict(pickle._Unpickler.dispatch)  # type: ignore[attr-defined]
+    get_extension = _get_extension
 
     def find_class(self, module: str, name: str) -> Any:
         if self.proto < 3 and self.fix_imports:  # Python 2 names (``__builtin__.set``)
@@ -213,6 +226,7 @@ class _ScanUnpickler(pickle._Unpickler):  # type: ignore[name-defined]
     built is a placeholder) to collect the storage types of its persistent ids."""
 
     dispatch = dict(pickle._Unpickler.dispatch)  # type: ignore[attr-defined]
+    get_extension = _get_extension
     _STUB = object()
 
     def __init__(self, *args: Any, **kwargs: Any):
