@@ -635,3 +635,29 @@ def test_extension_codes_are_checked_even_after_a_trusted_load():
             io.BytesIO(payload)) == ["os.system"]
     finally:
         copyreg.remove_extension("os", "system", 0xF00)
+
+
+@pytest.mark.parametrize("names, fields", [
+    (("a",), {"a": ("not a dtype", 0)}),  # NumPy accepts it; copying the array crashes
+    (("a",), {"a": 1}),
+    ((1,), {}),                            # NumPy's C code fails inside (SystemError)
+], ids=["str-field", "int-field", "int-name"])
+def test_a_malformed_dtype_state_never_reaches_numpy(names, fields):
+    frombuffer = np.zeros(1).__reduce_ex__(5)[0]
+    dtype = _void_dtype(names, fields)
+    payload = pickle.dumps(_Reduce(frombuffer, b"\x00" * 8, dtype, (1,), "C"), protocol=2)
+    with pytest.raises(pickle.UnpicklingError, match="invalid NumPy dtype state"):
+        torch.load(io.BytesIO(payload))
+
+
+def test_a_bytearray8_opcode_reads_before_it_allocates():
+    # BYTEARRAY8 claiming 2**44 bytes, in 11 bytes of protocol 5
+    payload = b"\x80\x05\x96" + (2**44).to_bytes(8, "little") + b"."
+    with pytest.raises(pickle.UnpicklingError, match="bytearray"):
+        torch.load(io.BytesIO(payload))
+    with pytest.raises(pickle.UnpicklingError, match="bytearray"):
+        torch.serialization.get_unsafe_globals_in_checkpoint(io.BytesIO(payload))
+    buf = io.BytesIO()
+    torch.save(bytearray(b"abc"), buf, pickle_protocol=5)
+    buf.seek(0)
+    assert torch.load(buf) == bytearray(b"abc")

@@ -248,6 +248,8 @@ def _set_dtype_state(d: np.dtype, state: Any) -> None:
     which would let a loaded array read outside its memory; so the state is
     tried on a copy first, and must describe a dtype NumPy's constructor builds,
     with no Python objects and ``d``'s item size."""
+    if not _dtype_state_shaped(state):  # NumPy's C code is not robust to others
+        raise pickle.UnpicklingError(f"invalid NumPy dtype state in the file: {state!r:.200}")
     trial = np.dtype(d.str, False, True)  # a new dtype of d's kind (np.dtype(d, copy=True) is d)
     try:
         trial.__setstate__(state)
@@ -257,6 +259,32 @@ def _set_dtype_state(d: np.dtype, state: Any) -> None:
     if not ok:
         raise pickle.UnpicklingError(f"invalid NumPy dtype state in the file: {state!r:.200}")
     d.__setstate__(state)
+
+
+def _dtype_state_shaped(state: Any) -> bool:
+    """Whether ``state`` has the form NumPy's ``dtype.__reduce__`` writes:
+    ``(3, order, subarray, names, fields, itemsize, alignment, flags)``, or version
+    4 with metadata (a dict, or a datetime unit ``(dict | None, (unit, num, 1, 1))``)."""
+    if type(state) is not tuple or (state[:1], len(state)) not in (((3,), 8), ((4,), 9)):
+        return False
+    _, order, sub, names, fields, *numbers = state[:8]
+    meta = state[8] if len(state) == 9 else None
+    return (type(order) is str and len(order) == 1 and all(type(n) is int for n in numbers)
+            and (sub is None or (type(sub) is tuple and len(sub) == 2
+                                 and isinstance(sub[0], np.dtype) and _is_ints(sub[1])))
+            and (names is None or (type(names) is tuple and all(type(n) is str for n in names)))
+            and (fields is None or (type(fields) is dict and all(
+                type(k) is str and type(f) is tuple and len(f) in (2, 3)
+                and isinstance(f[0], np.dtype) and type(f[1]) is int
+                and (len(f) == 2 or type(f[2]) is str) for k, f in fields.items())))
+            and (meta is None or type(meta) is dict
+                 or (type(meta) is tuple and len(meta) == 2 and type(meta[0]) in (dict, type(None))
+                     and type(meta[1]) is tuple and len(meta[1]) == 4
+                     and type(meta[1][0]) is bytes and _is_ints(meta[1][1:]))))
+
+
+def _is_ints(xs: Any) -> bool:
+    return type(xs) is tuple and all(type(x) is int for x in xs)
 
 
 def _constructible(d: np.dtype) -> bool:

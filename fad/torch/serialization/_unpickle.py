@@ -11,6 +11,8 @@ import _compat_pickle
 import collections
 import copyreg
 import pickle
+import struct
+import sys
 from typing import Any, Callable
 
 import numpy as np
@@ -38,6 +40,16 @@ class _Loading:
 
 def _ascii(s: Any) -> Any:
     return s.decode("ascii") if type(s) is bytes else s
+
+
+def _load_bytearray8(self: Any) -> None:
+    """BYTEARRAY8 reading what the file holds, before allocating its claimed size
+    (pickle's own allocates first: ten bytes of file would ask for any amount)."""
+    (n,) = struct.unpack("<Q", self.read(8))
+    data = self.read(n) if n <= sys.maxsize else b""
+    if len(data) != n:
+        raise pickle.UnpicklingError(f"the file ends inside a bytearray of {n} bytes")
+    self.append(bytearray(data))
 
 
 def _get_extension(self: Any, code: int) -> None:
@@ -176,7 +188,7 @@ class _WeightsUnpickler(_Loading, pickle._Unpickler):  # type: ignore[name-defin
                      (pickle.OBJ, load_obj_or_inst), (pickle.BUILD, load_build),
                      (pickle.APPEND, load_append), (pickle.APPENDS, load_appends),
                      (pickle.SETITEM, load_setitem), (pickle.SETITEMS, load_setitems),
-                     (pickle.ADDITEMS, load_additems)):
+                     (pickle.ADDITEMS, load_additems), (pickle.BYTEARRAY8, _load_bytearray8)):
         dispatch[_op[0]] = _fn
     del _op, _fn
 
@@ -267,6 +279,7 @@ class _ScanUnpickler(pickle._Unpickler):  # type: ignore[name-defined]
                      (pickle.SETITEM, lambda self: self._pop(2, push=False)),
                      (pickle.APPENDS, lambda self: self._pop(0, mark=True, push=False)),
                      (pickle.SETITEMS, lambda self: self._pop(0, mark=True, push=False)),
-                     (pickle.ADDITEMS, lambda self: self._pop(0, mark=True, push=False))):
+                     (pickle.ADDITEMS, lambda self: self._pop(0, mark=True, push=False)),
+                     (pickle.BYTEARRAY8, _load_bytearray8)):
         dispatch[_op[0]] = _fn
     del _op, _fn
