@@ -1,9 +1,11 @@
 """What a checkpoint's pickle may build: the storage types (``torch.FloatStorage``...)
 and the storages read from a file, PyTorch's rebuild functions of tensors and
 parameters (``torch._utils._rebuild_tensor_v2``...) done by fad's own, the rebuilders
-of tensors pickled by earlier fad versions, and NumPy's array, dtype and scalar
-constructors, checked to build no arrays of Python objects. Each checks what the
-file gives it and raises ``pickle.UnpicklingError`` for a corrupt or forged file.
+of tensors pickled by earlier fad versions, NumPy's array, dtype and scalar
+constructors and dtype states, checked to build no arrays of Python objects and no
+dtype reaching past its items, and ``bytes``/``bytearray``. Each checks what the
+file gives it and raises ``pickle.UnpicklingError`` for a corrupt or forged file;
+none lets a few bytes of file claim an amount of memory of their choosing.
 """
 
 from __future__ import annotations
