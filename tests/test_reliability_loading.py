@@ -465,3 +465,199 @@ def test_pytorch_tensor_attributes_and_dtypes_fad_lacks(tmp_path):
     real.save({"u": real.tensor([1, 2], dtype=real.uint16)}, tmp_path / "u.pt")
     with pytest.raises(pickle.UnpicklingError, match="torch.uint16"):
         torch.load(tmp_path / "u.pt")
+
+
+# ---------------------------------------------------------------- NumPy dtypes and memory
+class _Built(_Reduce):
+    """Pickles as ``func(*args)`` followed by BUILD with ``state``."""
+
+    def __init__(self, func, args, state):
+        super().__init__(func, *args)
+        self.state = state
+
+    def __reduce__(self):
+        return self.func, self.args, self.state
+
+
+def _void_dtype(names, fields, itemsize=8, subarray=None):
+    return _Built(np.dtype, ("V8", False, True),
+                  (3, "|", subarray, names, fields, itemsize, 1, 0))
+
+
+def _f8_dtype() -> bytes:
+    return b"cnumpy\ndtype\nX\x02\x00\x00\x00f8\x89\x88\x87R"
+
+
+@pytest.mark.parametrize("dtype", [
+    _void_dtype(("a",), {"a": (np.dtype("f8"), 1000)}),                       # past the item
+    _void_dtype(("a",), {"a": (np.dtype("f8"), 0), "b": (np.dtype("f8"), 10**6)}),  # extra entry
+    _void_dtype(None, None, subarray=(np.dtype("f8"), (10**6,))),             # subarray > item
+    _void_dtype(("a",), {"a": (np.dtype("f8"), 0)}, itemsize=64),             # grows the item
+], ids=["offset", "extra-field", "subarray", "itemsize"])
+def test_a_numpy_dtype_from_a_file_cannot_reach_outside_its_items(dtype):
+    frombuffer = np.zeros(1).__reduce_ex__(5)[0]  # what protocol 5 pickles arrays with
+    payload = pickle.dumps(_Reduce(frombuffer, b"\x00" * 8, dtype, (1,), "C"), protocol=2)
+    with pytest.raises(pickle.UnpicklingError, match="invalid NumPy dtype state"):
+        torch.load(io.BytesIO(payload))
+
+
+def test_a_dtype_cannot_be_rebuilt_under_an_array_made_with_it():
+    # D = dtype('V8'); a = _frombuffer(8 bytes, D); then BUILD D to 64-byte items:
+    # a's one item would span 56 bytes past its buffer
+    payload = (b"\x80\x02cnumpy\ndtype\nX\x02\x00\x00\x00V8\x89\x88\x87Rq\x000"
+               b"cnumpy.core.numeric\n_frombuffer\n(C\x08" + b"\x00" * 8
+               + b"h\x00K\x01\x85X\x01\x00\x00\x00CtR"
+               b"h\x00(K\x03X\x01\x00\x00\x00|NX\x01\x00\x00\x00a\x85}X\x01\x00\x00\x00a"
+               + _f8_dtype() + b"K\x00\x86sK@K\x01K\x00tb\x86.")
+    with pytest.raises(pickle.UnpicklingError, match="invalid NumPy dtype state"):
+        torch.load(io.BytesIO(payload))
+
+
+def test_numpy_values_of_every_kind_of_dtype_round_trip(tmp_path):
+    dtypes = [np.dtype([(("title", "a"), "f8"), ("b", [("c", "i2", (2,))])], align=True),
+              np.dtype([("a", ">i4"), ("b", "f8", (2, 3))]),
+              np.dtype({"names": ["x", "y"], "formats": ["u1", "f4"], "offsets": [8, 0],
+                        "itemsize": 16}),
+              np.dtype(">f8"), np.dtype("M8[ms]"), np.dtype("m8[2D]"), np.dtype("S5"),
+              np.dtype("U3"), np.dtype("V7"), np.dtype(("f4", (2, 2))), np.dtype([])]
+    for d in dtypes:
+        a = np.zeros(3, d)
+        values = [d, a] + ([a[0]] if d.subdtype is None else [])
+        path = tmp_path / "d.pt"
+        torch.save(values, path)
+        out = torch.load(path)
+        assert out[0] == d and out[0].fields == d.fields and out[0].itemsize == d.itemsize
+        assert out[1].tobytes() == a.tobytes() and out[1].dtype.fields == d.fields
+        if len(out) > 2:
+            assert out[2].tobytes() == a[0].tobytes()
+
+
+def test_a_few_bytes_of_file_cannot_ask_for_any_amount_of_memory():
+    # bytearray(2**44) and an uninitialised 2**40-element NumPy array, from ~40 bytes
+    for payload in (b"\x80\x02c__builtin__\nbytearray\n\x8a\x06\x00\x00\x00\x00\x00\x10\x85R.",
+                    b"\x80\x02cnumpy.core.multiarray\n_reconstruct\ncnumpy\nndarray\n"
+                    b"\x8a\x06\x00\x00\x00\x00\x00\x01\x85C\x01b\x87R."):
+        with pytest.raises(pickle.UnpicklingError, match="in the file"):
+            torch.load(io.BytesIO(payload))
+    # what pickle itself writes for bytes and bytearrays, at every protocol, still loads
+    for obj in (b"", bytearray(), bytearray(b"xy"), b"\xff"):
+        for protocol in range(6):
+            buf = io.BytesIO()
+            torch.save([obj], buf, pickle_protocol=protocol)
+            buf.seek(0)
+            out = torch.load(buf)[0]
+            assert out == obj and type(out) is type(obj)
+
+
+def _with_layout(tmp_path, size, stride):
+    def edit(data: bytes) -> bytes:
+        assert b"K\x02\x85" in data and b"K\x01\x85" in data  # size (2,), stride (1,)
+        data = data.replace(b"K\x02\x85", pickle.dumps(size, 2)[2:-1], 1)
+        return data.replace(b"K\x01\x85", pickle.dumps(stride, 2)[2:-1], 1)
+    return _checkpoint_with_data_pkl(tmp_path, edit)
+
+
+def test_an_expanded_tensor_is_not_materialised_on_load(tmp_path):
+    # 10**6 x 10**6 float32 from a one-element storage: 3.6 TiB as a copy
+    big = torch.load(_with_layout(tmp_path, (10**6, 10**6), (0, 0)))["w"]
+    assert big.shape == (10**6, 10**6) and big[123, 456].item() == 1.0
+    small = torch.load(_with_layout(tmp_path, (3, 2), (0, 1)))["w"]
+    small.add_(1)  # copied on its first in-place write
+    assert small.tolist() == [[2.0, 2.0]] * 3
+    for size, stride in (((2**62, 2**62), (0, 0)), ((2**63,), (0,)), ((1, 1), (2**70, 0))):
+        with pytest.raises(pickle.UnpicklingError, match="invalid tensor layout"):
+            torch.load(_with_layout(tmp_path, size, stride))
+
+
+def test_many_tensors_of_one_storage_do_not_copy_it_many_times(tmp_path):
+    # data.pkl rebuilds the tensor of its 2-element storage 5000 more times, with 4
+    # bytes each (its function and arguments are memoized): copies would take 2.5
+    # times the bytes of the file, and a bigger storage any multiple of it
+    path = _checkpoint_with_data_pkl(
+        tmp_path, lambda data: data[:-1] + b"(" + b"h\x02h\x0cR" * 5000 + b"l\x86.")
+    state, views = torch.load(path)
+    assert len(views) == 5000 and all(v.tolist() == [1.0, 1.0] for v in views)
+    owned = [t.numpy() for t in [state["w"], *views] if t.numpy().flags.owndata]
+    assert sum(a.nbytes for a in owned) <= 4 * 8  # the others are views of the storage
+    views[-1].add_(1)  # a view is copied on its first in-place write
+    assert views[-1].tolist() == [2.0, 2.0] and views[-2].tolist() == [1.0, 1.0]
+
+
+def test_one_safe_globals_block_shared_by_two_threads(tmp_path):
+    import threading
+    from fractions import Fraction
+    path = tmp_path / "f.pt"
+    torch.save(Fraction(1, 3), path)
+    block = torch.serialization.safe_globals([Fraction])
+    first_in, second_in, first_out = threading.Event(), threading.Event(), threading.Event()
+    seen: dict = {}
+
+    def record(name, fn):
+        try:
+            seen[name] = fn()
+        except Exception as e:  # noqa: BLE001 (compared below)
+            seen[name] = e
+
+    def first():
+        with block:
+            first_in.set()
+            second_in.wait(5)
+        first_out.set()
+        record("first after", lambda: torch.load(path))
+
+    def second():
+        first_in.wait(5)
+        with block:
+            second_in.set()
+            first_out.wait(5)
+            record("second inside", lambda: torch.load(path))
+        record("second after", lambda: torch.load(path))
+
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert seen["second inside"] == Fraction(1, 3)
+    for name in ("first after", "second after"):  # each thread's block ended with it
+        assert isinstance(seen[name], pickle.UnpicklingError), (name, seen[name])
+
+
+def test_extension_codes_are_checked_even_after_a_trusted_load():
+    import copyreg
+    copyreg.add_extension("os", "system", 0xF00)
+    try:
+        payload = b"\x80\x02\x83\x00\x0f."  # EXT2 0x0f00: os.system, by its code
+        assert pickle.loads(payload) is os.system  # fills copyreg's cache of codes
+        with pytest.raises(pickle.UnpicklingError, match="os.system"):
+            torch.load(io.BytesIO(payload))
+        assert torch.serialization.get_unsafe_globals_in_checkpoint(
+            io.BytesIO(payload)) == ["os.system"]
+    finally:
+        copyreg.remove_extension("os", "system", 0xF00)
+
+
+@pytest.mark.parametrize("names, fields", [
+    (("a",), {"a": ("not a dtype", 0)}),  # NumPy accepts it; copying the array crashes
+    (("a",), {"a": 1}),
+    ((1,), {}),                            # NumPy's C code fails inside (SystemError)
+], ids=["str-field", "int-field", "int-name"])
+def test_a_malformed_dtype_state_never_reaches_numpy(names, fields):
+    frombuffer = np.zeros(1).__reduce_ex__(5)[0]
+    dtype = _void_dtype(names, fields)
+    payload = pickle.dumps(_Reduce(frombuffer, b"\x00" * 8, dtype, (1,), "C"), protocol=2)
+    with pytest.raises(pickle.UnpicklingError, match="invalid NumPy dtype state"):
+        torch.load(io.BytesIO(payload))
+
+
+def test_a_bytearray8_opcode_reads_before_it_allocates():
+    # BYTEARRAY8 claiming 2**44 bytes, in 11 bytes of protocol 5
+    payload = b"\x80\x05\x96" + (2**44).to_bytes(8, "little") + b"."
+    with pytest.raises(pickle.UnpicklingError, match="bytearray"):
+        torch.load(io.BytesIO(payload))
+    with pytest.raises(pickle.UnpicklingError, match="bytearray"):
+        torch.serialization.get_unsafe_globals_in_checkpoint(io.BytesIO(payload))
+    buf = io.BytesIO()
+    torch.save(bytearray(b"abc"), buf, pickle_protocol=5)
+    buf.seek(0)
+    assert torch.load(buf) == bytearray(b"abc")

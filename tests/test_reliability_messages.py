@@ -318,3 +318,37 @@ def _resolves(name: str) -> bool:
 def test_messages_name_only_functions_that_exist():
     missing = [name for name in sorted(_named_functions()) if not _resolves(name)]
     assert not missing, missing
+
+
+def test_threads_meeting_new_namespaces_at_once(clean_registry):
+    import sys
+    import threading
+    for i in range(3000):  # a long registry: a registration that iterates it is slow
+        backends.backend_for(types.ModuleType(f"lib{i}"))
+    spaces = [[types.ModuleType("lib") for _ in range(50)] for _ in range(8)]
+    errors: list = []
+    start = threading.Barrier(len(spaces))
+
+    def meet(mine: list) -> None:
+        start.wait()
+        try:
+            for xp in mine:
+                backends.backend_for(xp)
+        except Exception as e:  # noqa: BLE001 (reported below)
+            errors.append(e)
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # switch threads as often as possible
+    try:
+        threads = [threading.Thread(target=meet, args=(s,)) for s in spaces]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert errors == []
+    found = [backends.backend_for(xp) for s in spaces for xp in s]
+    assert len({b.name for b in found}) == len(found)  # one name each
+    assert all(backends.get_backend(b.name) is b and b.xp is xp
+               for b, xp in zip(found, (xp for s in spaces for xp in s)))

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextvars
 import sys
+import threading
 from typing import Any
 
 import numpy as np
@@ -85,7 +86,18 @@ def backend_for(xp: Any) -> Backend:
     return b
 
 
+# Registration runs once per namespace, under a lock: threads meeting new
+# namespaces at once must not see the registry mid-update nor give two of them one name.
+_REGISTERING = threading.RLock()
+
+
 def _register(xp: Any) -> Backend:
+    with _REGISTERING:
+        b = _BY_NAMESPACE.get(id(xp))
+        return b if b is not None else _register_new(xp)
+
+
+def _register_new(xp: Any) -> Backend:
     for b in _BACKENDS.values():
         if b.xp is xp:
             break
@@ -119,18 +131,25 @@ def get_backend(name: str) -> Backend:
     >>> get_backend("numpy").xp is np
     True
     """
-    if name not in _BACKENDS:
-        if name == "cupy":
-            from .cupy_backend import make_cupy_backend
-            _BACKENDS["cupy"] = make_cupy_backend()
-        elif name in ("array_api_strict", "strict"):
-            import array_api_strict
-            _BACKENDS[name] = Backend("array_api_strict", array_api_strict)
-        else:
-            raise ValueError(f"unknown backend {name!r}; known: numpy, cupy, array_api_strict")
-        b = _BACKENDS[name]
-        _BY_NAMESPACE.setdefault(id(b.xp), b)
-    return _BACKENDS[name]
+    b = _BACKENDS.get(name)
+    if b is None:
+        with _REGISTERING:
+            b = _BACKENDS.get(name) or _make_builtin(name)
+    return b
+
+
+def _make_builtin(name: str) -> Backend:
+    if name == "cupy":
+        from .cupy_backend import make_cupy_backend
+        b = make_cupy_backend()
+    elif name in ("array_api_strict", "strict"):
+        import array_api_strict
+        b = Backend("array_api_strict", array_api_strict)
+    else:
+        raise ValueError(f"unknown backend {name!r}; known: numpy, cupy, array_api_strict")
+    _BACKENDS[name] = b
+    _BY_NAMESPACE.setdefault(id(b.xp), b)
+    return b
 
 
 def set_backend(name: str) -> None:

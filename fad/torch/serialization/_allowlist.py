@@ -20,6 +20,7 @@ from ..tensor import Size, Tensor, device
 from ._storage import (
     _STORAGE_TYPES,
     _TENSOR_BUILDERS,
+    _bytes_of,
     _codecs_encode,
     _np_dtype,
     _np_frombuffer,
@@ -36,7 +37,8 @@ def _default_globals() -> tuple[dict[str, Any], set[int]]:
     calls: dict[str, Any] = {
         "collections.OrderedDict": collections.OrderedDict,
         "builtins.set": set, "builtins.frozenset": frozenset, "builtins.complex": complex,
-        "builtins.bytearray": bytearray, "builtins.slice": slice,
+        "builtins.bytes": _bytes_of(bytes), "builtins.bytearray": _bytes_of(bytearray),
+        "builtins.slice": slice,
         "_codecs.encode": _codecs_encode,
         "torch.Size": Size, "torch.device": device,
         "torch._tensor._rebuild_from_type_v2": _rebuild_from_type_v2,
@@ -72,7 +74,7 @@ _TORCH_ONLY_DTYPES = {"uint16", "uint32", "uint64", "complex32", "chalf", "float
                       "qint8", "quint8", "qint32", "quint4x2", "quint2x4"}
 
 # ``add_safe_globals`` is process-wide (as PyTorch's); ``safe_globals`` adds for a block
-# of code in the current thread / task only.
+# of code in the current thread / task only: the blocks open there, as (block, objects).
 _USER_GLOBALS: dict[str, Any] = {}
 _SCOPED_GLOBALS: contextvars.ContextVar[tuple] = contextvars.ContextVar(
     "fad_torch_safe_globals", default=())
@@ -117,7 +119,7 @@ def get_safe_globals() -> list[Any]:
     >>> get_safe_globals()
     []
     """
-    seen = {**_USER_GLOBALS, **_entries(_SCOPED_GLOBALS.get())}
+    seen = {**_USER_GLOBALS, **_scoped_entries(_SCOPED_GLOBALS.get())}
     return list(seen.values())
 
 
@@ -144,18 +146,25 @@ class safe_globals:
 
     def __init__(self, safe_globals: list[Callable | tuple[Callable, str]]):
         self.safe_globals = list(safe_globals)
-        self._tokens: list[contextvars.Token] = []
 
+    # Entered and left by value in the current context (no tokens kept on the
+    # object), so one instance may be used by several threads or tasks at once.
     def __enter__(self) -> None:
-        self._tokens.append(_SCOPED_GLOBALS.set(_SCOPED_GLOBALS.get() + tuple(self.safe_globals)))
+        _SCOPED_GLOBALS.set(_SCOPED_GLOBALS.get() + ((self, tuple(self.safe_globals)),))
 
     def __exit__(self, *exc: Any) -> None:
-        _SCOPED_GLOBALS.reset(self._tokens.pop())
+        blocks = _SCOPED_GLOBALS.get()
+        mine = max(i for i, (block, _) in enumerate(blocks) if block is self)
+        _SCOPED_GLOBALS.set(blocks[:mine] + blocks[mine + 1:])
+
+
+def _scoped_entries(blocks: tuple) -> dict[str, Any]:
+    return _entries(obj for _, objs in blocks for obj in objs)
 
 
 def _user_globals() -> dict[str, Any]:
     scoped = _SCOPED_GLOBALS.get()
-    return {**_USER_GLOBALS, **_entries(scoped)} if scoped else _USER_GLOBALS
+    return {**_USER_GLOBALS, **_scoped_entries(scoped)} if scoped else _USER_GLOBALS
 
 
 def _not_allowed(what: str, name: str) -> pickle.UnpicklingError:

@@ -180,7 +180,7 @@ def _view(root: _Storage, pid: tuple) -> _Storage:
     if offset < 0 or size < 0 or offset + size > root.array.size:
         raise pickle.UnpicklingError(f"a storage view of the checkpoint ({offset}, {size}) "
                                      f"lies outside its storage of {root.array.size} elements")
-    return _Storage(root.type, root.array[offset:offset + size])
+    return root.view(offset, size)
 
 
 def _load_zip(z: zipfile.ZipFile, weights_only: bool, args: dict) -> Any:

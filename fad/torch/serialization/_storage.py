@@ -1,9 +1,11 @@
 """What a checkpoint's pickle may build: the storage types (``torch.FloatStorage``...)
 and the storages read from a file, PyTorch's rebuild functions of tensors and
 parameters (``torch._utils._rebuild_tensor_v2``...) done by fad's own, the rebuilders
-of tensors pickled by earlier fad versions, and NumPy's array, dtype and scalar
-constructors, checked to build no arrays of Python objects. Each checks what the
-file gives it and raises ``pickle.UnpicklingError`` for a corrupt or forged file.
+of tensors pickled by earlier fad versions, NumPy's array, dtype and scalar
+constructors and dtype states, checked to build no arrays of Python objects and no
+dtype reaching past its items, and ``bytes``/``bytearray``. Each checks what the
+file gives it and raises ``pickle.UnpicklingError`` for a corrupt or forged file;
+none lets a few bytes of file claim an amount of memory of their choosing.
 """
 
 from __future__ import annotations
@@ -48,18 +50,53 @@ _STORAGE_OF_NP = {t.np: t for t in _STORAGE_TYPES.values()
                   if t.name not in ("BFloat16Storage", "UntypedStorage")}
 
 
+_COPIES = 4  # the copies of one storage's tensors add up to at most this many storages
+
+
 class _Storage:
-    """A storage read from a checkpoint: a 1-D array of its elements."""
+    """A storage read from a checkpoint: a 1-D array of its elements (or a slice
+    of one, ``view``, sharing its converted elements and its copy allowance)."""
 
-    __slots__ = ("type", "array")
+    __slots__ = ("type", "array", "_root", "_start", "_loaded", "_copyable")
 
-    def __init__(self, stype: _StorageType, array: np.ndarray):
-        self.type, self.array = stype, array
+    def __init__(self, stype: _StorageType, array: np.ndarray, root: _Storage | None = None,
+                 start: int = 0):
+        self.type, self.array, self._root, self._start = stype, array, root, start
+        self._loaded: np.ndarray | None = None
+        self._copyable = _COPIES * array.nbytes if root is None else 0
+
+    def view(self, offset: int, size: int) -> _Storage:
+        """Elements ``offset`` to ``offset + size`` (a legacy checkpoint's storage view)."""
+        return _Storage(self.type, self.array[offset:offset + size], self, offset)
+
+    def loaded(self) -> np.ndarray:
+        """The elements as tensors get them: native byte order, bfloat16 as float32."""
+        if self._root is not None:
+            return self._root.loaded()[self._start:self._start + self.array.size]
+        if self._loaded is None:
+            a = self.array.astype(self.array.dtype.newbyteorder("="), copy=False)
+            if self.type.load != self.type.np:  # bfloat16: the high half of a float32
+                a = (a.astype(np.uint32) << 16).view(np.float32)
+            self._loaded = a
+        return self._loaded
+
+    def _may_copy(self, nbytes: int) -> bool:
+        """Whether ``nbytes`` more may be copied out of this storage (and take them)."""
+        owner = self if self._root is None else self._root
+        if nbytes > owner._copyable:
+            return False
+        owner._copyable -= nbytes
+        return True
 
     def strided(self, offset: Any, size: Any, stride: Any, dtype: Any = None) -> np.ndarray:
-        """The tensor ``(offset, size, stride)`` of this storage, as a fresh array;
-        every index is checked to lie inside the storage."""
-        a = self.array
+        """The tensor ``(offset, size, stride)`` of this storage, every index
+        checked to lie inside the storage. A fresh array, except that a few bytes
+        of file must not claim any amount of memory: a tensor with more elements
+        than its storage (an expanded one, with zero strides), and the tensors of a
+        storage whose copies reach ``_COPIES`` times its size (many views of it),
+        stay read-only views of the storage, as PyTorch keeps every tensor (fad
+        copies them on their first in-place write)."""
+        a = self.loaded()
         if dtype is not None:  # _rebuild_tensor_v3: an untyped storage read as ``dtype``
             d = _dtype.as_dtype(dtype).np
             raw = a.view(np.uint8)
@@ -78,12 +115,17 @@ class _Storage:
                     f"offset {offset}) reaches element {last} of a storage of {a.size} "
                     "elements: the file is corrupt")
         base = a[offset:] if offset < a.size else a[:0]
-        out = np.lib.stride_tricks.as_strided(
-            base, shape=size, strides=tuple(s * a.itemsize for s in stride), writeable=False)
-        out = np.array(out, dtype=out.dtype.newbyteorder("="))
-        if self.type.load != self.type.np and dtype is None:  # bfloat16: the high half of a float32
-            out = (out.astype(np.uint32) << 16).view(np.float32)
-        return out
+        try:
+            out = np.lib.stride_tricks.as_strided(
+                base, shape=size, strides=tuple(s * a.itemsize for s in stride),
+                writeable=False)
+        except (ValueError, OverflowError) as e:  # a size or stride beyond NumPy's range
+            raise pickle.UnpicklingError(
+                f"invalid tensor layout in the checkpoint: size {list(size)}, stride "
+                f"{list(stride)} ({e})") from None
+        if out.size > a.size or not self._may_copy(out.nbytes):
+            return out
+        return out.copy(order="K")
 
 
 def _ints(xs: Any, what: str) -> tuple:
@@ -194,8 +236,82 @@ _NP_SCALAR = np.float64(0).__reduce__()[0]
 def _np_reconstruct(subtype: Any, shape: Any, dtype: Any) -> np.ndarray:
     if subtype is not np.ndarray:
         raise pickle.UnpicklingError(f"cannot rebuild an array of type {subtype!r}")
+    if type(shape) is not tuple or shape != (0,):  # NumPy writes (0,): BUILD gives the data
+        raise pickle.UnpicklingError(f"invalid NumPy array shape {shape!r:.100} in the file: "
+                                     "an array's data comes from its state")
     _no_objects(np.dtype(dtype) if type(dtype) in (bytes, str) else dtype)
     return _NP_RECONSTRUCT(np.ndarray, shape, dtype)
+
+
+def _set_dtype_state(d: np.dtype, state: Any) -> None:
+    """BUILD of a NumPy dtype from a file. NumPy's ``__setstate__`` trusts its
+    input (field offsets past the item, a subarray larger than the item, extra
+    field entries, a new item size under arrays built with the dtype already),
+    which would let a loaded array read outside its memory; so the state is
+    tried on a copy first, and must describe a dtype NumPy's constructor builds,
+    with no Python objects and ``d``'s item size."""
+    if not _dtype_state_shaped(state):  # NumPy's C code is not robust to others
+        raise pickle.UnpicklingError(f"invalid NumPy dtype state in the file: {state!r:.200}")
+    trial = np.dtype(d.str, False, True)  # a new dtype of d's kind (np.dtype(d, copy=True) is d)
+    try:
+        trial.__setstate__(state)
+        ok = trial.itemsize == d.itemsize and _constructible(trial)
+    except (TypeError, ValueError, KeyError, IndexError, RecursionError):
+        ok = False
+    if not ok:
+        raise pickle.UnpicklingError(f"invalid NumPy dtype state in the file: {state!r:.200}")
+    d.__setstate__(state)
+
+
+def _dtype_state_shaped(state: Any) -> bool:
+    """Whether ``state`` has the form NumPy's ``dtype.__reduce__`` writes:
+    ``(3, order, subarray, names, fields, itemsize, alignment, flags)``, or version
+    4 with metadata (a dict, or a datetime unit ``(dict | None, (unit, num, 1, 1))``)."""
+    if type(state) is not tuple or (state[:1], len(state)) not in (((3,), 8), ((4,), 9)):
+        return False
+    _, order, sub, names, fields, *numbers = state[:8]
+    meta = state[8] if len(state) == 9 else None
+    return (type(order) is str and len(order) == 1 and all(type(n) is int for n in numbers)
+            and (sub is None or (type(sub) is tuple and len(sub) == 2
+                                 and isinstance(sub[0], np.dtype) and _is_ints(sub[1])))
+            and (names is None or (type(names) is tuple and all(type(n) is str for n in names)))
+            and (fields is None or (type(fields) is dict and all(
+                type(k) is str and type(f) is tuple and len(f) in (2, 3)
+                and isinstance(f[0], np.dtype) and type(f[1]) is int
+                and (len(f) == 2 or type(f[2]) is str) for k, f in fields.items())))
+            and (meta is None or type(meta) is dict
+                 or (type(meta) is tuple and len(meta) == 2 and type(meta[0]) in (dict, type(None))
+                     and type(meta[1]) is tuple and len(meta[1]) == 4
+                     and type(meta[1][0]) is bytes and _is_ints(meta[1][1:]))))
+
+
+def _is_ints(xs: Any) -> bool:
+    return type(xs) is tuple and all(type(x) is int for x in xs)
+
+
+def _constructible(d: np.dtype) -> bool:
+    """Whether ``d`` (its fields, offsets, subarray, item size and alignment) is
+    what ``np.dtype`` builds from its description, holding no Python objects."""
+    if d.names is not None and d.subdtype is None:
+        fields = d.fields
+        if not all(_constructible(f[0]) for f in fields.values()):
+            return False
+        named = [fields[n] for n in d.names]
+        made = np.dtype({"names": list(d.names), "formats": [f[0] for f in named],
+                         "offsets": [f[1] for f in named],
+                         "titles": [f[2] if len(f) > 2 else None for f in named],
+                         "itemsize": d.itemsize}, align=d.isalignedstruct)
+        same = made.fields == fields
+    elif d.subdtype is not None and d.fields is None:
+        base, shape = d.subdtype
+        made = np.dtype((base, shape))
+        same = _constructible(base) and made.subdtype == d.subdtype
+    elif d.fields is None:
+        made, same = np.dtype(d.str), True
+    else:
+        return False
+    return (same and made == d and made.itemsize == d.itemsize
+            and made.alignment == d.alignment and not (made.hasobject or d.hasobject))
 
 
 def _np_dtype(obj: Any, align: bool = False, copy: bool = False) -> np.dtype:
@@ -215,6 +331,21 @@ def _np_frombuffer(buf: Any, dtype: Any, shape: Any, order: str) -> np.ndarray:
         raise pickle.UnpicklingError("invalid NumPy array in the file")
     return np.frombuffer(buf, _no_objects(dtype)).reshape(_ints(shape, "shape"),
                                                           order="F" if order == "F" else "C")
+
+
+def _bytes_of(cls: type) -> Any:
+    """``bytes`` / ``bytearray`` as a file may call them: from bytes (or latin1
+    text), never from a count, which would let a few bytes of file allocate any
+    amount of memory (``bytearray(10**12)``)."""
+    def build(*args: Any) -> Any:
+        if not (args == () or (len(args) == 1 and type(args[0]) in (bytes, bytearray))
+                or (len(args) == 2 and type(args[0]) is str and args[1] in ("latin1", "latin-1"))):
+            raise pickle.UnpicklingError(
+                f"{cls.__name__} of {args!r:.100} in the file: only bytes or latin1 text (how "
+                "pickle writes them) are allowed")
+        return cls(*args)
+    build.__name__ = build.__qualname__ = cls.__name__
+    return build
 
 
 def _codecs_encode(s: Any, encoding: str = "utf-8") -> bytes:

@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import _compat_pickle
 import collections
+import copyreg
 import pickle
+import struct
+import sys
 from typing import Any, Callable
 
 import numpy as np
@@ -17,7 +20,7 @@ import numpy as np
 from .. import _dtype
 from ..tensor import Size
 from ._allowlist import _DEFAULT, _DEFAULT_CALLS, _TORCH_ONLY_DTYPES, _not_allowed, _user_globals
-from ._storage import _attributes, _no_objects, _Storage, _StorageType
+from ._storage import _attributes, _no_objects, _set_dtype_state, _Storage, _StorageType
 
 
 class _Loading:
@@ -39,6 +42,27 @@ def _ascii(s: Any) -> Any:
     return s.decode("ascii") if type(s) is bytes else s
 
 
+def _load_bytearray8(self: Any) -> None:
+    """BYTEARRAY8 reading what the file holds, before allocating its claimed size
+    (pickle's own allocates first: ten bytes of file would ask for any amount)."""
+    (n,) = struct.unpack("<Q", self.read(8))
+    data = self.read(n) if n <= sys.maxsize else b""
+    if len(data) != n:
+        raise pickle.UnpicklingError(f"the file ends inside a bytearray of {n} bytes")
+    self.append(bytearray(data))
+
+
+def _get_extension(self: Any, code: int) -> None:
+    """EXT1/2/4: the global copyreg registers under ``code``, always looked up with
+    ``find_class`` (pickle's own lookup returns what copyreg's cache holds from an
+    earlier, trusted unpickling without asking ``find_class``)."""
+    key = copyreg._inverted_registry.get(code)  # type: ignore[attr-defined]
+    if not key:
+        raise pickle.UnpicklingError(f"the file uses extension code {code}, which is "
+                                     "not registered with copyreg")
+    self.append(self.find_class(*key))
+
+
 class _WeightsUnpickler(_Loading, pickle._Unpickler):  # type: ignore[name-defined]
     """An unpickler that resolves only allow-listed globals and calls only
     allow-listed callables. The pure-Python unpickler is used because every
@@ -46,6 +70,7 @@ class _WeightsUnpickler(_Loading, pickle._Unpickler):  # type: ignore[name-defin
     checked, not only the global lookups."""
 
     dispatch = dict(pickle._Unpickler.dispatch)  # type: ignore[attr-defined]
+    get_extension = _get_extension
 
     def find_class(self, module: str, name: str) -> Any:
         if self.proto < 3 and self.fix_imports:  # Python 2 names (``__builtin__.set``)
@@ -105,11 +130,13 @@ class _WeightsUnpickler(_Loading, pickle._Unpickler):  # type: ignore[name-defin
         tp = type(inst)
         if tp is collections.OrderedDict:
             inst.__dict__.update(_attributes(tp, state))
-        elif tp is np.ndarray or isinstance(inst, np.dtype):
-            if tp is np.ndarray and type(state) is tuple and len(state) == 5:
+        elif isinstance(inst, np.dtype):
+            _set_dtype_state(inst, state)
+        elif tp is np.ndarray:
+            if type(state) is tuple and len(state) == 5:
                 _no_objects(state[2])
             inst.__setstate__(state)
-            _no_objects(inst if tp is not np.ndarray else inst.dtype)
+            _no_objects(inst.dtype)
         elif self._user_allowed(tp):
             _set_state(inst, state)
         else:
@@ -161,7 +188,7 @@ class _WeightsUnpickler(_Loading, pickle._Unpickler):  # type: ignore[name-defin
                      (pickle.OBJ, load_obj_or_inst), (pickle.BUILD, load_build),
                      (pickle.APPEND, load_append), (pickle.APPENDS, load_appends),
                      (pickle.SETITEM, load_setitem), (pickle.SETITEMS, load_setitems),
-                     (pickle.ADDITEMS, load_additems)):
+                     (pickle.ADDITEMS, load_additems), (pickle.BYTEARRAY8, _load_bytearray8)):
         dispatch[_op[0]] = _fn
     del _op, _fn
 
@@ -211,6 +238,7 @@ class _ScanUnpickler(pickle._Unpickler):  # type: ignore[name-defined]
     built is a placeholder) to collect the storage types of its persistent ids."""
 
     dispatch = dict(pickle._Unpickler.dispatch)  # type: ignore[attr-defined]
+    get_extension = _get_extension
     _STUB = object()
 
     def __init__(self, *args: Any, **kwargs: Any):
@@ -251,6 +279,7 @@ class _ScanUnpickler(pickle._Unpickler):  # type: ignore[name-defined]
                      (pickle.SETITEM, lambda self: self._pop(2, push=False)),
                      (pickle.APPENDS, lambda self: self._pop(0, mark=True, push=False)),
                      (pickle.SETITEMS, lambda self: self._pop(0, mark=True, push=False)),
-                     (pickle.ADDITEMS, lambda self: self._pop(0, mark=True, push=False))):
+                     (pickle.ADDITEMS, lambda self: self._pop(0, mark=True, push=False)),
+                     (pickle.BYTEARRAY8, _load_bytearray8)):
         dispatch[_op[0]] = _fn
     del _op, _fn
