@@ -517,3 +517,105 @@ def test_an_edit_under_no_grad_never_changes_a_gradient_silently() -> None:
             if got is not None and not all(np.allclose(g, h) for g, h in zip(got, want)):
                 wrong.append(f"{name} after editing the {kind}")
     assert not wrong
+
+
+# ====================================================================== out=
+def _out_plain(T: Any) -> Any:
+    y = T.zeros(3)
+    r = T.mul(T.tensor([1.0, 2.0, 3.0]), 2, out=y)
+    return [float(r is y), *y.tolist()]
+
+
+def _out_unary(T: Any) -> Any:
+    y = T.zeros(2, dtype=T.float64)
+    r = T.exp(T.zeros(2), out=y)
+    return [float(r is y), float(y.dtype == T.float64), *y.tolist()]
+
+
+def _out_view(T: Any) -> Any:
+    base = T.zeros(4)
+    T.add(T.ones(2), T.ones(2), alpha=2, out=base[1:3])
+    return base.tolist()
+
+
+def _out_creation(T: Any) -> Any:
+    y = T.full((2,), 7.0)
+    T.ones(2, out=y)
+    return y.tolist()
+
+
+def _out_requires_grad(T: Any) -> Any:
+    x = T.ones(3, requires_grad=True)
+    return T.add(x, 1, out=T.zeros(3))
+
+
+def _out_is_leaf(T: Any) -> Any:
+    y = T.zeros(3, requires_grad=True)
+    return T.sub(T.ones(3), 1, out=y)
+
+
+def _out_cast(T: Any) -> Any:
+    return T.div(T.ones(3), 2, out=T.zeros(3, dtype=T.int64))
+
+
+@pytest.mark.parametrize("scenario", [_out_plain, _out_unary, _out_view, _out_creation],
+                         ids=lambda f: f.__name__)
+def test_out_receives_the_result(scenario: Callable) -> None:
+    """``out=`` is written (views included) and returned, never ignored."""
+    got = outcome(scenario, ftorch)
+    assert got[0] == "ok", got
+    same_as_pytorch(scenario)
+
+
+@pytest.mark.parametrize("scenario", [_out_requires_grad, _out_is_leaf, _out_cast],
+                         ids=lambda f: f.__name__)
+def test_out_that_autograd_cannot_record_raises(scenario: Callable) -> None:
+    """An ``out=`` that would need a gradient, or a lossy cast, raises PyTorch's error."""
+    got = outcome(scenario, ftorch)
+    assert got[0] == "raise" and got[1] == "RuntimeError", got
+    same_as_pytorch(scenario)
+
+
+# ====================================================================== writes into views
+def _leaf_view_add_(T: Any) -> Any:
+    x = T.ones(3, requires_grad=True)
+    x[:2].add_(1)
+    return x.tolist()
+
+
+def _leaf_view_setitem(T: Any) -> Any:
+    x = T.ones(2, 2, requires_grad=True)
+    x.view(4)[0] = 5.0
+    return x.tolist()
+
+
+def _no_grad_view_mul_(T: Any) -> Any:
+    a = T.ones(3, requires_grad=True) * 1
+    with T.no_grad():
+        v = a[1:]
+    v.mul_(2)
+    a.sum().backward()
+    return a.tolist()
+
+
+def _leaf_view_under_no_grad(T: Any) -> Any:
+    x = T.ones(3, requires_grad=True)
+    v = x[:2]
+    with T.no_grad():
+        v.mul_(3)
+    (x * x).sum().backward()
+    return x.grad.tolist()
+
+
+@pytest.mark.parametrize("scenario", [_leaf_view_add_, _leaf_view_setitem,
+                                      _no_grad_view_mul_], ids=lambda f: f.__name__)
+def test_a_write_into_a_view_that_autograd_cannot_record_raises(scenario: Callable) -> None:
+    """Writing into a view of a leaf that requires grad, or into a view made under
+    ``no_grad`` of a tensor that requires grad, raises PyTorch's error instead of
+    changing values that the gradient ignores."""
+    got = outcome(scenario, ftorch)
+    assert got[0] == "raise" and got[1] == "RuntimeError", got
+    assert "view" in got[2]
+    same_as_pytorch(scenario)
+    assert outcome(_leaf_view_under_no_grad, ftorch) == ("ok", [6.0, 6.0, 2.0])
+

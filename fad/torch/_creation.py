@@ -212,16 +212,25 @@ def _filled(fill: Any, args: tuple, kwargs: dict) -> Tensor:
     dtype = kwargs.pop("dtype", None)
     device = kwargs.pop("device", None)
     requires_grad = kwargs.pop("requires_grad", False)
-    for k in ("layout", "pin_memory", "memory_format", "out"):
+    out = kwargs.pop("out", None)
+    for k in ("layout", "pin_memory", "memory_format"):
         kwargs.pop(k, None)
     shape = _size(args, kwargs)
     if kwargs:
         raise TypeError(f"unexpected keyword arguments {sorted(kwargs)}")
-    dt = _np_or_default(dtype)
+    dt = _np_or_default(dtype if dtype is not None or out is None else out.dtype)
     xp = _xp_for(device)
     value = xp.zeros(shape, dtype=getattr(xp, dt.name)) if fill == 0 else \
         xp.ones(shape, dtype=getattr(xp, dt.name))
-    return _finish(value, requires_grad)
+    return _into_out("ones" if fill else "zeros", out, _finish(value, requires_grad))
+
+
+def _into_out(name: str, out: Any, t: Tensor) -> Tensor:
+    """``t``, or ``t`` written into ``out`` (a creation function's ``out=``)."""
+    if out is None:
+        return t
+    from ._functions import into
+    return into(name, out, (), lambda: t)
 
 
 def zeros(*size: Any, **kwargs: Any) -> Tensor:
@@ -380,14 +389,15 @@ def _random(draw: Any, size: tuple, kwargs: dict) -> Tensor:
     dtype = kwargs.pop("dtype", None)
     device = kwargs.pop("device", None)
     requires_grad = kwargs.pop("requires_grad", False)
-    for k in ("layout", "pin_memory", "out"):
+    out = kwargs.pop("out", None)
+    for k in ("layout", "pin_memory"):
         kwargs.pop(k, None)
     shape = _size(size, kwargs)
     if kwargs:
         raise TypeError(f"unexpected keyword arguments {sorted(kwargs)}")
-    dt = _np_or_default(dtype)
+    dt = _np_or_default(dtype if dtype is not None or out is None else out.dtype)
     arr = np.asarray(draw(rng, shape)).astype(dt)
-    return _finish(_place(arr, device), requires_grad)
+    return _into_out("random", out, _finish(_place(arr, device), requires_grad))
 
 
 def randn(*size: Any, **kwargs: Any) -> Tensor:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import builtins
 import collections
 import math
+import warnings
 from typing import Any, Sequence
 
 import numpy as np
@@ -58,12 +59,16 @@ def _float_if_int(x: Tensor, scalar: Any) -> Tensor:
 
 # ------------------------------------------------------------------ arithmetic
 def add(input: Any, other: Any, *, alpha: Any = 1, out: Any = None) -> Tensor:
+    if out is not None:
+        return into("add", out, (input, other), lambda: add(input, other, alpha=alpha))
     if alpha == 1:
         return apply(_ADD, (input, other))
     return apply(_ADD, (input, other), {"alpha": alpha})
 
 
 def sub(input: Any, other: Any, *, alpha: Any = 1, out: Any = None) -> Tensor:
+    if out is not None:
+        return into("sub", out, (input, other), lambda: sub(input, other, alpha=alpha))
     if alpha == 1:
         return apply(_SUB, (input, other))
     return apply(_SUB, (input, other), {"alpha": alpha})
@@ -80,6 +85,8 @@ def rsub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
 
 
 def mul(input: Any, other: Any, *, out: Any = None) -> Tensor:
+    if out is not None:
+        return into("mul", out, (input, other), lambda: mul(input, other))
     return apply(_MUL, (input, other))
 
 
@@ -88,6 +95,9 @@ multiply = mul
 
 def div(input: Any, other: Any, *, rounding_mode: str | None = None, out: Any = None
         ) -> Tensor:
+    if out is not None:
+        return into("div", out, (input, other),
+                    lambda: div(input, other, rounding_mode=rounding_mode))
     if rounding_mode is None:
         return apply(_DIV, (input, other))
     if rounding_mode == "floor":
@@ -155,6 +165,8 @@ def _unary(name: str) -> Any:
     op = OPS[name]
 
     def fn(input: Tensor, *, out: Any = None) -> Tensor:
+        if out is not None:
+            return into(name, out, (input,), lambda: apply(op, (input,)))
         return apply(op, (input,))
     fn.__name__ = name
     fn.__doc__ = f"Elementwise ``{name}`` (``grad_fn`` {op.grad_fn})."
@@ -536,6 +548,7 @@ def view(input: Tensor, *shape: Any) -> Tensor:
     if len(shape) == 1 and isinstance(shape[0], _dtype.dtype):
         t = wrap(input._value.view(shape[0].np))
         t._vc = input._vc
+        t._base = input if input._base is None else input._base
         return t
     return reshape(input, *shape)
 
@@ -1074,9 +1087,8 @@ def setitem(input: Tensor, index: Any, value: Any) -> None:
     index = _index(index)
     grad_on = GRAD_ENABLED.get()
     v_req = isinstance(value, Tensor) and value._requires_grad
-    if grad_on and input._requires_grad and input._grad_fn is None:
-        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
-                           "operation.")
+    if grad_on:
+        _check_recordable(input)
     if not grad_on or not (input._requires_grad or v_req):
         val = value._value if isinstance(value, Tensor) else value
         arr = input._value
@@ -1129,23 +1141,80 @@ def inplace(self: Tensor, compute: Any) -> Tensor:
     """Run ``compute(self)`` out of place, then make ``self`` hold the result:
     recorded (self becomes the op's output) or written into its buffer."""
     grad_on = GRAD_ENABLED.get()
-    if grad_on and self._requires_grad and self._grad_fn is None:
-        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
-                           "operation.")
+    if grad_on:
+        _check_recordable(self)
     out = compute(_snapshot(self) if grad_on else self)
     if tuple(out.shape) != tuple(self.shape):
         raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast "
                            f"shape {list(out.shape)}")
-    ko, ks = out.dtype.np.kind, self.dtype.np.kind
-    if ko not in _CAST_OK[ks]:
-        raise RuntimeError(f"result type {_res_word(out.dtype)} can't be cast to the desired "
-                           f"output type {_res_word(self.dtype)}")
+    _check_cast(out, self)
     if out._grad_fn is not None:
         _rebind(self, out)
     else:
         self._write(out._value)
         self._version += 1
     return self
+
+
+def _check_recordable(t: Tensor) -> None:
+    """Refuse, in PyTorch's words, an in-place write into ``t`` with grad mode on
+    that autograd cannot record: into a leaf that requires grad, into a view of one,
+    or into a view made under ``no_grad`` of a tensor that requires grad (its base's
+    gradient would ignore the write)."""
+    if t._requires_grad and t._grad_fn is None:
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
+                           "operation.")
+    base = t._base
+    if base is None or not base._requires_grad:
+        return
+    if not t._requires_grad:
+        raise RuntimeError(
+            "A view was created in no_grad mode and is being modified inplace with grad "
+            "mode enabled. Given that this use case is ambiguous and error-prone, it is "
+            "forbidden. You can clarify your code by moving both the view and the inplace "
+            "either both inside the no_grad block (if you don't want the inplace to be "
+            "tracked) or both outside (if you want the inplace to be tracked).")
+    if base._grad_fn is None:
+        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
+                           "in-place operation.")
+
+
+def _check_cast(result: Tensor, dest: Tensor) -> None:
+    if result.dtype.np.kind not in _CAST_OK[dest.dtype.np.kind]:
+        raise RuntimeError(f"result type {_res_word(result.dtype)} can't be cast to the "
+                           f"desired output type {_res_word(dest.dtype)}")
+
+
+def into(name: str, out: Any, args: tuple, compute: Any) -> Tensor:
+    """``torch.<name>(*args, out=out)``: the result of ``compute()`` written into
+    ``out`` (resized if its shape differs, as PyTorch does) and ``out`` returned.
+    Refused, in PyTorch's words, when autograd would have to record it.
+
+    >>> import fad.torch as torch
+    >>> y = torch.zeros(2)
+    >>> torch.add(torch.ones(2), 1, out=y) is y, y.tolist()
+    (True, [2.0, 2.0])
+    """
+    if not isinstance(out, Tensor):
+        raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
+    if GRAD_ENABLED.get() and builtin_any(isinstance(a, Tensor) and a._requires_grad
+                                          for a in (*args, out)):
+        raise RuntimeError(f"{name}(): functions with out=... arguments don't support "
+                           "automatic differentiation, but one of the arguments requires "
+                           "grad.")
+    result = compute()
+    _check_cast(result, out)
+    if tuple(result.shape) != tuple(out.shape):
+        if out.numel():
+            warnings.warn(f"An output with one or more elements was resized since it had "
+                          f"shape {list(out.shape)}, which does not match the required "
+                          f"output shape {list(result.shape)}.", UserWarning, stacklevel=3)
+        out._value = result._value.astype(out._value.dtype, copy=True)
+        out._cow = False
+    else:
+        out._write(result._value)
+    out._version += 1
+    return out
 
 
 def _res_word(dt: _dtype.dtype) -> str:
@@ -1185,8 +1254,8 @@ def can_cast(from_: Any, to: Any) -> bool:
     return _dtype.np_dtype(from_).kind in _CAST_OK[_dtype.np_dtype(to).kind]
 
 
-_INTERNAL = {"inplace", "zeros_like_int", "getitem", "setitem", "builtin_sum", "builtin_max",
-             "builtin_any", "to", "wrap", "apply", "call", "rpow", "rsub"}
+_INTERNAL = {"inplace", "into", "zeros_like_int", "getitem", "setitem", "builtin_sum",
+             "builtin_max", "builtin_any", "to", "wrap", "apply", "call", "rpow", "rsub"}
 __all__ = [n for n, v in list(globals().items())
            if not n.startswith("_") and n not in _INTERNAL and callable(v)
            and getattr(v, "__module__", None) == __name__]

@@ -273,7 +273,8 @@ def _with_views(saved: tuple, arrays: list, args: tuple, vals: list) -> tuple:
 def _aliasing(t: Tensor, args: tuple) -> Tensor:
     """Give output ``t`` the version counter of the argument whose buffer its array
     is or views: an in-place write through either is a write to both (PyTorch's
-    views share their base's counter)."""
+    views share their base's counter); that argument (or its own base) becomes
+    ``t._base``."""
     o = t._value
     if type(o) is np.ndarray:
         root = o.base
@@ -283,6 +284,7 @@ def _aliasing(t: Tensor, args: tuple) -> Tensor:
                 if v is o or root is not None and (v is root or type(v) is np.ndarray
                                                    and v.base is root):
                     t._vc = a._vc
+                    t._base = a if a._base is None else a._base
                     break
     return t
 

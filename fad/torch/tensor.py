@@ -106,6 +106,8 @@ class Tensor:
     is_quantized = False
     is_meta = False
     is_nested = False
+    # the tensor whose buffer this one views (set on views only, in their ``__dict__``)
+    _base: "Tensor | None" = None
 
     def __new__(cls, *args: Any, **kwargs: Any) -> "Tensor":
         from ._creation import legacy_new
