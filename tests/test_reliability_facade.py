@@ -619,3 +619,65 @@ def test_a_write_into_a_view_that_autograd_cannot_record_raises(scenario: Callab
     same_as_pytorch(scenario)
     assert outcome(_leaf_view_under_no_grad, ftorch) == ("ok", [6.0, 6.0, 2.0])
 
+
+
+def _view_write_reaches_base(T: Any) -> Any:
+    x = T.arange(4.0).requires_grad_()
+    a = x * 1
+    a[:2].mul_(5)
+    a.sum().backward()
+    return [*a.tolist(), *x.grad.tolist()]
+
+
+def _base_write_reaches_view(T: Any) -> Any:
+    x = T.arange(4.0).requires_grad_()
+    a = x * 1
+    v = a[1:3]
+    a.mul_(x)
+    (v * 1).sum().backward()
+    return [*v.tolist(), *x.grad.tolist()]
+
+
+def _view_write_reaches_sibling(T: Any) -> Any:
+    x = T.arange(6.0).reshape(2, 3).requires_grad_()
+    a = x * 1
+    row, col = a[1], a.t()[2]
+    row.exp_()
+    (col * col).sum().backward()
+    return [*col.tolist(), *x.grad.reshape(-1).tolist()]
+
+
+def _grad_value_into_plain_base(T: Any) -> Any:
+    w = T.ones(2, requires_grad=True)
+    a = T.zeros(4)
+    a[1:3].add_(w * 3)
+    (a * a).sum().backward()
+    return [*a.tolist(), *w.grad.tolist(), float(a.is_leaf)]
+
+
+def _write_reaches_detached_alias(T: Any) -> Any:
+    a = T.arange(3.0, requires_grad=True) * 1
+    d = a.detach()
+    a.mul_(2)
+    return d.tolist()
+
+
+def _setitem_through_view(T: Any) -> Any:
+    w = T.tensor([2.0, 3.0], requires_grad=True)
+    a = T.ones(2, 2) * w
+    a[0][1] = w[0] * 7
+    a.sum().backward()
+    return [*a.reshape(-1).tolist(), *w.grad.tolist()]
+
+
+@pytest.mark.parametrize("scenario", [_view_write_reaches_base, _base_write_reaches_view,
+                                      _view_write_reaches_sibling, _grad_value_into_plain_base,
+                                      _write_reaches_detached_alias, _setitem_through_view],
+                         ids=lambda f: f.__name__)
+def test_a_recorded_inplace_write_reaches_every_tensor_sharing_the_buffer(
+        scenario: Callable) -> None:
+    """An in-place operation that autograd records, on a view or on its base, changes
+    the values of the base, the views and the ``detach()`` aliases of that buffer, and
+    their gradients follow (PyTorch's ``CopySlices``)."""
+    assert outcome(scenario, ftorch)[0] == "ok"
+    same_as_pytorch(scenario)

@@ -16,7 +16,7 @@ from ._dtype import array_np_dtype
 from ._grad_mode import GRAD_ENABLED
 from ._graph import rebind_saved_output
 from ._ops import OPS, _broadcast_message, apply, call
-from .tensor import Tensor, _wrap_dim, wrap
+from .tensor import Tensor, _wrap_dim, live_aliases, note_alias, wrap
 
 _PYS = (bool, int, float, complex)
 _ADD, _SUB, _MUL, _DIV = OPS["add"], OPS["sub"], OPS["mul"], OPS["div"]
@@ -549,6 +549,7 @@ def view(input: Tensor, *shape: Any) -> Tensor:
         t = wrap(input._value.view(shape[0].np))
         t._vc = input._vc
         t._base = input if input._base is None else input._base
+        note_alias(t)
         return t
     return reshape(input, *shape)
 
@@ -1101,7 +1102,7 @@ def setitem(input: Tensor, index: Any, value: Any) -> None:
             raise RuntimeError(str(e)) from None
         input._version += 1
         return
-    snap = _snapshot(input)
+    snap = _snapshot(input, _shared(input))
     if isinstance(value, Tensor):
         out = call("index_put", snap, value, index=index)
     else:
@@ -1118,15 +1119,30 @@ def index_put(input: Tensor, indices: tuple, values: Tensor, accumulate: bool = 
 _CAST_OK = {"b": "b", "u": "bu", "i": "bui", "f": "buif", "c": "buifc"}
 
 
-def _snapshot(t: Tensor) -> Tensor:
-    s = wrap(t._value, t._requires_grad, t._grad_fn, t._output_nr)
+def _snapshot(t: Tensor, copy: bool) -> Tensor:
+    """``t`` as an operation's input before an in-place write into ``t``: its buffer,
+    or (``copy``) a copy of it, for when the write will go into the buffer
+    (``_shared``) and the operation may save its input."""
+    v = t._value
+    s = wrap(v.copy() if copy else v, t._requires_grad, t._grad_fn, t._output_nr)
     s._version = t._version
     return s
 
 
+def _shared(t: Tensor) -> bool:
+    """Whether another live tensor shares ``t``'s NumPy buffer: a view, a base, a
+    ``detach()`` alias."""
+    return len(t._vc) > 1 and type(t._value) is np.ndarray and \
+        (t._base is not None or builtin_any(u is not t for u in live_aliases(t)))
+
+
 def _rebind(t: Tensor, out: Tensor) -> None:
+    """Make ``t`` hold ``out``, the recorded result of an in-place operation on it."""
     if out.dtype is not t.dtype:
         out = to(out, t.dtype)
+    if _shared(t):
+        write_through(t, out)
+        return
     t._value = out._value
     t._grad_fn = out._grad_fn
     t._output_nr = out._output_nr
@@ -1143,7 +1159,7 @@ def inplace(self: Tensor, compute: Any) -> Tensor:
     grad_on = GRAD_ENABLED.get()
     if grad_on:
         _check_recordable(self)
-    out = compute(_snapshot(self) if grad_on else self)
+    out = compute(_snapshot(self, _shared(self)) if grad_on else self)
     if tuple(out.shape) != tuple(self.shape):
         raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast "
                            f"shape {list(out.shape)}")
@@ -1154,6 +1170,67 @@ def inplace(self: Tensor, compute: Any) -> Tensor:
         self._write(out._value)
         self._version += 1
     return self
+
+
+def write_through(t: Tensor, out: Tensor) -> None:
+    """The recorded in-place result ``out`` written into the buffer that ``t`` shares
+    with other tensors, as PyTorch's ``CopySlices`` does: every tensor viewing that
+    buffer sees the new values, ``t``'s gradient goes through ``out``'s node, and that
+    of each other view, and of the base, through a node that takes the overlapping
+    elements from ``out`` and the others from its former value.
+
+    >>> import fad.torch as torch
+    >>> x = torch.ones(3, requires_grad=True)
+    >>> a = x * 1
+    >>> a[:2].mul_(5)
+    tensor([5., 5.], grad_fn=<MulBackward0>)
+    >>> a.sum().backward(); a.tolist(), x.grad.tolist()
+    ([5.0, 5.0, 1.0], [5.0, 5.0, 1.0])
+    """
+    arr = t._value
+    if not arr.flags.writeable:
+        raise RuntimeError("unsupported operation: more than one element of the written-to "
+                           "tensor refers to a single memory location. Please clone() the "
+                           "tensor before performing the operation.")
+    np.copyto(arr, out._value, casting="unsafe")
+    t._grad_fn = out._grad_fn
+    t._output_nr = out._output_nr
+    t._requires_grad = True
+    t._vc[0] += 1
+    rebind_saved_output(out._grad_fn, out._vc, t._vc)
+    base = t if t._base is None else t._base
+    others = [u for u in (base, *live_aliases(t))
+              if u is not t and (u is base or u._base is base) and u.dtype is t.dtype]
+    if not others:
+        return
+    written = _addresses(arr).ravel()
+    order = np.argsort(written, kind="stable")
+    flat_out = None
+    for u in others:
+        at = _addresses(u._value)
+        k = np.searchsorted(written, at, sorter=order).clip(0, len(written) - 1)
+        src = order[k]
+        hit = written[src] == at
+        if not hit.any():
+            continue
+        if flat_out is None:
+            flat_out = reshape(out, -1)
+        part = getitem(flat_out, src[hit])
+        if hit.ndim:
+            new = call("index_put", _snapshot(u, False), part, index=np.nonzero(hit))
+        else:  # a 0-d view, wholly written
+            new = reshape(part, ())
+        u._grad_fn = new._grad_fn
+        u._output_nr = new._output_nr
+        u._requires_grad = True
+
+
+def _addresses(a: np.ndarray) -> np.ndarray:
+    """The memory address of each element of ``a``."""
+    addr = np.full(a.shape, a.__array_interface__["data"][0], dtype=np.int64)
+    for k, (n, stride) in enumerate(zip(a.shape, a.strides)):
+        addr += (np.arange(n, dtype=np.int64) * stride).reshape((n,) + (1,) * (a.ndim - k - 1))
+    return addr
 
 
 def _check_recordable(t: Tensor) -> None:

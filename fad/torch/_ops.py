@@ -41,7 +41,7 @@ from ..interpreters.vjp import (
 from ._dtype import array_np_dtype, default_np, result_type
 from ._grad_mode import GRAD_ENABLED
 from ._graph import accumulate_grad, make_node, node_type, save_output
-from .tensor import Tensor, wrap
+from .tensor import Tensor, note_alias, wrap
 
 _PYS = (bool, int, float, complex)
 _NOPARAMS: dict = {}
@@ -285,6 +285,7 @@ def _aliasing(t: Tensor, args: tuple) -> Tensor:
                                                    and v.base is root):
                     t._vc = a._vc
                     t._base = a if a._base is None else a._base
+                    note_alias(t)
                     break
     return t
 

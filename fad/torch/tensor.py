@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import warnings
+import weakref
 from typing import Any, Iterator
 
 import numpy as np
@@ -106,7 +107,7 @@ class Tensor:
     is_quantized = False
     is_meta = False
     is_nested = False
-    # the tensor whose buffer this one views (set on views only, in their ``__dict__``)
+    # the tensor whose buffer a view views (set in the ``__dict__`` of views only)
     _base: "Tensor | None" = None
 
     def __new__(cls, *args: Any, **kwargs: Any) -> "Tensor":
@@ -222,6 +223,7 @@ class Tensor:
         """The same data (shared memory) and version counter, cut from the graph."""
         t = wrap(self._value)
         t._vc = self._vc
+        note_alias(t)
         return t
 
     def detach_(self) -> "Tensor":
@@ -427,6 +429,7 @@ class Tensor:
         if self._grad is not None:
             new._grad = self._grad.__deepcopy__(memo)
         new.__dict__.update(self.__dict__)
+        new.__dict__.pop("_base", None)  # the copy owns its memory
         memo[id(self)] = new
         return new
 
@@ -504,6 +507,24 @@ def wrap(value: Any, requires_grad: bool = False, grad_fn: Any = None,
     t._retains_grad = False
     t._cow = False
     return t
+
+
+def note_alias(t: Tensor) -> None:
+    """Remember that ``t`` shares the buffer (and so the version counter ``_vc``) of
+    other tensors, a view or a ``detach()`` alias: the counter, a list, also holds
+    weak references to them after the count, so that an in-place operation that
+    autograd records on one of them can update the others (see
+    ``_functions.write_through``)."""
+    vc = t._vc
+    if len(vc) & 15 == 0:  # drop the dead now and then
+        vc[1:] = [r for r in vc[1:] if r() is not None]
+    vc.append(weakref.ref(t))
+
+
+def live_aliases(t: Tensor) -> list:
+    """The live tensors that share ``t``'s buffer, ``t`` included if it was made as a
+    view or alias (see ``note_alias``)."""
+    return [u for u in (r() for r in t._vc[1:]) if u is not None]
 
 
 def wrap_grad(g: Any, create_graph: bool, fresh: bool = False) -> Tensor:
