@@ -1102,12 +1102,13 @@ def setitem(input: Tensor, index: Any, value: Any) -> None:
             raise RuntimeError(str(e)) from None
         input._version += 1
         return
-    snap = _snapshot(input, _shared(input))
+    shared = _shared(input)
+    snap = _snapshot(input, shared)
     if isinstance(value, Tensor):
         out = call("index_put", snap, value, index=index)
     else:
         out = call("index_put", snap, v=value, index=index)
-    _rebind(input, out)
+    _rebind(input, out, shared)
 
 
 def index_put(input: Tensor, indices: tuple, values: Tensor, accumulate: bool = False
@@ -1136,11 +1137,12 @@ def _shared(t: Tensor) -> bool:
         (t._base is not None or builtin_any(u is not t for u in live_aliases(t)))
 
 
-def _rebind(t: Tensor, out: Tensor) -> None:
-    """Make ``t`` hold ``out``, the recorded result of an in-place operation on it."""
+def _rebind(t: Tensor, out: Tensor, shared: bool) -> None:
+    """Make ``t`` hold ``out``, the recorded result of an in-place operation on it
+    (``shared``: ``_shared(t)``)."""
     if out.dtype is not t.dtype:
         out = to(out, t.dtype)
-    if _shared(t):
+    if shared:
         write_through(t, out)
         return
     t._value = out._value
@@ -1157,15 +1159,16 @@ def inplace(self: Tensor, compute: Any) -> Tensor:
     """Run ``compute(self)`` out of place, then make ``self`` hold the result:
     recorded (self becomes the op's output) or written into its buffer."""
     grad_on = GRAD_ENABLED.get()
-    if grad_on:
+    if grad_on and (self._requires_grad and self._grad_fn is None or self._base is not None):
         _check_recordable(self)
-    out = compute(_snapshot(self, _shared(self)) if grad_on else self)
+    shared = grad_on and len(self._vc) > 1 and _shared(self)  # (the test inlined: hot path)
+    out = compute(_snapshot(self, shared) if grad_on else self)
     if tuple(out.shape) != tuple(self.shape):
         raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast "
                            f"shape {list(out.shape)}")
     _check_cast(out, self)
     if out._grad_fn is not None:
-        _rebind(self, out)
+        _rebind(self, out, shared)
     else:
         self._write(out._value)
         self._version += 1
