@@ -681,3 +681,48 @@ def test_a_recorded_inplace_write_reaches_every_tensor_sharing_the_buffer(
     their gradients follow (PyTorch's ``CopySlices``)."""
     assert outcome(scenario, ftorch)[0] == "ok"
     same_as_pytorch(scenario)
+
+
+# ====================================================================== shared gradient arrays
+def _shared_grads(T: Any) -> tuple:
+    """Two leaves whose gradients are one array to the engine (``a + b``)."""
+    a = T.ones(3, requires_grad=True)
+    b = T.ones(3, requires_grad=True)
+    (a + b).sum().backward()
+    return a, b
+
+
+GRAD_ALIAS_EDITS = {
+    "data_mul_": lambda g: g.data.mul_(5),
+    "detach_mul_": lambda g: g.detach().mul_(5),
+    "slice_zero_": lambda g: g[:2].zero_(),
+    "view_mul_": lambda g: g.view(3).mul_(5),
+    "numpy_write": lambda g: g.numpy().__setitem__(slice(None), 7.0),
+}
+
+
+@pytest.mark.parametrize("name", sorted(GRAD_ALIAS_EDITS))
+def test_a_write_through_an_alias_of_a_grad_changes_that_grad_only(name: str) -> None:
+    """Editing ``p.grad`` through ``.data``, ``detach()``, a view or ``numpy()``
+    changes ``p.grad`` and no other leaf's gradient."""
+    def scenario(T: Any) -> Any:
+        a, b = _shared_grads(T)
+        GRAD_ALIAS_EDITS[name](a.grad)
+        return [*a.grad.tolist(), *b.grad.tolist()]
+    got = outcome(scenario, ftorch)
+    assert got[0] == "ok" and got[1][3:] == [1.0, 1.0, 1.0], got
+    same_as_pytorch(scenario)
+
+
+def _cow_base_then_view(T: Any) -> Any:
+    a = T.arange(3.0, requires_grad=True) * 1
+    a.exp_()
+    v = a[:2]
+    with T.no_grad():
+        a.add_(1)
+    return v.tolist()
+
+
+def test_a_view_of_a_tensor_rebound_in_place_follows_its_later_edits() -> None:
+    assert outcome(_cow_base_then_view, ftorch)[0] == "ok"
+    same_as_pytorch(_cow_base_then_view)

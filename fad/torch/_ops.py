@@ -41,7 +41,7 @@ from ..interpreters.vjp import (
 from ._dtype import array_np_dtype, default_np, result_type
 from ._grad_mode import GRAD_ENABLED
 from ._graph import accumulate_grad, make_node, node_type, save_output
-from .tensor import Tensor, note_alias, wrap
+from .tensor import Tensor, note_alias, view_of_own, wrap
 
 _PYS = (bool, int, float, complex)
 _NOPARAMS: dict = {}
@@ -283,6 +283,8 @@ def _aliasing(t: Tensor, args: tuple) -> Tensor:
                 v = a._value
                 if v is o or root is not None and (v is root or type(v) is np.ndarray
                                                    and v.base is root):
+                    if a._cow:
+                        view_of_own(t, a)
                     t._vc = a._vc
                     t._base = a if a._base is None else a._base
                     note_alias(t)

@@ -221,10 +221,21 @@ class Tensor:
 
     def detach(self) -> "Tensor":
         """The same data (shared memory) and version counter, cut from the graph."""
-        t = wrap(self._value)
+        t = wrap(self._own())
         t._vc = self._vc
         note_alias(t)
         return t
+
+    def _own(self) -> Any:
+        """This tensor's array, first copied if it was not its own to write (``_cow``:
+        a buffer shared with other tensors' gradients or a value saved for backward),
+        so that what will share it (``data``, ``detach()``, ``numpy()``, views) writes
+        into this tensor only."""
+        v = self._value
+        if self._cow:
+            self._value = v = v.copy(order="K")
+            self._cow = False
+        return v
 
     def detach_(self) -> "Tensor":
         self._grad_fn = None
@@ -233,7 +244,7 @@ class Tensor:
 
     @property
     def data(self) -> "Tensor":
-        return wrap(self._value)
+        return wrap(self._own())
 
     @data.setter
     def data(self, value: "Tensor") -> None:
@@ -341,7 +352,7 @@ class Tensor:
         if self._requires_grad and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")
-        v = self._value
+        v = self._own()
         if type(v) is np.ndarray:
             return v
         if _is_cupy(v) and not force:
@@ -519,6 +530,20 @@ def note_alias(t: Tensor) -> None:
     if len(vc) & 15 == 0:  # drop the dead now and then
         vc[1:] = [r for r in vc[1:] if r() is not None]
     vc.append(weakref.ref(t))
+
+
+def view_of_own(t: Tensor, source: Tensor) -> None:
+    """Before ``t``, a view of the array of ``source``, shares it: when ``source``'s
+    array is not its own to write (``Tensor._own``), give ``source`` its copy and
+    point ``t`` at the same elements of that copy."""
+    old = source._value
+    new = source._own()
+    v = t._value
+    if new.strides == old.strides and (old.flags.c_contiguous or old.flags.f_contiguous):
+        offset = v.__array_interface__["data"][0] - old.__array_interface__["data"][0]
+        t._value = np.ndarray(v.shape, v.dtype, buffer=new, offset=offset, strides=v.strides)
+    else:  # (a layout the copy does not keep: the view copies on its first write)
+        t._cow = True
 
 
 def live_aliases(t: Tensor) -> list:
