@@ -1133,8 +1133,9 @@ def _snapshot(t: Tensor, copy: bool) -> Tensor:
 def _shared(t: Tensor) -> bool:
     """Whether another live tensor shares ``t``'s NumPy buffer: a view, a base, a
     ``detach()`` alias."""
-    return len(t._vc) > 1 and type(t._value) is np.ndarray and \
-        (t._base is not None or builtin_any(u is not t for u in live_aliases(t)))
+    vc = t._vc
+    return len(vc) > 1 and type(t._value) is np.ndarray and \
+        (t._base is not None or None in vc or builtin_any(u is not t for u in live_aliases(t)))
 
 
 def _rebind(t: Tensor, out: Tensor, shared: bool) -> None:
@@ -1190,7 +1191,7 @@ def write_through(t: Tensor, out: Tensor) -> None:
     >>> a.sum().backward(); a.tolist(), x.grad.tolist()
     ([5.0, 5.0, 1.0], [5.0, 5.0, 1.0])
     """
-    arr = t._value
+    arr = t._own() if t._cow else t._value  # (no live view shares a _cow array)
     if not arr.flags.writeable:
         raise RuntimeError("unsupported operation: more than one element of the written-to "
                            "tensor refers to a single memory location. Please clone() the "

@@ -221,9 +221,10 @@ class Tensor:
 
     def detach(self) -> "Tensor":
         """The same data (shared memory) and version counter, cut from the graph."""
-        t = wrap(self._own())
-        t._vc = self._vc
-        note_alias(t)
+        t = wrap(self._own() if self._cow else self._value)
+        t._vc = vc = self._vc
+        if None not in vc:  # (see note_alias)
+            vc.append(None)
         return t
 
     def _own(self) -> Any:
@@ -521,14 +522,14 @@ def wrap(value: Any, requires_grad: bool = False, grad_fn: Any = None,
 
 
 def note_alias(t: Tensor) -> None:
-    """Remember that ``t`` shares the buffer (and so the version counter ``_vc``) of
-    other tensors, a view or a ``detach()`` alias: the counter, a list, also holds
-    weak references to them after the count, so that an in-place operation that
-    autograd records on one of them can update the others (see
-    ``_functions.write_through``)."""
+    """Remember that view ``t`` shares the buffer (and so the version counter ``_vc``)
+    of other tensors: the counter, a list, also holds weak references to the views
+    after the count, so that an in-place operation that autograd records on one of
+    them can update the others (see ``_functions.write_through``). A ``detach()``
+    alias, which needs only the buffer written, adds a ``None`` there once."""
     vc = t._vc
     if len(vc) & 15 == 0:  # drop the dead now and then
-        vc[1:] = [r for r in vc[1:] if r() is not None]
+        vc[1:] = [r for r in vc[1:] if r is None or r() is not None]
     vc.append(weakref.ref(t))
 
 
@@ -547,9 +548,9 @@ def view_of_own(t: Tensor, source: Tensor) -> None:
 
 
 def live_aliases(t: Tensor) -> list:
-    """The live tensors that share ``t``'s buffer, ``t`` included if it was made as a
-    view or alias (see ``note_alias``)."""
-    return [u for u in (r() for r in t._vc[1:]) if u is not None]
+    """The live views that share ``t``'s buffer, ``t`` included if it is one (see
+    ``note_alias``)."""
+    return [u for u in (r() for r in t._vc[1:] if r is not None) if u is not None]
 
 
 def wrap_grad(g: Any, create_graph: bool, fresh: bool = False) -> Tensor:
