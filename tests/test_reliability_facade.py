@@ -726,3 +726,22 @@ def _cow_base_then_view(T: Any) -> Any:
 def test_a_view_of_a_tensor_rebound_in_place_follows_its_later_edits() -> None:
     assert outcome(_cow_base_then_view, ftorch)[0] == "ok"
     same_as_pytorch(_cow_base_then_view)
+
+
+def _recorded_write_into_numpy_buffers(T: Any) -> Any:
+    n = np.zeros(3, dtype=np.float32)
+    a = T.from_numpy(n)
+    w = T.ones(3, requires_grad=True)
+    a.add_(w * 2)
+    m = T.zeros(3)
+    k = m.numpy()
+    m.add_(w)
+    (a * m).sum().backward()
+    return [*n.tolist(), *k.tolist(), *w.grad.tolist()]
+
+
+def test_a_recorded_inplace_write_reaches_shared_numpy_buffers() -> None:
+    """``from_numpy`` and ``numpy()`` share memory: an in-place operation that autograd
+    records writes into it, as every other in-place operation does."""
+    assert outcome(_recorded_write_into_numpy_buffers, ftorch)[0] == "ok"
+    same_as_pytorch(_recorded_write_into_numpy_buffers)

@@ -13,7 +13,7 @@ from ..backends import default_xp
 from ..core.trace import Tracer
 from . import _dtype
 from ._dtype import as_dtype, default_np
-from .tensor import Size, Tensor, _is_cupy, wrap
+from .tensor import Size, Tensor, _is_cupy, mark_shared, wrap
 
 _REQ_MSG = "Only Tensors of floating point and complex dtype can require gradients"
 
@@ -146,7 +146,10 @@ def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
         return wrap(data)
     if isinstance(data, np.ndarray) and (dtype is None or
                                          _dtype.np_dtype(dtype) == data.dtype):
-        return wrap(_place(data, device))
+        t = wrap(_place(data, device))
+        if t._value is data:
+            mark_shared(t)
+        return t
     return tensor(data, dtype=dtype, device=device)
 
 
@@ -161,7 +164,9 @@ def from_numpy(a: np.ndarray) -> Tensor:
         raise TypeError(f"can't convert np.ndarray of type {a.dtype}. The only supported "
                         "types are: float64, float32, float16, complex64, complex128, int64, "
                         "int32, int16, int8, uint8, and bool.")
-    return wrap(a)
+    t = wrap(a)
+    mark_shared(t)
+    return t
 
 
 def legacy_new(dt: _dtype.dtype, args: tuple, device: Any = None) -> Tensor:

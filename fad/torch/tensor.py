@@ -101,14 +101,12 @@ class Tensor:
     data; use ``torch.tensor`` for dtype inference."""
 
     __slots__ = ("_value", "_requires_grad", "_grad_fn", "_output_nr", "_grad", "_vc",
-                 "_hooks", "_acc", "_retains_grad", "_cow", "__dict__", "__weakref__")
+                 "_hooks", "_acc", "_retains_grad", "_cow", "_base", "__dict__", "__weakref__")
     __array_priority__ = 1000
     is_sparse = False
     is_quantized = False
     is_meta = False
     is_nested = False
-    # the tensor whose buffer a view views (set in the ``__dict__`` of views only)
-    _base: "Tensor | None" = None
 
     def __new__(cls, *args: Any, **kwargs: Any) -> "Tensor":
         from ._creation import legacy_new
@@ -222,9 +220,8 @@ class Tensor:
     def detach(self) -> "Tensor":
         """The same data (shared memory) and version counter, cut from the graph."""
         t = wrap(self._own() if self._cow else self._value)
-        t._vc = vc = self._vc
-        if None not in vc:  # (see note_alias)
-            vc.append(None)
+        t._vc = self._vc
+        mark_shared(t)
         return t
 
     def _own(self) -> Any:
@@ -355,6 +352,7 @@ class Tensor:
                                "tensor.detach().numpy() instead.")
         v = self._own()
         if type(v) is np.ndarray:
+            mark_shared(self)
             return v
         if _is_cupy(v) and not force:
             raise TypeError("can't convert cuda:0 device type tensor to numpy. Use "
@@ -441,7 +439,6 @@ class Tensor:
         if self._grad is not None:
             new._grad = self._grad.__deepcopy__(memo)
         new.__dict__.update(self.__dict__)
-        new.__dict__.pop("_base", None)  # the copy owns its memory
         memo[id(self)] = new
         return new
 
@@ -518,6 +515,7 @@ def wrap(value: Any, requires_grad: bool = False, grad_fn: Any = None,
     t._acc = None
     t._retains_grad = False
     t._cow = False
+    t._base = None  # the tensor whose buffer this one views, for a view
     return t
 
 
@@ -525,12 +523,21 @@ def note_alias(t: Tensor) -> None:
     """Remember that view ``t`` shares the buffer (and so the version counter ``_vc``)
     of other tensors: the counter, a list, also holds weak references to the views
     after the count, so that an in-place operation that autograd records on one of
-    them can update the others (see ``_functions.write_through``). A ``detach()``
-    alias, which needs only the buffer written, adds a ``None`` there once."""
+    them can update the others (see ``_functions.write_through``). Other sharers,
+    which need only the buffer written, add a ``None`` there once (``mark_shared``)."""
     vc = t._vc
     if len(vc) & 15 == 0:  # drop the dead now and then
         vc[1:] = [r for r in vc[1:] if r is None or r() is not None]
     vc.append(weakref.ref(t))
+
+
+def mark_shared(t: Tensor) -> None:
+    """Record that ``t``'s buffer is shared with something an in-place operation
+    cannot update otherwise (a ``detach()`` alias, a NumPy array): one ``None`` after
+    the count of its version counter (see ``note_alias``)."""
+    vc = t._vc
+    if None not in vc:
+        vc.append(None)
 
 
 def view_of_own(t: Tensor, source: Tensor) -> None:
