@@ -745,3 +745,26 @@ def test_a_recorded_inplace_write_reaches_shared_numpy_buffers() -> None:
     records writes into it, as every other in-place operation does."""
     assert outcome(_recorded_write_into_numpy_buffers, ftorch)[0] == "ok"
     same_as_pytorch(_recorded_write_into_numpy_buffers)
+
+
+def _retained_then_edited(T: Any) -> Any:
+    x = T.ones(3, requires_grad=True)
+    a = x * 1
+    a.retain_grad()
+    a.mul_(2)
+    b = x * 1
+    b.retain_grad()
+    b[:2].mul_(2)
+    a0 = x * 1
+    v = a0[:2]
+    v.retain_grad()
+    a0.mul_(2)
+    (a.sum() + b.sum() + (v * 3).sum()).backward()
+    return [*a.grad.tolist(), *b.grad.tolist(), *v.grad.tolist()]
+
+
+def test_retain_grad_follows_an_inplace_edit() -> None:
+    """``retain_grad()`` on a tensor later edited in place (itself, through a view, or
+    through its base) gives the gradient of its new value, as PyTorch's."""
+    assert outcome(_retained_then_edited, ftorch)[0] == "ok"
+    same_as_pytorch(_retained_then_edited)

@@ -1147,9 +1147,7 @@ def _rebind(t: Tensor, out: Tensor, shared: bool) -> None:
         write_through(t, out)
         return
     t._value = out._value
-    t._grad_fn = out._grad_fn
-    t._output_nr = out._output_nr
-    t._requires_grad = out._requires_grad or t._requires_grad
+    _take_node(t, out)
     t._cow = True
     t._vc[0] += 1
     if out._grad_fn is not None:  # ``t`` may now hold a saved output: watch its counter
@@ -1197,9 +1195,7 @@ def write_through(t: Tensor, out: Tensor) -> None:
                            "tensor refers to a single memory location. Please clone() the "
                            "tensor before performing the operation.")
     np.copyto(arr, out._value, casting="unsafe")
-    t._grad_fn = out._grad_fn
-    t._output_nr = out._output_nr
-    t._requires_grad = True
+    _take_node(t, out)
     t._vc[0] += 1
     rebind_saved_output(out._grad_fn, out._vc, t._vc)
     base = t if t._base is None else t._base
@@ -1224,9 +1220,23 @@ def write_through(t: Tensor, out: Tensor) -> None:
             new = call("index_put", _snapshot(u, False), part, index=np.nonzero(hit))
         else:  # a 0-d view, wholly written
             new = reshape(part, ())
-        u._grad_fn = new._grad_fn
-        u._output_nr = new._output_nr
-        u._requires_grad = True
+        _take_node(u, new)
+
+
+def _take_node(t: Tensor, new: Tensor) -> None:
+    """``t`` now holds the value of ``new``, an operation's output that requires grad:
+    take its ``grad_fn``, and its ``retain_grad()`` moves there (``t.grad`` is the
+    gradient of the new value, as PyTorch's)."""
+    old, old_nr = t._grad_fn, t._output_nr
+    t._grad_fn = node = new._grad_fn
+    t._output_nr = new._output_nr
+    t._requires_grad = new._requires_grad or t._requires_grad
+    if t._retains_grad and node is not None and old is not None and old._retain:
+        ref = old._retain.pop(old_nr, None)
+        if ref is not None:
+            if node._retain is None:
+                node._retain = {}
+            node._retain[t._output_nr] = ref
 
 
 def _addresses(a: np.ndarray) -> np.ndarray:
