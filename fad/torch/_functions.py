@@ -1147,7 +1147,11 @@ def _rebind(t: Tensor, out: Tensor, shared: bool) -> None:
         write_through(t, out)
         return
     t._value = out._value
-    _take_node(t, out)
+    if t._retains_grad:
+        _take_node(t, out)
+    else:  # (_take_node, inlined: the hot path of in-place operations)
+        t._grad_fn, t._output_nr = out._grad_fn, out._output_nr
+        t._requires_grad = out._requires_grad or t._requires_grad
     t._cow = True
     t._vc[0] += 1
     if out._grad_fn is not None:  # ``t`` may now hold a saved output: watch its counter
