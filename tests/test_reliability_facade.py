@@ -517,3 +517,254 @@ def test_an_edit_under_no_grad_never_changes_a_gradient_silently() -> None:
             if got is not None and not all(np.allclose(g, h) for g, h in zip(got, want)):
                 wrong.append(f"{name} after editing the {kind}")
     assert not wrong
+
+
+# ====================================================================== out=
+def _out_plain(T: Any) -> Any:
+    y = T.zeros(3)
+    r = T.mul(T.tensor([1.0, 2.0, 3.0]), 2, out=y)
+    return [float(r is y), *y.tolist()]
+
+
+def _out_unary(T: Any) -> Any:
+    y = T.zeros(2, dtype=T.float64)
+    r = T.exp(T.zeros(2), out=y)
+    return [float(r is y), float(y.dtype == T.float64), *y.tolist()]
+
+
+def _out_view(T: Any) -> Any:
+    base = T.zeros(4)
+    T.add(T.ones(2), T.ones(2), alpha=2, out=base[1:3])
+    return base.tolist()
+
+
+def _out_creation(T: Any) -> Any:
+    y = T.full((2,), 7.0)
+    T.ones(2, out=y)
+    return y.tolist()
+
+
+def _out_requires_grad(T: Any) -> Any:
+    x = T.ones(3, requires_grad=True)
+    return T.add(x, 1, out=T.zeros(3))
+
+
+def _out_is_leaf(T: Any) -> Any:
+    y = T.zeros(3, requires_grad=True)
+    return T.sub(T.ones(3), 1, out=y)
+
+
+def _out_cast(T: Any) -> Any:
+    return T.div(T.ones(3), 2, out=T.zeros(3, dtype=T.int64))
+
+
+@pytest.mark.parametrize("scenario", [_out_plain, _out_unary, _out_view, _out_creation],
+                         ids=lambda f: f.__name__)
+def test_out_receives_the_result(scenario: Callable) -> None:
+    """``out=`` is written (views included) and returned, never ignored."""
+    got = outcome(scenario, ftorch)
+    assert got[0] == "ok", got
+    same_as_pytorch(scenario)
+
+
+@pytest.mark.parametrize("scenario", [_out_requires_grad, _out_is_leaf, _out_cast],
+                         ids=lambda f: f.__name__)
+def test_out_that_autograd_cannot_record_raises(scenario: Callable) -> None:
+    """An ``out=`` that would need a gradient, or a lossy cast, raises PyTorch's error."""
+    got = outcome(scenario, ftorch)
+    assert got[0] == "raise" and got[1] == "RuntimeError", got
+    same_as_pytorch(scenario)
+
+
+# ====================================================================== writes into views
+def _leaf_view_add_(T: Any) -> Any:
+    x = T.ones(3, requires_grad=True)
+    x[:2].add_(1)
+    return x.tolist()
+
+
+def _leaf_view_setitem(T: Any) -> Any:
+    x = T.ones(2, 2, requires_grad=True)
+    x.view(4)[0] = 5.0
+    return x.tolist()
+
+
+def _no_grad_view_mul_(T: Any) -> Any:
+    a = T.ones(3, requires_grad=True) * 1
+    with T.no_grad():
+        v = a[1:]
+    v.mul_(2)
+    a.sum().backward()
+    return a.tolist()
+
+
+def _leaf_view_under_no_grad(T: Any) -> Any:
+    x = T.ones(3, requires_grad=True)
+    v = x[:2]
+    with T.no_grad():
+        v.mul_(3)
+    (x * x).sum().backward()
+    return x.grad.tolist()
+
+
+@pytest.mark.parametrize("scenario", [_leaf_view_add_, _leaf_view_setitem,
+                                      _no_grad_view_mul_], ids=lambda f: f.__name__)
+def test_a_write_into_a_view_that_autograd_cannot_record_raises(scenario: Callable) -> None:
+    """Writing into a view of a leaf that requires grad, or into a view made under
+    ``no_grad`` of a tensor that requires grad, raises PyTorch's error instead of
+    changing values that the gradient ignores."""
+    got = outcome(scenario, ftorch)
+    assert got[0] == "raise" and got[1] == "RuntimeError", got
+    assert "view" in got[2]
+    same_as_pytorch(scenario)
+    assert outcome(_leaf_view_under_no_grad, ftorch) == ("ok", [6.0, 6.0, 2.0])
+
+
+
+def _view_write_reaches_base(T: Any) -> Any:
+    x = T.arange(4.0).requires_grad_()
+    a = x * 1
+    a[:2].mul_(5)
+    a.sum().backward()
+    return [*a.tolist(), *x.grad.tolist()]
+
+
+def _base_write_reaches_view(T: Any) -> Any:
+    x = T.arange(4.0).requires_grad_()
+    a = x * 1
+    v = a[1:3]
+    a.mul_(x)
+    (v * 1).sum().backward()
+    return [*v.tolist(), *x.grad.tolist()]
+
+
+def _view_write_reaches_sibling(T: Any) -> Any:
+    x = T.arange(6.0).reshape(2, 3).requires_grad_()
+    a = x * 1
+    row, col = a[1], a.t()[2]
+    row.exp_()
+    (col * col).sum().backward()
+    return [*col.tolist(), *x.grad.reshape(-1).tolist()]
+
+
+def _grad_value_into_plain_base(T: Any) -> Any:
+    w = T.ones(2, requires_grad=True)
+    a = T.zeros(4)
+    a[1:3].add_(w * 3)
+    (a * a).sum().backward()
+    return [*a.tolist(), *w.grad.tolist(), float(a.is_leaf)]
+
+
+def _write_reaches_detached_alias(T: Any) -> Any:
+    a = T.arange(3.0, requires_grad=True) * 1
+    d = a.detach()
+    a.mul_(2)
+    return d.tolist()
+
+
+def _setitem_through_view(T: Any) -> Any:
+    w = T.tensor([2.0, 3.0], requires_grad=True)
+    a = T.ones(2, 2) * w
+    a[0][1] = w[0] * 7
+    a.sum().backward()
+    return [*a.reshape(-1).tolist(), *w.grad.tolist()]
+
+
+@pytest.mark.parametrize("scenario", [_view_write_reaches_base, _base_write_reaches_view,
+                                      _view_write_reaches_sibling, _grad_value_into_plain_base,
+                                      _write_reaches_detached_alias, _setitem_through_view],
+                         ids=lambda f: f.__name__)
+def test_a_recorded_inplace_write_reaches_every_tensor_sharing_the_buffer(
+        scenario: Callable) -> None:
+    """An in-place operation that autograd records, on a view or on its base, changes
+    the values of the base, the views and the ``detach()`` aliases of that buffer, and
+    their gradients follow (PyTorch's ``CopySlices``)."""
+    assert outcome(scenario, ftorch)[0] == "ok"
+    same_as_pytorch(scenario)
+
+
+# ====================================================================== shared gradient arrays
+def _shared_grads(T: Any) -> tuple:
+    """Two leaves whose gradients are one array to the engine (``a + b``)."""
+    a = T.ones(3, requires_grad=True)
+    b = T.ones(3, requires_grad=True)
+    (a + b).sum().backward()
+    return a, b
+
+
+GRAD_ALIAS_EDITS = {
+    "data_mul_": lambda g: g.data.mul_(5),
+    "detach_mul_": lambda g: g.detach().mul_(5),
+    "slice_zero_": lambda g: g[:2].zero_(),
+    "view_mul_": lambda g: g.view(3).mul_(5),
+    "numpy_write": lambda g: g.numpy().__setitem__(slice(None), 7.0),
+}
+
+
+@pytest.mark.parametrize("name", sorted(GRAD_ALIAS_EDITS))
+def test_a_write_through_an_alias_of_a_grad_changes_that_grad_only(name: str) -> None:
+    """Editing ``p.grad`` through ``.data``, ``detach()``, a view or ``numpy()``
+    changes ``p.grad`` and no other leaf's gradient."""
+    def scenario(T: Any) -> Any:
+        a, b = _shared_grads(T)
+        GRAD_ALIAS_EDITS[name](a.grad)
+        return [*a.grad.tolist(), *b.grad.tolist()]
+    got = outcome(scenario, ftorch)
+    assert got[0] == "ok" and got[1][3:] == [1.0, 1.0, 1.0], got
+    same_as_pytorch(scenario)
+
+
+def _cow_base_then_view(T: Any) -> Any:
+    a = T.arange(3.0, requires_grad=True) * 1
+    a.exp_()
+    v = a[:2]
+    with T.no_grad():
+        a.add_(1)
+    return v.tolist()
+
+
+def test_a_view_of_a_tensor_rebound_in_place_follows_its_later_edits() -> None:
+    assert outcome(_cow_base_then_view, ftorch)[0] == "ok"
+    same_as_pytorch(_cow_base_then_view)
+
+
+def _recorded_write_into_numpy_buffers(T: Any) -> Any:
+    n = np.zeros(3, dtype=np.float32)
+    a = T.from_numpy(n)
+    w = T.ones(3, requires_grad=True)
+    a.add_(w * 2)
+    m = T.zeros(3)
+    k = m.numpy()
+    m.add_(w)
+    (a * m).sum().backward()
+    return [*n.tolist(), *k.tolist(), *w.grad.tolist()]
+
+
+def test_a_recorded_inplace_write_reaches_shared_numpy_buffers() -> None:
+    """``from_numpy`` and ``numpy()`` share memory: an in-place operation that autograd
+    records writes into it, as every other in-place operation does."""
+    assert outcome(_recorded_write_into_numpy_buffers, ftorch)[0] == "ok"
+    same_as_pytorch(_recorded_write_into_numpy_buffers)
+
+
+def _retained_then_edited(T: Any) -> Any:
+    x = T.ones(3, requires_grad=True)
+    a = x * 1
+    a.retain_grad()
+    a.mul_(2)
+    b = x * 1
+    b.retain_grad()
+    b[:2].mul_(2)
+    a0 = x * 1
+    v = a0[:2]
+    v.retain_grad()
+    a0.mul_(2)
+    (a.sum() + b.sum() + (v * 3).sum()).backward()
+    return [*a.grad.tolist(), *b.grad.tolist(), *v.grad.tolist()]
+
+
+def test_retain_grad_follows_an_inplace_edit() -> None:
+    """``retain_grad()`` on a tensor later edited in place (itself, through a view, or
+    through its base) gives the gradient of its new value, as PyTorch's."""
+    assert outcome(_retained_then_edited, ftorch)[0] == "ok"
+    same_as_pytorch(_retained_then_edited)

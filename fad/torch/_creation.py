@@ -13,7 +13,7 @@ from ..backends import default_xp
 from ..core.trace import Tracer
 from . import _dtype
 from ._dtype import as_dtype, default_np
-from .tensor import Size, Tensor, _is_cupy, wrap
+from .tensor import Size, Tensor, _is_cupy, mark_shared, wrap
 
 _REQ_MSG = "Only Tensors of floating point and complex dtype can require gradients"
 
@@ -146,7 +146,10 @@ def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
         return wrap(data)
     if isinstance(data, np.ndarray) and (dtype is None or
                                          _dtype.np_dtype(dtype) == data.dtype):
-        return wrap(_place(data, device))
+        t = wrap(_place(data, device))
+        if t._value is data:
+            mark_shared(t)
+        return t
     return tensor(data, dtype=dtype, device=device)
 
 
@@ -161,7 +164,9 @@ def from_numpy(a: np.ndarray) -> Tensor:
         raise TypeError(f"can't convert np.ndarray of type {a.dtype}. The only supported "
                         "types are: float64, float32, float16, complex64, complex128, int64, "
                         "int32, int16, int8, uint8, and bool.")
-    return wrap(a)
+    t = wrap(a)
+    mark_shared(t)
+    return t
 
 
 def legacy_new(dt: _dtype.dtype, args: tuple, device: Any = None) -> Tensor:
@@ -212,16 +217,25 @@ def _filled(fill: Any, args: tuple, kwargs: dict) -> Tensor:
     dtype = kwargs.pop("dtype", None)
     device = kwargs.pop("device", None)
     requires_grad = kwargs.pop("requires_grad", False)
-    for k in ("layout", "pin_memory", "memory_format", "out"):
+    out = kwargs.pop("out", None)
+    for k in ("layout", "pin_memory", "memory_format"):
         kwargs.pop(k, None)
     shape = _size(args, kwargs)
     if kwargs:
         raise TypeError(f"unexpected keyword arguments {sorted(kwargs)}")
-    dt = _np_or_default(dtype)
+    dt = _np_or_default(dtype if dtype is not None or out is None else out.dtype)
     xp = _xp_for(device)
     value = xp.zeros(shape, dtype=getattr(xp, dt.name)) if fill == 0 else \
         xp.ones(shape, dtype=getattr(xp, dt.name))
-    return _finish(value, requires_grad)
+    return _into_out("ones" if fill else "zeros", out, _finish(value, requires_grad))
+
+
+def _into_out(name: str, out: Any, t: Tensor) -> Tensor:
+    """``t``, or ``t`` written into ``out`` (a creation function's ``out=``)."""
+    if out is None:
+        return t
+    from ._functions import into
+    return into(name, out, (), lambda: t)
 
 
 def zeros(*size: Any, **kwargs: Any) -> Tensor:
@@ -380,14 +394,15 @@ def _random(draw: Any, size: tuple, kwargs: dict) -> Tensor:
     dtype = kwargs.pop("dtype", None)
     device = kwargs.pop("device", None)
     requires_grad = kwargs.pop("requires_grad", False)
-    for k in ("layout", "pin_memory", "out"):
+    out = kwargs.pop("out", None)
+    for k in ("layout", "pin_memory"):
         kwargs.pop(k, None)
     shape = _size(size, kwargs)
     if kwargs:
         raise TypeError(f"unexpected keyword arguments {sorted(kwargs)}")
-    dt = _np_or_default(dtype)
+    dt = _np_or_default(dtype if dtype is not None or out is None else out.dtype)
     arr = np.asarray(draw(rng, shape)).astype(dt)
-    return _finish(_place(arr, device), requires_grad)
+    return _into_out("random", out, _finish(_place(arr, device), requires_grad))
 
 
 def randn(*size: Any, **kwargs: Any) -> Tensor:

@@ -41,7 +41,7 @@ from ..interpreters.vjp import (
 from ._dtype import array_np_dtype, default_np, result_type
 from ._grad_mode import GRAD_ENABLED
 from ._graph import accumulate_grad, make_node, node_type, save_output
-from .tensor import Tensor, wrap
+from .tensor import Tensor, note_alias, view_of_own, wrap
 
 _PYS = (bool, int, float, complex)
 _NOPARAMS: dict = {}
@@ -273,7 +273,8 @@ def _with_views(saved: tuple, arrays: list, args: tuple, vals: list) -> tuple:
 def _aliasing(t: Tensor, args: tuple) -> Tensor:
     """Give output ``t`` the version counter of the argument whose buffer its array
     is or views: an in-place write through either is a write to both (PyTorch's
-    views share their base's counter)."""
+    views share their base's counter); that argument (or its own base) becomes
+    ``t._base``."""
     o = t._value
     if type(o) is np.ndarray:
         root = o.base
@@ -282,7 +283,11 @@ def _aliasing(t: Tensor, args: tuple) -> Tensor:
                 v = a._value
                 if v is o or root is not None and (v is root or type(v) is np.ndarray
                                                    and v.base is root):
+                    if a._cow:
+                        view_of_own(t, a)
                     t._vc = a._vc
+                    t._base = a if a._base is None else a._base
+                    note_alias(t)
                     break
     return t
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import warnings
+import weakref
 from typing import Any, Iterator
 
 import numpy as np
@@ -100,7 +101,7 @@ class Tensor:
     data; use ``torch.tensor`` for dtype inference."""
 
     __slots__ = ("_value", "_requires_grad", "_grad_fn", "_output_nr", "_grad", "_vc",
-                 "_hooks", "_acc", "_retains_grad", "_cow", "__dict__", "__weakref__")
+                 "_hooks", "_acc", "_retains_grad", "_cow", "_base", "__dict__", "__weakref__")
     __array_priority__ = 1000
     is_sparse = False
     is_quantized = False
@@ -218,9 +219,21 @@ class Tensor:
 
     def detach(self) -> "Tensor":
         """The same data (shared memory) and version counter, cut from the graph."""
-        t = wrap(self._value)
+        t = wrap(self._own() if self._cow else self._value)
         t._vc = self._vc
+        mark_shared(t)
         return t
+
+    def _own(self) -> Any:
+        """This tensor's array, first copied if it was not its own to write (``_cow``:
+        a buffer shared with other tensors' gradients or a value saved for backward),
+        so that what will share it (``data``, ``detach()``, ``numpy()``, views) writes
+        into this tensor only."""
+        v = self._value
+        if self._cow:
+            self._value = v = v.copy(order="K")
+            self._cow = False
+        return v
 
     def detach_(self) -> "Tensor":
         self._grad_fn = None
@@ -229,7 +242,7 @@ class Tensor:
 
     @property
     def data(self) -> "Tensor":
-        return wrap(self._value)
+        return wrap(self._own())
 
     @data.setter
     def data(self, value: "Tensor") -> None:
@@ -337,8 +350,9 @@ class Tensor:
         if self._requires_grad and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")
-        v = self._value
+        v = self._own()
         if type(v) is np.ndarray:
+            mark_shared(self)
             return v
         if _is_cupy(v) and not force:
             raise TypeError("can't convert cuda:0 device type tensor to numpy. Use "
@@ -501,7 +515,49 @@ def wrap(value: Any, requires_grad: bool = False, grad_fn: Any = None,
     t._acc = None
     t._retains_grad = False
     t._cow = False
+    t._base = None  # the tensor whose buffer this one views, for a view
     return t
+
+
+def note_alias(t: Tensor) -> None:
+    """Remember that view ``t`` shares the buffer (and so the version counter ``_vc``)
+    of other tensors: the counter, a list, also holds weak references to the views
+    after the count, so that an in-place operation that autograd records on one of
+    them can update the others (see ``_functions.write_through``). Other sharers,
+    which need only the buffer written, add a ``None`` there once (``mark_shared``)."""
+    vc = t._vc
+    if len(vc) & 15 == 0:  # drop the dead now and then
+        vc[1:] = [r for r in vc[1:] if r is None or r() is not None]
+    vc.append(weakref.ref(t))
+
+
+def mark_shared(t: Tensor) -> None:
+    """Record that ``t``'s buffer is shared with something an in-place operation
+    cannot update otherwise (a ``detach()`` alias, a NumPy array): one ``None`` after
+    the count of its version counter (see ``note_alias``)."""
+    vc = t._vc
+    if None not in vc:
+        vc.append(None)
+
+
+def view_of_own(t: Tensor, source: Tensor) -> None:
+    """Before ``t``, a view of the array of ``source``, shares it: when ``source``'s
+    array is not its own to write (``Tensor._own``), give ``source`` its copy and
+    point ``t`` at the same elements of that copy."""
+    old = source._value
+    new = source._own()
+    v = t._value
+    if new.strides == old.strides and (old.flags.c_contiguous or old.flags.f_contiguous):
+        offset = v.__array_interface__["data"][0] - old.__array_interface__["data"][0]
+        t._value = np.ndarray(v.shape, v.dtype, buffer=new, offset=offset, strides=v.strides)
+    else:  # (a layout the copy does not keep: the view copies on its first write)
+        t._cow = True
+
+
+def live_aliases(t: Tensor) -> list:
+    """The live views that share ``t``'s buffer, ``t`` included if it is one (see
+    ``note_alias``)."""
+    return [u for u in (r() for r in t._vc[1:] if r is not None) if u is not None]
 
 
 def wrap_grad(g: Any, create_graph: bool, fresh: bool = False) -> Tensor:
