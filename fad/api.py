@@ -292,12 +292,18 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> tuple:
     [3.0, 3.0]
     """
     require_callable(fun, "fad.vjp")
+    return _vjp(fun, primals, has_aux, later=True)
+
+
+def _vjp(fun: Callable, primals: tuple, has_aux: bool, later: bool) -> tuple:
+    """``fad.vjp``; ``later``: ``vjp_fn`` may run after the caller has written into
+    its arrays, so it keeps the call's values (``jacrev`` pulls back at once)."""
     _require_inputs(fun, primals, range(len(primals)), "fad.vjp")
     leaves, in_tree = _flatten_leaves(list(primals))
     _check_differentiable(leaves, "fad.vjp")
     flat_fun, out_tree, aux_box = _flat_function(fun, in_tree, has_aux)
     out_primals, pull = vjp_flat(flat_fun, leaves, label=_label("vjp", fun),
-                                 aux_box=aux_box, later=True)
+                                 aux_box=aux_box, later=later)
     out_avals = [aval_of(o) for o in out_primals]
 
     def vjp_fn(ct: Any) -> tuple:
@@ -551,7 +557,7 @@ def _jacobian(fun: Callable, argnums: int | Sequence[int], mode: str) -> Callabl
                 blocks.append([reshape(moveaxis(cols[i][j], 0, -1), oa.shape + ia.shape)
                                for i, ia in enumerate(in_avals)])
         else:
-            outs, f_vjp = vjp(flat_fun, *in_leaves)
+            outs, f_vjp = _vjp(flat_fun, tuple(in_leaves), False, later=False)
             if any(aval_of(o).dtype.kind == "c" for o in outs) and \
                     not all(a.dtype.kind == "c" for a in in_avals):
                 raise TypeError(  # one real cotangent per output cannot see Im(out)
