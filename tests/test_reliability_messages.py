@@ -7,6 +7,7 @@ import types
 
 import numpy as np
 import pytest
+from concurrency import run_in_threads
 
 import fad
 import fad.numpy as fnp
@@ -321,7 +322,6 @@ def test_messages_name_only_functions_that_exist():
 
 
 def test_threads_meeting_new_namespaces_at_once(clean_registry):
-    import sys
     import threading
     for i in range(3000):  # a long registry: a registration that iterates it is slow
         backends.backend_for(types.ModuleType(f"lib{i}"))
@@ -337,16 +337,7 @@ def test_threads_meeting_new_namespaces_at_once(clean_registry):
         except Exception as e:  # noqa: BLE001 (reported below)
             errors.append(e)
 
-    interval = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)  # switch threads as often as possible
-    try:
-        threads = [threading.Thread(target=meet, args=(s,)) for s in spaces]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-    finally:
-        sys.setswitchinterval(interval)
+    run_in_threads(meet, [(s,) for s in spaces])
     assert errors == []
     found = [backends.backend_for(xp) for s in spaces for xp in s]
     assert len({b.name for b in found}) == len(found)  # one name each

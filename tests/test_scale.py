@@ -7,6 +7,7 @@ import tracemalloc
 
 import numpy as np
 import pytest
+from concurrency import run_in_threads
 
 import fad
 import fad.numpy as fnp
@@ -90,16 +91,7 @@ def test_two_threads_differentiate_at_once():
             errors.append((job.__name__, repr(e)))
             barrier.abort()
 
-    old = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)  # switch threads as often as possible
-    try:
-        threads = [threading.Thread(target=run, args=(j, r)) for j, r in zip(jobs, results)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-    finally:
-        sys.setswitchinterval(old)
+    run_in_threads(run, zip(jobs, results))
     assert not errors
     assert [len(r) for r in results] == [iterations] * len(jobs)
     assert all(all(r) for r in results)
