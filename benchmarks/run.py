@@ -661,7 +661,7 @@ def big_elementwise_case(size: str) -> list[Problem]:
 
 
 # ====================================================================== jit, vmap, jacrev, facade
-# The cases below (issue 5) time fad's compiled and batched transformations.
+# The cases below time fad's compiled and batched transformations.
 # Contender names: "fad" is always the transformation *without* jit (each call
 # traces, transforms and evaluates), "fad jit" the same function under
 # ``fad.jit`` (compiled on its first call, which is the gradient check, before
@@ -761,7 +761,7 @@ def jax_contenders(build: Callable[[bool], Callable[[], Any]]) -> list[Contender
 
 
 def per_example_bars(results: list[dict]) -> list[Bar]:
-    """Issue 5's bar, 1.5x, is on ``jit(vmap(grad))``: every library that traces
+    """The per-example bar, 1.5x, is on ``jit(vmap(grad))``: every library that traces
     per call pays per primitive per call, so un-jitted ``vmap(grad)`` is held to
     the fastest un-jitted alternative instead (``torch.func``; eager JAX is
     some 200x, see benchmarks/README.md)."""

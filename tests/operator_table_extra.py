@@ -1,5 +1,5 @@
 """More entries for the operator table (``operator_table.py``'s format): the rest
-of ``fad.numpy`` and ``fad.numpy.linalg`` (issue 4). ``OPS_EXTRA`` is a list of
+of ``fad.numpy`` and ``fad.numpy.linalg``. ``OPS_EXTRA`` is a list of
 ``Op``; every new primitive is covered by at least one entry.
 
 Functions returning several arrays (``split``, ``qr``, ``svd``...) are wrapped

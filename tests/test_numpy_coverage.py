@@ -1,4 +1,4 @@
-"""NumPy's public functions in the categories of issue 4 each have a
+"""NumPy's public functions in the categories fad covers each have a
 ``fad.numpy`` counterpart, or are on the explicit ``NOT_SUPPORTED`` list below
 and raise ``NotImplementedError`` naming themselves. Every other public NumPy
 function is listed, by group, as out of scope (``OUT_OF_SCOPE``), so that a new
@@ -77,9 +77,9 @@ LINALG_NOT_SUPPORTED = [
     "eig", "eigvals",  # complex-valued results in general (eigh/eigvalsh for symmetric)
 ]
 
-# Everything else NumPy exports, by group: not in the categories of issue 4.
+# Everything else NumPy exports, by group: outside the categories fad covers.
 OUT_OF_SCOPE = {
-    "complex numbers (the lead's work)": """angle conj conjugate imag real iscomplex
+    "complex numbers (tested in tests/test_complex.py)": """angle conj conjugate imag real iscomplex
         iscomplexobj isreal isrealobj real_if_close sort_complex""",
     "file I/O": """load save savez savez_compressed loadtxt savetxt genfromtxt fromfile
         fromregex fromstring""",

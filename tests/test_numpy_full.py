@@ -1,4 +1,4 @@
-"""The rest of ``fad.numpy`` (issue 4): property tests over ``OPS_EXTRA`` (every
+"""The rest of ``fad.numpy``: property tests over ``OPS_EXTRA`` (every
 new primitive and function, float32 and float64) with ``fad.testing``'s laws,
 plus the written conventions at kinks and ties, ``out=`` and the methods.
 """

@@ -1,4 +1,4 @@
-"""The seed tutorials (``/work/shared/seeds/*.txt``) run under
+"""The PyTorch autograd tutorials the facade grew from run under
 ``import fad.torch as torch`` with their documented values and errors.
 
 Each test runs a tutorial's code cells unchanged (only the import differs).
