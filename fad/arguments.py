@@ -112,9 +112,5 @@ def describe_argument(fun: Any, i: int) -> str:
     >>> describe_argument(lambda x, y: x, 1)
     'argument 1 (y)'
     """
-    sig = signature(fun)
-    params = list(sig.parameters.values()) if sig is not None else []
-    if i < len(params) and params[i].kind in (params[i].POSITIONAL_ONLY,
-                                              params[i].POSITIONAL_OR_KEYWORD):
-        return f"argument {i} ({params[i].name})"
-    return f"argument {i}"
+    name = parameter_name(fun, i)
+    return f"argument {i} ({name})" if name else f"argument {i}"

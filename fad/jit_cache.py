@@ -31,7 +31,7 @@ import sys
 import warnings
 from typing import Any, Callable, NamedTuple
 
-from .arguments import signature
+from .arguments import parameter_name
 from .core.errors import FAD_DIR
 from .core.trace import aval_of
 from .tree import tree_flatten, tree_leaf_paths
@@ -184,16 +184,13 @@ def _named(where: str, fun: Callable) -> str:
     """``argument 0['w']`` as ``argument 0 (params)['w']``, from ``fun``'s signature."""
     if not where.startswith("argument "):
         return where
-    sig = signature(fun)
-    names = [p.name for p in sig.parameters.values()
-             if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)] if sig else []
     head, rest = where, ""
     for i, ch in enumerate(where):
         if ch in "[<":
             head, rest = where[:i], where[i:]
             break
-    i = int(head.split()[1])
-    return f"{head} ({names[i]}){rest}" if i < len(names) else where
+    name = parameter_name(fun, int(head.split()[1]))
+    return f"{head} ({name}){rest}" if name else where
 
 
 def _differences(old: dict, new: dict) -> list[tuple[str, Any, Any]]:

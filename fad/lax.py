@@ -28,13 +28,13 @@ eager ``cond`` traces the branch it does not take.
 
 from __future__ import annotations
 
-import inspect
 import types
 from typing import Any, Callable
 
 import numpy as np
 
 from .api import _leaf_array
+from .arguments import parameter_name
 from .core.errors import ConcretizationError
 from .core.ir import ClosedJaxpr
 from .core.primitive import Primitive
@@ -134,14 +134,7 @@ def _type_differences(paths: list[str], left: list, right: list,
 
 def _param_name(fun: Callable, k: int) -> str:
     """The name of ``fun``'s ``k``-th positional parameter, else ``carry``."""
-    try:
-        params = list(inspect.signature(fun).parameters.values())
-        if params[k].kind in (inspect.Parameter.POSITIONAL_ONLY,
-                              inspect.Parameter.POSITIONAL_OR_KEYWORD):
-            return params[k].name
-    except (TypeError, ValueError, IndexError):
-        pass
-    return "carry"
+    return parameter_name(fun, k) or "carry"
 
 
 class _Carry:
