@@ -42,7 +42,14 @@ from .core.trace import Tracer, aval_of, bind, concrete_or_none
 from .interpreters.evaluate import eval_jaxpr
 from .interpreters.jvp import jvp_flat
 from .interpreters.staging import derived, lift_tracers, trace_to_jaxpr, writable
-from .tree import PyTreeDef, _NamedTuple, tree_flatten, tree_unflatten
+from .tree import (
+    PyTreeDef,
+    _NamedTuple,
+    child_keys,
+    tree_flatten,
+    tree_unflatten,
+    treedef_leaf_paths,
+)
 
 _WEAK = (int, float, complex)  # weakly typed Python scalars (a bool is a bool, as in JAX)
 
@@ -76,22 +83,6 @@ def _avals(xs: list) -> list:
 # types on one step keeps them on every step: its output types are a function
 # of its input types), or traces the body abstractly when there is no step.
 
-def _child_keys(td: PyTreeDef) -> list[str]:
-    if td.node is dict:
-        return [f"[{k!r}]" for k in td.aux]
-    if td.node is _NamedTuple:
-        return [f".{name}" for name in td.aux._fields]
-    return [f"[{i}]" for i in range(len(td.children))]
-
-
-def _leaf_paths(td: PyTreeDef, prefix: str) -> list[str]:
-    """Readable paths of a pytree's leaves, in flattening order (``carry[1]['w']``)."""
-    if td.node is None:
-        return [prefix]
-    return [p for key, c in zip(_child_keys(td), td.children)
-            for p in _leaf_paths(c, prefix + key)]
-
-
 def _describe(td: PyTreeDef) -> str:
     if td.node is None:
         return "an array"
@@ -110,7 +101,7 @@ def _structure_difference(a: PyTreeDef, b: PyTreeDef, prefix: str, names: tuple[
                           ) -> str:
     """Where two different pytree structures first differ, and how."""
     while a.node is b.node and a.aux == b.aux and len(a.children) == len(b.children):
-        for key, ca, cb in zip(_child_keys(a), a.children, b.children):
+        for key, ca, cb in zip(child_keys(a), a.children, b.children):
             if ca != cb:
                 a, b, prefix = ca, cb, prefix + key
                 break
@@ -159,8 +150,8 @@ class _Carry:
 
     def paths(self) -> list[str]:
         if self.indexed:
-            return ["the loop index"] + _leaf_paths(self.tree.children[1], self.name())
-        return _leaf_paths(self.tree, self.name())
+            return ["the loop index"] + treedef_leaf_paths(self.tree.children[1], self.name())
+        return treedef_leaf_paths(self.tree, self.name())
 
     def flatten(self, new: Any) -> list:
         """The leaves of the body's new carry, once its structure is checked."""
@@ -366,7 +357,7 @@ def _check_branches(t_tree: PyTreeDef, t_avals: list, f_tree: PyTreeDef, f_avals
         raise TypeError(
             "fad.lax.cond's branches must return the same structure, shapes and dtypes, "
             "but " + _type_differences(
-                _leaf_paths(t_tree, "the output"), t_avals, f_avals,
+                treedef_leaf_paths(t_tree, "the output"), t_avals, f_avals,
                 lambda p, a, b: f"{p} is {a} from true_fun but {b} from false_fun")
             + ". Make both branches return the same types (for example with "
             ".astype(...) in one of them).")
@@ -566,7 +557,7 @@ def _scan_length(x_leaves: list, x_tree: PyTreeDef, length: Any) -> int:
     for k, x in enumerate(x_leaves):
         shape = aval_of(x).shape
         if not shape:
-            path = _leaf_paths(x_tree, "xs")[k]
+            path = treedef_leaf_paths(x_tree, "xs")[k]
             raise ValueError(
                 f"fad.lax.scan scans over the leading axis of xs, but {path} is a 0-d "
                 f"value ({aval_of(x).str_short()}) with no leading axis. Give it a "
@@ -577,7 +568,7 @@ def _scan_length(x_leaves: list, x_tree: PyTreeDef, length: Any) -> int:
         bad = [k for k, m in enumerate(lengths) if m != n]
         if bad:
             k = bad[0]
-            which = "xs" if len(lengths) == 1 else _leaf_paths(x_tree, "xs")[k]
+            which = "xs" if len(lengths) == 1 else treedef_leaf_paths(x_tree, "xs")[k]
             raise ValueError(
                 f"fad.lax.scan got length={n} but {which} has leading length "
                 f"{lengths[k]}. length must equal the leading length of every leaf of "
@@ -587,7 +578,7 @@ def _scan_length(x_leaves: list, x_tree: PyTreeDef, length: Any) -> int:
         raise ValueError("fad.lax.scan needs xs or length: with no arrays to scan over "
                          "(xs=None), pass length=, the number of steps.")
     if len(set(lengths)) > 1:
-        paths = _leaf_paths(x_tree, "xs")
+        paths = treedef_leaf_paths(x_tree, "xs")
         raise ValueError(
             "fad.lax.scan's xs must all have the same leading length (one entry per "
             "step), but " + ", ".join(f"{p} has {m}" for p, m in zip(paths, lengths))

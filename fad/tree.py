@@ -254,13 +254,27 @@ def tree_leaf_paths(tree: Any, prefix: str = "") -> list[str]:
     >>> tree_leaf_paths(1.0, "x")
     ['x']
     """
+    return treedef_leaf_paths(tree_flatten(tree)[1], prefix)
+
+
+def treedef_leaf_paths(treedef: PyTreeDef, prefix: str = "") -> list[str]:
+    """``tree_leaf_paths`` of a tree of structure ``treedef`` (a namedtuple's
+    fields by name: ``carry.w``)."""
     paths: list[str] = []
-    stack = [(tree_flatten(tree)[1], prefix)]
+    stack = [(treedef, prefix)]
     while stack:  # (iterative: a deep pytree does not exhaust the recursion limit)
         td, path = stack.pop()
         if td.node is None:
             paths.append(path)
             continue
-        keys = td.aux if td.node is dict else range(len(td.children))
-        stack.extend(reversed([(c, f"{path}[{k!r}]") for k, c in zip(keys, td.children)]))
+        stack.extend(reversed([(c, path + k) for k, c in zip(child_keys(td), td.children)]))
     return paths
+
+
+def child_keys(td: PyTreeDef) -> list[str]:
+    """How a path names each child of the node ``td``: ``['w']``, ``[0]``, ``.w``."""
+    if td.node is dict:
+        return [f"[{k!r}]" for k in td.aux]
+    if td.node is _NamedTuple:
+        return [f".{name}" for name in td.aux._fields]
+    return [f"[{i}]" for i in range(len(td.children))]
