@@ -242,9 +242,8 @@ def entry_reads(prim: Any, params: dict, primals: Any, ans: Any, nodes: Any
     except TypeError:  # a parameter that cannot be hashed: no caching
         key, reads = None, None
     if reads is None:
-        if (prim.partials is None and prim.transpose is not None and not prim.multilinear
-                and all(n is not None and (prim.linear_in is None or i in prim.linear_in)
-                        for i, n in enumerate(nodes))):
+        if (prim.partials is None and not prim.multilinear and _transposes(prim, nodes)
+                and all(n is not None for n in nodes)):
             # transposed with every operand undefined: nothing to read (see _entry_vjp)
             n_out = len(ans) if prim.multiple_results else 1
             reads = (False,) * n_out, (False,) * len(primals)
