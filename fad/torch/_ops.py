@@ -257,14 +257,19 @@ def _root(x: Any) -> Any:
     return x
 
 
-def _with_views(saved: tuple, arrays: list, args: tuple, vals: list) -> tuple:
-    """``saved`` and the arguments whose buffer one of ``arrays`` views."""
+def _with_views(saved: tuple, slots: tuple, env: list, diff: tuple, args: tuple,
+                vals: list) -> tuple:
+    """``saved`` and the arguments whose buffer one of the arrays in these ``slots`` of
+    ``env`` views."""
     roots = None
-    for a in arrays:
+    for s in slots:
+        a = env[s]
         if type(a) is np.ndarray and a.base is not None:
             roots = {id(a.base)} if roots is None else roots | {id(a.base)}
     if roots is None:
         return saved
+    if saved is _DIFF:
+        saved = diff
     more = [i for i, a in enumerate(args) if i not in saved and isinstance(a, Tensor)
             and id(_root(vals[i])) in roots]
     return saved + tuple(more) if more else saved
@@ -578,12 +583,8 @@ def _apply_program(key: tuple, op: Op, args: tuple, vals: list, diff: tuple,
         return None
     pull = tape_pullback(tape, prog.out_nodes, prog.in_nodes)
     saved = prog.saved
-    for s in prog.derived:
-        a = env[s]
-        if type(a) is np.ndarray and a.base is not None:  # a view: of an input, perhaps
-            saved = _with_views(diff if saved is _DIFF else saved,
-                                [env[s] for s in prog.derived], args, vals)
-            break
+    if prog.derived:  # computed values the backward reads: views of an input, perhaps
+        saved = _with_views(saved, prog.derived, env, diff, args, vals)
     return _finish(op, args, vals, diff, dt, params, prog.cls, prog.layout, pull,
                    env[prog.out_slot], saved, prog.out_saved, prog.same)
 
