@@ -532,9 +532,8 @@ _PROGRAM_CONSTS_MAX = 1 << 20  # bytes of constants a cached program may hold
 
 
 class _Program:
-    __slots__ = ("env0", "in_slots", "sources", "code", "out_slot", "out_node",
-                 "diff_slots", "cls", "layout", "saved", "out_saved", "derived",
-                 "same", "out_nodes", "in_nodes")
+    __slots__ = ("env0", "in_slots", "sources", "code", "out_slot", "cls", "layout",
+                 "saved", "out_saved", "derived", "same", "out_nodes", "in_nodes")
 
 
 def _program_key(key: tuple, vals: list, dt: Any) -> tuple | None:
@@ -681,8 +680,6 @@ def _compile(op: Op, args: tuple, vals: list, diff: list, dt: Any, params: dict
     prog.sources = tuple(sources)
     prog.code = tuple(code)
     prog.out_slot = slot[jaxpr.outvars[0]]
-    prog.out_node = prog.out_slot if prog.out_slot in live else None
-    prog.diff_slots = diff_slots
     prog.cls = op.cls or node_type(op.grad_fn(vals, params))
     prog.layout = _layout(args, diff)
     prog.saved = tuple([src for s, src in zip(in_slots, sources)
@@ -694,7 +691,8 @@ def _compile(op: Op, args: tuple, vals: list, diff: list, dt: Any, params: dict
     # computed values the backward reads: views of an input at run time, perhaps
     prog.derived = tuple(sorted(s for s in read if env0[s] is None and s not in in_slots))
     prog.same = prog.out_slot in in_slots
-    prog.out_nodes = [prog.out_node]  # (for tape_pullback, which only reads them)
+    # the output node and the input nodes, as lists for tape_pullback (which only reads them)
+    prog.out_nodes = [prog.out_slot if prog.out_slot in live else None]
     prog.in_nodes = list(diff_slots)
     return prog
 
