@@ -15,8 +15,8 @@ from . import _dtype
 from ._dtype import array_np_dtype
 from ._grad_mode import GRAD_ENABLED
 from ._graph import rebind_saved_output
-from ._ops import OPS, _broadcast_message, apply, call
-from .tensor import Tensor, _wrap_dim, live_aliases, note_alias, wrap
+from ._ops import OPS, _aliasing, _broadcast_message, apply, call
+from .tensor import Tensor, _wrap_dim, live_aliases, wrap
 
 _PYS = (bool, int, float, complex)
 _ADD, _SUB, _MUL, _DIV = OPS["add"], OPS["sub"], OPS["mul"], OPS["div"]
@@ -546,11 +546,7 @@ def reshape(input: Tensor, *shape: Any) -> Tensor:
 
 def view(input: Tensor, *shape: Any) -> Tensor:
     if len(shape) == 1 and isinstance(shape[0], _dtype.dtype):
-        t = wrap(input._value.view(shape[0].np))
-        t._vc = input._vc
-        t._base = input if input._base is None else input._base
-        note_alias(t)
-        return t
+        return _aliasing(wrap(input._value.view(shape[0].np)), (input,))
     return reshape(input, *shape)
 
 

@@ -257,14 +257,19 @@ def _root(x: Any) -> Any:
     return x
 
 
-def _with_views(saved: tuple, arrays: list, args: tuple, vals: list) -> tuple:
-    """``saved`` and the arguments whose buffer one of ``arrays`` views."""
+def _with_views(saved: tuple, slots: tuple, env: list, diff: tuple, args: tuple,
+                vals: list) -> tuple:
+    """``saved`` and the arguments whose buffer one of the arrays in these ``slots`` of
+    ``env`` views."""
     roots = None
-    for a in arrays:
+    for s in slots:
+        a = env[s]
         if type(a) is np.ndarray and a.base is not None:
             roots = {id(a.base)} if roots is None else roots | {id(a.base)}
     if roots is None:
         return saved
+    if saved is _DIFF:
+        saved = diff
     more = [i for i, a in enumerate(args) if i not in saved and isinstance(a, Tensor)
             and id(_root(vals[i])) in roots]
     return saved + tuple(more) if more else saved
@@ -527,9 +532,8 @@ _PROGRAM_CONSTS_MAX = 1 << 20  # bytes of constants a cached program may hold
 
 
 class _Program:
-    __slots__ = ("env0", "in_slots", "sources", "code", "out_slot", "out_node",
-                 "diff_slots", "cls", "layout", "saved", "out_saved", "derived",
-                 "same", "out_nodes", "in_nodes")
+    __slots__ = ("env0", "in_slots", "sources", "code", "out_slot", "cls", "layout",
+                 "saved", "out_saved", "derived", "same", "out_nodes", "in_nodes")
 
 
 def _program_key(key: tuple, vals: list, dt: Any) -> tuple | None:
@@ -578,12 +582,8 @@ def _apply_program(key: tuple, op: Op, args: tuple, vals: list, diff: tuple,
         return None
     pull = tape_pullback(tape, prog.out_nodes, prog.in_nodes)
     saved = prog.saved
-    for s in prog.derived:
-        a = env[s]
-        if type(a) is np.ndarray and a.base is not None:  # a view: of an input, perhaps
-            saved = _with_views(diff if saved is _DIFF else saved,
-                                [env[s] for s in prog.derived], args, vals)
-            break
+    if prog.derived:  # computed values the backward reads: views of an input, perhaps
+        saved = _with_views(saved, prog.derived, env, diff, args, vals)
     return _finish(op, args, vals, diff, dt, params, prog.cls, prog.layout, pull,
                    env[prog.out_slot], saved, prog.out_saved, prog.same)
 
@@ -680,8 +680,6 @@ def _compile(op: Op, args: tuple, vals: list, diff: list, dt: Any, params: dict
     prog.sources = tuple(sources)
     prog.code = tuple(code)
     prog.out_slot = slot[jaxpr.outvars[0]]
-    prog.out_node = prog.out_slot if prog.out_slot in live else None
-    prog.diff_slots = diff_slots
     prog.cls = op.cls or node_type(op.grad_fn(vals, params))
     prog.layout = _layout(args, diff)
     prog.saved = tuple([src for s, src in zip(in_slots, sources)
@@ -693,7 +691,8 @@ def _compile(op: Op, args: tuple, vals: list, diff: list, dt: Any, params: dict
     # computed values the backward reads: views of an input at run time, perhaps
     prog.derived = tuple(sorted(s for s in read if env0[s] is None and s not in in_slots))
     prog.same = prog.out_slot in in_slots
-    prog.out_nodes = [prog.out_node]  # (for tape_pullback, which only reads them)
+    # the output node and the input nodes, as lists for tape_pullback (which only reads them)
+    prog.out_nodes = [prog.out_slot if prog.out_slot in live else None]
     prog.in_nodes = list(diff_slots)
     return prog
 

@@ -293,7 +293,6 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
         grad_on = GRAD_ENABLED.get()
         needs = tuple(isinstance(a, Tensor) and a._requires_grad and grad_on for a in args)
         node.needs_input_grad = needs
-        grad_was = GRAD_ENABLED.get()
         try:  # (switched inside the try: see _grad_mode)
             GRAD_ENABLED.set(False)
             if cls.setup_context is not Function.setup_context:
@@ -302,7 +301,7 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
             else:
                 out = cls.forward(node, *args, **kwargs)
         finally:
-            GRAD_ENABLED.set(grad_was)
+            GRAD_ENABLED.set(grad_on)
         if not any(needs):
             return out
         is_tuple = isinstance(out, tuple)

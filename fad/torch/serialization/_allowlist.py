@@ -119,8 +119,7 @@ def get_safe_globals() -> list[Any]:
     >>> get_safe_globals()
     []
     """
-    seen = {**_USER_GLOBALS, **_scoped_entries(_SCOPED_GLOBALS.get())}
-    return list(seen.values())
+    return list(_user_globals().values())
 
 
 def clear_safe_globals() -> None:
