@@ -768,3 +768,16 @@ def test_retain_grad_follows_an_inplace_edit() -> None:
     through its base) gives the gradient of its new value, as PyTorch's."""
     assert outcome(_retained_then_edited, ftorch)[0] == "ok"
     same_as_pytorch(_retained_then_edited)
+
+
+def test_a_write_through_a_dtype_view_of_a_grad_changes_that_grad_only() -> None:
+    """The engine may give two leaves one gradient array; a dtype view of one leaf's
+    ``.grad`` is an alias of that gradient alone, as every other view is."""
+    def scenario(T: Any) -> Any:
+        x = T.tensor([1.0, 2.0], requires_grad=True)
+        y = T.tensor([3.0, 4.0], requires_grad=True)
+        (x + y).sum().backward()
+        x.grad.view(T.float32).add_(1)
+        return x.grad.tolist(), y.grad.tolist()
+    assert scenario(ftorch) == ([2.0, 2.0], [1.0, 1.0])
+    same_as_pytorch(scenario)
