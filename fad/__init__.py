@@ -9,15 +9,16 @@
 from . import primitives as _primitives  # noqa: F401  (registers every primitive)
 from . import numpy  # noqa: F401  (installs the tracer methods)
 from . import config, nn, tree
-from .api import (grad, hessian, jacfwd, jacrev, jvp, linearize, make_jaxpr, no_grad,
-                  stop_gradient, value_and_grad, vjp)
+from .transforms.autodiff import (grad, hessian, jacfwd, jacrev, jvp, linearize, make_jaxpr,
+                                  no_grad, stop_gradient, value_and_grad, vjp)
 from .backends import default_backend, set_backend
-from .check import check_grads
-from .custom import checkpoint, custom_jvp, custom_vjp
-from .jit import jit
-from .jit_cache import RetraceWarning
+from .transforms.check import check_grads
+from .transforms.custom import checkpoint, custom_jvp, custom_vjp
+from .transforms.jit import jit
+from .transforms import jit_cache  # its knobs: fad.jit_cache.MAX_ENTRIES, ...
+from .transforms.jit_cache import RetraceWarning
 from . import lax
-from .vmap import vmap
+from .transforms.vmap import vmap
 from .core.errors import ConcretizationError, ShapeError, UnexpectedTracerError
 from .core.ir import ClosedJaxpr, Jaxpr, ShapedArray
 from .backends.malloc import tune_malloc_once as _tune_malloc_once

@@ -16,7 +16,6 @@ from typing import Any
 
 import numpy as np
 
-from .api import stop_gradient
 from .core.trace import bind
 from .numpy import _math as M
 from .numpy import _reductions as R
@@ -25,6 +24,7 @@ from .numpy._creation import arange
 from .numpy._indexing import take_along_axis
 from .numpy._shape import expand_dims, squeeze
 from .primitives import elementwise as E
+from .transforms.autodiff import stop_gradient
 
 
 def _float(x: Any) -> Any:

@@ -40,7 +40,7 @@ import hypothesis.extra.numpy as hnp
 import numpy as np
 from hypothesis import strategies as st
 
-from .check import check_grads
+from .transforms.check import check_grads
 from .tree import tree_flatten, tree_unflatten
 
 __all__ = ["shapes", "broadcastable_shapes", "arrays", "pytrees",
@@ -191,7 +191,7 @@ def assert_grad_matches_finite_differences(
 
 def _rand_like(rng: np.random.Generator, tree: Any) -> Any:
     """Standard normal leaves like ``tree``'s (``a + ib`` for complex leaves)."""
-    from .check import random_like
+    from .transforms.check import random_like
     leaves, treedef = tree_flatten(tree)
     return tree_unflatten(treedef, [random_like(rng, np.asarray(x)) for x in leaves])
 

@@ -591,7 +591,7 @@ def _grad_program(fun: Callable, args: tuple, nums: tuple[int, ...],
                   out_avals: Sequence[ShapedArray], out_tree: Any,
                   arg_labels: Sequence[Sequence[str]], out_labels: Sequence[str]) -> tuple:
     """The gradient (or pull-back) program of ``fun`` at ``args``, with its labels."""
-    from . import api
+    from .transforms import autodiff as api
     from .tree import tree_structure, tree_unflatten
     in_labels = [lab for labs in arg_labels for lab in labs]
     grad_labels = [f"grad {lab}" for i in nums for lab in arg_labels[i]]
@@ -661,7 +661,7 @@ def _names_by_identity(names: Any) -> dict[int, str]:
 
 def _draw_function(fun: Callable, args: tuple, *, backward: bool, names: Any,
                    argnums: Any) -> Graph:
-    from . import api
+    from .transforms import autodiff as api
     fwd = api.make_jaxpr(fun)(*args)
     bases = _param_names(fun, len(args))
     if isinstance(names, Mapping):

@@ -27,20 +27,20 @@ import numpy as np
 import pytest
 
 import fad
-import fad.api
-import fad.interpreters.vjp as core_vjp
+import fad.interpreters.tape as tape
 import fad.numpy as fnp
 import fad.torch as torch
 import fad.torch._grad_mode as grad_mode
 import fad.torch._graph as graph
 import fad.torch._ops as ops
 import fad.torch.autograd as autograd
+import fad.transforms.autodiff as autodiff
 from fad.core import trace
 from fad.core.trace import current_state
 
 # (fad.torch.tensor and fad.jit are also functions)
 tensor = importlib.import_module("fad.torch.tensor")
-jit_module = importlib.import_module("fad.jit")
+jit_module = importlib.import_module("fad.transforms.jit")
 
 
 class Interrupt(BaseException):
@@ -253,10 +253,10 @@ def _manager(factory: Callable, *args: Any) -> type:
                  _hide_dynamic_inside, id="hide_dynamic"),
     pytest.param(lambda: (trace.rebinding, _manager(trace.rebinding, [], [])),
                  _rebinding_inside, id="rebinding"),
-    pytest.param(lambda: (fad.api.no_grad, trace.enter_onto, trace.no_grad_scope,
+    pytest.param(lambda: (autodiff.no_grad, trace.enter_onto, trace.no_grad_scope,
                           _manager(trace.no_grad_scope)), _fad_no_grad, id="fad.no_grad"),
-    pytest.param(lambda: (fad.api.grad, fad.api.value_and_grad, core_vjp.vjp_flat,
-                          core_vjp.tape_pullback, core_vjp.pullback, trace.new_main),
+    pytest.param(lambda: (autodiff.grad, autodiff.value_and_grad, tape.vjp_flat,
+                          tape.tape_pullback, tape.pullback, trace.new_main),
                  lambda: fad.grad(lambda x: fnp.sum(fnp.sin(x) * x))(np.ones(2)),
                  id="fad.grad"),
 ])
@@ -343,8 +343,8 @@ def test_facade_backward_survives_an_interrupt_anywhere(monkeypatch: pytest.Monk
     targets = _codes(autograd.backward, autograd._make_grads, graph.run_backward,
                      graph._graph_order, graph.edge_of, graph._run_pre_hooks,
                      graph._apply_hooks, graph._run_node_hooks, graph.Node,
-                     tensor.accumulate_into, tensor.wrap_grad, core_vjp.tape_pullback,
-                     core_vjp.pullback, ops._apply_program, grad_mode.no_grad)
+                     tensor.accumulate_into, tensor.wrap_grad, tape.tape_pullback,
+                     tape.pullback, ops._apply_program, grad_mode.no_grad)
     assert inject_everywhere(targets, run, check) > 100
 
 

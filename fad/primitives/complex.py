@@ -26,7 +26,7 @@ import numpy as np
 from ..core.ir import ShapedArray
 from ..core.primitive import Primitive
 from ..core.trace import aval_of, bind
-from ..interpreters.reverse import is_undefined
+from ..interpreters.linearize import is_undefined
 from . import shapes
 from .rules import deflinear
 from .structural import convert_element_type

@@ -14,7 +14,7 @@ from ..core.errors import ShapeError
 from ..core.ir import ShapedArray
 from ..core.primitive import Primitive
 from ..core.trace import aval_of, bind, concrete_or_none
-from ..interpreters.reverse import is_undefined
+from ..interpreters.linearize import is_undefined
 from . import shapes
 from .rules import defmultilinear, unbroadcast
 from .structural import broadcast_to, reshape, transpose

@@ -15,7 +15,7 @@ import numpy as np
 
 from ..core.primitive import Primitive
 from ..core.trace import _np_dtype, bind
-from ..interpreters.reverse import is_undefined
+from ..interpreters.linearize import is_undefined
 from . import shapes
 from .rules import defjvp, defnondiff, negated, unbroadcast
 

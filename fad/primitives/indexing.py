@@ -17,7 +17,7 @@ from ..backends import backend_for
 from ..core.ir import ShapedArray
 from ..core.primitive import Primitive
 from ..core.trace import bind
-from ..interpreters.reverse import is_undefined
+from ..interpreters.linearize import is_undefined
 from .elementwise import neg_p
 from .rules import deflinear
 

@@ -173,7 +173,7 @@ def _concat_transpose(ct: Any, *xs: Any, axis: int) -> list:
 
 
 def _undef(x: Any) -> bool:
-    from ..interpreters.reverse import is_undefined
+    from ..interpreters.linearize import is_undefined
     return is_undefined(x)
 
 

@@ -1,7 +1,7 @@
 """The facade's dynamic graph (``grad_fn`` nodes) and the backward engine.
 
 A ``Node`` is what PyTorch calls a backward function. Its ``pull`` is the core's
-reverse mode (``fad.interpreters.vjp``: ``vjp_flat``, or ``pullback`` of a tape
+reverse mode (``fad.interpreters.tape``: ``vjp_flat``, or ``pullback`` of a tape
 recorded by ``fad/torch/_ops.py``) applied to the operation's fad function, so
 the facade owns no derivative rule. The engine
 walks the graph in an order computed iteratively (no recursion: chains of 10^5
@@ -91,7 +91,7 @@ class Node:
             return _differentiable_pull(self, cts)
         pull = self._pull
         if pull is None:  # a linear node whose tape was released: linearize again
-            from ..interpreters.vjp import vjp_flat
+            from ..interpreters.tape import vjp_flat
             from ._ops import make_flat
             _, pull = vjp_flat(make_flat(*self._fun), self._zero_inputs(), self.name())
         res = pull(cts, consume=not retain)

@@ -4,7 +4,7 @@ Every facade operation is one entry: a small *fad function* on arrays (written
 with ``fad.numpy``) and the name PyTorch gives its ``grad_fn``. ``apply`` runs
 the function directly on the arrays when no gradient is recorded, and otherwise
 records it through the core's reverse mode: a tape of primitive applications in
-the format of ``fad.interpreters.vjp`` (``VJPTrace``), whose pullback (the core's
+the format of ``fad.interpreters.tape`` (``VJPTrace``), whose pullback (the core's
 ``pullback``) becomes the ``grad_fn`` node. Derivatives therefore come from the
 core's primitive rules only.
 
@@ -24,13 +24,11 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import numpy as fnp
-from ..api import make_jaxpr, stop_gradient
-from ..api import vjp as fad_vjp
 from ..backends import default_backend
 from ..core.errors import ShapeError
 from ..core.ir import Literal
 from ..core.trace import Tracer, current_state, new_main
-from ..interpreters.vjp import (
+from ..interpreters.tape import (
     VJPTrace,
     VJPTracer,
     entry_reads,
@@ -38,6 +36,8 @@ from ..interpreters.vjp import (
     tape_pullback,
     unpack_all,
 )
+from ..transforms.autodiff import make_jaxpr, stop_gradient
+from ..transforms.autodiff import vjp as fad_vjp
 from ._dtype import array_np_dtype, default_np, result_type
 from ._grad_mode import GRAD_ENABLED
 from ._graph import accumulate_grad, make_node, node_type, save_output
@@ -382,7 +382,7 @@ def _signature(op: Op, vals: list, diff: list, params: dict) -> tuple | None:
 
 
 def _taped(flat: Callable, primals: list, label: str) -> tuple:
-    """``fad.interpreters.vjp.vjp_flat``'s forward half, keeping the tape visible:
+    """``fad.interpreters.tape.vjp_flat``'s forward half, keeping the tape visible:
     ``(out_primals, out_nodes, in_nodes, tape)``."""
     tape: list = []
     with new_main(VJPTrace, tape, label=label) as main:

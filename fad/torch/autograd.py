@@ -346,7 +346,7 @@ def _apply_under_transformation(cls: Any, args: tuple, kwargs: dict) -> Any:
     """``Function.apply`` on values traced by a fad transformation (``fad.grad``,
     ``fad.jit``...): the Function becomes a ``fad.custom_vjp``, so its ``backward``
     is the derivative every transformation uses."""
-    from ..custom import custom_vjp
+    from ..transforms.custom import custom_vjp
     pos = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
     shape: list = []
 

@@ -8,19 +8,19 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from ..backends import default_xp, namespace_of
+from ..core.errors import _FAD_DIR
+from ..core.ir import ClosedJaxpr, ShapedArray
+from ..core.trace import Tracer, aval_of, bind, concrete_or_none, enter_onto, no_grad_scope
+from ..interpreters.evaluate import eval_jaxpr
+from ..interpreters.jvp import jvp_flat
+from ..interpreters.linearize import linearize_flat
+from ..interpreters.staging import trace_to_jaxpr
+from ..interpreters.tape import vjp_flat
+from ..numpy._base import asarray
+from ..primitives.structural import stop_gradient_p
+from ..tree import tree_flatten, tree_leaf_paths, tree_map, tree_unflatten
 from .arguments import describe_argument, function_name, require_callable
-from .backends import default_xp, namespace_of
-from .core.errors import _FAD_DIR
-from .core.ir import ClosedJaxpr, ShapedArray
-from .core.trace import Tracer, aval_of, bind, concrete_or_none, enter_onto, no_grad_scope
-from .interpreters.evaluate import eval_jaxpr
-from .interpreters.jvp import jvp_flat
-from .interpreters.reverse import linearize_flat
-from .interpreters.staging import trace_to_jaxpr
-from .interpreters.vjp import vjp_flat
-from .numpy._base import asarray
-from .primitives.structural import stop_gradient_p
-from .tree import tree_flatten, tree_leaf_paths, tree_map, tree_unflatten
 
 
 # ---------------------------------------------------------------- helpers
@@ -510,14 +510,14 @@ def linearize(fun: Callable, *primals: Any) -> tuple:
 # ---------------------------------------------------------------- Jacobians
 def _basis(x: Any) -> Any:
     """The identity, shaped ``(x.size,) + x.shape``: one one-hot tangent per row."""
-    from .primitives.structural import eye_like, reshape
+    from ..primitives.structural import eye_like, reshape
     aval = aval_of(x)
     return reshape(eye_like(x, aval.size), (aval.size,) + aval.shape)
 
 
 def _jacobian(fun: Callable, argnums: int | Sequence[int], mode: str) -> Callable:
     """Jacobians by ``vmap`` over a basis: of ``jvp`` (columns) or ``vjp`` (rows)."""
-    from .numpy import moveaxis, reshape
+    from ..numpy import moveaxis, reshape
     from .vmap import vmap
 
     require_callable(fun, f"fad.jac{mode}")

@@ -16,17 +16,17 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from .api import _check_like, _leaf_array
+from ..core.ir import ClosedJaxpr
+from ..core.primitive import Primitive
+from ..core.trace import aval_of, bind, current_state, rebinding
+from ..interpreters.evaluate import eval_jaxpr
+from ..interpreters.jvp import jvp_flat
+from ..interpreters.linearize import backward_pass, linearize_flat
+from ..interpreters.staging import lift_tracers, trace_to_jaxpr, writable
+from ..interpreters.tape import vjp_flat
+from ..tree import tree_flatten, tree_leaf_paths, tree_map, tree_unflatten
 from .arguments import as_positional, describe_argument, require_callable
-from .core.ir import ClosedJaxpr
-from .core.primitive import Primitive
-from .core.trace import aval_of, bind, current_state, rebinding
-from .interpreters.evaluate import eval_jaxpr
-from .interpreters.jvp import jvp_flat
-from .interpreters.reverse import backward_pass, linearize_flat
-from .interpreters.staging import lift_tracers, trace_to_jaxpr, writable
-from .interpreters.vjp import vjp_flat
-from .tree import tree_flatten, tree_leaf_paths, tree_map, tree_unflatten
+from .autodiff import _check_like, _leaf_array
 
 
 # ---------------------------------------------------------------- shared pieces
@@ -64,8 +64,8 @@ def _call_primitive(name: str) -> Primitive:
 
 def _batched(fun: Callable, dims: Sequence[int | None], size: int) -> Callable:
     """``fun`` on flat lists, vectorised over the given argument axes (out axis 0)."""
-    from .interpreters.batching import vmap_flat
-    from .primitives.batching import move_axis
+    from ..interpreters.batching import vmap_flat
+    from ..primitives.batching import move_axis
 
     def batched(*args: Any) -> list:
         vals, out_dims = vmap_flat(lambda *xs: list(fun(*xs)), size, list(args), list(dims))
@@ -74,7 +74,7 @@ def _batched(fun: Callable, dims: Sequence[int | None], size: int) -> Callable:
 
 
 def _zeros_if_none(ts: list, primals: list) -> list:
-    from .primitives.structural import zeros_like_p
+    from ..primitives.structural import zeros_like_p
     return [bind(zeros_like_p, p) if t is None else t for p, t in zip(primals, ts)]
 
 
@@ -149,7 +149,7 @@ def _custom_jvp_batch(size: int, vals: list, dims: list, *, fun: Callable,
 
     # the arguments move to axis 0 (or stay unbatched) before the call, so the
     # batched function and rule see them, and their tangents, there
-    from .primitives.batching import to_front
+    from ..primitives.batching import to_front
     args = [v if d is None else to_front(v, d, size) for v, d in zip(vals, dims)]
     front = [None if d is None else 0 for d in dims]
     batched_rule = _batched(flat_rule, front * 2, size)
@@ -315,7 +315,7 @@ def _custom_vjp_jvp(primals: list, tangents: list, *, fun: Callable, fwd: Callab
 
 def _custom_vjp_batch(size: int, vals: list, dims: list, *, fun: Callable, fwd: Callable,
                       bwd: Callable, name: str) -> tuple:
-    from .primitives.batching import to_front
+    from ..primitives.batching import to_front
     n = len(vals)
     args = [to_front(v, d, size) for v, d in zip(vals, dims)]
     res_tree: list = []
@@ -446,7 +446,7 @@ def _checkpoint_rule(primals: list, *, fun: Callable, name: str) -> tuple:
     def pullback(cts: list) -> list:
         inputs = list(primals)
         if current_state().dynamic is not None:  # staged: keep the recomputation apart
-            from .primitives.structural import optimization_barrier_p
+            from ..primitives.structural import optimization_barrier_p
             inputs = [bind(optimization_barrier_p, x) for x in inputs]
         _, pull = vjp_flat(fun, inputs, label=f"the recomputation of {name}")
         return pull(cts, consume=True)
@@ -454,7 +454,7 @@ def _checkpoint_rule(primals: list, *, fun: Callable, name: str) -> tuple:
 
 
 def _checkpoint_jvp(primals: list, tangents: list, *, fun: Callable, name: str) -> tuple:
-    from .interpreters.jvp import jvp_flat
+    from ..interpreters.jvp import jvp_flat
     outs, ts = jvp_flat(fun, primals, tangents)
     return outs, ts
 

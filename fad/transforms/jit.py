@@ -13,7 +13,18 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from .api import reject_masked
+from ..backends import namespace_of
+from ..core.errors import ConcretizationError
+from ..core.ir import ClosedJaxpr
+from ..core.primitive import Primitive
+from ..core.trace import Tracer, _wraps, bind, current_state
+from ..interpreters.codegen import compile_jaxpr
+from ..interpreters.evaluate import eval_jaxpr
+from ..interpreters.jvp import jvp_flat
+from ..interpreters.optimize import optimize
+from ..interpreters.staging import derived, inputs_behind, lift_tracers, trace_to_jaxpr
+from ..numpy._base import asarray
+from ..tree import register_pytree_node, tree_flatten, tree_unflatten
 from .arguments import (
     as_positional,
     parameter_name,
@@ -21,19 +32,8 @@ from .arguments import (
     require_callable,
     signature,
 )
-from .backends import namespace_of
-from .core.errors import ConcretizationError
-from .core.ir import ClosedJaxpr
-from .core.primitive import Primitive
-from .core.trace import Tracer, _wraps, bind, current_state
-from .interpreters.codegen import compile_jaxpr
-from .interpreters.evaluate import eval_jaxpr
-from .interpreters.jvp import jvp_flat
-from .interpreters.optimize import optimize
-from .interpreters.staging import derived, inputs_behind, lift_tracers, trace_to_jaxpr
+from .autodiff import reject_masked
 from .jit_cache import SignatureCache
-from .numpy._base import asarray
-from .tree import register_pytree_node, tree_flatten, tree_unflatten
 
 
 # ---------------------------------------------------------------- the call primitive
@@ -83,7 +83,7 @@ def _make_jvp_body(closed: ClosedJaxpr, live: tuple) -> ClosedJaxpr:
 
 
 def _zeros(x: Any) -> Any:
-    from .primitives.structural import zeros_like_p
+    from ..primitives.structural import zeros_like_p
     return bind(zeros_like_p, x)
 
 
@@ -120,7 +120,7 @@ class Jitted:
     def __init__(self, fun: Callable, static_argnums: Sequence[int]):
         self.fun = fun
         self.static_argnums = tuple(sorted(static_argnums))
-        self._cache = SignatureCache()  # bounded; explains re-tracing (fad/jit_cache.py)
+        self._cache = SignatureCache()  # bounded; explains re-tracing (jit_cache.py)
         self._fast = self._cache.fast  # (shape, dtype) per NumPy argument -> code
         functools.update_wrapper(self, fun, updated=())  # never copy fun.__dict__
 
@@ -183,7 +183,7 @@ class Jitted:
             out_tree.append(t)
             return [o if isinstance(o, Tracer) else asarray(o) for o in out_leaves]
 
-        from .core.trace import aval_of
+        from ..core.trace import aval_of
         try:
             closed, _ = trace_to_jaxpr(flat_fun, [aval_of(x) for x in leaves],
                                        label=f"fad.jit of {getattr(self.fun, '__name__', '?')}")

@@ -7,12 +7,12 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .api import _label, _leaf_array, reject_masked
+from ..core.trace import shape_of
+from ..interpreters.batching import vmap_flat
+from ..primitives.batching import move_axis
+from ..tree import sorted_keys, tree_flatten, tree_leaf_paths, tree_unflatten
 from .arguments import require_callable
-from .core.trace import shape_of
-from .interpreters.batching import vmap_flat
-from .primitives.batching import move_axis
-from .tree import sorted_keys, tree_flatten, tree_leaf_paths, tree_unflatten
+from .autodiff import _label, _leaf_array, reject_masked
 
 
 def _broadcast_prefix(prefix: Any, tree: Any, what: str) -> list:

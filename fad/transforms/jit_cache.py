@@ -31,10 +31,10 @@ import sys
 import warnings
 from typing import Any, Callable, NamedTuple
 
+from ..core.errors import FAD_DIR
+from ..core.trace import aval_of
+from ..tree import tree_flatten, tree_leaf_paths
 from .arguments import parameter_name
-from .core.errors import FAD_DIR
-from .core.trace import aval_of
-from .tree import tree_flatten, tree_leaf_paths
 
 MAX_ENTRIES = 64
 RETRACE_WARNING_AFTER = 8

@@ -1,0 +1,9 @@
+"""The user-facing transformations, built on the interpreters.
+
+``autodiff`` (grad, vjp, jvp, linearize, the Jacobians, make_jaxpr, no_grad),
+``vmap``, ``jit`` (with its signature cache ``jit_cache``), ``custom``
+(custom_jvp, custom_vjp, checkpoint), ``control_flow`` (cond, scan,
+while_loop, fori_loop: ``fad.lax``) and ``check`` (check_grads). The
+primitives these define (jit's call, cond, scan, the custom rules' calls) sit
+here because their rules re-enter the interpreters.
+"""
