@@ -13,7 +13,7 @@ fresh ``vjp_flat`` (always used while a fad transformation is running, so that
 the operation is traced into it); when none is, an operation seen before with the
 same signature is recorded without tracing, either by calling its one primitive
 directly ("direct form") or by evaluating its cached IR ("program"). See the
-sections below; ``tests/test_torch_fast_paths.py`` checks the three agree.
+sections below; ``tests/torch/test_torch_fast_paths.py`` checks the three agree.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-RUN_PY = Path(__file__).resolve().parents[1] / "benchmarks" / "run.py"
+RUN_PY = Path(__file__).resolve().parents[2] / "benchmarks" / "run.py"
 
 
 def _load_run():

@@ -408,7 +408,7 @@ def test_linear_shape_mismatch_uses_pytorch_words() -> None:
 @pytest.mark.parametrize("name", sorted(PRODUCTS))
 def test_product_shape_errors_match_pytorch(name: str) -> None:
     """(``mm`` and ``@`` of matrices, and ``matmul`` of vectors and matrices, already
-    used PyTorch's words; ``tests/test_torch_vs_pytorch.py`` checks some.)"""
+    used PyTorch's words; ``tests/torch/test_torch_vs_pytorch.py`` checks some.)"""
     with pytest.raises(RuntimeError):
         PRODUCTS[name](ftorch)
     same_as_pytorch(PRODUCTS[name])

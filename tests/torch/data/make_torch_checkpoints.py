@@ -1,7 +1,7 @@
-"""Write the checkpoints that ``tests/test_reliability_loading.py`` reads, with
+"""Write the checkpoints that ``tests/torch/test_reliability_loading.py`` reads, with
 real PyTorch, and the values fad must find in them::
 
-    python tests/data/make_torch_checkpoints.py
+    python tests/torch/data/make_torch_checkpoints.py
 
 ``torch_mlp.pt`` is the state dict of a small ``nn.Sequential`` (``torch_mlp.npz``:
 its parameters, an input ``x`` and the model's output ``y``); ``torch_tensors.pt``
