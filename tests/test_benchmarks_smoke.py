@@ -6,6 +6,7 @@ gradient that benchmarks/run.py times it against.
 """
 
 import importlib.util
+import pkgutil
 import sys
 from pathlib import Path
 
@@ -15,6 +16,7 @@ import pytest
 BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
 sys.path.insert(0, str(BENCHMARKS))  # run.py imports its harness and cases packages from there
 
+import cases  # noqa: E402
 from cases import chains, elementwise, hvp, jacrev, per_example  # noqa: E402
 from harness import CASES  # noqa: E402
 from harness.measure import verify  # noqa: E402
@@ -49,6 +51,22 @@ def test_every_case_has_numpy_reference_and_fad_contender():
             assert names[0] == "numpy", (name, names)
             assert any(n.startswith("fad") for n in names), (name, names)
 
+
+
+def test_every_case_module_registers_a_case():
+    """Each module of benchmarks/cases is imported by the package and registers
+    at least one case; the registry is in the package's order."""
+    modules = sorted(f"cases.{m.name}" for m in pkgutil.iter_modules(cases.__path__))
+    registered = sorted({c.build.__module__ for c in CASES.values()})
+    assert modules and registered == modules
+    assert list(CASES) == list(cases.ORDER)
+
+
+def test_list_names_every_case(capsys):
+    assert run.main(["--list"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    listed = [line.removesuffix(":") for line in out if line and not line[0].isspace()]
+    assert listed == list(CASES)
 
 
 @pytest.mark.parametrize("f, g", [
