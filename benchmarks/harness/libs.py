@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-import fad  # noqa: F401 - first, as always: its import tunes the allocator for the process
+import fad  # noqa: F401 - before the other libraries: its import tunes the allocator
 
 try:
     import autograd
