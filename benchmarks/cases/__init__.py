@@ -1,0 +1,19 @@
+"""The benchmark cases, one module per family; each module registers its cases
+with ``@case``.  Importing this package registers them all, in ``ORDER``: the
+order in which they are listed, run and tabulated.
+
+Contender names: ``numpy`` is the hand-written reference, always first;
+``fad`` is always the transformation *without* jit (each call traces,
+transforms and evaluates), ``fad jit`` the same function under ``fad.jit``
+(compiled on its first call, which is the gradient check, before any timing;
+the note column gives that first call's time).
+"""
+
+from harness import order_cases
+
+from . import chains, elementwise, hvp, jacrev, mlp, per_example  # noqa: F401 - registers them
+
+ORDER = ("mlp", "chain100", "deep_chain", "hvp", "big_elementwise", "mlp_jit", "chain100_jit",
+         "per_example", "big_elementwise_jit", "hvp_jit", "jacrev_jit", "facade_chain")
+
+order_cases(ORDER)
