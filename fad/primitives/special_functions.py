@@ -32,26 +32,27 @@ _LIBRARIES = {"numpy": "scipy.special", "cupy": "cupyx.scipy.special"}
 _FOUND: dict[tuple[int, str], Callable] = {}
 
 
-def _library_function(xp: Any, prim: str, fn: str) -> Callable:
-    """``fn`` of the special-function library of namespace ``xp``."""
+def _library_function(xp: Any, prim: str) -> Callable:
+    """The function ``prim`` of the special-function library of namespace ``xp``
+    (both libraries name them as the primitives are named)."""
     module = _LIBRARIES.get(getattr(xp, "__name__", ""))
     if module is None:
         raise NotImplementedError(
             f"the {prim} primitive has no implementation on the "
             f"{getattr(xp, '__name__', xp)!s} backend: special functions come from "
             "scipy.special (NumPy arrays) or cupyx.scipy.special (CuPy arrays)")
-    return getattr(importlib.import_module(module), fn)
+    return getattr(importlib.import_module(module), prim)
 
 
 def _same_dtype(result: Any, like: Any) -> Any:
     return result if result.dtype == like.dtype else result.astype(like.dtype)
 
 
-def _kernel_on(xp: Any, prim: str, fn: str, wrap: Callable) -> Callable:
-    """``wrap(fn)`` for namespace ``xp``, found once per namespace."""
+def _kernel_on(xp: Any, prim: str, wrap: Callable) -> Callable:
+    """``wrap(function)`` for namespace ``xp``, found once per namespace."""
     kernel = _FOUND.get((id(xp), prim))
     if kernel is None:
-        kernel = _FOUND[id(xp), prim] = wrap(_library_function(xp, prim, fn))
+        kernel = _FOUND[id(xp), prim] = wrap(_library_function(xp, prim))
     return kernel
 
 
@@ -62,28 +63,28 @@ def _unary_kernel(ufunc: Callable) -> Callable:
     return kernel
 
 
-def _lookup(prim: str, fn: str) -> Callable:
+def _lookup(prim: str) -> Callable:
     """``lookup(xp)``: the kernel of the unary primitive ``prim`` on ``xp``."""
-    return lambda xp: _kernel_on(xp, prim, fn, _unary_kernel)
+    return lambda xp: _kernel_on(xp, prim, _unary_kernel)
 
 
 _TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)
 _SQRT_PI_OVER_TWO = math.sqrt(math.pi) / 2
 
 # erf' = 2/sqrt(pi) e^{-x^2}
-erf_p = unary("erf", _lookup("erf", "erf"),
+erf_p = unary("erf", _lookup("erf"),
               lambda g, ans, x: g * (_TWO_OVER_SQRT_PI * exp(-(x * x))))
 # erfc = 1 - erf: erfc' = -erf'
-erfc_p = unary("erfc", _lookup("erfc", "erfc"),
+erfc_p = unary("erfc", _lookup("erfc"),
                lambda g, ans, x: g * (-_TWO_OVER_SQRT_PI * exp(-(x * x))))
 # the inverse function's derivative 1 / erf'(erfinv(x)) = sqrt(pi)/2 e^{erfinv(x)^2}
-erfinv_p = unary("erfinv", _lookup("erfinv", "erfinv"),
+erfinv_p = unary("erfinv", _lookup("erfinv"),
                  lambda g, ans, x: g * (_SQRT_PI_OVER_TWO * exp(ans * ans)))
 # gammaln' = digamma (the logarithmic derivative of gamma)
-gammaln_p = unary("gammaln", _lookup("gammaln", "gammaln"),
+gammaln_p = unary("gammaln", _lookup("gammaln"),
                   lambda g, ans, x: g * bind(digamma_p, x))
 # digamma' = polygamma(1, x) (the trigamma function)
-digamma_p = unary("digamma", _lookup("digamma", "psi"),
+digamma_p = unary("digamma", _lookup("digamma"),
                   lambda g, ans, x: g * bind(polygamma_p, 1, x))
 
 
@@ -96,7 +97,7 @@ def _polygamma_aval(n: ShapedArray, x: ShapedArray) -> ShapedArray:
 def _polygamma_kernel(xp: Any) -> Callable:
     def keep_dtype(fn: Callable) -> Callable:
         return lambda n, x: _same_dtype(fn(n, x), x)
-    return _kernel_on(xp, "polygamma", "polygamma", keep_dtype)
+    return _kernel_on(xp, "polygamma", keep_dtype)
 
 
 polygamma_p = Primitive("polygamma", lambda xp, n, x: _polygamma_kernel(xp)(n, x),
