@@ -17,10 +17,12 @@ complex run; ``cdomain`` gives complex inputs where ``x + iy`` would not do
 from __future__ import annotations
 
 import math
+from types import SimpleNamespace
 from typing import Any
 
 import hypothesis.extra.numpy as hnp
 import numpy as np
+import scipy.special
 from hypothesis import strategies as st
 from operator_table import (
     DISTINCT,
@@ -331,6 +333,33 @@ def _binary(name: str, domain: Any = REAL, **kw: Any) -> Op:
     return Op(name, lambda xp, x, y: getattr(xp, name)(x, y), elementwise(2), domain, **kw)
 
 
+def _scipy(name: str) -> Any:
+    """SciPy's function as ``jax.scipy.special`` defines it: real arguments only,
+    the result in the (last) argument's dtype."""
+    def fn(*args: Any) -> Any:
+        if any(np.iscomplexobj(a) for a in args):
+            raise TypeError(f"{name} takes real numbers only")
+        return np.asarray(getattr(scipy.special, name)(*args)).astype(np.asarray(args[-1]).dtype)
+    return fn
+
+
+SCIPY_SPECIAL = SimpleNamespace(**{n: _scipy(n) for n in (
+    "erf", "erfc", "erfinv", "gammaln", "digamma", "polygamma")})
+
+
+def _special(xp: Any) -> Any:
+    """``fad.scipy.special`` for ``fad.numpy``, SciPy's (as above) for NumPy."""
+    if xp is np:
+        return SCIPY_SPECIAL
+    import fad.scipy.special
+    return fad.scipy.special
+
+
+def _special_unary(name: str, domain: Domain = REAL, **kw: Any) -> Op:
+    return Op(name, lambda xp, x: getattr(_special(xp), name)(x), elementwise(1), domain,
+              real_only=REAL_SPECIAL, **kw)
+
+
 def _cat(xp: Any, parts: Any) -> Any:
     return xp.concatenate([xp.ravel(p) for p in parts])
 
@@ -387,6 +416,7 @@ def _tensordot_cases(kind: str) -> Any:
 
 # ``real_only`` reasons
 NO_COMPLEX_LOOP = "real numbers only: NumPy's ufunc has no complex loop (nor has JAX)"
+REAL_SPECIAL = "real numbers only, as jax.scipy.special (SciPy's complex loops aside)"
 QUANTILE_REAL = "NumPy's quantile rejects complex input ('a must be an array of real numbers')"
 
 VEC_ORDS = [None, 2, 1, np.inf, -np.inf, 3, 0.5, -1]
@@ -421,6 +451,15 @@ OPS_EXTRA: list[Op] = [
     _binary("remainder", (FMOD_X, FMOD_Y), real_only=NO_COMPLEX_LOOP),
     _binary("true_divide", (REAL, NONZERO), tol=(5e-2, None)),
     _binary("copysign", (NONZERO, NONZERO), real_only=NO_COMPLEX_LOOP),
+    # ---- special functions (fad.scipy.special), away from the poles of gamma
+    _special_unary("erf"),
+    _special_unary("erfc"),
+    _special_unary("erfinv", UNIT),
+    _special_unary("gammaln", uniform(0.5, 4)),
+    _special_unary("digamma", uniform(0.5, 4)),
+    Op("polygamma", lambda xp, x, *, n: _special(xp).polygamma(n, x),
+       with_params(elementwise(1), n=st.sampled_from([0, 1, 2, 3])), uniform(0.5, 4),
+       real_only=REAL_SPECIAL),
     # ---- scans, products, statistics
     Op("cumsum", lambda xp, x, *, axis: xp.cumsum(x, axis=axis), one_axis()),
     Op("cumprod", lambda xp, x, *, axis: xp.cumprod(x, axis=axis), one_axis(),

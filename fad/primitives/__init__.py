@@ -18,9 +18,10 @@ from . import (  # noqa: F401
     reductions,
     sorting,
     special,
+    special_functions,
     structural,
 )
 
 __all__ = ["REGISTRY", "batching", "complex", "contractions", "cumulative", "elementwise",
            "identities", "indexing", "linalg", "reductions", "sorting", "special",
-           "structural"]
+           "special_functions", "structural"]

@@ -28,19 +28,27 @@ def _op(prim: Primitive) -> Callable:
     return op
 
 
-def _ufunc_kernel(prim: Primitive, xp_name: str) -> None:
+def _ufunc_kernel(prim: Primitive, xp_name: str | Callable) -> None:
     """For jit's generated code: the backend's own function, which allocates its
-    result and accepts ``out=`` (NumPy and CuPy ufuncs)."""
-    prim.kernel = lambda xp: getattr(xp, xp_name)
+    result and accepts ``out=`` (NumPy and CuPy ufuncs). ``xp_name`` is its name
+    in the namespace, or ``lookup(xp) -> function`` for one found elsewhere (looked
+    up on first use, so that its library is imported only then)."""
     prim.fresh_output = True
+    if callable(xp_name):
+        prim.kernel = xp_name
+        return
+    prim.kernel = lambda xp: getattr(xp, xp_name)
     prim.numpy_fn = getattr(np, xp_name)
 
 
-def unary(name: str, xp_name: str, partial: Callable | None, out_dtype: Any = None
-          ) -> Primitive:
+def unary(name: str, xp_name: str | Callable, partial: Callable | None,
+          out_dtype: Any = None) -> Primitive:
     def aval(x):
         return x if out_dtype is None else x.__class__(x.shape, out_dtype)
-    prim = Primitive(name, lambda xp, x: getattr(xp, xp_name)(x), aval)
+    if callable(xp_name):
+        prim = Primitive(name, lambda xp, x: xp_name(xp)(x), aval)
+    else:
+        prim = Primitive(name, lambda xp, x: getattr(xp, xp_name)(x), aval)
     _ufunc_kernel(prim, xp_name)
     if partial is None:
         defnondiff(prim)

@@ -33,7 +33,8 @@ COMPLEX = np.complex128
 COMPLEX_EXAMPLES = max(3, settings().max_examples // 2)
 # entries without a complex run, each with its reason in the table (``real_only``)
 REAL_ONLY = set("""arctan2 cbrt deg2rad rad2deg fabs floor ceil trunc hypot logaddexp
-    logaddexp2 fmod remainder copysign quantile rfft""".split())
+    logaddexp2 fmod remainder copysign quantile rfft erf erfc erfinv gammaln digamma
+    polygamma""".split())
 
 dtypes = pytest.mark.parametrize("dtype", FLOATS, ids=lambda d: np.dtype(d).name)
 
