@@ -1,6 +1,7 @@
 """The user-facing transformations, built on the interpreters.
 
-``autodiff`` (grad, vjp, jvp, linearize, the Jacobians, make_jaxpr, no_grad),
+``autodiff`` (grad, vjp, jvp, linearize, make_jaxpr, no_grad), ``jacobians``
+(jacfwd, jacrev, hessian),
 ``vmap``, ``jit`` (with its signature cache ``jit_cache``), ``custom``
 (custom_jvp, custom_vjp, checkpoint), ``control_flow`` (cond, scan,
 while_loop, fori_loop: ``fad.lax``) and ``check`` (check_grads). The
