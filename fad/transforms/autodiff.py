@@ -26,8 +26,8 @@ from .arguments import (
 )
 from .leaves import (
     as_array,
-    check_differentiable,
     check_like,
+    differentiated,
     flatten_leaves,
     is_float,
     leaf_array,
@@ -88,9 +88,7 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> tuple:
 def vjp_of(fun: Callable, primals: tuple, has_aux: bool, later: bool) -> tuple:
     """``fad.vjp``; ``later``: ``vjp_fn`` may run after the caller has written into
     its arrays, so it keeps the call's values (``jacrev`` pulls back at once)."""
-    require_inputs(fun, primals, range(len(primals)), "fad.vjp")
-    leaves, in_tree = flatten_leaves(list(primals))
-    check_differentiable(leaves, "fad.vjp")
+    leaves, in_tree = differentiated(fun, primals, range(len(primals)), "fad.vjp")
     flat_fun, out_tree, aux_box = _flat_function(fun, in_tree, has_aux)
     out_primals, pull = vjp_flat(flat_fun, leaves, label=call_label("vjp", fun),
                                  aux_box=aux_box, later=later)
@@ -152,9 +150,7 @@ def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0,
     def value_and_grad_f(*args: Any, **kwargs: Any) -> Any:
         nums = argnums_tuple(argnums, len(args), "fad.grad", fun)
         diff = distinct_argnums(nums)
-        require_inputs(fun, args, diff, "fad.grad")
-        leaves, in_tree = flatten_leaves([args[i] for i in diff])
-        check_differentiable(leaves, "fad.grad")
+        leaves, in_tree = differentiated(fun, args, diff, "fad.grad")
         if holomorphic and any(aval_of(x).dtype.kind != "c" for x in leaves):
             raise TypeError("fad.grad(..., holomorphic=True) needs complex inputs")
         aux_box: list = []
@@ -274,9 +270,7 @@ def linearize(fun: Callable, *primals: Any) -> tuple:
     6.0
     """
     require_callable(fun, "fad.linearize")
-    require_inputs(fun, primals, range(len(primals)), "fad.linearize")
-    leaves, in_tree = flatten_leaves(list(primals))
-    check_differentiable(leaves, "fad.linearize")
+    leaves, in_tree = differentiated(fun, primals, range(len(primals)), "fad.linearize")
     out_tree: list = []
 
     def flat_fun(*flat: Any) -> list:

@@ -15,11 +15,10 @@ from .arguments import (
     distinct_argnums,
     per_argnum,
     require_callable,
-    require_inputs,
     substitute,
 )
 from .autodiff import jvp, vjp_of
-from .leaves import check_differentiable, flatten_leaves, leaf_array, zeros_like
+from .leaves import differentiated, leaf_array, zeros_like
 from .vmap import vmap
 
 
@@ -43,9 +42,7 @@ def _jacobian(fun: Callable, argnums: int | Sequence[int], mode: str) -> Callabl
     def jac(*args: Any) -> Any:
         nums = argnums_tuple(argnums, len(args), f"fad.jac{mode}", fun)
         diff = distinct_argnums(nums)
-        require_inputs(fun, args, diff, f"fad.jac{mode}")
-        in_leaves, in_tree = flatten_leaves([args[i] for i in diff])
-        check_differentiable(in_leaves, f"fad.jac{mode}")
+        in_leaves, in_tree = differentiated(fun, args, diff, f"fad.jac{mode}")
         in_avals = [aval_of(x) for x in in_leaves]
         out_tree: list = []
 

@@ -6,7 +6,7 @@ they belong to (``check_like``)."""
 from __future__ import annotations
 
 import sys
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -14,6 +14,7 @@ from ..backends import asarray, default_xp, namespace_of
 from ..core.ir import ShapedArray
 from ..core.trace import Tracer, aval_of, concrete_or_none
 from ..tree import tree_flatten
+from .arguments import require_inputs
 
 
 def leaf_array(x: Any) -> Any:
@@ -61,6 +62,17 @@ def reject_masked(x: Any) -> None:
 def flatten_leaves(tree: Any) -> tuple[list, Any]:
     leaves, treedef = tree_flatten(tree)
     return [leaf_array(x) for x in leaves], treedef
+
+
+def differentiated(fun: Callable, args: Sequence, positions: Sequence[int], what: str
+                   ) -> tuple[list, Any]:
+    """The leaves (as arrays) and the structure of the arguments of ``fun`` at
+    ``positions``, which ``what`` (``"fad.grad"``) differentiates: each one is
+    given (not ``None``) and every leaf is a float or complex array."""
+    require_inputs(fun, args, positions, what)
+    leaves, tree = flatten_leaves([args[i] for i in positions])
+    check_differentiable(leaves, what)
+    return leaves, tree
 
 
 def is_float(x: Any) -> bool:

@@ -20,14 +20,7 @@ from ...primitives.elementwise import select
 from ...primitives.structural import convert_element_type
 from ...tree import PyTreeDef, tree_flatten, tree_unflatten, treedef_leaf_paths
 from ..leaves import leaf_array
-from ..programs import (
-    avals_of,
-    jvp_program,
-    run,
-    trace_program,
-    vjp_program,
-    zeros_where_none,
-)
+from ..programs import avals_of, jvp_program, run, trace_program, vjp_program, zeros_where_none
 from ..vmap import vmap
 from .checks import concrete, scalar, structure_difference, type_differences
 

@@ -21,14 +21,7 @@ from ...primitives.batching import move_axis
 from ...primitives.structural import concatenate_p, convert_element_type, reshape
 from ...tree import tree_flatten, tree_unflatten
 from ..leaves import leaf_array
-from ..programs import (
-    avals_of,
-    jvp_program,
-    run,
-    trace_program,
-    vjp_program,
-    zeros_where_none,
-)
+from ..programs import avals_of, jvp_program, run, trace_program, vjp_program, zeros_where_none
 from ..vmap import vmap
 from .checks import Carry, concrete, describe, param_name, scalar, scan_length
 
