@@ -86,8 +86,9 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> tuple:
 
 
 def vjp_of(fun: Callable, primals: tuple, has_aux: bool, later: bool) -> tuple:
-    """``fad.vjp``; ``later``: ``vjp_fn`` may run after the caller has written into
-    its arrays, so it keeps the call's values (``jacrev`` pulls back at once)."""
+    """``fad.vjp`` of ``fun`` at ``primals``; ``later``: ``vjp_fn`` may run after the
+    caller has written into its arrays, so it keeps the call's values (``jacrev``
+    pulls back at once)."""
     leaves, in_tree = differentiated(fun, primals, range(len(primals)), "fad.vjp")
     flat_fun, out_tree, aux_box = _flat_function(fun, in_tree, has_aux)
     out_primals, pull = vjp_flat(flat_fun, leaves, label=call_label("vjp", fun),

@@ -60,6 +60,7 @@ def reject_masked(x: Any) -> None:
 
 
 def flatten_leaves(tree: Any) -> tuple[list, Any]:
+    """The leaves of ``tree`` as arrays (``leaf_array``), and its structure."""
     leaves, treedef = tree_flatten(tree)
     return [leaf_array(x) for x in leaves], treedef
 
@@ -80,6 +81,7 @@ def is_float(x: Any) -> bool:
 
 
 def check_differentiable(leaves: list, what: str) -> None:
+    """A ``TypeError`` for a leaf that is not a float or complex array."""
     for x in leaves:
         dt = aval_of(x).dtype
         if dt.kind not in "fc":
@@ -91,10 +93,12 @@ def check_differentiable(leaves: list, what: str) -> None:
 
 
 def zeros_like(x: Any) -> Any:
+    """Zeros of ``x``'s shape and dtype, on its backend (a value, not an operation)."""
     return _filled_like(x, 0)
 
 
 def ones_like(x: Any) -> Any:
+    """Ones of ``x``'s shape and dtype, on its backend (a value, not an operation)."""
     return _filled_like(x, 1)
 
 
@@ -116,7 +120,7 @@ _WEAK_SCALARS = (int, float, complex)
 
 
 def check_like(values: list, avals: list, names: Callable[[], list], context: str,
-                what: str, ints: bool = True, cast: bool = False) -> list:
+               what: str, ints: bool = True, cast: bool = False) -> list:
     """Tangents or cotangents ``values`` checked, leaf by leaf, against the values
     they belong to (``avals``; ``names()`` names them): the same shape, and the
     same dtype for a float or complex value. An integer or boolean value has no

@@ -1,7 +1,12 @@
-"""The checks of ``fad.lax``'s programs, on shapes and dtypes only: a loop's carry
-keeps its structure, shapes and dtypes (``Carry``), predicates and bounds are
-scalars of the right kind (``scalar``), ``scan``'s ``xs`` share one leading
-length (``scan_length``)."""
+"""The checks of ``fad.lax``'s programs: a loop's carry keeps its structure,
+shapes and dtypes (``Carry``), predicates and bounds are scalars of the right
+kind (``scalar``), ``scan``'s ``xs`` share one leading length (``scan_length``).
+
+Every check runs on shapes and dtypes only, before or while a body is traced,
+so that a program is accepted or rejected alike eagerly, under jit, grad and
+vmap. Eagerly a loop checks its first step (a body that keeps its carry's
+types on one step keeps them on every step: its output types are a function
+of its input types), or traces the body abstractly when there is no step."""
 
 from __future__ import annotations
 
@@ -25,14 +30,9 @@ def concrete(x: Any) -> Any:
     """The concrete value of ``x``, or ``None`` while tracing abstractly."""
     return concrete_or_none(x) if isinstance(x, Tracer) else x
 
-# ---------------------------------------------------------------- checks
-# Every check runs on shapes and dtypes only, before or while a body is traced,
-# so that a program is accepted or rejected alike eagerly, under jit, grad and
-# vmap. Eagerly a loop checks its first step (a body that keeps its carry's
-# types on one step keeps them on every step: its output types are a function
-# of its input types), or traces the body abstractly when there is no step.
 
 def describe(td: PyTreeDef) -> str:
+    """How a structure is said in messages: ``a dict with keys [...]``."""
     if td.node is None:
         return "an array"
     if td.node is type(None):

@@ -27,7 +27,6 @@ from .checks import concrete, scalar, structure_difference, type_differences
 _JVP, _VJP = "a jvp of a control-flow body", "a vjp of a control-flow body"
 
 
-# ---------------------------------------------------------------- cond
 def cond(pred: Any, true_fun: Callable, false_fun: Callable, *operands: Any) -> Any:
     """``true_fun(*operands)`` if ``pred`` else ``false_fun(*operands)``.
 
