@@ -355,7 +355,8 @@ def vjp_flat(fun: Callable, primals: list, label: str = "fad.vjp",
         trace = main.trace
         ins = [VJPTracer(trace, p, next(_node_ids)) for p in primals]
         out_primals, out_nodes = unpack_all(trace, fun(*ins))
-        lower_aux(trace, aux_box)
+        if aux_box:  # (no call at all on grad's common path)
+            lower_aux(trace, aux_box)
     if later and aux_box:
         aux, aux_tree = tree_flatten(aux_box[0])
         values = own_residuals(tape, out_primals + aux)
