@@ -9,8 +9,9 @@
 from . import primitives as _primitives  # noqa: F401  (registers every primitive)
 from . import numpy  # noqa: F401  (installs the tracer methods)
 from . import config, nn, tree
-from .transforms.autodiff import (grad, hessian, jacfwd, jacrev, jvp, linearize, make_jaxpr,
-                                  no_grad, stop_gradient, value_and_grad, vjp)
+from .transforms.autodiff import (grad, jvp, linearize, make_jaxpr, no_grad, stop_gradient,
+                                  value_and_grad, vjp)
+from .transforms.jacobians import hessian, jacfwd, jacrev
 from .backends import default_backend, set_backend
 from .transforms.check import check_grads
 from .transforms.custom import checkpoint, custom_jvp, custom_vjp

@@ -172,5 +172,18 @@ def default_xp() -> Any:
     return get_backend(_DEFAULT.get()).xp
 
 
+def asarray(x: Any, dtype: Any = None) -> Any:
+    """``x`` (a Python scalar, a nested list, another library's array) as an array
+    of the default backend, of ``dtype`` (a NumPy dtype or its name) when given.
+
+    >>> asarray([1, 2], "float32").dtype
+    dtype('float32')
+    """
+    xp = default_xp()
+    if dtype is None:
+        return xp.asarray(x)
+    return xp.asarray(x, dtype=getattr(xp, np.dtype(dtype).name))
+
+
 __all__ = ["Backend", "BackendMismatchError", "namespace_of", "backend_for",
-           "get_backend", "set_backend", "default_backend", "default_xp"]
+           "get_backend", "set_backend", "default_backend", "default_xp", "asarray"]

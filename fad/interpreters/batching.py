@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from ..core.errors import ShapeError
+from ..core.errors import ConcretizationError, ShapeError, concretization_message
 from ..core.ir import ShapedArray
 from ..core.trace import Trace, Tracer, aval_of, bind, new_main, primitive_error
 
@@ -40,7 +40,6 @@ class BatchTracer(Tracer):
         return self.val.dtype
 
     def concrete_value(self) -> Any:
-        from ..core.errors import ConcretizationError, concretization_message
         if self.bdim is not None:
             raise ConcretizationError(concretization_message("The value", self.aval, True),
                                       batched=True)

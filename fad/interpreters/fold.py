@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from ..core.ir import ClosedJaxpr, Literal, ShapedArray, Var
-from ..core.trace import hide_dynamic
+from ..core.trace import Tracer, hide_dynamic
 from .dce import dce
 from .rewrite import rebuild, renamed
 from .staging import owned
@@ -46,7 +46,6 @@ def fold_constants(closed: ClosedJaxpr) -> ClosedJaxpr:
 
 
 def _is_tracer(x: Any) -> bool:
-    from ..core.trace import Tracer
     return isinstance(x, Tracer)
 
 

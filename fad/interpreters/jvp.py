@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from ..core.trace import PrimalTracer, Trace, new_main
+from ..tree import tree_map
 
 
 class JVPTracer(PrimalTracer):
@@ -59,19 +60,26 @@ def unpack(trace: Trace, x: Any) -> tuple[Any, Any]:
 
 
 def lower_aux(trace: Trace, aux_box: list | None) -> None:
-    """Auxiliary outputs leave the transformation as plain (primal) values."""
+    """Auxiliary outputs leave a differentiation (forward or reverse mode, whose
+    tracers carry a ``primal``) as plain primal values."""
     if aux_box:
-        from ..tree import tree_map
-        aux_box[0] = tree_map(lambda x: unpack(trace, x)[0], aux_box[0])
+        aux_box[0] = tree_map(
+            lambda x: x.primal if isinstance(x, PrimalTracer) and x._trace is trace else x,
+            aux_box[0])
+
+
+def forward(trace: Trace, fun: Callable, primals: list, tangents: list,
+            aux_box: list | None = None) -> tuple[list, list]:
+    """Run ``fun`` on tracers of ``trace`` (a ``JVPTrace``) carrying ``primals``
+    and ``tangents``; its flat primal and tangent outputs."""
+    outs = fun(*[JVPTracer(trace, p, t) for p, t in zip(primals, tangents)])
+    pairs = [unpack(trace, o) for o in outs]
+    lower_aux(trace, aux_box)
+    return [p for p, _ in pairs], [t for _, t in pairs]
 
 
 def jvp_flat(fun: Callable, primals: list, tangents: list, label: str = "fad.jvp",
              aux_box: list | None = None) -> tuple[list, list]:
     """Run ``fun`` on flat lists; returns flat primal and tangent outputs."""
     with new_main(JVPTrace, label=label) as main:
-        trace = main.trace
-        ins = [JVPTracer(trace, p, t) for p, t in zip(primals, tangents)]
-        outs = fun(*ins)
-        pairs = [unpack(trace, o) for o in outs]
-        lower_aux(trace, aux_box)
-    return [p for p, _ in pairs], [t for _, t in pairs]
+        return forward(main.trace, fun, primals, tangents, aux_box)

@@ -14,8 +14,8 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from ..core.ir import ClosedJaxpr, Jaxpr, Literal, ShapedArray, Var
-from ..core.trace import new_main
-from .jvp import JVPTrace, JVPTracer, lower_aux, unpack
+from ..core.trace import aval_of, new_main
+from .jvp import JVPTrace, forward
 from .staging import JaxprBuilder, JaxprTrace, JaxprTracer
 
 
@@ -48,15 +48,10 @@ def linearize_flat(fun: Callable, primals: list, label: str = "fad.vjp",
     builder = JaxprBuilder(record_source=False, own_consts=later)
     with new_main(JaxprTrace, builder, label=label) as tape_main:
         tape = tape_main.trace
-        tangent_in = [tape.new_arg(_aval(p)) for p in primals]
+        tangent_in = [tape.new_arg(aval_of(p)) for p in primals]
         with new_main(JVPTrace, label=label) as jvp_main:
-            trace = jvp_main.trace
-            ins = [JVPTracer(trace, p, t) for p, t in zip(primals, tangent_in)]
-            outs = fun(*ins)
-            pairs = [unpack(trace, o) for o in outs]
-            lower_aux(trace, aux_box)
-        out_primals = [p for p, _ in pairs]
-        out_tangents = [t for _, t in pairs]
+            out_primals, out_tangents = forward(jvp_main.trace, fun, primals, tangent_in,
+                                                aux_box)
         is_zero = [t is None for t in out_tangents]
         # a tangent that is not a tape variable (a zero) becomes a constant zero
         outvars = [tape.atom(t) if isinstance(t, JaxprTracer) else None
@@ -64,11 +59,6 @@ def linearize_flat(fun: Callable, primals: list, label: str = "fad.vjp",
     closed = builder.closed([t.ir_var for t in tangent_in],
                             [v for v in outvars if v is not None])
     return out_primals, closed, is_zero
-
-
-def _aval(x: Any) -> ShapedArray:
-    from ..core.trace import aval_of
-    return aval_of(x)
 
 
 def backward_pass(jaxpr: Jaxpr, consts: list, cts_out: list, consume: bool = False,

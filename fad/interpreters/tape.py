@@ -26,6 +26,8 @@ import numpy as np
 from ..core.ir import ShapedArray
 from ..core.trace import PrimalTracer, Trace, _np_dtype, aval_of, bind, new_main
 from ..primitives.rules import negated, unbroadcast
+from ..tree import tree_flatten, tree_unflatten
+from .jvp import lower_aux
 from .linearize import UndefinedPrimal, backward_pass, linearize_flat
 from .staging import owned, trace_to_jaxpr
 
@@ -338,7 +340,6 @@ def _linearized(prim: Any, params: dict, primals: list, nodes: list, later: bool
 
 
 def _zeros(aval: ShapedArray) -> Any:
-    import numpy as np
     return np.zeros(aval.shape, aval.dtype)
 
 
@@ -354,13 +355,9 @@ def vjp_flat(fun: Callable, primals: list, label: str = "fad.vjp",
         trace = main.trace
         ins = [VJPTracer(trace, p, next(_node_ids)) for p in primals]
         out_primals, out_nodes = unpack_all(trace, fun(*ins))
-        if aux_box:
-            from ..tree import tree_map
-            aux_box[0] = tree_map(
-                lambda x: x.primal if type(x) is VJPTracer and x._trace is trace else x,
-                aux_box[0])
+        if aux_box:  # (no call at all on grad's common path)
+            lower_aux(trace, aux_box)
     if later and aux_box:
-        from ..tree import tree_flatten, tree_unflatten
         aux, aux_tree = tree_flatten(aux_box[0])
         values = own_residuals(tape, out_primals + aux)
         out_primals = values[:len(out_primals)]

@@ -1,13 +1,19 @@
 """A call's keyword arguments as positions, from the function's signature (read
 once per function): what ``jit``'s static arguments and the custom-rule functions
-(whose rules receive every argument positionally, as in JAX) need; and the
-checks every transformation makes on what it is given."""
+(whose rules receive every argument positionally, as in JAX) need; the checks
+every transformation makes on what it is given (``argnums``, callables); and the
+names messages give to functions, arguments and the call of a transformation."""
 
 from __future__ import annotations
 
 import inspect
+import sys
 import weakref
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from ..core.errors import FAD_DIR
 
 _SIGNATURES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
@@ -114,3 +120,90 @@ def describe_argument(fun: Any, i: int) -> str:
     """
     name = parameter_name(fun, i)
     return f"argument {i} ({name})" if name else f"argument {i}"
+
+
+class CallLabel:
+    """``fad.grad of f (called at file:line)``, built only if an error needs it: a
+    transformation call records just its caller's code object and line."""
+
+    __slots__ = ("name", "fun", "code", "line")
+
+    def __init__(self, name: str, fun: Callable, depth: int = 2):
+        frame = sys._getframe(depth)
+        while frame.f_back is not None and frame.f_code.co_filename.startswith(FAD_DIR):
+            frame = frame.f_back  # the first frame outside fad: the user's call
+        self.name, self.fun, self.code, self.line = name, fun, frame.f_code, frame.f_lineno
+
+    def __str__(self) -> str:
+        return (f"fad.{self.name} of {function_name(self.fun)} "
+                f"(called at {self.code.co_filename}:{self.line})")
+
+    def __bool__(self) -> bool:
+        return True
+
+
+def call_label(name: str, f: Callable) -> CallLabel:
+    return CallLabel(name, f, depth=3)
+
+
+def check_argnums(argnums: Any) -> int | tuple[int, ...]:
+    """``argnums`` as an int or a tuple of ints (from any sequence of them)."""
+    def is_int(i: Any) -> bool:
+        return isinstance(i, int | np.integer) and not isinstance(i, bool)
+    if is_int(argnums):
+        return int(argnums)
+    if isinstance(argnums, tuple | list) and all(is_int(i) for i in argnums):
+        return tuple(int(i) for i in argnums)
+    raise TypeError(f"argnums must be an int or a tuple of ints, got "
+                    f"{type(argnums).__name__}: {argnums!r}")
+
+
+def argnums_tuple(argnums: int | tuple[int, ...], nargs: int, what: str, fun: Callable
+                  ) -> tuple[int, ...]:
+    """The positions ``argnums`` names in a call with ``nargs`` positional
+    arguments, negative ones counted from the end."""
+    nums = (argnums,) if isinstance(argnums, int) else argnums
+    for i in nums:
+        if not -nargs <= i < nargs:
+            raise ValueError(
+                f"argnums={argnums!r} is out of range: {what} of {function_name(fun)} "
+                f"was called with {nargs} positional argument(s), so argnums must be "
+                f"between {-nargs} and {nargs - 1} (keyword arguments are not "
+                "differentiated)")
+    return tuple(i % nargs for i in nums)
+
+
+def distinct_argnums(nums: tuple[int, ...]) -> tuple[int, ...]:
+    """Each position once: one asked for twice is one input to differentiate."""
+    return nums if len(nums) == 1 else tuple(dict.fromkeys(nums))
+
+
+def per_argnum(per_arg: list, diff: tuple, nums: tuple, argnums: Any) -> Any:
+    """The values for the positions ``argnums`` asks for, from one value per
+    distinct position ``diff``: a repeated position gets the same value."""
+    if isinstance(argnums, int):
+        return per_arg[0]
+    if diff == nums:
+        return tuple(per_arg)
+    by_position = dict(zip(diff, per_arg))
+    return tuple(by_position[i] for i in nums)
+
+
+def require_inputs(fun: Callable, args: Sequence, positions: Sequence[int], what: str
+                   ) -> None:
+    """A differentiated argument that is ``None`` (an empty pytree) is a mistake."""
+    for i in positions:
+        if args[i] is None:
+            raise TypeError(
+                f"{what} of {function_name(fun)}: {describe_argument(fun, i)} is None, "
+                f"but {what} differentiates with respect to float arrays (or pytrees of "
+                "them). Pass an array (e.g. fnp.asarray(1.0)), or differentiate with "
+                "respect to the other arguments only (argnums, or a function that "
+                "closes over this one).")
+
+
+def substitute(args: tuple, argnums: tuple, values: tuple) -> list:
+    new = list(args)
+    for i, v in zip(argnums, values):
+        new[i] = v
+    return new

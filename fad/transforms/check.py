@@ -7,6 +7,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from ..tree import tree_flatten, tree_unflatten
+from .autodiff import jvp, vjp
 
 # keyed by the real dtype of the widest input (complex64 counts as float32)
 _DEFAULT_EPS = {np.dtype(np.float16): 1e-1, np.dtype(np.float32): 1e-2,
@@ -82,7 +83,6 @@ def check_grads(f: Callable, args: Sequence, order: int = 1,
     >>> import fad, fad.numpy as fnp
     >>> fad.check_grads(fnp.sin, (fnp.array([0.3, 1.2]),), order=2)
     """
-    from .autodiff import jvp, vjp
     args = tuple(args)
     leaves, tree = tree_flatten(args)
     leaves = [np.asarray(x) for x in leaves]

@@ -19,19 +19,23 @@ import numpy as np
 from ..core.ir import ClosedJaxpr
 from ..core.primitive import Primitive
 from ..core.trace import aval_of, bind, current_state, rebinding
+from ..interpreters.batching import vmap_flat
 from ..interpreters.evaluate import eval_jaxpr
 from ..interpreters.jvp import jvp_flat
 from ..interpreters.linearize import backward_pass, linearize_flat
-from ..interpreters.staging import lift_tracers, trace_to_jaxpr, writable
+from ..interpreters.staging import lift_tracers, writable
 from ..interpreters.tape import vjp_flat
+from ..primitives.batching import move_axis, to_front
+from ..primitives.structural import optimization_barrier_p
 from ..tree import tree_flatten, tree_leaf_paths, tree_map, tree_unflatten
 from .arguments import as_positional, describe_argument, require_callable
-from .autodiff import _check_like, _leaf_array
+from .leaves import check_like, leaf_array
+from .programs import trace_program, zeros_where_none
 
 
 # ---------------------------------------------------------------- shared pieces
 def _traced(fun: Callable, avals: list) -> ClosedJaxpr:
-    return trace_to_jaxpr(fun, avals, label="a custom-rule function")[0]
+    return trace_program(fun, avals, "a custom-rule function")
 
 
 class _Staged:
@@ -64,18 +68,10 @@ def _call_primitive(name: str) -> Primitive:
 
 def _batched(fun: Callable, dims: Sequence[int | None], size: int) -> Callable:
     """``fun`` on flat lists, vectorised over the given argument axes (out axis 0)."""
-    from ..interpreters.batching import vmap_flat
-    from ..primitives.batching import move_axis
-
     def batched(*args: Any) -> list:
         vals, out_dims = vmap_flat(lambda *xs: list(fun(*xs)), size, list(args), list(dims))
         return [move_axis(v, d, 0, size) for v, d in zip(vals, out_dims)]
     return batched
-
-
-def _zeros_if_none(ts: list, primals: list) -> list:
-    from ..primitives.structural import zeros_like_p
-    return [bind(zeros_like_p, p) if t is None else t for p, t in zip(primals, ts)]
 
 
 # ---------------------------------------------------------------- closures under jit
@@ -133,7 +129,7 @@ def _jvp_with_captured(fun_c: Callable, captured: list, *, rule: Callable) -> di
             outs, out_ts = rule(primals[k:], tangents[k:])
         if any(t is not None for t in tangents[:k]):
             _, extra = jvp_flat(lambda *c: fun_c(*c, *primals[k:]), list(primals[:k]),
-                                _zeros_if_none(list(tangents[:k]), list(primals[:k])))
+                                zeros_where_none(list(tangents[:k]), list(primals[:k])))
             out_ts = [a + b for a, b in zip(out_ts, extra)]
         return outs, out_ts
     return {"rule": rule_c}
@@ -149,13 +145,12 @@ def _custom_jvp_batch(size: int, vals: list, dims: list, *, fun: Callable,
 
     # the arguments move to axis 0 (or stay unbatched) before the call, so the
     # batched function and rule see them, and their tangents, there
-    from ..primitives.batching import to_front
     args = [v if d is None else to_front(v, d, size) for v, d in zip(vals, dims)]
     front = [None if d is None else 0 for d in dims]
     batched_rule = _batched(flat_rule, front * 2, size)
 
     def rule_b(primals: list, tangents: list) -> tuple:
-        res = batched_rule(*primals, *_zeros_if_none(tangents, primals))
+        res = batched_rule(*primals, *zeros_where_none(tangents, primals))
         return res[:len(res) // 2], res[len(res) // 2:]
 
     outs = bind(custom_jvp_call_p, *args, fun=_batched(fun, front, size), rule=rule_b,
@@ -216,7 +211,7 @@ class _FlatCall:
     def bind(self, prim: Primitive, eagerly: bool = False, **rules: Any) -> Any:
         """Bind ``prim`` on the flat leaves; closed-over tracers become leading
         inputs (``_closed_over``; ``prim.with_captured`` adapts the rules)."""
-        args = [_leaf_array(x) for x in self.leaves]
+        args = [leaf_array(x) for x in self.leaves]
         fun, captured = _closed_over(self.flat_fun, args, eagerly)
         if captured and rules:
             rules = prim.with_captured(fun, captured, **rules)
@@ -227,7 +222,28 @@ class _FlatCall:
         return tree_unflatten(self.out_tree[0], outs)
 
 
-class custom_jvp:
+class _CustomRules:
+    """A function with user-defined derivative rules: the rules are set by
+    ``defjvp`` or ``defvjp``; ``_call`` flattens a call for them."""
+
+    _what = ""
+
+    def __init__(self, fun: Callable, nondiff_argnums: Sequence[int] = ()):
+        require_callable(fun, self._what)
+        self.fun = fun
+        self.nondiff_argnums = tuple(nondiff_argnums)
+        functools.update_wrapper(self, fun, updated=())  # never copy fun.__dict__
+
+    def _call(self, args: tuple, kwargs: dict, missing: Any, how: str) -> _FlatCall:
+        """The call on flat lists; an ``AttributeError`` saying ``how`` to set the
+        rules while ``missing`` (a rule) is not set."""
+        if missing is None:
+            raise AttributeError(f"{self._what[4:]} function {self.__name__} has no rule: "
+                                 f"{how}")
+        return _FlatCall(self.fun, _positional(self.fun, args, kwargs), self.nondiff_argnums)
+
+
+class custom_jvp(_CustomRules):
     """A function with a user-defined forward-mode rule (``defjvp``), honoured by
     every transformation (reverse mode transposes the rule).
 
@@ -243,12 +259,8 @@ class custom_jvp:
     1.0
     """
 
-    def __init__(self, fun: Callable, nondiff_argnums: Sequence[int] = ()):
-        require_callable(fun, "fad.custom_jvp")
-        self.fun = fun
-        self.nondiff_argnums = tuple(nondiff_argnums)
-        self.jvp_rule: Callable | None = None
-        functools.update_wrapper(self, fun, updated=())  # never copy fun.__dict__
+    _what = "fad.custom_jvp"
+    jvp_rule: Callable | None = None
 
     def defjvp(self, rule: Callable) -> Callable:
         """Set ``rule(primals, tangents) -> (primal_out, tangent_out)``."""
@@ -256,14 +268,11 @@ class custom_jvp:
         return rule
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if self.jvp_rule is None:
-            raise AttributeError(f"custom_jvp function {self.__name__} has no rule: "
-                                 "decorate one with @f.defjvp")
-        call = _FlatCall(self.fun, _positional(self.fun, args, kwargs), self.nondiff_argnums)
+        call = self._call(args, kwargs, self.jvp_rule, "decorate one with @f.defjvp")
 
         def flat_rule(primals: list, tangents: list) -> tuple:
             p = tuple(tree_unflatten(call.in_tree, primals))
-            t = tuple(tree_unflatten(call.in_tree, _zeros_if_none(tangents, primals)))
+            t = tuple(tree_unflatten(call.in_tree, zeros_where_none(tangents, primals)))
             got = self.jvp_rule(*call.nd, p, t)
             if not isinstance(got, tuple | list) or len(got) != 2:
                 raise TypeError(f"the custom_jvp rule of {self.__name__} must return a pair "
@@ -281,7 +290,7 @@ def _checked_tangents(name: str, t_out: Any, outs: list, out_tree: Any) -> list:
     if tree != out_tree:
         raise TypeError(f"the custom_jvp rule of {name} returned a tangent structured as "
                         f"{tree!r}; the primal output is structured as {out_tree!r}")
-    return _check_like(
+    return check_like(
         leaves, [aval_of(o) for o in outs],
         lambda: tree_leaf_paths(tree_unflatten(out_tree, outs), "a primal output"),
         f"the custom_jvp rule of {name} returned a", "tangent", ints=False)
@@ -296,7 +305,7 @@ def _custom_vjp_rule(primals: list, *, fun: Callable, fwd: Callable, bwd: Callab
     outs, res = fwd(*primals)
 
     def pullback(cts: list) -> list:
-        return list(bwd(res, _zeros_if_none(cts, outs)))
+        return list(bwd(res, zeros_where_none(cts, outs)))
     return list(outs), pullback
 
 
@@ -305,17 +314,16 @@ def _custom_vjp_jvp(primals: list, tangents: list, *, fun: Callable, fwd: Callab
     """Forward mode from a backward rule: the jvp is the transpose of the linear map
     ``ct -> bwd(res, ct)``, traced with symbolic cotangents."""
     outs, res = fwd(*primals)
-    zeros = _zeros_if_none([None] * len(outs), outs)
+    zeros = zeros_where_none([None] * len(outs), outs)
     _, lin, is_zero = linearize_flat(lambda *cts: list(bwd(res, list(cts))), zeros,
                                      label=f"the backward rule of {name}")
-    live = [t for t, z in zip(_zeros_if_none(tangents, primals), is_zero) if not z]
+    live = [t for t, z in zip(zeros_where_none(tangents, primals), is_zero) if not z]
     got = backward_pass(lin.jaxpr, lin.consts, live) if live else [None] * len(outs)
     return list(outs), [g if g is not None else z for g, z in zip(got, zeros)]
 
 
 def _custom_vjp_batch(size: int, vals: list, dims: list, *, fun: Callable, fwd: Callable,
                       bwd: Callable, name: str) -> tuple:
-    from ..primitives.batching import to_front
     n = len(vals)
     args = [to_front(v, d, size) for v, d in zip(vals, dims)]
     res_tree: list = []
@@ -369,7 +377,7 @@ custom_vjp_call_p.batch = _custom_vjp_batch
 custom_vjp_call_p.with_captured = _vjp_with_captured
 
 
-class custom_vjp:
+class custom_vjp(_CustomRules):
     """A function with a user-defined reverse-mode rule (``defvjp(fwd, bwd)``),
     honoured by every transformation (forward mode transposes ``bwd``).
 
@@ -386,22 +394,15 @@ class custom_vjp:
     1.0
     """
 
-    def __init__(self, fun: Callable, nondiff_argnums: Sequence[int] = ()):
-        require_callable(fun, "fad.custom_vjp")
-        self.fun = fun
-        self.nondiff_argnums = tuple(nondiff_argnums)
-        self.fwd: Callable | None = None
-        self.bwd: Callable | None = None
-        functools.update_wrapper(self, fun, updated=())  # never copy fun.__dict__
+    _what = "fad.custom_vjp"
+    fwd: Callable | None = None
+    bwd: Callable | None = None
 
     def defvjp(self, fwd: Callable, bwd: Callable) -> None:
         self.fwd, self.bwd = fwd, bwd
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if self.fwd is None:
-            raise AttributeError(f"custom_vjp function {self.__name__} has no rule: "
-                                 "call f.defvjp(fwd, bwd)")
-        call = _FlatCall(self.fun, _positional(self.fun, args, kwargs), self.nondiff_argnums)
+        call = self._call(args, kwargs, self.fwd, "call f.defvjp(fwd, bwd)")
         in_tree, leaves, n_dyn = call.in_tree, call.leaves, len(call.dyn)
         dyn_avals = [tree_map(aval_of, d) for d in call.dyn]
 
@@ -427,7 +428,7 @@ class custom_vjp:
                                 f"cotangents structured as {g_tree!r}; expected {in_tree!r}")
             # a float cotangent of another precision is cast to the argument's dtype
             # (JAX lets it through; the gradient keeps its argument's dtype this way)
-            return _check_like(
+            return check_like(
                 g_leaves, [aval_of(x) for x in leaves], call.leaf_names,
                 f"the custom_vjp backward rule of {self.__name__} returned a", "cotangent",
                 ints=False, cast=True)
@@ -446,7 +447,6 @@ def _checkpoint_rule(primals: list, *, fun: Callable, name: str) -> tuple:
     def pullback(cts: list) -> list:
         inputs = list(primals)
         if current_state().dynamic is not None:  # staged: keep the recomputation apart
-            from ..primitives.structural import optimization_barrier_p
             inputs = [bind(optimization_barrier_p, x) for x in inputs]
         _, pull = vjp_flat(fun, inputs, label=f"the recomputation of {name}")
         return pull(cts, consume=True)
@@ -454,7 +454,6 @@ def _checkpoint_rule(primals: list, *, fun: Callable, name: str) -> tuple:
 
 
 def _checkpoint_jvp(primals: list, tangents: list, *, fun: Callable, name: str) -> tuple:
-    from ..interpreters.jvp import jvp_flat
     outs, ts = jvp_flat(fun, primals, tangents)
     return outs, ts
 

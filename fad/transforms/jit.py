@@ -17,13 +17,11 @@ from ..backends import namespace_of
 from ..core.errors import ConcretizationError
 from ..core.ir import ClosedJaxpr
 from ..core.primitive import Primitive
-from ..core.trace import Tracer, _wraps, bind, current_state
+from ..core.trace import Tracer, _wraps, aval_of, bind, current_state
 from ..interpreters.codegen import compile_jaxpr
 from ..interpreters.evaluate import eval_jaxpr
-from ..interpreters.jvp import jvp_flat
 from ..interpreters.optimize import optimize
-from ..interpreters.staging import derived, inputs_behind, lift_tracers, trace_to_jaxpr
-from ..numpy._base import asarray
+from ..interpreters.staging import inputs_behind, lift_tracers, trace_to_jaxpr
 from ..tree import register_pytree_node, tree_flatten, tree_unflatten
 from .arguments import (
     as_positional,
@@ -32,8 +30,9 @@ from .arguments import (
     require_callable,
     signature,
 )
-from .autodiff import reject_masked
 from .jit_cache import SignatureCache
+from .leaves import as_array, reject_masked
+from .programs import jvp_program
 
 
 # ---------------------------------------------------------------- the call primitive
@@ -55,36 +54,11 @@ def _jit_inline(*args: Any, jaxpr: ClosedJaxpr, name: str) -> list:
 def _jit_jvp(primals: list, tangents: list, *, jaxpr: ClosedJaxpr, name: str) -> tuple:
     """The jvp of a jitted body is a jitted jvp body: trace it once, bind it."""
     live = [t is not None for t in tangents]
-    jvp_closed = _jvp_body(jaxpr, tuple(live))
+    jvp_closed = jvp_program(jaxpr, tuple(live), "the jvp of a jit", optimize)
     outs = bind(jit_p, *primals, *[t for t in tangents if t is not None],
                 jaxpr=jvp_closed, name=f"jvp({name})")
     n = len(jaxpr.jaxpr.outvars)
     return outs[:n], outs[n:]
-
-
-def _jvp_body(closed: ClosedJaxpr, live: tuple) -> ClosedJaxpr:
-    """The jvp of a jitted body (made once, kept with the body)."""
-    return derived(closed, ("jvp", live), lambda: _make_jvp_body(closed, live))
-
-
-def _make_jvp_body(closed: ClosedJaxpr, live: tuple) -> ClosedJaxpr:
-    in_avals = [v.aval for v in closed.jaxpr.invars]
-    tan_avals = [a for a, keep in zip(in_avals, live) if keep]
-
-    def body(*args: Any) -> list:
-        primals, tangents = args[:len(in_avals)], iter(args[len(in_avals):])
-        ts = [next(tangents) if keep else None for keep in live]
-        outs, out_ts = jvp_flat(lambda *xs: eval_jaxpr(closed.jaxpr, closed.consts, *xs),
-                                list(primals), ts)
-        return outs + [t if t is not None else _zeros(o) for o, t in zip(outs, out_ts)]
-
-    traced, _ = trace_to_jaxpr(body, in_avals + tan_avals, label="the jvp of a jit")
-    return optimize(traced)
-
-
-def _zeros(x: Any) -> Any:
-    from ..primitives.structural import zeros_like_p
-    return bind(zeros_like_p, x)
 
 
 jit_p = Primitive("jit", _jit_impl,
@@ -143,7 +117,7 @@ class Jitted:
                 "are part of the cache key. Pass a tuple instead of a list, or make the "
                 "argument non-static") from None
         leaves, tree = tree_flatten(dyn)
-        leaves = [x if isinstance(x, Tracer) or hasattr(x, "dtype") else asarray(x)
+        leaves = [x if isinstance(x, Tracer) or hasattr(x, "dtype") else as_array(x)
                   for x in leaves]
         for x in leaves:
             if type(x) is not np.ndarray:
@@ -181,9 +155,8 @@ class Jitted:
                 out = self.fun(*full)
             out_leaves, t = tree_flatten(out)
             out_tree.append(t)
-            return [o if isinstance(o, Tracer) else asarray(o) for o in out_leaves]
+            return [as_array(o) for o in out_leaves]
 
-        from ..core.trace import aval_of
         try:
             closed, _ = trace_to_jaxpr(flat_fun, [aval_of(x) for x in leaves],
                                        label=f"fad.jit of {getattr(self.fun, '__name__', '?')}")

@@ -11,8 +11,8 @@ from ..core.trace import shape_of
 from ..interpreters.batching import vmap_flat
 from ..primitives.batching import move_axis
 from ..tree import sorted_keys, tree_flatten, tree_leaf_paths, tree_unflatten
-from .arguments import require_callable
-from .autodiff import _label, _leaf_array, reject_masked
+from .arguments import call_label, require_callable
+from .leaves import leaf_array, reject_masked
 
 
 def _broadcast_prefix(prefix: Any, tree: Any, what: str) -> list:
@@ -70,7 +70,7 @@ def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0) -> Callable:
                                  [axes] * len(args), list(args), "in_axes")
         # unmapped leaves reach the function as given (a static argument stays a
         # Python value, as in JAX); mapped ones become arrays
-        leaves = [x if d is None else _leaf_array(x) for x, d in zip(leaves, dims)]
+        leaves = [x if d is None else leaf_array(x) for x, d in zip(leaves, dims)]
         for x, d in zip(leaves, dims):
             if d is None and type(x) is not np.ndarray:
                 reject_masked(x)
@@ -101,7 +101,7 @@ def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0) -> Callable:
             return out_leaves
 
         vals, out_dims = vmap_flat(flat_fun, size, leaves, dims,
-                                   label=_label("vmap", fun))
+                                   label=call_label("vmap", fun))
         out = tree_unflatten(out_tree[0], vals)
         wants = _broadcast_prefix(out_axes, out, "out_axes")
         moved = []

@@ -1,0 +1,230 @@
+"""``fad.lax.cond``: the branch taken runs when the predicate is concrete; under
+abstract tracing both branches are staged into the ``cond`` primitive, whose
+rules transform both (reverse mode re-runs the taken branch's vjp backwards;
+under ``vmap`` with a per-example predicate both run and ``select`` merges
+them)."""
+
+from __future__ import annotations
+
+import types
+from typing import Any, Callable
+
+import numpy as np
+
+from ...core.errors import ConcretizationError
+from ...core.primitive import Primitive
+from ...core.trace import Tracer, aval_of, bind
+from ...interpreters.staging import lift_tracers, writable
+from ...primitives.batching import move_axis, to_front
+from ...primitives.elementwise import select
+from ...primitives.structural import convert_element_type
+from ...tree import PyTreeDef, tree_flatten, tree_unflatten, treedef_leaf_paths
+from ..leaves import leaf_array
+from ..programs import avals_of, jvp_program, run, trace_program, vjp_program, zeros_where_none
+from ..vmap import vmap
+from .checks import concrete, scalar, structure_difference, type_differences
+
+_JVP, _VJP = "a jvp of a control-flow body", "a vjp of a control-flow body"
+
+
+def cond(pred: Any, true_fun: Callable, false_fun: Callable, *operands: Any) -> Any:
+    """``true_fun(*operands)`` if ``pred`` else ``false_fun(*operands)``.
+
+    ``pred`` is a scalar boolean or number (a number is true when it is not 0). The
+    branches must return the same structure, shapes and dtypes, in every mode:
+    when ``pred`` is concrete only the branch taken runs, and the other one is
+    traced abstractly to check its output types (unless it needs concrete values,
+    as Python control flow on them does).
+
+    >>> import fad, fad.numpy as fnp
+    >>> f = fad.jit(lambda x: fad.lax.cond(x > 0, lambda x: x * 2.0, lambda x: -x, x))
+    >>> float(f(3.0)), float(f(-3.0))
+    (6.0, 3.0)
+    >>> float(fad.grad(f)(3.0))
+    2.0
+    """
+    pred = scalar(pred, "fad.lax.cond's predicate must be a scalar boolean or number",
+                   "biuf", "Reduce an array predicate with fnp.all or fnp.any, or choose "
+                   "elementwise with fnp.where.")
+    leaves, in_tree = tree_flatten(list(operands))
+    leaves = [leaf_array(x) for x in leaves]
+    avals = avals_of(leaves)
+    p = concrete(pred)
+    if p is not None:  # run the branch taken; check the other one's types abstractly
+        taken = bool(np.asarray(p))
+        out = (true_fun if taken else false_fun)(*operands)
+        outs, tree = tree_flatten(out)
+        mine = (tree, avals_of([leaf_array(o) for o in outs]))
+        other = _other_branch_types(false_fun if taken else true_fun, in_tree, avals, mine,
+                                    f"cond's {'false' if taken else 'true'} branch")
+        if other is not None and other != mine:
+            _check_branches(*(mine + other if taken else other + mine))
+        return out
+    out_trees: list = []
+    branches = (trace_program(_flat_branch(false_fun, in_tree, out_trees), avals,
+                       "cond's false branch"),
+                trace_program(_flat_branch(true_fun, in_tree, out_trees), avals,
+                       "cond's true branch"))
+    _check_branches(out_trees[1], branches[1].out_avals, out_trees[0],
+                    branches[0].out_avals)
+    (bf, kf), (bt, kt) = lift_tracers(branches[0]), lift_tracers(branches[1])
+    if kf or kt:  # both branches take every lifted constant, each ignoring the other's
+        nf, nt = len(kf), len(kt)
+        branches = (
+            trace_program(lambda *a: run(bf, *a[:nf], *a[nf + nt:]),
+                   avals_of(kf + kt) + avals, "cond's false branch"),
+            trace_program(lambda *a: run(bt, *a[nf:nf + nt], *a[nf + nt:]),
+                   avals_of(kf + kt) + avals, "cond's true branch"))
+        leaves = kf + kt + leaves
+    truth = pred if aval_of(pred).dtype.kind == "b" else pred != 0
+    index = convert_element_type(truth, np.dtype(np.int32))
+    outs = bind(cond_p, index, *leaves, branches=branches)
+    return tree_unflatten(out_trees[0], outs)
+
+
+# The output types of branches not taken that matched the branch taken, by
+# (code, closures, defaults, globals read, operand types): an eager cond in a
+# Python loop traces its other branch once. Only agreements are remembered, so a
+# stale entry (state the key does not see, as an attribute of a closed-over
+# object, has changed) can at worst miss an error, never raise one; a mismatch
+# is always traced afresh.
+_AGREED: dict = {}
+
+
+def _other_branch_types(fun: Callable, in_tree: PyTreeDef, avals: list, taken: tuple,
+                        label: str) -> tuple | None:
+    """``(out tree, out avals)`` of the branch not taken, traced abstractly; None
+    when it needs concrete values (Python control flow on them: not stageable)."""
+    key = _function_key(fun, (in_tree, tuple(avals)))
+    if key is not None and _AGREED.get(key) == taken:
+        return taken
+    trees: list = []
+    try:
+        closed = trace_program(_flat_branch(fun, in_tree, trees), avals, label)
+    except ConcretizationError:
+        return None
+    types = (trees[0], closed.out_avals)
+    if key is not None and types == taken:
+        if len(_AGREED) >= 512:  # (bounded; clear() is atomic, safe across threads)
+            _AGREED.clear()
+        _AGREED[key] = types
+    return types
+
+
+# values a key may hold as themselves: they keep no user data alive
+_PLAIN = (bool, int, float, complex, str, bytes, type(None), type, types.ModuleType,
+          types.BuiltinFunctionType)
+
+
+def _function_key(fun: Callable, extra: tuple) -> tuple | None:
+    """What a Python function's output types depend on, hashable: its code, and
+    the closure cells, defaults and globals it reads (arrays by shape and dtype,
+    plain values as themselves, functions by their own key); None when some part
+    is another object, which the key would keep alive."""
+    code = getattr(fun, "__code__", None)
+    if code is None:
+        return None
+    parts = [code, extra]
+    names = getattr(fun, "__globals__", {})
+    for v in [c.cell_contents for c in fun.__closure__ or () if _filled(c)] + \
+            list(fun.__defaults__ or ()) + [names[k] for k in code.co_names if k in names]:
+        if isinstance(v, Tracer) or hasattr(type(v), "__array_namespace__"):
+            parts.append(aval_of(v))
+        elif isinstance(v, _PLAIN):
+            parts.append((type(v), v))
+        elif isinstance(v, types.FunctionType) and not (v.__closure__ or v.__defaults__):
+            parts.append(v.__code__)  # (a helper the branch calls: by its code)
+        else:
+            return None
+    return tuple(parts)
+
+
+def _filled(cell: Any) -> bool:
+    try:
+        cell.cell_contents
+    except ValueError:  # (a cell not assigned yet)
+        return False
+    return True
+
+
+def _flat_branch(fun: Callable, in_tree: PyTreeDef, out_trees: list) -> Callable:
+    """``fun`` on flat operands, returning flat outputs (their structure is appended
+    to ``out_trees``)."""
+    def f(*xs: Any) -> list:
+        out, tree = tree_flatten(fun(*tree_unflatten(in_tree, xs)))
+        out_trees.append(tree)
+        return [leaf_array(o) for o in out]
+    return f
+
+
+def _check_branches(t_tree: PyTreeDef, t_avals: list, f_tree: PyTreeDef, f_avals: list
+                    ) -> None:
+    if t_tree != f_tree:
+        raise TypeError(
+            "fad.lax.cond's branches must return the same structure, shapes and dtypes, "
+            "but " + structure_difference(t_tree, f_tree, "the output",
+                                           ("from true_fun", "from false_fun"))
+            + f" (true_fun returns {t_tree}, false_fun {f_tree}). Make both branches "
+            "return the same containers.")
+    if t_avals != f_avals:
+        raise TypeError(
+            "fad.lax.cond's branches must return the same structure, shapes and dtypes, "
+            "but " + type_differences(
+                treedef_leaf_paths(t_tree, "the output"), t_avals, f_avals,
+                lambda p, a, b: f"{p} is {a} from true_fun but {b} from false_fun")
+            + ". Make both branches return the same types (for example with "
+            ".astype(...) in one of them).")
+
+
+def _cond_impl(xp: Any, index: Any, *ops: Any, branches: tuple) -> list:
+    return writable(run(branches[int(index)], *ops))
+
+
+def _cond_jvp(primals: list, tangents: list, *, branches: tuple) -> tuple:
+    index, ops = primals[0], primals[1:]
+    ts = zeros_where_none(tangents[1:], ops)
+    n = len(ops)
+    jvp_branches = tuple(jvp_program(b, (True,) * n, _JVP) for b in branches)
+    outs = bind(cond_p, index, *ops, *ts, branches=jvp_branches)
+    k = len(outs) // 2
+    return outs[:k], outs[k:]
+
+
+def _cond_vjp_rule(primals: list, *, branches: tuple) -> tuple:
+    index, ops = primals[0], primals[1:]
+    outs = bind(cond_p, index, *ops, branches=branches)
+
+    def pullback(cts: list) -> list:
+        cts = zeros_where_none(cts, outs)
+        vjp_branches = tuple(vjp_program(b, len(ops), _VJP) for b in branches)
+        return [None] + list(bind(cond_p, index, *ops, *cts, branches=vjp_branches))
+    return outs, pullback
+
+
+def _cond_batch(size: int, vals: list, dims: list, *, branches: tuple) -> tuple:
+    index, ops = vals[0], vals[1:]
+    op_dims = dims[1:]
+    batched = [vmap(lambda *xs, b=b: run(b, *xs), in_axes=tuple(op_dims))
+               if any(d is not None for d in op_dims) else
+               (lambda *xs, b=b: [move_axis(o, None, 0, size) for o in run(b, *xs)])
+               for b in branches]
+    if dims[0] is None:  # one predicate for the whole batch: a cond of batched bodies
+        fns = tuple(trace_program(lambda *xs, r=r: list(r(*xs)), avals_of(ops), "a batched branch")
+                    for r in batched)
+        return bind(cond_p, index, *ops, branches=fns), [0] * len(branches[0].out_avals)
+    # a predicate per example: run both branches, keep each example's choice
+    picks = to_front(index, dims[0])
+    outs_f, outs_t = batched[0](*ops), batched[1](*ops)
+    merged = []
+    for f_out, t_out in zip(outs_f, outs_t):
+        mask = picks.reshape((size,) + (1,) * (len(f_out.shape) - 1))
+        merged.append(select(mask != 0, t_out, f_out))
+    return merged, [0] * len(merged)
+
+
+cond_p = Primitive("cond", _cond_impl,
+                   lambda index, *ops, branches: branches[0].out_avals,
+                   multiple_results=True)
+cond_p.jvp = _cond_jvp
+cond_p.vjp_rule = _cond_vjp_rule
+cond_p.batch = _cond_batch
