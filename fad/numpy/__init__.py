@@ -12,7 +12,7 @@ import numpy as _np
 from . import fft, linalg
 from ._base import asarray
 from ._complex import angle, conj, conjugate, imag, iscomplexobj, real
-from ._contract import dot, einsum, inner, matmul, outer, tensordot, trace
+from ._contractions import dot, einsum, inner, matmul, outer, tensordot, trace
 from ._creation import (
     arange,
     array,

@@ -39,7 +39,7 @@ from ..primitives import special as Sp
 from ..primitives.indexing import gather
 from ..primitives.shapes import normalize_axes
 from ..primitives.sorting import constant
-from . import _contract as C
+from . import _contractions as C
 from . import _creation as K
 from . import _indexing as I
 from . import _math as M

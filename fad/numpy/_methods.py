@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from ..core.trace import Tracer
-from . import _contract as C
+from . import _contractions as C
 from . import _indexing as I
 from . import _math as M
 from . import _reductions as R

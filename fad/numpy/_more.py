@@ -12,7 +12,7 @@ import numpy as np
 from ..core.errors import ConcretizationError
 from ..core.trace import Tracer, bind, concrete_or_none
 from ..primitives import indexing as P
-from . import _contract as C
+from . import _contractions as C
 from . import _creation as K
 from . import _extra as X
 from . import _indexing as I

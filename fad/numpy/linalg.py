@@ -30,7 +30,7 @@ from ..core.trace import bind, concrete_or_none
 from ..primitives import linalg as L
 from ..primitives.shapes import normalize_axes
 from ..primitives.sorting import constant
-from . import _contract as C
+from . import _contractions as C
 from . import _extra as X
 from . import _math as M
 from . import _reductions as R
