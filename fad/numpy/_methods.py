@@ -14,16 +14,6 @@ from . import _reductions as R
 from . import _shape as S
 
 
-def _bitwise(name: str) -> Any:
-    """``fad.numpy``'s bitwise function ``name``, looked up when first called
-    (``_extra`` imports this module)."""
-    def op(*args: Any) -> Any:
-        from . import _extra
-        return getattr(_extra, name)(*args)
-    op.__name__ = name
-    return op
-
-
 def _swap(f: Any) -> Any:
     return lambda self, other: f(other, self)
 
@@ -57,14 +47,14 @@ METHODS = {
     "__matmul__": C.matmul, "__rmatmul__": _swap(C.matmul),
     "__neg__": M.negative, "__pos__": lambda self: self, "__abs__": M.absolute,
     # NumPy's operators are bitwise (logical on booleans); they raise on floats
-    "__invert__": _bitwise("bitwise_invert"),
-    "__and__": _bitwise("bitwise_and"), "__rand__": _swap(_bitwise("bitwise_and")),
-    "__or__": _bitwise("bitwise_or"), "__ror__": _swap(_bitwise("bitwise_or")),
-    "__xor__": _bitwise("bitwise_xor"), "__rxor__": _swap(_bitwise("bitwise_xor")),
-    "__lshift__": _bitwise("bitwise_left_shift"),
-    "__rlshift__": _swap(_bitwise("bitwise_left_shift")),
-    "__rshift__": _bitwise("bitwise_right_shift"),
-    "__rrshift__": _swap(_bitwise("bitwise_right_shift")),
+    "__invert__": M.invert,
+    "__and__": M.bitwise_and, "__rand__": _swap(M.bitwise_and),
+    "__or__": M.bitwise_or, "__ror__": _swap(M.bitwise_or),
+    "__xor__": M.bitwise_xor, "__rxor__": _swap(M.bitwise_xor),
+    "__lshift__": M.bitwise_left_shift,
+    "__rlshift__": _swap(M.bitwise_left_shift),
+    "__rshift__": M.bitwise_right_shift,
+    "__rrshift__": _swap(M.bitwise_right_shift),
     "__lt__": M.less, "__le__": M.less_equal, "__gt__": M.greater,
     "__ge__": M.greater_equal, "__eq__": M.equal, "__ne__": M.not_equal,
     "__getitem__": I.getitem,

@@ -14,53 +14,14 @@ from ..core.trace import Tracer, bind, concrete_or_none
 from ..primitives import indexing as P
 from . import _contractions as C
 from . import _creation as K
-from . import _extra as X
 from . import _indexing as I
 from . import _math as M
 from . import _reductions as R
 from . import _shape as S
-from ._base import asarray, cast, dtype_of, operand, promote
-
-
-def fmax(x1: Any, x2: Any, /, out: Any = None) -> Any:
-    """Elementwise maximum ignoring NaN (NaN only where both are NaN); ties as
-    ``maximum`` (1/2 each).
-
-    >>> import fad.numpy as fnp
-    >>> fnp.fmax(fnp.array([1.0, fnp.nan]), fnp.array([fnp.nan, 2.0])).tolist()
-    [1.0, 2.0]
-    """
-    X._no_out(out)
-    _, (x, y) = promote("fmax", operand(x1), operand(x2))
-    return M.where(M.isnan(x), y, M.where(M.isnan(y), x, M.maximum(x, y)))
-
-
-def fmin(x1: Any, x2: Any, /, out: Any = None) -> Any:
-    """Elementwise minimum ignoring NaN.
-
-    >>> import fad.numpy as fnp
-    >>> fnp.fmin(fnp.array([1.0, fnp.nan]), 0.5).tolist()
-    [0.5, 0.5]
-    """
-    X._no_out(out)
-    _, (x, y) = promote("fmin", operand(x1), operand(x2))
-    return M.where(M.isnan(x), y, M.where(M.isnan(y), x, M.minimum(x, y)))
-
-
-def ldexp(x1: Any, x2: Any, /, out: Any = None) -> Any:
-    """``x1 * 2 ** x2`` for integer ``x2`` (exact: a power of two).
-
-    >>> import fad.numpy as fnp
-    >>> fnp.ldexp(fnp.array([1.5]), 3).tolist()
-    [12.0]
-    """
-    X._no_out(out)
-    x = X._float(x1)
-    e = asarray(x2)
-    half = M.floor_divide(e, 2)  # two exact powers of two: neither overflows where the
-    for part in (half, M.subtract(e, half)):  # result does not (2 ** 1024 would)
-        x = M.multiply(x, cast(M.power(2.0, cast(part, dtype_of(x))), dtype_of(x)))
-    return x
+from ._base import asarray, cast, dtype_of
+from ._base import no_out as _no_out
+from ._extra import _concrete, _moved_last, _slice, atleast_2d, diagonal, flip, searchsorted, sort
+from ._math import _float
 
 
 def interp(x: Any, xp: Any, fp: Any, left: Any = None, right: Any = None,
@@ -74,11 +35,11 @@ def interp(x: Any, xp: Any, fp: Any, left: Any = None, right: Any = None,
     """
     if period is not None:
         raise NotImplementedError("interp: period= is not supported")
-    xp_, fp_ = X._float(xp), X._float(fp)
-    x = X._float(x)
+    xp_, fp_ = _float(xp), _float(fp)
+    x = _float(x)
     _, (x, xp_, fp_) = _common(x, xp_, fp_)
     n = xp_.shape[0]
-    i = M.clip(M.subtract(X.searchsorted(xp_, x, side="right"), 1), 0, max(n - 2, 0))
+    i = M.clip(M.subtract(searchsorted(xp_, x, side="right"), 1), 0, max(n - 2, 0))
     j = M.minimum(M.add(i, 1), n - 1)
     x0, x1, f0, f1 = I.take(xp_, i), I.take(xp_, j), I.take(fp_, i), I.take(fp_, j)
     span = M.subtract(x1, x0)
@@ -107,7 +68,7 @@ def gradient(f: Any, *varargs: Any, axis: Any = None, edge_order: int = 1) -> An
     """
     if edge_order != 1:
         raise NotImplementedError("gradient: edge_order=2 is not supported")
-    f = X._float(f)
+    f = _float(f)
     axes = list(range(f.ndim)) if axis is None else \
         [a % f.ndim for a in np.atleast_1d(axis).tolist()]
     spacing = list(varargs) if len(varargs) > 1 else list(varargs) * len(axes) or \
@@ -120,7 +81,7 @@ def gradient(f: Any, *varargs: Any, axis: Any = None, edge_order: int = 1) -> An
         n = f.shape[ax]
         if n < 2:
             raise ValueError("Shape of array too small to calculate a numerical gradient")
-        sl = lambda a, b: X._slice(f, ax, a, b)
+        sl = lambda a, b: _slice(f, ax, a, b)
         inner = M.divide(M.subtract(sl(2, n), sl(0, n - 2)), 2.0 * h)
         first = M.divide(M.subtract(sl(1, 2), sl(0, 1)), h)
         last = M.divide(M.subtract(sl(n - 1, n), sl(n - 2, n - 1)), h)
@@ -142,7 +103,7 @@ def vander(x: Any, N: int | None = None, increasing: bool = False) -> Any:
     for _ in range(1, N):
         cols.append(M.multiply(cols[-1], col))
     out = S.concatenate(cols, axis=1) if cols else S.reshape(x, (-1, 0))
-    return out if increasing else X.flip(out, 1)
+    return out if increasing else flip(out, 1)
 
 
 def cov(m: Any, y: Any = None, rowvar: bool = True, bias: bool = False,
@@ -156,11 +117,11 @@ def cov(m: Any, y: Any = None, rowvar: bool = True, bias: bool = False,
     """
     if fweights is not None or aweights is not None:
         raise NotImplementedError("cov: fweights / aweights are not supported")
-    x = X.atleast_2d(X._float(m))
+    x = atleast_2d(_float(m))
     if not rowvar and x.shape[0] != 1:
         x = S.transpose(x)
     if y is not None:
-        yy = X.atleast_2d(X._float(y))
+        yy = atleast_2d(_float(y))
         if not rowvar and yy.shape[0] != 1:
             yy = S.transpose(yy)
         x = S.concatenate(list(_common(x, yy)[1]), axis=0)
@@ -182,7 +143,7 @@ def corrcoef(x: Any, y: Any = None, rowvar: bool = True, *, dtype: Any = None) -
     c = cov(x, y, rowvar, dtype=dtype)
     if c.ndim == 0:
         return M.divide(c, c)
-    d = M.sqrt(X.diagonal(c))
+    d = M.sqrt(diagonal(c))
     c = M.divide(M.divide(c, S.reshape(d, (-1, 1))), S.reshape(d, (1, -1)))
     return M.clip(c, -1, 1)
 
@@ -194,7 +155,7 @@ def digitize(x: Any, bins: Any, right: bool = False) -> Any:
     >>> fnp.digitize(fnp.array([0.5, 1.5]), fnp.array([0.0, 1.0, 2.0])).tolist()
     [1, 2]
     """
-    return X.searchsorted(bins, x, side="left" if right else "right")
+    return searchsorted(bins, x, side="left" if right else "right")
 
 
 def bincount(x: Any, /, weights: Any = None, minlength: int = 0) -> Any:
@@ -205,7 +166,7 @@ def bincount(x: Any, /, weights: Any = None, minlength: int = 0) -> Any:
     >>> fnp.bincount(fnp.array([0, 2, 2]), weights=fnp.array([1.0, 2.0, 3.0])).tolist()
     [1.0, 0.0, 5.0]
     """
-    xc = X._concrete(x, "bincount").astype(np.int64)
+    xc = _concrete(x, "bincount").astype(np.int64)
     n = max(int(xc.max()) + 1 if xc.size else 0, minlength)
     if weights is None:
         return asarray(np.bincount(xc, minlength=minlength))
@@ -213,20 +174,6 @@ def bincount(x: Any, /, weights: Any = None, minlength: int = 0) -> Any:
     if dtype_of(w).kind not in "f":
         w = cast(w, np.dtype(np.float64))
     return bind(P.scatter_add_p, w, xc, indexer=P.Indexer((P.ARRAY,)), shape=(n,))
-
-
-def isin(element: Any, test_elements: Any, assume_unique: bool = False,
-         invert: bool = False, *, kind: Any = None) -> Any:
-    """Whether each element is in ``test_elements`` (comparisons against all).
-
-    >>> import fad.numpy as fnp
-    >>> fnp.isin(fnp.array([1, 2, 3]), [2, 3]).tolist()
-    [False, True, True]
-    """
-    e = asarray(element)
-    t = S.ravel(asarray(test_elements))
-    hit = R.any(M.equal(S.expand_dims(e, -1), t), axis=-1)
-    return M.logical_not(hit) if invert else hit
 
 
 def apply_along_axis(func1d: Callable, axis: int, arr: Any, *args: Any, **kwargs: Any
@@ -311,15 +258,15 @@ def nanquantile(a: Any, q: Any, axis: Any = None, out: Any = None,
     >>> float(fnp.nanquantile(fnp.array([1.0, fnp.nan, 3.0]), 0.5))
     2.0
     """
-    X._no_out(out)
+    _no_out(out)
     if method != "linear":
         raise NotImplementedError("nanquantile supports method='linear' only")
-    a = X._float(a)
+    a = _float(a)
     qc = concrete_or_none(q)
     if qc is None:
         raise ConcretizationError("nanquantile: q must be concrete (not traced)")
     qs = np.asarray(qc, np.float64)
-    srt = X.sort(X._moved_last(a, axis), axis=-1)
+    srt = sort(_moved_last(a, axis), axis=-1)
     cnt = cast(R.sum(M.logical_not(M.isnan(srt)), axis=-1), dtype_of(srt))
     vals = [_nan_quantile_1(srt, cnt, float(v)) for v in qs.ravel()]
     res = S.reshape(S.stack(vals), qs.shape + vals[0].shape) if qs.ndim else vals[0]
@@ -365,13 +312,13 @@ def trim_zeros(filt: Any, trim: str = "fb") -> Any:
     >>> fnp.trim_zeros(fnp.array([0.0, 1.0, 2.0, 0.0])).tolist()
     [1.0, 2.0]
     """
-    c = X._concrete(filt, "trim_zeros")
+    c = _concrete(filt, "trim_zeros")
     nz = np.flatnonzero(c)
     if nz.size == 0:
-        return X._slice(asarray(filt), 0, 0, 0)
+        return _slice(asarray(filt), 0, 0, 0)
     lo = int(nz[0]) if "f" in trim.lower() else 0
     hi = int(nz[-1]) + 1 if "b" in trim.lower() else c.shape[0]
-    return X._slice(asarray(filt), 0, lo, hi)
+    return _slice(asarray(filt), 0, lo, hi)
 
 
 def asarray_chkfinite(a: Any, dtype: Any = None, order: Any = None) -> Any:
@@ -473,13 +420,3 @@ NOT_SUPPORTED = {
  histogram, histogram2d, histogramdd, histogram_bin_edges, einsum_path, unwrap) = (
     _unsupported(name, why) for name, why in NOT_SUPPORTED.items())
 
-__all__ = [
-    "apply_along_axis", "apply_over_axes", "asarray_chkfinite", "asfortranarray",
-    "bartlett", "bincount", "blackman", "can_cast", "corrcoef", "cov", "digitize",
-    "finfo", "fmax", "fmin", "frombuffer", "fromiter", "gradient", "hamming", "hanning",
-    "iinfo", "interp", "isdtype", "isin", "issubdtype", "ix_", "kaiser", "ldexp",
-    "min_scalar_type", "nanmedian", "nanpercentile", "nanquantile", "piecewise",
-    "promote_types", "require", "result_type", "trim_zeros", "vander", "put",
-    "put_along_axis", "place", "putmask", "fill_diagonal", "copyto", "frexp", "spacing",
-    "nextafter", "i0", "histogram", "histogram2d", "histogramdd", "histogram_bin_edges",
-    "einsum_path", "unwrap"]
