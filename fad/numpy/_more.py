@@ -18,10 +18,12 @@ from . import _indexing as I
 from . import _math as M
 from . import _reductions as R
 from . import _shape as S
-from ._base import asarray, cast, dtype_of
+from ._base import asarray, cast, concrete_array, dtype_of, numpy_constant
 from ._base import no_out as _no_out
-from ._extra import _concrete, _moved_last, _slice, atleast_2d, diagonal, flip, searchsorted, sort
+from ._extra import _moved_last, searchsorted, sort
+from ._indexing import diagonal
 from ._math import _float
+from ._shape import _slice, atleast_2d
 
 
 def interp(x: Any, xp: Any, fp: Any, left: Any = None, right: Any = None,
@@ -89,23 +91,6 @@ def gradient(f: Any, *varargs: Any, axis: Any = None, edge_order: int = 1) -> An
     return out[0] if len(out) == 1 else tuple(out)
 
 
-def vander(x: Any, N: int | None = None, increasing: bool = False) -> Any:
-    """Vandermonde matrix (powers of ``x`` by repeated products).
-
-    >>> import fad.numpy as fnp
-    >>> fnp.vander(fnp.array([2.0, 3.0]), 3).tolist()
-    [[4.0, 2.0, 1.0], [9.0, 3.0, 1.0]]
-    """
-    x = asarray(x)
-    N = x.shape[0] if N is None else N
-    col = S.reshape(x, (-1, 1))
-    cols = [K.ones(col.shape, dtype_of(col))] if N else []
-    for _ in range(1, N):
-        cols.append(M.multiply(cols[-1], col))
-    out = S.concatenate(cols, axis=1) if cols else S.reshape(x, (-1, 0))
-    return out if increasing else flip(out, 1)
-
-
 def cov(m: Any, y: Any = None, rowvar: bool = True, bias: bool = False,
         ddof: int | None = None, fweights: Any = None, aweights: Any = None, *,
         dtype: Any = None) -> Any:
@@ -166,7 +151,7 @@ def bincount(x: Any, /, weights: Any = None, minlength: int = 0) -> Any:
     >>> fnp.bincount(fnp.array([0, 2, 2]), weights=fnp.array([1.0, 2.0, 3.0])).tolist()
     [1.0, 0.0, 5.0]
     """
-    xc = _concrete(x, "bincount").astype(np.int64)
+    xc = concrete_array(x, "bincount").astype(np.int64)
     n = max(int(xc.max()) + 1 if xc.size else 0, minlength)
     if weights is None:
         return asarray(np.bincount(xc, minlength=minlength))
@@ -305,56 +290,6 @@ def nanmedian(a: Any, axis: Any = None, out: Any = None, overwrite_input: bool =
     return nanquantile(a, 0.5, axis, out, keepdims=keepdims)
 
 
-def trim_zeros(filt: Any, trim: str = "fb") -> Any:
-    """Drop leading (``f``) and trailing (``b``) zeros of a 1-d array (concrete).
-
-    >>> import fad.numpy as fnp
-    >>> fnp.trim_zeros(fnp.array([0.0, 1.0, 2.0, 0.0])).tolist()
-    [1.0, 2.0]
-    """
-    c = _concrete(filt, "trim_zeros")
-    nz = np.flatnonzero(c)
-    if nz.size == 0:
-        return _slice(asarray(filt), 0, 0, 0)
-    lo = int(nz[0]) if "f" in trim.lower() else 0
-    hi = int(nz[-1]) + 1 if "b" in trim.lower() else c.shape[0]
-    return _slice(asarray(filt), 0, lo, hi)
-
-
-def asarray_chkfinite(a: Any, dtype: Any = None, order: Any = None) -> Any:
-    """``asarray``, raising ``ValueError`` if a (concrete) value is inf or NaN.
-
-    >>> import fad.numpy as fnp
-    >>> fnp.asarray_chkfinite([1.0, 2.0]).tolist()
-    [1.0, 2.0]
-    """
-    x = asarray(a, dtype)
-    c = concrete_or_none(x)
-    if c is not None and np.asarray(c).dtype.kind in "fc" and not np.isfinite(c).all():
-        raise ValueError("array must not contain infs or NaNs")
-    return x
-
-
-def asfortranarray(a: Any, dtype: Any = None) -> Any:
-    """``asarray`` (memory layout is not observable here).
-
-    >>> import fad.numpy as fnp
-    >>> fnp.asfortranarray([1.0]).tolist()
-    [1.0]
-    """
-    return asarray(a, dtype)
-
-
-def require(a: Any, dtype: Any = None, requirements: Any = None) -> Any:
-    """``asarray`` with ``dtype`` (layout requirements are moot here).
-
-    >>> import fad.numpy as fnp
-    >>> fnp.require([1, 2], float).dtype
-    dtype('float64')
-    """
-    return asarray(a, dtype)
-
-
 def result_type(*arrays_and_dtypes: Any) -> np.dtype:
     """NumPy's promotion of the arguments' dtypes (traced arrays included).
 
@@ -366,23 +301,9 @@ def result_type(*arrays_and_dtypes: Any) -> np.dtype:
     return np.result_type(*keys)
 
 
-def _passthrough(name: str) -> Any:
-    f = getattr(np, name)
-
-    def fn(*args: Any, **kwargs: Any) -> Any:
-        out = f(*args, **kwargs)
-        if isinstance(out, np.ndarray):
-            return asarray(out)
-        return tuple(asarray(o) for o in out) if isinstance(out, tuple) else out
-    fn.__name__ = name
-    fn.__doc__ = (f"``numpy.{name}`` of static arguments (a constant result).\n\n"
-                  f"    >>> import fad.numpy as fnp\n    >>> callable(fnp.{name})\n    True\n")
-    return fn
-
-
-bartlett, blackman, hamming, hanning, kaiser = map(
-    _passthrough, ("bartlett", "blackman", "hamming", "hanning", "kaiser"))
-fromiter, frombuffer, ix_ = map(_passthrough, ("fromiter", "frombuffer", "ix_"))
+bartlett, blackman, hamming, hanning, kaiser = (
+    numpy_constant(name, __name__) for name in ("bartlett", "blackman", "hamming", "hanning",
+                                                 "kaiser"))
 can_cast, promote_types, min_scalar_type = np.can_cast, np.promote_types, np.min_scalar_type
 issubdtype, isdtype, finfo, iinfo = np.issubdtype, np.isdtype, np.finfo, np.iinfo
 
