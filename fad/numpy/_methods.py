@@ -12,6 +12,7 @@ from . import _indexing as I
 from . import _math as M
 from . import _reductions as R
 from . import _shape as S
+from ._statistics import mean, std, var
 
 
 def _swap(f: Any) -> Any:
@@ -59,8 +60,8 @@ METHODS = {
     "__ge__": M.greater_equal, "__eq__": M.equal, "__ne__": M.not_equal,
     "__getitem__": I.getitem,
     "__array_ufunc__": _ufunc,
-    "sum": R.sum, "mean": R.mean, "max": R.max, "min": R.min, "var": R.var,
-    "std": R.std, "argmax": R.argmax, "argmin": R.argmin, "any": R.any, "all": R.all,
+    "sum": R.sum, "mean": mean, "max": R.max, "min": R.min, "var": var,
+    "std": std, "argmax": R.argmax, "argmin": R.argmin, "any": R.any, "all": R.all,
     "reshape": lambda self, *shape, order="C": S.reshape(self, _shape_args(shape), order),
     "transpose": lambda self, *axes: S.transpose(self, _shape_args(axes) if axes else None),
     "swapaxes": S.swapaxes, "squeeze": S.squeeze, "ravel": S.ravel, "flatten": S.ravel,

@@ -31,7 +31,6 @@ from ..primitives import linalg as L
 from ..primitives.shapes import normalize_axes
 from ..primitives.sorting import constant
 from . import _contractions as C
-from . import _extra as X
 from . import _indexing as I
 from . import _math as M
 from . import _reductions as R
@@ -590,7 +589,7 @@ def vecdot(x1: Any, x2: Any, /, *, axis: int = -1) -> Any:
     >>> float(fnp.linalg.vecdot(fnp.ones(3), fnp.ones(3)))
     3.0
     """
-    return X.vecdot(x1, x2, axis=axis)
+    return C.vecdot(x1, x2, axis=axis)
 
 
 def cross(x1: Any, x2: Any, /, *, axis: int = -1) -> Any:
@@ -602,7 +601,7 @@ def cross(x1: Any, x2: Any, /, *, axis: int = -1) -> Any:
     """
     if asarray(x1).shape[axis] != 3 or asarray(x2).shape[axis] != 3:
         raise ValueError("linalg.cross: both inputs must be 3-vectors along axis")
-    return X.cross(x1, x2, axis=axis)
+    return C.cross(x1, x2, axis=axis)
 
 
 def trace(x: Any, /, *, offset: int = 0, dtype: Any = None) -> Any:
@@ -612,7 +611,7 @@ def trace(x: Any, /, *, offset: int = 0, dtype: Any = None) -> Any:
     >>> fnp.linalg.trace(fnp.ones((3, 2, 2))).tolist()
     [2.0, 2.0, 2.0]
     """
-    return X.trace(x, offset, -2, -1, dtype)
+    return C.trace(x, offset, -2, -1, dtype)
 
 
 def diagonal(x: Any, /, *, offset: int = 0) -> Any:
