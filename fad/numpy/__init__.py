@@ -61,7 +61,18 @@ from ._creation import (
     zeros,
     zeros_like,
 )
-from ._extra import astype
+from ._dtypes import (
+    astype,
+    can_cast,
+    finfo,
+    iinfo,
+    isdtype,
+    issubdtype,
+    min_scalar_type,
+    promote_types,
+    result_type,
+)
+from ._functional import apply_along_axis, apply_over_axes, piecewise
 from ._indexing import (
     argwhere,
     choose,
@@ -195,40 +206,6 @@ from ._math import (
     where,
 )
 from ._methods import install as _install
-from ._more import (
-    apply_along_axis,
-    apply_over_axes,
-    bartlett,
-    blackman,
-    can_cast,
-    copyto,
-    einsum_path,
-    fill_diagonal,
-    finfo,
-    frexp,
-    hamming,
-    hanning,
-    histogram,
-    histogram2d,
-    histogram_bin_edges,
-    histogramdd,
-    i0,
-    iinfo,
-    isdtype,
-    issubdtype,
-    kaiser,
-    min_scalar_type,
-    nextafter,
-    piecewise,
-    place,
-    promote_types,
-    put,
-    put_along_axis,
-    putmask,
-    result_type,
-    spacing,
-    unwrap,
-)
 from ._reductions import (
     all,
     amax,
@@ -338,6 +315,25 @@ from ._statistics import (
     std,
     var,
 )
+from ._unsupported import (
+    copyto,
+    einsum_path,
+    fill_diagonal,
+    frexp,
+    histogram,
+    histogram2d,
+    histogram_bin_edges,
+    histogramdd,
+    i0,
+    nextafter,
+    place,
+    put,
+    put_along_axis,
+    putmask,
+    spacing,
+    unwrap,
+)
+from ._window import bartlett, blackman, hamming, hanning, kaiser
 
 _install()
 

@@ -8,11 +8,14 @@ import numpy as np
 
 from ..core.trace import Tracer
 from . import _contractions as C
+from . import _creation as K
 from . import _indexing as I
 from . import _math as M
 from . import _reductions as R
 from . import _shape as S
-from ._statistics import mean, std, var
+from ._sorting import argsort, searchsorted
+from ._statistics import mean, ptp, std, var
+from ._unsupported import MUTATES, sort_method, unsupported
 
 
 def _swap(f: Any) -> Any:
@@ -68,6 +71,16 @@ METHODS = {
     "astype": _astype, "dot": C.dot, "clip": M.clip, "take": I.take,
     "T": property(lambda self: S.transpose(self)),
     "mT": property(lambda self: S.swapaxes(self, -1, -2)),
+    "prod": R.prod, "cumsum": R.cumsum, "cumprod": R.cumprod, "argsort": argsort,
+    "repeat": S.repeat, "round": M.round, "__round__": lambda self, nd=None: M.round(self, nd or 0),
+    "diagonal": I.diagonal, "trace": C.trace, "nonzero": I.nonzero, "copy": K.copy,
+    "compress": lambda self, condition, axis=None, out=None: I.compress(condition, self, axis,
+                                                                        out),
+    "choose": lambda self, choices, out=None, mode="raise": I.choose(self, choices, out, mode),
+    "searchsorted": searchsorted, "sort": sort_method, "ptp": ptp,
+    "__divmod__": M.divmod, "__rdivmod__": lambda self, other: M.divmod(other, self),
+    "fill": unsupported("ndarray.fill", MUTATES), "put": unsupported("ndarray.put", MUTATES),
+    "itemset": unsupported("ndarray.itemset", MUTATES),
 }
 
 
