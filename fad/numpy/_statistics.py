@@ -299,7 +299,7 @@ def interp(x: Any, xp: Any, fp: Any, left: Any = None, right: Any = None,
         raise NotImplementedError("interp: period= is not supported")
     xp_, fp_ = _float(xp), _float(fp)
     x = _float(x)
-    _, (x, xp_, fp_) = _common(x, xp_, fp_)
+    x, xp_, fp_ = C._promote_all(x, xp_, fp_)
     n = xp_.shape[0]
     i = M.clip(M.subtract(searchsorted(xp_, x, side="right"), 1), 0, max(n - 2, 0))
     j = M.minimum(M.add(i, 1), n - 1)
@@ -312,12 +312,6 @@ def interp(x: Any, xp: Any, fp: Any, left: Any = None, right: Any = None,
     hi = I.take(fp_, n - 1) if right is None else right
     out = M.where(M.less(x, I.take(xp_, 0)), lo, out)
     return M.where(M.greater(x, I.take(xp_, n - 1)), hi, out)
-
-
-def _common(*xs: Any) -> tuple:
-    xs = [asarray(x) for x in xs]
-    dt = np.result_type(*[dtype_of(x) for x in xs])
-    return dt, [cast(x, dt) for x in xs]
 
 
 def cov(m: Any, y: Any = None, rowvar: bool = True, bias: bool = False,
@@ -338,7 +332,7 @@ def cov(m: Any, y: Any = None, rowvar: bool = True, bias: bool = False,
         yy = atleast_2d(_float(y))
         if not rowvar and yy.shape[0] != 1:
             yy = S.transpose(yy)
-        x = S.concatenate(list(_common(x, yy)[1]), axis=0)
+        x = S.concatenate(C._promote_all(x, yy), axis=0)
     n = x.shape[1]
     ddof = (0 if bias else 1) if ddof is None else ddof
     xc = M.subtract(x, mean(x, axis=1, keepdims=True))
