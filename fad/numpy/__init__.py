@@ -1,5 +1,15 @@
 """``import fad.numpy as fnp``: NumPy's namespace, traced and differentiable.
 
+Its modules follow the chapters of NumPy's reference: ``_math`` (elementwise
+functions), ``_logic``, ``_reductions`` (sums, products, differences, extrema),
+``_statistics``, ``_shape`` (array manipulation), ``_indexing``, ``_creation``,
+``_sorting``, ``_contractions`` (products), ``_complex``, ``_functional``,
+``_window``, ``_dtypes``, and the public ``linalg`` and ``fft``. ``_base`` holds
+what every function starts with (``asarray``, NumPy's promotion), ``_methods``
+the operators and methods of tracers, ``_unsupported`` the names not provided
+and why. A module imports only those below it (``_base``, then ``_math`` and
+``_shape``, then ``_indexing``...).
+
 >>> import fad, fad.numpy as fnp
 >>> float(fad.grad(lambda x: fnp.sum(fnp.sin(x) ** 2))(fnp.array([0.5, 1.0]))[0])
 0.8414709848078965

@@ -169,6 +169,8 @@ def no_out(out: Any) -> None:
 
 
 def concrete_array(x: Any, fn: str) -> np.ndarray:
+    """The concrete value of ``x``, whose data decide the shape of ``fn``'s result:
+    a ``ConcretizationError`` naming ``fn`` when ``x`` is traced abstractly."""
     c = concrete_or_none(asarray(x))
     if c is None:
         raise ConcretizationError(f"{fn}: the argument must be concrete (its result's "
@@ -178,9 +180,9 @@ def concrete_array(x: Any, fn: str) -> np.ndarray:
 
 
 def numpy_constant(name: str, module: str) -> Any:
-    """``numpy.{name}`` as a function of static arguments whose result is a
-    constant (its arrays made backend arrays); ``module`` exports it (its
-    doctest runs with that module's)."""
+    """NumPy's function ``name`` as a function of static arguments whose result
+    is a constant (its arrays made backend arrays); ``module`` is the module that
+    exports it (its doctest runs with that module's)."""
     f = getattr(np, name)
 
     def fn(*args: Any, **kwargs: Any) -> Any:

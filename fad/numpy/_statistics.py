@@ -1,8 +1,8 @@
 """Statistics of ``fad.numpy`` (NumPy's chapter of that name): averages and
 variances, order statistics (``median``, ``quantile``... and their NaN-ignoring
-forms), correlations, histogram counts and interpolation, as composites of
-``fad.numpy`` functions (so they are differentiable wherever their pieces are).
-"""
+forms), correlations, counting in bins (``bincount``, ``digitize``) and
+interpolation, as composites of ``fad.numpy`` functions (so they are
+differentiable wherever their pieces are)."""
 
 from __future__ import annotations
 
