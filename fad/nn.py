@@ -23,6 +23,7 @@ from .numpy._base import asarray, promote
 from .numpy._creation import arange
 from .numpy._indexing import take_along_axis
 from .numpy._shape import expand_dims, squeeze
+from .numpy._statistics import mean
 from .primitives import elementwise as E
 from .transforms.autodiff import stop_gradient
 
@@ -112,7 +113,7 @@ def softmax(x: Any, axis: int = -1) -> Any:
 
 def _reduce(loss: Any, reduction: str) -> Any:
     if reduction == "mean":
-        return R.mean(loss)
+        return mean(loss)
     if reduction == "sum":
         return R.sum(loss)
     if reduction == "none":

@@ -9,7 +9,8 @@ from typing import Any
 import numpy as np
 
 from ..backends import default_xp
-from ..core.trace import Tracer, _np_dtype
+from ..core.errors import ConcretizationError
+from ..core.trace import Tracer, _np_dtype, concrete_or_none
 from ..primitives.shapes import ufunc_result_dtype
 from ..primitives.structural import convert_element_type
 
@@ -165,3 +166,32 @@ def no_out(out: Any) -> None:
     if out is not None:
         raise TypeError("fad.numpy does not support out=: arrays are immutable here; "
                         "use the returned value")
+
+
+def concrete_array(x: Any, fn: str) -> np.ndarray:
+    """The concrete value of ``x``, whose data decide the shape of ``fn``'s result:
+    a ``ConcretizationError`` naming ``fn`` when ``x`` is traced abstractly."""
+    c = concrete_or_none(asarray(x))
+    if c is None:
+        raise ConcretizationError(f"{fn}: the argument must be concrete (its result's "
+                                  "shape depends on the data); it is traced abstractly "
+                                  "here (under fad.jit / make_jaxpr)")
+    return np.asarray(c)
+
+
+def numpy_constant(name: str, module: str) -> Any:
+    """NumPy's function ``name`` as a function of static arguments whose result
+    is a constant (its arrays made backend arrays); ``module`` is the module that
+    exports it (its doctest runs with that module's)."""
+    f = getattr(np, name)
+
+    def fn(*args: Any, **kwargs: Any) -> Any:
+        out = f(*args, **kwargs)
+        if isinstance(out, np.ndarray):
+            return asarray(out)
+        return tuple(asarray(o) for o in out) if isinstance(out, tuple) else out
+    fn.__name__ = name
+    fn.__module__ = module
+    fn.__doc__ = (f"``numpy.{name}`` of static arguments (a constant result).\n\n"
+                  f"    >>> import fad.numpy as fnp\n    >>> callable(fnp.{name})\n    True\n")
+    return fn

@@ -6,8 +6,10 @@ from typing import Any
 
 from ..core.trace import bind
 from ..primitives import complex as CX
-from ..primitives import elementwise as E
-from ._base import asarray, dtype_of
+from ..primitives.structural import convert_element_type
+from ._base import asarray, dtype_of, promote
+from ._creation import zeros_like
+from ._math import arctan2, greater, multiply, sqrt, where
 
 
 def _is_complex(x: Any) -> bool:
@@ -30,7 +32,6 @@ def imag(val: Any) -> Any:
     x = asarray(val)
     if _is_complex(x):
         return bind(CX.imag_p, x)
-    from ._creation import zeros_like
     return zeros_like(x)
 
 
@@ -50,11 +51,9 @@ conjugate = conj
 
 def make_complex(re: Any, im: Any) -> Any:
     """``re + 1j * im`` from two real arrays (differentiable in both)."""
-    from ._base import promote
     re, im = asarray(re), asarray(im)
     _, (re, im) = promote("add", re, im)
     if dtype_of(re).kind not in "f":
-        from ..primitives.structural import convert_element_type
         re, im = convert_element_type(re, "float64"), convert_element_type(im, "float64")
     return bind(CX.complex_p, re, im)
 
@@ -62,14 +61,12 @@ def make_complex(re: Any, im: Any) -> Any:
 def angle(z: Any, deg: bool = False) -> Any:
     """The argument of ``z``, ``atan2(imag, real)``."""
     z = asarray(z)
-    from ._math import arctan2
     out = arctan2(imag(z), real(z))
     return out * (180.0 / 3.141592653589793) if deg else out
 
 
 def complex_abs(z: Any) -> Any:
     """``|z|`` for complex ``z``, with a zero subgradient at 0 (double ``where``)."""
-    from ._math import greater, multiply, sqrt, where
     re, im = real(z), imag(z)
     r2 = multiply(re, re) + multiply(im, im)
     nonzero = greater(r2, 0)
@@ -80,5 +77,3 @@ def iscomplexobj(x: Any) -> bool:
     """Whether ``x`` has a complex dtype."""
     return _is_complex(asarray(x))
 
-
-_ = E

@@ -1,15 +1,23 @@
-"""Array creation on the default backend (``fad.set_backend``); constants, so
-they carry no derivative."""
+"""Array creation on the default backend (``fad.set_backend``): from shapes
+(constants, so they carry no derivative), from existing data, numerical ranges
+(differentiable in traced ends) and building matrices (``diag``, ``tri``,
+``vander``)."""
 
 from __future__ import annotations
 
-from typing import Any
+import builtins
+from typing import Any, Sequence
 
 import numpy as np
 
 from ..backends import default_xp
-from ..core.trace import Tracer
-from ._base import asarray, dtype_of, static_shape, static_value
+from ..core.trace import Tracer, concrete_or_none
+from ..primitives import cumulative as Cu
+from . import _math as M
+from . import _shape as S
+from ._base import asarray, dtype_of, numpy_constant, static_shape, static_value
+from ._indexing import diagonal
+from ._shape import _bcast, _slice, broadcast_to, flip
 
 
 def _xp_dtype(xp: Any, dtype: Any) -> Any:
@@ -58,7 +66,6 @@ def full(shape: Any, fill_value: Any, dtype: Any = None) -> Any:
     xp = default_xp()
     shape = static_shape(shape, "fnp.full")
     if isinstance(fill_value, Tracer):
-        from ._shape import broadcast_to
         return broadcast_to(asarray(fill_value, dtype), shape)
     return xp.full(shape, fill_value, dtype=_xp_dtype(xp, dtype))
 
@@ -125,7 +132,228 @@ def linspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True,
     """``num`` evenly spaced samples from ``start`` to ``stop`` (differentiable in
     traced ends)."""
     if isinstance(start, Tracer) or isinstance(stop, Tracer):
-        from ._extra import traced_linspace
         return traced_linspace(start, stop, num, endpoint, dtype)
     xp = default_xp()
     return xp.linspace(start, stop, num, endpoint=endpoint, dtype=_xp_dtype(xp, dtype))
+
+
+def diag(v: Any, k: int = 0) -> Any:
+    """The ``k``-th diagonal of a matrix, or a matrix with ``v`` on that diagonal.
+    The matrix is built by padding and reshaping (no multiplication by 0).
+
+    >>> import fad.numpy as fnp
+    >>> fnp.diag(fnp.array([1.0, 2.0])).tolist()
+    [[1.0, 0.0], [0.0, 2.0]]
+    >>> fnp.diag(fnp.array([[1, 2], [3, 4]]), 1).tolist()
+    [2]
+    """
+    v = asarray(v)
+    if v.ndim == 2:
+        return diagonal(v, k)
+    if v.ndim != 1:
+        raise ValueError("Input must be 1- or 2-d.")
+    n = v.shape[0]
+    m = n + builtins.abs(k)
+    # element i goes to flat index i (m + 1) + front of the (m, m) matrix
+    front = k if k >= 0 else -k * m
+    flat = S.ravel(Cu.pad(S.reshape(v, (n, 1)), ((0, 0), (0, m)), 0))
+    total = front + n * (m + 1)
+    flat = Cu.pad(flat, ((front, builtins.max(m * m - total, 0)),), 0)
+    return S.reshape(_slice(flat, 0, 0, m * m), (m, m))
+
+
+def diagflat(v: Any, k: int = 0) -> Any:
+    """A matrix with the flattened ``v`` on diagonal ``k``.
+
+    >>> import fad.numpy as fnp
+    >>> fnp.diagflat(fnp.array([[1, 2]])).tolist()
+    [[1, 0], [0, 2]]
+    """
+    return diag(S.ravel(asarray(v)), k)
+
+
+def copy(a: Any, order: str = "K", subok: bool = False) -> Any:
+    """A copy (arrays are immutable here, so the same value).
+
+    >>> import fad.numpy as fnp
+    >>> fnp.copy(fnp.array([1.0])).tolist()
+    [1.0]
+    """
+    return array(a, copy=True)
+
+
+def asanyarray(a: Any, dtype: Any = None) -> Any:
+    """``asarray``.
+
+    >>> import fad.numpy as fnp
+    >>> fnp.asanyarray([1, 2]).tolist()
+    [1, 2]
+    """
+    return asarray(a, dtype)
+
+
+ascontiguousarray = asanyarray
+
+
+def tri(N: int, M: int | None = None, k: int = 0, dtype: Any = float) -> Any:
+    """Ones at and below diagonal ``k``.
+
+    >>> import fad.numpy as fnp
+    >>> fnp.tri(2).tolist()
+    [[1.0, 0.0], [1.0, 1.0]]
+    """
+    return asarray(np.tri(N, M, k, dtype=dtype))
+
+
+def meshgrid(*xi: Any, copy: bool = True, sparse: bool = False, indexing: str = "xy"
+             ) -> tuple:
+    """Coordinate grids from coordinate vectors (differentiable in each vector).
+
+    >>> import fad.numpy as fnp
+    >>> [g.shape for g in fnp.meshgrid(fnp.ones(2), fnp.ones(3))]
+    [(3, 2), (3, 2)]
+    """
+    xs = [S.ravel(asarray(x)) for x in xi]
+    nd = len(xs)
+    out = []
+    for i, x in enumerate(xs):
+        shape = [1] * nd
+        shape[i] = -1
+        if indexing == "xy" and nd > 1 and i < 2:
+            shape[0], shape[1] = shape[1], shape[0]
+        out.append(S.reshape(x, tuple(shape)))
+    if not sparse:
+        out = _bcast(out)
+    return tuple(out)
+
+
+def _traced(*values: Any) -> bool:
+    return any(isinstance(v, Tracer) for v in values)
+
+
+def traced_linspace(start: Any, stop: Any, num: int, endpoint: bool = True,
+                    dtype: Any = None) -> Any:
+    """``linspace`` with traced ends, differentiable in them: NumPy's formula
+    ``start + k (stop - start) / div``, the last sample exactly ``stop``."""
+    start, stop = asarray(start), asarray(stop)
+    start, stop = M.add(start, 0.0), M.add(stop, 0.0)  # (integer ends: float samples)
+    div = num - 1 if endpoint else num
+    k = arange(num, dtype=np.result_type(start.dtype, stop.dtype))
+    k = S.reshape(k, (num,) + (1,) * builtins.max(np.ndim(start), np.ndim(stop)))
+    out = start + k * ((stop - start) / builtins.max(div, 1))
+    if endpoint and num > 1:
+        out = S.concatenate([out[:-1], M.add(zeros_like(out[-1:]), stop)])
+    return out if dtype is None else out.astype(dtype)
+
+
+def logspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True,
+             base: float = 10.0, dtype: Any = None, axis: int = 0) -> Any:
+    """``base ** linspace(start, stop)`` (differentiable in traced ends).
+
+    >>> import fad.numpy as fnp
+    >>> fnp.logspace(0, 2, 3).tolist()
+    [1.0, 10.0, 100.0]
+    """
+    if _traced(start, stop, base) and axis == 0:
+        out = M.power(base, traced_linspace(start, stop, num, endpoint))
+        return out if dtype is None else out.astype(dtype)
+    return asarray(np.logspace(start, stop, num, endpoint, base, dtype, axis))
+
+
+def geomspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True,
+              dtype: Any = None, axis: int = 0) -> Any:
+    """A geometric progression from ``start`` to ``stop`` (differentiable in
+    traced ends, which keep their sign).
+
+    >>> import fad.numpy as fnp
+    >>> fnp.geomspace(1, 100, 3).tolist()
+    [1.0, 10.0, 100.0]
+    """
+    if _traced(start, stop) and axis == 0:
+        start, stop = asarray(start), asarray(stop)
+        sign = M.sign(start)
+        out = sign * M.exp(traced_linspace(M.log(M.abs(start)), M.log(M.abs(stop)), num,
+                                           endpoint))
+        if num > 0:  # the ends exactly, as NumPy
+            ends = [M.add(zeros_like(out[:1]), start), out[1:-1] if endpoint else out[1:]]
+            ends += [M.add(zeros_like(out[-1:]), stop)] if endpoint and num > 1 else []
+            out = S.concatenate(ends)
+        return out if dtype is None else out.astype(dtype)
+    return asarray(np.geomspace(start, stop, num, endpoint, dtype, axis))
+
+
+def indices(dimensions: Sequence[int], dtype: Any = int, sparse: bool = False) -> Any:
+    """Grid indices (constants).
+
+    >>> import fad.numpy as fnp
+    >>> fnp.indices((2, 2)).shape
+    (2, 2, 2)
+    """
+    out = np.indices(dimensions, dtype, sparse)
+    return tuple(asarray(o) for o in out) if sparse else asarray(out)
+
+
+def fromfunction(function: Any, shape: Sequence[int], *, dtype: Any = float,
+                 **kwargs: Any) -> Any:
+    """Call ``function`` on the index grids of ``shape``.
+
+    >>> import fad.numpy as fnp
+    >>> fnp.fromfunction(lambda i, j: i + j, (2, 2)).tolist()
+    [[0.0, 1.0], [1.0, 2.0]]
+    """
+    return function(*[asarray(g) for g in np.indices(shape, dtype=dtype)], **kwargs)
+
+
+def vander(x: Any, N: int | None = None, increasing: bool = False) -> Any:
+    """Vandermonde matrix (powers of ``x`` by repeated products).
+
+    >>> import fad.numpy as fnp
+    >>> fnp.vander(fnp.array([2.0, 3.0]), 3).tolist()
+    [[4.0, 2.0, 1.0], [9.0, 3.0, 1.0]]
+    """
+    x = asarray(x)
+    N = x.shape[0] if N is None else N
+    col = S.reshape(x, (-1, 1))
+    cols = [ones(col.shape, dtype_of(col))] if N else []
+    for _ in range(1, N):
+        cols.append(M.multiply(cols[-1], col))
+    out = S.concatenate(cols, axis=1) if cols else S.reshape(x, (-1, 0))
+    return out if increasing else flip(out, 1)
+
+
+def asarray_chkfinite(a: Any, dtype: Any = None, order: Any = None) -> Any:
+    """``asarray``, raising ``ValueError`` if a (concrete) value is inf or NaN.
+
+    >>> import fad.numpy as fnp
+    >>> fnp.asarray_chkfinite([1.0, 2.0]).tolist()
+    [1.0, 2.0]
+    """
+    x = asarray(a, dtype)
+    c = concrete_or_none(x)
+    if c is not None and np.asarray(c).dtype.kind in "fc" and not np.isfinite(c).all():
+        raise ValueError("array must not contain infs or NaNs")
+    return x
+
+
+def asfortranarray(a: Any, dtype: Any = None) -> Any:
+    """``asarray`` (memory layout is not observable here).
+
+    >>> import fad.numpy as fnp
+    >>> fnp.asfortranarray([1.0]).tolist()
+    [1.0]
+    """
+    return asarray(a, dtype)
+
+
+def require(a: Any, dtype: Any = None, requirements: Any = None) -> Any:
+    """``asarray`` with ``dtype`` (layout requirements are moot here).
+
+    >>> import fad.numpy as fnp
+    >>> fnp.require([1, 2], float).dtype
+    dtype('float64')
+    """
+    return asarray(a, dtype)
+
+
+fromiter = numpy_constant("fromiter", __name__)
+frombuffer = numpy_constant("frombuffer", __name__)

@@ -1,14 +1,35 @@
-"""Elementwise functions of ``fad.numpy``: promotion, then one primitive."""
+"""Elementwise functions of ``fad.numpy``, NumPy's mathematical functions: the
+ufuncs (arithmetic, powers, exponentials, trigonometry, comparisons, logical and
+bitwise operators) and the ufunc-likes (rounding, ``sinc``, ``nan_to_num``,
+``fmax``...). Each is promotion then one primitive, or an exact composite of
+primitives.
+
+Conventions at kinks and ties (tested in ``tests/test_numpy_full.py``):
+
+* ``abs``, ``sign``-like kinks: derivative 0 at 0 (``abs'(0) = sign(0) = 0``).
+* ``maximum``/``minimum``/``max``/``min`` at ties: the derivative is shared
+  equally (1/2 each for ``maximum``); ``clip`` passes it inside the closed
+  interval; ``sort`` passes tied tangents in stable order.
+* ``sqrt'(0) = +inf`` and ``cbrt'(0) = +inf`` (the true one-sided limits).
+* ``hypot`` and ``norm`` at 0: a zero subgradient (never NaN); ``logaddexp``
+  at ``x == y`` (infinities included): 1/2 each; ``sinc`` is smooth at 0 with
+  its exact derivatives of every order.
+* ``where(c, x, y)``: no derivative reaches the unselected branch, but a NaN
+  produced *inside* that branch's own derivative still does (0 * NaN): guard the
+  input too ("double where"). The library functions already do.
+"""
 
 from __future__ import annotations
 
+import math
 from typing import Any, Callable
 
 import numpy as np
 
 from ..core.trace import bind
 from ..primitives import elementwise as E
-from ._base import asarray, cast, no_out, operand, promote
+from ..primitives import special as Sp
+from ._base import asarray, cast, dtype_of, no_out, operand, promote
 
 
 def _ufunc_kwargs(out: Any, dtype: Any, xs: list) -> list:
@@ -102,7 +123,6 @@ ceil = _unary(E.ceil_p, "ceil")
 isnan = _unary(E.isnan_p, "isnan")
 isfinite = _unary(E.isfinite_p, "isfinite")
 logical_not = _unary(E.logical_not_p, "logical_not")
-
 add = _binary(E.add_p, "add")
 subtract = _binary(E.sub_p, "subtract")
 multiply = _binary(E.mul_p, "multiply")
@@ -213,3 +233,365 @@ def clip(a: Any, a_min: Any = None, a_max: Any = None, *, min: Any = None,
     if hi is not None:
         out = where(greater(out, hi), hi, out)
     return out
+
+
+def _float(x: Any) -> Any:
+    """``x`` as an array of the float type a NumPy ufunc gives ``x`` (``sin``'s:
+    int8 / uint8 -> float16, int16 -> float32, wider ints -> float64)."""
+    return promote("sin", asarray(x))[1][0]
+
+
+def _stat_float(x: Any) -> Any:
+    """``x`` as NumPy's statistics functions (``median``, ``nanmean``, ``sinc``...)
+    see it: integers and booleans as float64, floats unchanged."""
+    a = asarray(x)
+    return cast(a, np.dtype(np.float64)) if dtype_of(a).kind in "biu" else a
+
+
+hypot = _binary(Sp.hypot_p, "hypot")
+logaddexp = _binary(Sp.logaddexp_p, "logaddexp")
+logaddexp2 = _binary(Sp.logaddexp2_p, "logaddexp2")
+fmod = _binary(Sp.fmod_p, "fmod")
+arcsinh = _unary(Sp.asinh_p, "arcsinh")
+arccosh = _unary(Sp.acosh_p, "arccosh")
+arctanh = _unary(Sp.atanh_p, "arctanh", 0.5)
+cbrt = _unary(Sp.cbrt_p, "cbrt")
+asinh, acosh, atanh = arcsinh, arccosh, arctanh
+asin, acos, atan, atan2 = arcsin, arccos, arctan, arctan2
+pow = power
+
+
+def _int_or(x: Any, prim: Any, ufunc: str) -> Any:
+    x = asarray(x)
+    if dtype_of(x).kind in "iub":
+        return x
+    return bind(prim, promote(ufunc, x)[1][0])
+
+
+def trunc(x: Any, /, out: Any = None) -> Any:
+    """Round towards zero (derivative 0).
+
+    >>> import fad.numpy as fnp
+    >>> fnp.trunc(fnp.array([-1.5, 1.5])).tolist()
+    [-1.0, 1.0]
+    """
+    no_out(out)
+    return _int_or(x, Sp.trunc_p, "trunc")
+
+
+fix = trunc
+
+
+def rint(x: Any, /, out: Any = None) -> Any:
+    """Round to the nearest integer, halves to even (derivative 0).
+
+    >>> import fad.numpy as fnp
+    >>> fnp.rint(fnp.array([0.5, 1.5, -2.5])).tolist()
+    [0.0, 2.0, -2.0]
+    """
+    no_out(out)
+    return _int_or(x, E.round_p, "rint")
+
+
+def round(a: Any, decimals: int = 0, out: Any = None) -> Any:
+    """Round to ``decimals`` places as NumPy does (scale, ``rint``, unscale);
+    derivative 0.
+
+    >>> import fad.numpy as fnp
+    >>> fnp.round(fnp.array([1.234, -5.678]), 1).tolist()
+    [1.2, -5.7]
+    """
+    no_out(out)
+    a = asarray(a)
+    if decimals == 0 or dtype_of(a).kind in "iub" and decimals > 0:
+        return rint(a)
+    if dtype_of(a).kind in "iub":  # in float64 (exact below 2^53), halves to even
+        f = 10.0 ** -decimals
+        return cast(multiply(rint(divide(cast(a, np.dtype(np.float64)), f)), f),
+                    dtype_of(a))
+    if decimals > 0:
+        f = 10.0 ** decimals
+        return divide(rint(multiply(a, f)), f)
+    f = 10.0 ** -decimals
+    return multiply(rint(divide(a, f)), f)
+
+
+around = round
+
+
+def signbit(x: Any, /, out: Any = None) -> Any:
+    """Whether the sign bit is set (``-0.0`` included); a bool array.
+
+    >>> import fad.numpy as fnp
+    >>> fnp.signbit(fnp.array([-0.0, 1.0])).tolist()
+    [True, False]
+    """
+    no_out(out)
+    return bind(Sp.signbit_p, _float(x))
+
+
+def copysign(x1: Any, x2: Any, /, out: Any = None) -> Any:
+    """``|x1|`` with the sign of ``x2``; no derivative flows to ``x2``.
+
+    >>> import fad.numpy as fnp
+    >>> fnp.copysign(fnp.array([1.0, 2.0]), -1.0).tolist()
+    [-1.0, -2.0]
+    """
+    no_out(out)
+    _, (x, y) = promote("copysign", operand(x1), operand(x2))
+    a = absolute(x)
+    return where(signbit(y), negative(a), a)
+
+
+def sinc(x: Any) -> Any:
+    """``sin(pi x) / (pi x)``, 1 at 0, with exact derivatives of every order there:
+    near 0 it is its Taylor polynomial (to ``y^12``, exact in float64 for
+    ``|pi x| < 1/2``); elsewhere the quotient, whose input is guarded (double
+    where) so that no NaN reaches any derivative.
+
+    >>> import fad, fad.numpy as fnp
+    >>> float(fnp.sinc(0.0)), float(fad.grad(fnp.sinc)(0.0))
+    (1.0, 0.0)
+    >>> print(f"{float(fad.grad(fad.grad(fnp.sinc))(0.0)):.6f}")  # -pi^2 / 3
+    -3.289868
+    """
+    x = _stat_float(x)
+    y = multiply(x, np.pi)
+    small = less(absolute(y), 0.5)
+    ys = where(small, 1.0, y)
+    y2 = multiply(y, y)
+    poly = 0.0
+    for n in range(6, -1, -1):  # sum_n (-1)^n y^2n / (2n+1)!
+        poly = add(multiply(poly, y2), (-1) ** n / math.factorial(2 * n + 1))
+    return where(small, poly, divide(sin(ys), ys))
+
+
+def deg2rad(x: Any, /, out: Any = None) -> Any:
+    """Degrees to radians, ``x * (pi / 180)`` as NumPy computes it.
+
+    >>> import fad.numpy as fnp
+    >>> float(fnp.deg2rad(180.0))
+    3.141592653589793
+    """
+    no_out(out)
+    return multiply(_float(x), np.pi / 180.0)
+
+
+def rad2deg(x: Any, /, out: Any = None) -> Any:
+    """Radians to degrees, ``x * (180 / pi)``.
+
+    >>> import fad.numpy as fnp
+    >>> float(fnp.rad2deg(fnp.pi))
+    180.0
+    """
+    no_out(out)
+    return multiply(_float(x), 180.0 / np.pi)
+
+
+radians, degrees = deg2rad, rad2deg
+
+
+def exp2(x: Any, /, out: Any = None) -> Any:
+    """``2 ** x``.
+
+    >>> import fad.numpy as fnp
+    >>> float(fnp.exp2(3.0))
+    8.0
+    """
+    no_out(out)
+    return power(2.0, _float(x))
+
+
+def float_power(x1: Any, x2: Any, /, out: Any = None) -> Any:
+    """``x1 ** x2`` computed in float64.
+
+    >>> import fad.numpy as fnp
+    >>> fnp.float_power(fnp.array([2], dtype=fnp.int32), 2).dtype
+    dtype('float64')
+    """
+    no_out(out)
+    return power(asarray(x1, np.float64), asarray(x2, np.float64))
+
+
+def positive(x: Any, /, out: Any = None) -> Any:
+    """``+x``.
+
+    >>> import fad.numpy as fnp
+    >>> fnp.positive(fnp.array([-1.0])).tolist()
+    [-1.0]
+    """
+    no_out(out)
+    return asarray(x)
+
+
+def fabs(x: Any, /, out: Any = None) -> Any:
+    """Absolute value as a float.
+
+    >>> import fad.numpy as fnp
+    >>> fnp.fabs(fnp.array([-2])).tolist()
+    [2.0]
+    """
+    no_out(out)
+    return absolute(_float(x))
+
+
+def heaviside(x1: Any, x2: Any, /, out: Any = None) -> Any:
+    """Step function: 0 below 0, ``x2`` at 0, 1 above (derivative in ``x2`` only).
+
+    >>> import fad.numpy as fnp
+    >>> fnp.heaviside(fnp.array([-1.0, 0.0, 2.0]), 0.5).tolist()
+    [0.0, 0.5, 1.0]
+    """
+    no_out(out)
+    _, (x, h) = promote("heaviside", operand(x1), operand(x2))
+    step = where(less(x, 0), 0.0, where(greater(x, 0), 1.0, h))
+    return where(isnan(x), x, step)  # (NaN in, NaN out)
+
+
+def isinf(x: Any, /, out: Any = None) -> Any:
+    """Whether each element is infinite.
+
+    >>> import fad.numpy as fnp
+    >>> fnp.isinf(fnp.array([1.0, fnp.inf, fnp.nan])).tolist()
+    [False, True, False]
+    """
+    no_out(out)
+    x = asarray(x)
+    return logical_not(logical_or(isfinite(x), isnan(x)))
+
+
+def isposinf(x: Any, out: Any = None) -> Any:
+    """Whether each element is ``+inf``.
+
+    >>> import fad.numpy as fnp
+    >>> fnp.isposinf(fnp.array([-fnp.inf, fnp.inf])).tolist()
+    [False, True]
+    """
+    no_out(out)
+    x = asarray(x)
+    return logical_and(isinf(x), greater(x, 0))
+
+
+def isneginf(x: Any, out: Any = None) -> Any:
+    """Whether each element is ``-inf``.
+
+    >>> import fad.numpy as fnp
+    >>> fnp.isneginf(fnp.array([-fnp.inf, fnp.inf])).tolist()
+    [True, False]
+    """
+    no_out(out)
+    x = asarray(x)
+    return logical_and(isinf(x), less(x, 0))
+
+
+def nan_to_num(x: Any, copy: bool = True, nan: float = 0.0, posinf: float | None = None,
+               neginf: float | None = None) -> Any:
+    """NaN -> ``nan``, infinities -> the largest finite values (or those given).
+
+    >>> import fad.numpy as fnp
+    >>> fnp.nan_to_num(fnp.array([fnp.nan, 1.0])).tolist()
+    [0.0, 1.0]
+    """
+    x = asarray(x)
+    if dtype_of(x).kind not in "fc":
+        return x
+    big = float(np.finfo(dtype_of(x)).max)
+    x = where(isnan(x), nan, x)
+    x = where(isposinf(x), big if posinf is None else posinf, x)
+    return where(isneginf(x), -big if neginf is None else neginf, x)
+
+
+def divmod(x1: Any, x2: Any, /) -> tuple:
+    """``(x1 // x2, x1 % x2)``.
+
+    >>> import fad.numpy as fnp
+    >>> [v.tolist() for v in fnp.divmod(fnp.array([7.0]), 2.0)]
+    [[3.0], [1.0]]
+    """
+    return floor_divide(x1, x2), remainder(x1, x2)
+
+
+def modf(x: Any, /) -> tuple:
+    """``(fractional part, integral part)``, both with the sign of ``x``.
+
+    >>> import fad.numpy as fnp
+    >>> [v.tolist() for v in fnp.modf(fnp.array([-1.5]))]
+    [[-0.5], [-1.0]]
+    """
+    x = _float(x)
+    t = trunc(x)
+    return subtract(x, t), t
+
+
+def _nondiff_binary(name: str) -> Any:
+    fn = _binary(Sp.INT_BINARY[name], name)  # promotion, out= and dtype= as every ufunc
+    fn.__module__ = __name__  # (its doctest runs with this module's)
+    fn.__doc__ = (f"Elementwise ``numpy.{name}`` on integers (no derivative).\n\n"
+                  f"    >>> import fad.numpy as fnp\n"
+                  f"    >>> fnp.{name}(fnp.array([12, 6]), 4).dtype.kind\n    'i'\n")
+    return fn
+
+
+bitwise_and = _nondiff_binary("bitwise_and")
+bitwise_or = _nondiff_binary("bitwise_or")
+bitwise_xor = _nondiff_binary("bitwise_xor")
+left_shift = _nondiff_binary("left_shift")
+right_shift = _nondiff_binary("right_shift")
+gcd = _nondiff_binary("gcd")
+lcm = _nondiff_binary("lcm")
+bitwise_left_shift, bitwise_right_shift = left_shift, right_shift
+
+
+def invert(x: Any, /, out: Any = None) -> Any:
+    """Bitwise not (logical not for booleans).
+
+    >>> import fad.numpy as fnp
+    >>> fnp.invert(fnp.array([True, False])).tolist()
+    [False, True]
+    """
+    no_out(out)
+    return bind(Sp.invert_p, asarray(x))
+
+
+bitwise_not = bitwise_invert = invert
+
+
+def fmax(x1: Any, x2: Any, /, out: Any = None) -> Any:
+    """Elementwise maximum ignoring NaN (NaN only where both are NaN); ties as
+    ``maximum`` (1/2 each).
+
+    >>> import fad.numpy as fnp
+    >>> fnp.fmax(fnp.array([1.0, fnp.nan]), fnp.array([fnp.nan, 2.0])).tolist()
+    [1.0, 2.0]
+    """
+    no_out(out)
+    _, (x, y) = promote("fmax", operand(x1), operand(x2))
+    return where(isnan(x), y, where(isnan(y), x, maximum(x, y)))
+
+
+def fmin(x1: Any, x2: Any, /, out: Any = None) -> Any:
+    """Elementwise minimum ignoring NaN.
+
+    >>> import fad.numpy as fnp
+    >>> fnp.fmin(fnp.array([1.0, fnp.nan]), 0.5).tolist()
+    [0.5, 0.5]
+    """
+    no_out(out)
+    _, (x, y) = promote("fmin", operand(x1), operand(x2))
+    return where(isnan(x), y, where(isnan(y), x, minimum(x, y)))
+
+
+def ldexp(x1: Any, x2: Any, /, out: Any = None) -> Any:
+    """``x1 * 2 ** x2`` for integer ``x2`` (exact: a power of two).
+
+    >>> import fad.numpy as fnp
+    >>> fnp.ldexp(fnp.array([1.5]), 3).tolist()
+    [12.0]
+    """
+    no_out(out)
+    x = _float(x1)
+    e = asarray(x2)
+    half = floor_divide(e, 2)  # two exact powers of two: neither overflows where the
+    for part in (half, subtract(e, half)):  # result does not (2 ** 1024 would)
+        x = multiply(x, cast(power(2.0, cast(part, dtype_of(x))), dtype_of(x)))
+    return x

@@ -7,21 +7,15 @@ from typing import Any
 import numpy as np
 
 from ..core.trace import Tracer
-from . import _contract as C
+from . import _contractions as C
+from . import _creation as K
 from . import _indexing as I
 from . import _math as M
 from . import _reductions as R
 from . import _shape as S
-
-
-def _bitwise(name: str) -> Any:
-    """``fad.numpy``'s bitwise function ``name``, looked up when first called
-    (``_extra`` imports this module)."""
-    def op(*args: Any) -> Any:
-        from . import _extra
-        return getattr(_extra, name)(*args)
-    op.__name__ = name
-    return op
+from ._sorting import argsort, searchsorted
+from ._statistics import mean, ptp, std, var
+from ._unsupported import MUTATES, sort_method, unsupported
 
 
 def _swap(f: Any) -> Any:
@@ -57,26 +51,36 @@ METHODS = {
     "__matmul__": C.matmul, "__rmatmul__": _swap(C.matmul),
     "__neg__": M.negative, "__pos__": lambda self: self, "__abs__": M.absolute,
     # NumPy's operators are bitwise (logical on booleans); they raise on floats
-    "__invert__": _bitwise("bitwise_invert"),
-    "__and__": _bitwise("bitwise_and"), "__rand__": _swap(_bitwise("bitwise_and")),
-    "__or__": _bitwise("bitwise_or"), "__ror__": _swap(_bitwise("bitwise_or")),
-    "__xor__": _bitwise("bitwise_xor"), "__rxor__": _swap(_bitwise("bitwise_xor")),
-    "__lshift__": _bitwise("bitwise_left_shift"),
-    "__rlshift__": _swap(_bitwise("bitwise_left_shift")),
-    "__rshift__": _bitwise("bitwise_right_shift"),
-    "__rrshift__": _swap(_bitwise("bitwise_right_shift")),
+    "__invert__": M.invert,
+    "__and__": M.bitwise_and, "__rand__": _swap(M.bitwise_and),
+    "__or__": M.bitwise_or, "__ror__": _swap(M.bitwise_or),
+    "__xor__": M.bitwise_xor, "__rxor__": _swap(M.bitwise_xor),
+    "__lshift__": M.bitwise_left_shift,
+    "__rlshift__": _swap(M.bitwise_left_shift),
+    "__rshift__": M.bitwise_right_shift,
+    "__rrshift__": _swap(M.bitwise_right_shift),
     "__lt__": M.less, "__le__": M.less_equal, "__gt__": M.greater,
     "__ge__": M.greater_equal, "__eq__": M.equal, "__ne__": M.not_equal,
     "__getitem__": I.getitem,
     "__array_ufunc__": _ufunc,
-    "sum": R.sum, "mean": R.mean, "max": R.max, "min": R.min, "var": R.var,
-    "std": R.std, "argmax": R.argmax, "argmin": R.argmin, "any": R.any, "all": R.all,
+    "sum": R.sum, "mean": mean, "max": R.max, "min": R.min, "var": var,
+    "std": std, "argmax": R.argmax, "argmin": R.argmin, "any": R.any, "all": R.all,
     "reshape": lambda self, *shape, order="C": S.reshape(self, _shape_args(shape), order),
     "transpose": lambda self, *axes: S.transpose(self, _shape_args(axes) if axes else None),
     "swapaxes": S.swapaxes, "squeeze": S.squeeze, "ravel": S.ravel, "flatten": S.ravel,
     "astype": _astype, "dot": C.dot, "clip": M.clip, "take": I.take,
     "T": property(lambda self: S.transpose(self)),
     "mT": property(lambda self: S.swapaxes(self, -1, -2)),
+    "prod": R.prod, "cumsum": R.cumsum, "cumprod": R.cumprod, "argsort": argsort,
+    "repeat": S.repeat, "round": M.round, "__round__": lambda self, nd=None: M.round(self, nd or 0),
+    "diagonal": I.diagonal, "trace": C.trace, "nonzero": I.nonzero, "copy": K.copy,
+    "compress": lambda self, condition, axis=None, out=None: I.compress(condition, self, axis,
+                                                                        out),
+    "choose": lambda self, choices, out=None, mode="raise": I.choose(self, choices, out, mode),
+    "searchsorted": searchsorted, "sort": sort_method, "ptp": ptp,
+    "__divmod__": M.divmod, "__rdivmod__": lambda self, other: M.divmod(other, self),
+    "fill": unsupported("ndarray.fill", MUTATES), "put": unsupported("ndarray.put", MUTATES),
+    "itemset": unsupported("ndarray.itemset", MUTATES),
 }
 
 

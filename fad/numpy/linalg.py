@@ -30,12 +30,12 @@ from ..core.trace import bind, concrete_or_none
 from ..primitives import linalg as L
 from ..primitives.shapes import normalize_axes
 from ..primitives.sorting import constant
-from . import _contract as C
-from . import _extra as X
+from . import _contractions as C
+from . import _indexing as I
 from . import _math as M
 from . import _reductions as R
 from . import _shape as S
-from ._base import asarray, cast, dtype_of
+from ._base import asarray, cast, dtype_of, no_out
 from ._complex import conj, imag, real
 
 LinAlgError = np.linalg.LinAlgError
@@ -75,7 +75,7 @@ def _from_lower(a: Any) -> Any:
     """The symmetric (Hermitian) matrix of ``a``'s lower triangle and the real part
     of its diagonal: what LAPACK reads (so values *and* derivatives match NumPy's
     for any input)."""
-    low = X.tril(a, -1)
+    low = I.tril(a, -1)
     return M.add(M.add(low, _mH(low)), _diag_matrix(real(a)))
 
 
@@ -231,7 +231,7 @@ def multi_dot(arrays: Sequence, *, out: Any = None) -> Any:
     >>> fnp.linalg.multi_dot([fnp.ones(2), fnp.eye(2), fnp.ones(2)]).tolist()
     2.0
     """
-    X._no_out(out)
+    no_out(out)
     arrays = [asarray(x) for x in arrays]
     if len(arrays) < 2:
         raise ValueError("Expecting at least two arrays.")
@@ -330,8 +330,8 @@ def qr(a: Any, mode: str = "reduced") -> Any:
     if m >= n:
         q, r = bind(L.qr_p, a)
     else:
-        q, rx = bind(L.qr_p, X._slice(a, a.ndim - 1, 0, m))
-        ry = C.matmul(_mH(q), X._slice(a, a.ndim - 1, m, n))
+        q, rx = bind(L.qr_p, S._slice(a, a.ndim - 1, 0, m))
+        ry = C.matmul(_mH(q), S._slice(a, a.ndim - 1, m, n))
         r = S.concatenate([rx, ry], axis=-1)
     return r if mode == "r" else QRResult(q, r)
 
@@ -401,7 +401,7 @@ def cond(x: Any, p: Any = None) -> Any:
     x = _matrix(x, "cond", square=p not in (None, 2, -2))
     if p in (None, 2, -2):
         s = svdvals(x)
-        hi, lo = X._slice(s, s.ndim - 1, 0, 1), X._slice(s, s.ndim - 1, s.shape[-1] - 1,
+        hi, lo = S._slice(s, s.ndim - 1, 0, 1), S._slice(s, s.ndim - 1, s.shape[-1] - 1,
                                                           s.shape[-1])
         r = M.divide(hi, lo) if p != -2 else M.divide(lo, hi)
         return S.squeeze(r, -1)
@@ -589,7 +589,7 @@ def vecdot(x1: Any, x2: Any, /, *, axis: int = -1) -> Any:
     >>> float(fnp.linalg.vecdot(fnp.ones(3), fnp.ones(3)))
     3.0
     """
-    return X.vecdot(x1, x2, axis=axis)
+    return C.vecdot(x1, x2, axis=axis)
 
 
 def cross(x1: Any, x2: Any, /, *, axis: int = -1) -> Any:
@@ -601,7 +601,7 @@ def cross(x1: Any, x2: Any, /, *, axis: int = -1) -> Any:
     """
     if asarray(x1).shape[axis] != 3 or asarray(x2).shape[axis] != 3:
         raise ValueError("linalg.cross: both inputs must be 3-vectors along axis")
-    return X.cross(x1, x2, axis=axis)
+    return C.cross(x1, x2, axis=axis)
 
 
 def trace(x: Any, /, *, offset: int = 0, dtype: Any = None) -> Any:
@@ -611,7 +611,7 @@ def trace(x: Any, /, *, offset: int = 0, dtype: Any = None) -> Any:
     >>> fnp.linalg.trace(fnp.ones((3, 2, 2))).tolist()
     [2.0, 2.0, 2.0]
     """
-    return X.trace(x, offset, -2, -1, dtype)
+    return C.trace(x, offset, -2, -1, dtype)
 
 
 def diagonal(x: Any, /, *, offset: int = 0) -> Any:
@@ -621,7 +621,7 @@ def diagonal(x: Any, /, *, offset: int = 0) -> Any:
     >>> fnp.linalg.diagonal(fnp.eye(2)).tolist()
     [1.0, 1.0]
     """
-    return X.diagonal(x, offset, -2, -1)
+    return I.diagonal(x, offset, -2, -1)
 
 
 def matrix_transpose(x: Any, /) -> Any:

@@ -1,7 +1,10 @@
-"""Products of ``fad.numpy``: ``matmul dot einsum tensordot outer inner trace``."""
+"""Products of ``fad.numpy``: ``matmul dot einsum tensordot outer inner vdot
+vecdot kron cross trace``..., and the sliding products ``convolve`` and
+``correlate``."""
 
 from __future__ import annotations
 
+import builtins
 from typing import Any
 
 import numpy as np
@@ -9,9 +12,19 @@ import numpy as np
 from ..core.errors import ShapeError, user_source
 from ..core.trace import bind
 from ..primitives import contractions as C
+from ..primitives import cumulative as Cu
+from ..primitives.sorting import constant
 from ..primitives.structural import reshape
+from . import _indexing as I
+from . import _math as M
+from . import _reductions as R
+from . import _shape as S
 from ._base import asarray, cast, dtype_of
+from ._base import no_out as _no_out
+from ._complex import conj
+from ._indexing import diagonal
 from ._math import multiply
+from ._shape import _bcast, _slice, flip
 
 
 def _promote_all(*xs: Any) -> list:
@@ -137,6 +150,137 @@ def tensordot(a: Any, b: Any, axes: Any = 2) -> Any:
     return einsum(f"{''.join(sa)},{''.join(sb)}->{''.join(out)}", a, b)
 
 
+def convolve(a: Any, v: Any, mode: str = "full") -> Any:
+    """Discrete linear convolution of two 1-d arrays (``full``, ``same``, ``valid``).
+
+    >>> import fad.numpy as fnp
+    >>> fnp.convolve(fnp.array([1.0, 2.0]), fnp.array([1.0, 1.0])).tolist()
+    [1.0, 3.0, 2.0]
+    """
+    a, v = _promote_all(a, v)
+    if a.ndim != 1 or v.ndim != 1:
+        raise ValueError("convolve: both inputs must be 1-d")
+    if a.shape[0] < v.shape[0]:
+        a, v = v, a
+    n, m = a.shape[0], v.shape[0]
+    if m == 0:
+        raise ValueError("v cannot be empty")
+    padded = Cu.pad(a, ((m - 1, m - 1),), 0.0)
+    # window k holds padded[k : k + m]; full convolution = windows @ reversed v
+    idx = np.arange(n + m - 1)[:, None] + np.arange(m)[None, :]
+    full = matmul(I.getitem(padded, (constant(idx, padded),)), flip(v))
+    if mode == "full":
+        return full
+    if mode == "same":
+        start = (m - 1) // 2
+        return _slice(full, 0, start, start + n)
+    if mode == "valid":
+        return _slice(full, 0, m - 1, n)
+    raise ValueError(f"mode must be 'full', 'same' or 'valid', got {mode!r}")
+
+
+def correlate(a: Any, v: Any, mode: str = "valid") -> Any:
+    """Cross-correlation of two 1-d arrays (real): ``convolve(a, v[::-1])``.
+
+    >>> import fad.numpy as fnp
+    >>> fnp.correlate(fnp.array([1.0, 2.0, 3.0]), fnp.array([0.0, 1.0])).tolist()
+    [2.0, 3.0]
+    """
+    a, v = _promote_all(a, v)
+    return _correlate(a, conj(v), mode)  # NumPy conjugates v (complex arrays)
+
+
+def _correlate(a: Any, v: Any, mode: str) -> Any:
+    if a.shape[0] < v.shape[0]:
+        return flip(_correlate(v, a, mode))
+    return convolve(a, flip(v), mode)
+
+
+def vdot(a: Any, b: Any, /) -> Any:
+    """Dot product of the flattened arrays.
+
+    >>> import fad.numpy as fnp
+    >>> float(fnp.vdot(fnp.ones((2, 2)), fnp.ones((2, 2))))
+    4.0
+    """
+    a, b = _promote_all(a, b)
+    return matmul(S.ravel(conj(a)), S.ravel(b))  # conj(a): NumPy's, for complex
+
+
+def vecdot(x1: Any, x2: Any, /, *, axis: int = -1) -> Any:
+    """Dot product of vectors along ``axis`` (broadcasting the rest).
+
+    >>> import fad.numpy as fnp
+    >>> fnp.vecdot(fnp.ones((2, 3)), fnp.ones(3)).tolist()
+    [3.0, 3.0]
+    """
+    return R.sum(M.multiply(conj(asarray(x1)), x2), axis=axis)  # conj(x1), as NumPy
+
+
+def matvec(x1: Any, x2: Any, /) -> Any:
+    """Matrix-vector products over stacks.
+
+    >>> import fad.numpy as fnp
+    >>> fnp.matvec(fnp.eye(2), fnp.array([1.0, 2.0])).tolist()
+    [1.0, 2.0]
+    """
+    return S.squeeze(matmul(x1, S.expand_dims(x2, -1)), -1)
+
+
+def vecmat(x1: Any, x2: Any, /) -> Any:
+    """Vector-matrix products over stacks.
+
+    >>> import fad.numpy as fnp
+    >>> fnp.vecmat(fnp.array([1.0, 2.0]), fnp.eye(2)).tolist()
+    [1.0, 2.0]
+    """
+    return S.squeeze(matmul(S.expand_dims(conj(asarray(x1)), -2), x2), -2)  # as NumPy
+
+
+def kron(a: Any, b: Any) -> Any:
+    """Kronecker product (an outer product regrouped: exact).
+
+    >>> import fad.numpy as fnp
+    >>> fnp.kron(fnp.eye(2), fnp.ones((1, 2))).tolist()
+    [[1.0, 1.0, 0.0, 0.0], [0.0, 0.0, 1.0, 1.0]]
+    """
+    a, b = _promote_all(a, b)
+    nd = builtins.max(a.ndim, b.ndim)
+    a = S.reshape(a, (1,) * (nd - a.ndim) + a.shape)
+    b = S.reshape(b, (1,) * (nd - b.ndim) + b.shape)
+    ai = S.reshape(a, tuple(x for n in a.shape for x in (n, 1)))
+    bi = S.reshape(b, tuple(x for n in b.shape for x in (1, n)))
+    return S.reshape(M.multiply(ai, bi), tuple(p * q for p, q in zip(a.shape, b.shape)))
+
+
+def cross(a: Any, b: Any, axisa: int = -1, axisb: int = -1, axisc: int = -1,
+          axis: int | None = None) -> Any:
+    """Cross product of 3-vectors (or 2-vectors, giving the z component).
+
+    >>> import fad.numpy as fnp
+    >>> fnp.cross(fnp.array([1.0, 0.0, 0.0]), fnp.array([0.0, 1.0, 0.0])).tolist()
+    [0.0, 0.0, 1.0]
+    """
+    if axis is not None:
+        axisa = axisb = axisc = axis
+    a, b = _promote_all(a, b)
+    a, b = S.moveaxis(a, axisa, -1), S.moveaxis(b, axisb, -1)
+    if a.shape[-1] not in (2, 3) or b.shape[-1] not in (2, 3):
+        raise ValueError("incompatible dimensions for cross product (dimension must be 2 or 3)")
+    comp = [lambda x, i=i: x[..., i] for i in range(3)]
+    a0, a1 = comp[0](a), comp[1](a)
+    b0, b1 = comp[0](b), comp[1](b)
+    z = M.subtract(M.multiply(a0, b1), M.multiply(a1, b0))
+    if a.shape[-1] == 2 and b.shape[-1] == 2:
+        return z
+    a2 = comp[2](a) if a.shape[-1] == 3 else 0.0
+    b2 = comp[2](b) if b.shape[-1] == 3 else 0.0
+    x = M.subtract(M.multiply(a1, b2), M.multiply(a2, b1))
+    y = M.subtract(M.multiply(a2, b0), M.multiply(a0, b2))
+    out = S.stack(_bcast([x, y, z]), axis=-1)
+    return S.moveaxis(out, -1, axisc)
+
+
 def trace(a: Any, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype: Any = None,
           out: Any = None) -> Any:
     """Sum along diagonals (any ``offset`` and pair of axes).
@@ -145,5 +289,5 @@ def trace(a: Any, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype: Any = 
     >>> float(fnp.trace(fnp.eye(3)))
     3.0
     """
-    from ._extra import trace as _trace
-    return _trace(a, offset, axis1, axis2, dtype, out)
+    _no_out(out)
+    return R.sum(diagonal(a, offset, axis1, axis2), axis=-1, dtype=dtype)
