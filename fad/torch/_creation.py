@@ -213,17 +213,26 @@ BoolTensor = _legacy("BoolTensor", _dtype.bool)
 
 
 # ------------------------------------------------------------------ filled
-def _filled(fill: Any, args: tuple, kwargs: dict) -> Tensor:
+def _creation_args(args: tuple, kwargs: dict, ignored: tuple) -> tuple:
+    """``(shape, np dtype, device, requires_grad, out)`` of a creation function
+    called with ``*args, **kwargs`` (the keywords in ``ignored`` accepted and
+    ignored; any other unknown keyword refused)."""
     dtype = kwargs.pop("dtype", None)
     device = kwargs.pop("device", None)
     requires_grad = kwargs.pop("requires_grad", False)
     out = kwargs.pop("out", None)
-    for k in ("layout", "pin_memory", "memory_format"):
+    for k in ignored:
         kwargs.pop(k, None)
     shape = _size(args, kwargs)
     if kwargs:
         raise TypeError(f"unexpected keyword arguments {sorted(kwargs)}")
     dt = _np_or_default(dtype if dtype is not None or out is None else out.dtype)
+    return shape, dt, device, requires_grad, out
+
+
+def _filled(fill: Any, args: tuple, kwargs: dict) -> Tensor:
+    shape, dt, device, requires_grad, out = _creation_args(
+        args, kwargs, ("layout", "pin_memory", "memory_format"))
     xp = _xp_for(device)
     value = xp.zeros(shape, dtype=getattr(xp, dt.name)) if fill == 0 else \
         xp.ones(shape, dtype=getattr(xp, dt.name))
@@ -391,16 +400,8 @@ def _rng(kwargs: dict) -> np.random.Generator:
 
 def _random(draw: Any, size: tuple, kwargs: dict) -> Tensor:
     rng = _rng(kwargs)
-    dtype = kwargs.pop("dtype", None)
-    device = kwargs.pop("device", None)
-    requires_grad = kwargs.pop("requires_grad", False)
-    out = kwargs.pop("out", None)
-    for k in ("layout", "pin_memory"):
-        kwargs.pop(k, None)
-    shape = _size(size, kwargs)
-    if kwargs:
-        raise TypeError(f"unexpected keyword arguments {sorted(kwargs)}")
-    dt = _np_or_default(dtype if dtype is not None or out is None else out.dtype)
+    shape, dt, device, requires_grad, out = _creation_args(
+        size, kwargs, ("layout", "pin_memory"))
     arr = np.asarray(draw(rng, shape)).astype(dt)
     return _into_out("random", out, _finish(_place(arr, device), requires_grad))
 

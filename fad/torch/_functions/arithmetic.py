@@ -14,26 +14,25 @@ from ._common import _t, exported
 from .conversions import _float_if_int, to
 from .writes import into
 
-_ADD, _SUB, _MUL, _DIV = OPS["add"], OPS["sub"], OPS["mul"], OPS["div"]
+_MUL, _DIV = OPS["mul"], OPS["div"]
 
 
-def add(input: Any, other: Any, *, alpha: Any = 1, out: Any = None) -> Tensor:
-    if out is not None:
-        return into("add", out, (input, other), lambda: add(input, other, alpha=alpha))
-    if alpha == 1:
-        return apply(_ADD, (input, other))
-    return apply(_ADD, (input, other), {"alpha": alpha})
+def _additive(name: str) -> Any:
+    """``torch.add`` / ``torch.sub``: ``input ± alpha * other``."""
+    op = OPS[name]
+
+    def fn(input: Any, other: Any, *, alpha: Any = 1, out: Any = None) -> Tensor:
+        if out is not None:
+            return into(name, out, (input, other), lambda: fn(input, other, alpha=alpha))
+        if alpha == 1:
+            return apply(op, (input, other))
+        return apply(op, (input, other), {"alpha": alpha})
+    fn.__name__ = fn.__qualname__ = name
+    return fn
 
 
-def sub(input: Any, other: Any, *, alpha: Any = 1, out: Any = None) -> Tensor:
-    if out is not None:
-        return into("sub", out, (input, other), lambda: sub(input, other, alpha=alpha))
-    if alpha == 1:
-        return apply(_SUB, (input, other))
-    return apply(_SUB, (input, other), {"alpha": alpha})
-
-
-subtract = sub
+add = _additive("add")
+sub = subtract = _additive("sub")
 
 
 def rsub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
@@ -200,20 +199,21 @@ def clamp_max(input: Tensor, max: Any) -> Tensor:
     return call("clamp_max", input, max=max)
 
 
-def softmax(input: Tensor, dim: int | None = None, dtype: Any = None) -> Tensor:
-    if dtype is not None:
-        input = to(input, dtype)
-    if dim is None:
-        dim = 0 if input.dim() in (0, 1, 3) else 1
-    return call("softmax", input, dim=_wrap_dim(dim, input.dim()))
+def _softmax_like(name: str) -> Any:
+    """``softmax`` / ``log_softmax`` with PyTorch's implicit ``dim`` (0 for 0-, 1- and
+    3-d inputs, 1 otherwise)."""
+    def fn(input: Tensor, dim: int | None = None, dtype: Any = None) -> Tensor:
+        if dtype is not None:
+            input = to(input, dtype)
+        if dim is None:
+            dim = 0 if input.dim() in (0, 1, 3) else 1
+        return call(name, input, dim=_wrap_dim(dim, input.dim()))
+    fn.__name__ = fn.__qualname__ = name
+    return fn
 
 
-def log_softmax(input: Tensor, dim: int | None = None, dtype: Any = None) -> Tensor:
-    if dtype is not None:
-        input = to(input, dtype)
-    if dim is None:
-        dim = 0 if input.dim() in (0, 1, 3) else 1
-    return call("log_softmax", input, dim=_wrap_dim(dim, input.dim()))
+softmax = _softmax_like("softmax")
+log_softmax = _softmax_like("log_softmax")
 
 
 def _cmp(name: str) -> Any:

@@ -63,20 +63,21 @@ def _correction(unbiased: Any, correction: Any) -> float:
     return 1 if unbiased is None or unbiased else 0
 
 
-def var(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
-        correction: Any = None) -> Tensor:
-    if isinstance(dim, bool):
-        dim, unbiased = None, dim
-    return call("var", input, dim=_dim_param(dim, input.dim()),
-                correction=_correction(unbiased, correction), keepdim=keepdim)
+def _spread(name: str) -> Any:
+    """``var`` / ``std``: ``unbiased`` (also as the second positional argument) or
+    ``correction``."""
+    def fn(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
+           correction: Any = None) -> Tensor:
+        if isinstance(dim, bool):
+            dim, unbiased = None, dim
+        return call(name, input, dim=_dim_param(dim, input.dim()),
+                    correction=_correction(unbiased, correction), keepdim=keepdim)
+    fn.__name__ = fn.__qualname__ = name
+    return fn
 
 
-def std(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
-        correction: Any = None) -> Tensor:
-    if isinstance(dim, bool):
-        dim, unbiased = None, dim
-    return call("std", input, dim=_dim_param(dim, input.dim()),
-                correction=_correction(unbiased, correction), keepdim=keepdim)
+var = _spread("var")
+std = _spread("std")
 
 
 def var_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False,
@@ -144,18 +145,19 @@ max = _extremum("max", maximum, _max_result)
 min = _extremum("min", minimum, _min_result)
 
 
-def argmax(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
-    if dim is None:
-        out = call("argmax", input)
-        return reshape(out, (1,) * input.dim()) if keepdim else out
-    return call("argmax", input, dim=_wrap_dim(dim, input.dim()), keepdim=keepdim)
+def _arg_extremum(name: str) -> Any:
+    """``argmax`` / ``argmin``: of the flattened input, or along ``dim``."""
+    def fn(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
+        if dim is None:
+            out = call(name, input)
+            return reshape(out, (1,) * input.dim()) if keepdim else out
+        return call(name, input, dim=_wrap_dim(dim, input.dim()), keepdim=keepdim)
+    fn.__name__ = fn.__qualname__ = name
+    return fn
 
 
-def argmin(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
-    if dim is None:
-        out = call("argmin", input)
-        return reshape(out, (1,) * input.dim()) if keepdim else out
-    return call("argmin", input, dim=_wrap_dim(dim, input.dim()), keepdim=keepdim)
+argmax = _arg_extremum("argmax")
+argmin = _arg_extremum("argmin")
 
 
 def all(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:

@@ -403,7 +403,28 @@ class Dropout(Module):
         return f"p={self.p}, inplace={self.inplace}"
 
 
-class Sequential(Module):
+class _Ordered(Module):
+    """A container of the values of one of its dictionaries (``_modules``, or
+    ``_parameters``), in order: ``c[i]``, ``len(c)``, ``iter(c)``."""
+
+    _held = "_modules"
+
+    def __init__(self, items: Any = None):
+        super().__init__()
+        for x in items or []:
+            self.append(x)
+
+    def __getitem__(self, i: Any) -> Any:
+        return list(getattr(self, self._held).values())[i]
+
+    def __len__(self) -> int:
+        return len(getattr(self, self._held))
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(getattr(self, self._held).values())
+
+
+class Sequential(_Ordered):
     """Modules applied one after the other."""
 
     def __init__(self, *args: Any):
@@ -421,27 +442,18 @@ class Sequential(Module):
         return input
 
     def __getitem__(self, i: Any) -> Any:
-        mods = list(self._modules.values())
         if isinstance(i, slice):
-            return Sequential(*mods[i])
-        return mods[i]
-
-    def __len__(self) -> int:
-        return len(self._modules)
-
-    def __iter__(self) -> Iterator[Module]:
-        return iter(self._modules.values())
+            return Sequential(*list(self._modules.values())[i])
+        return super().__getitem__(i)
 
     def append(self, module: Module) -> "Sequential":
         self.add_module(str(len(self)), module)
         return self
 
 
-class ModuleList(Module):
+class ModuleList(_Ordered):
     def __init__(self, modules: Any = None):
-        super().__init__()
-        for m in modules or []:
-            self.append(m)
+        super().__init__(modules)
 
     def append(self, module: Module) -> "ModuleList":
         self.add_module(str(len(self._modules)), module)
@@ -451,15 +463,6 @@ class ModuleList(Module):
         for m in modules:
             self.append(m)
         return self
-
-    def __getitem__(self, i: int) -> Module:
-        return list(self._modules.values())[i]
-
-    def __len__(self) -> int:
-        return len(self._modules)
-
-    def __iter__(self) -> Iterator[Module]:
-        return iter(self._modules.values())
 
 
 class ModuleDict(Module):
@@ -490,25 +493,16 @@ class ModuleDict(Module):
         return self._modules.values()
 
 
-class ParameterList(Module):
+class ParameterList(_Ordered):
+    _held = "_parameters"
+
     def __init__(self, values: Any = None):
-        super().__init__()
-        for v in values or []:
-            self.append(v)
+        super().__init__(values)
 
     def append(self, value: Any) -> "ParameterList":
         p = value if isinstance(value, Parameter) else Parameter(value)
         self.register_parameter(str(len(self._parameters)), p)
         return self
-
-    def __getitem__(self, i: int) -> Parameter:
-        return list(self._parameters.values())[i]
-
-    def __len__(self) -> int:
-        return len(self._parameters)
-
-    def __iter__(self) -> Iterator[Parameter]:
-        return iter(self._parameters.values())
 
 
 # ------------------------------------------------------------------ losses
