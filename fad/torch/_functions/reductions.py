@@ -5,10 +5,10 @@ from __future__ import annotations
 import collections
 from typing import Any
 
-import numpy as np
-
+from ... import numpy as fnp
 from .. import _dtype
 from .._creation import zeros
+from .._dtype import array_np_dtype
 from .._ops import OPS, Op, apply, call
 from ..tensor import Tensor, _wrap_dim, wrap
 from ._common import _dim_param, _dims, exported
@@ -181,12 +181,11 @@ def cumsum(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
 
 
 def _argsort_array(v: Any, dim: int, descending: bool) -> Any:
-    xp = v.__array_namespace__() if hasattr(v, "__array_namespace__") else np
-    if type(v) is np.ndarray:
-        idx = np.argsort(-v if descending and v.dtype.kind != "b" else v, axis=dim,
-                         kind="stable")
-        return idx.astype(np.int64)
-    return xp.argsort(v, axis=dim, descending=descending, stable=True)
+    """The stable sorting permutation of ``v`` along ``dim`` (``descending``: that
+    of ``-v``; booleans sort ascending), or ``[0]`` for a 0-d ``v``."""
+    if descending and array_np_dtype(v).kind != "b":
+        v = fnp.negative(v)
+    return fnp.argsort(v, axis=dim if v.ndim else None)
 
 
 def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> Any:
