@@ -9,10 +9,12 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from .. import numpy as fnp
 from ..backends import default_xp
 from ..core.trace import Tracer
 from . import _dtype
 from ._dtype import as_dtype, default_np
+from ._graph import host
 from .tensor import Size, Tensor, _is_cupy, mark_shared, wrap
 
 _REQ_MSG = "Only Tensors of floating point and complex dtype can require gradients"
@@ -32,11 +34,6 @@ def _place(arr: np.ndarray, device: Any = None) -> Any:
     if xp is np:
         return arr
     return xp.asarray(arr)
-
-
-def _fnp() -> Any:
-    from .. import numpy as fnp
-    return fnp
 
 
 def _finish(value: Any, requires_grad: bool) -> Tensor:
@@ -69,7 +66,6 @@ def _np_or_default(dtype: Any) -> np.dtype:
 def _host_data(data: Any) -> Any:
     """Python data with Tensors replaced by host values."""
     if isinstance(data, Tensor):
-        from ._graph import host
         return host(data._value)
     if isinstance(data, list | tuple):
         return [_host_data(d) for d in data]
@@ -110,16 +106,14 @@ def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool
     tensor([3.], requires_grad=True)
     """
     if isinstance(data, Tracer):  # inside a fad transformation: keep the traced value
-        return _finish(data if dtype is None else _fnp().asarray(data, _dtype.np_dtype(dtype)),
+        return _finish(data if dtype is None else fnp.asarray(data, _dtype.np_dtype(dtype)),
                        requires_grad)
     if isinstance(data, Tensor):
         value = data._value
         value = value.copy() if hasattr(value, "copy") else value
         if dtype is not None:
-            from .. import numpy as fnp
             value = fnp.asarray(value, _dtype.np_dtype(dtype))
         if device is not None and _is_cupy(value) != str(device).startswith("cuda"):
-            from ._graph import host
             value = _place(host(value), device)
         return _finish(value, requires_grad)
     if _is_cupy(data) or (hasattr(data, "__array_namespace__") and

@@ -3,12 +3,14 @@ operation table (``fad/torch/_ops.py``) written with ``fad.numpy``."""
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
 
 from .. import _dtype
 from .. import _functions as F
+from .._creation import _place, default_generator
 from .._graph import host
 from .._ops import call
 from ..tensor import Tensor, wrap
@@ -107,7 +109,6 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
 
 def _same_size(input: Tensor, target: Any, name: str) -> None:
     if isinstance(target, Tensor) and target.shape != input.shape:
-        import warnings
         warnings.warn(f"Using a target size ({target.shape}) that is different to the input "
                       f"size ({input.shape}). This will likely lead to incorrect results due "
                       "to broadcasting. Please ensure they have the same size.",
@@ -231,7 +232,6 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if not training or p == 0:
         return input
-    from .._creation import _place, default_generator
     mask = default_generator.rng.random(tuple(input.shape)) >= p
     mask = _place(mask.astype(input.dtype.np))
     scale = 0.0 if p == 1 else 1.0 / (1.0 - p)
@@ -243,7 +243,6 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
     t = np.asarray(host(tensor._value))
     n = int(t.max()) + 1 if num_classes == -1 else num_classes
-    from .._creation import _place
     return wrap(_place((t[..., None] == np.arange(n)).astype(np.int64)))
 
 

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import collections
 import math
 from collections import OrderedDict
 from typing import Any, Iterator
 
+from .. import _dtype
 from .. import _functions as F
 from .._creation import empty
+from .._grad_mode import no_grad
+from .._graph import host
 from ..tensor import Tensor, wrap
 from . import functional as NF
 from . import init
@@ -28,7 +32,6 @@ class Parameter(Tensor):
         return "Parameter containing:\n" + super().__repr__()
 
     def __reduce_ex__(self, protocol: int) -> Any:
-        from .._graph import host
         return (_rebuild_param, (host(self._value).copy(), self._requires_grad))
 
 
@@ -188,11 +191,9 @@ class Module:
         return self
 
     def float(self) -> "Module":
-        from .. import _dtype
         return self.to(_dtype.float32)
 
     def double(self) -> "Module":
-        from .. import _dtype
         return self.to(_dtype.float64)
 
     def cpu(self) -> "Module":
@@ -219,12 +220,10 @@ class Module:
         if strict and (missing or unexpected):
             raise RuntimeError(f"Error(s) in loading state_dict for {type(self).__name__}: "
                                f"missing keys {missing}, unexpected keys {unexpected}")
-        from .._grad_mode import no_grad
         with no_grad():
             for k, v in state_dict.items():
                 if k in own:
                     own[k].copy_(v)
-        import collections
         return collections.namedtuple("IncompatibleKeys", "missing_keys unexpected_keys")(
             missing, unexpected)
 
