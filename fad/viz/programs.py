@@ -136,6 +136,14 @@ def _draw_program(canvas: _Canvas, sub: Any, jaxpr: Jaxpr, consts: Sequence | No
                     tooltip=f"{text}:{_aval_text(lit)}")
         return nid
 
+    def connect(a: Any, nid: str) -> None:
+        """An edge from the node that holds ``a`` (a literal: a node of its own) to ``nid``."""
+        if type(a) is Literal:
+            canvas.edge(literal_node(a), nid)
+        else:
+            tail, nm = source(a)
+            canvas.edge(tail, nid, label=_label(f"{nm}:{_aval_text(a)}"))
+
     for k, eqn in enumerate(jaxpr.eqns):
         if k in skip:
             continue
@@ -159,11 +167,7 @@ def _draw_program(canvas: _Canvas, sub: Any, jaxpr: Jaxpr, consts: Sequence | No
             tip += f"  ({src})"
         canvas.node(sub, nid, _label(*lines), shape="box", fillcolor=op_color, tooltip=tip)
         for a in eqn.invars:
-            if type(a) is Literal:
-                canvas.edge(literal_node(a), nid)
-            else:
-                tail, nm = source(a)
-                canvas.edge(tail, nid, label=_label(f"{nm}:{_aval_text(a)}"))
+            connect(a, nid)
         for v in eqn.outvars:
             env[v] = (nid, names[v])
 
@@ -172,11 +176,7 @@ def _draw_program(canvas: _Canvas, sub: Any, jaxpr: Jaxpr, consts: Sequence | No
         label = out_labels[i] if i < len(out_labels) else f"out[{i}]"
         canvas.node(sub, nid, _label(label, _aval_text(v)), shape="box", style="filled,bold",
                     fillcolor=out_color)
-        if type(v) is Literal:
-            canvas.edge(literal_node(v), nid)
-        else:
-            tail, nm = source(v)
-            canvas.edge(tail, nid, label=_label(f"{nm}:{_aval_text(v)}"))
+        connect(v, nid)
     return env
 
 

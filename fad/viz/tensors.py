@@ -105,23 +105,24 @@ def _draw_tensors(roots: list, *, backward: bool, names: Any, frame: Any) -> Gra
     index: dict[int, int] = {}
     stack: list[Any] = []
     root_fns: list[Any] = []
-    for r in roots:
-        fn = r if _is_grad_node(r) and not _is_tensor(r) else getattr(r, "grad_fn", None)
-        root_fns.append(fn)
+
+    def visit(fn: Any) -> None:
         if fn is not None and id(fn) not in index:
             index[id(fn)] = len(fns)
             fns.append(fn)
             stack.append(fn)
+
+    for r in roots:
+        fn = r if _is_grad_node(r) and not _is_tensor(r) else getattr(r, "grad_fn", None)
+        root_fns.append(fn)
+        visit(fn)
     inputs: dict[int, list[tuple[Any, int]]] = {}
     while stack:
         fn = stack.pop()
         nxt = _next_functions(fn)
         inputs[id(fn)] = nxt
         for child, _ in nxt:
-            if child is not None and id(child) not in index:
-                index[id(child)] = len(fns)
-                fns.append(child)
-                stack.append(child)
+            visit(child)
 
     # ---- names: explicit first, then the caller's variables
     leaf_vars = {id(fn): fn.variable for fn in fns if _is_accumulate(fn)}

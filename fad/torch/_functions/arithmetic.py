@@ -35,6 +35,16 @@ add = _additive("add")
 sub = subtract = _additive("sub")
 
 
+def _binary(name: str) -> Any:
+    op = OPS[name]
+
+    def fn(input: Any, other: Any) -> Tensor:
+        return apply(op, (input, other))
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"Elementwise ``{name}`` of two operands (broadcast)."
+    return fn
+
+
 def rsub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     if isinstance(other, Tensor) or isinstance(other, np.ndarray):
         return call("rsub_t", input, other, alpha=alpha)
@@ -63,21 +73,15 @@ def div(input: Any, other: Any, *, rounding_mode: str | None = None, out: Any = 
     if rounding_mode == "trunc":
         r = trunc(apply(_DIV, (input, other)))
         ints = all(isinstance(x, int) or isinstance(x, Tensor) and
-                            x.dtype.np.kind in "biu" for x in (input, other))
+                   x.dtype.np.kind in "biu" for x in (input, other))
         return to(r, _dtype.int64) if ints else r
     raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' "
                        f"but found '{rounding_mode}'")
 
 
 divide = true_divide = div
-
-
-def floor_divide(input: Any, other: Any) -> Tensor:
-    return call("floor_divide", input, other)
-
-
-def remainder(input: Any, other: Any) -> Tensor:
-    return call("remainder", input, other)
+floor_divide = _binary("floor_divide")
+remainder = _binary("remainder")
 
 
 def fmod(input: Any, other: Any) -> Tensor:
@@ -101,22 +105,9 @@ def float_power(input: Any, exponent: Any) -> Tensor:
     return pow(to(_t(input), _dtype.float64), exponent)
 
 
-def maximum(input: Tensor, other: Tensor) -> Tensor:
-    return call("maximum", input, other)
-
-
-def minimum(input: Tensor, other: Tensor) -> Tensor:
-    return call("minimum", input, other)
-
-
-fmax, fmin = maximum, minimum
-
-
-def atan2(input: Tensor, other: Tensor) -> Tensor:
-    return call("atan2", input, other)
-
-
-arctan2 = atan2
+maximum = fmax = _binary("maximum")
+minimum = fmin = _binary("minimum")
+atan2 = arctan2 = _binary("atan2")
 
 
 def _unary(name: str) -> Any:
@@ -233,18 +224,9 @@ lt = less = _cmp("lt")
 le = less_equal = _cmp("le")
 gt = greater = _cmp("gt")
 ge = greater_equal = _cmp("ge")
-
-
-def logical_and(input: Tensor, other: Tensor) -> Tensor:
-    return call("logical_and", input, other)
-
-
-def logical_or(input: Tensor, other: Tensor) -> Tensor:
-    return call("logical_or", input, other)
-
-
-def logical_xor(input: Tensor, other: Tensor) -> Tensor:
-    return call("logical_xor", input, other)
+logical_and = _binary("logical_and")
+logical_or = _binary("logical_or")
+logical_xor = _binary("logical_xor")
 
 
 def equal(input: Tensor, other: Tensor) -> bool:
