@@ -30,10 +30,7 @@ def _view_shape(input: Tensor, shape: tuple) -> tuple:
 
 
 def reshape(input: Tensor, *shape: Any) -> Tensor:
-    shape = _view_shape(input, _shape(shape))
-    if shape == tuple(input.shape):
-        return call("view", input, shape=shape)
-    return call("view", input, shape=shape)
+    return call("view", input, shape=_view_shape(input, _shape(shape)))
 
 
 def view(input: Tensor, *shape: Any) -> Tensor:
