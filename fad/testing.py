@@ -40,7 +40,10 @@ import hypothesis.extra.numpy as hnp
 import numpy as np
 from hypothesis import strategies as st
 
-from .transforms.check import check_grads
+from .transforms.autodiff import jvp, vjp
+from .transforms.check import check_grads, random_like
+from .transforms.jit import jit
+from .transforms.vmap import vmap
 from .tree import tree_flatten, tree_unflatten
 
 __all__ = ["shapes", "broadcastable_shapes", "arrays", "pytrees",
@@ -191,7 +194,6 @@ def assert_grad_matches_finite_differences(
 
 def _rand_like(rng: np.random.Generator, tree: Any) -> Any:
     """Standard normal leaves like ``tree``'s (``a + ib`` for complex leaves)."""
-    from .transforms.check import random_like
     leaves, treedef = tree_flatten(tree)
     return tree_unflatten(treedef, [random_like(rng, np.asarray(x)) for x in leaves])
 
@@ -222,12 +224,11 @@ def assert_jvp_matches_vjp(f: Callable, args: Sequence, rtol: float | None = Non
     >>> import numpy as np, fad.numpy as fnp
     >>> assert_jvp_matches_vjp(lambda x, y: fnp.tanh(x) @ y, (np.ones((2, 3)), np.ones(3)))
     """
-    import fad
     args = tuple(args)
     rng = np.random.default_rng(seed)
     v = _rand_like(rng, args)
-    out, jv = fad.jvp(f, args, v)
-    out2, f_vjp = fad.vjp(f, *args)
+    out, jv = jvp(f, args, v)
+    out2, f_vjp = vjp(f, *args)
     assert_trees_close(out2, out, what="vjp's primal output vs jvp's")
     u = _rand_like(rng, out)
     ju = f_vjp(u)
@@ -247,16 +248,15 @@ def assert_jit_matches_eager(f: Callable, args: Sequence, rtol: float | None = N
     >>> import numpy as np, fad.numpy as fnp
     >>> assert_jit_matches_eager(lambda x: fnp.cumsum(fnp.sin(x)), (np.ones(4),))
     """
-    import fad
     args = tuple(args)
-    assert_trees_close(fad.jit(f, static_argnums=static_argnums)(*args), f(*args), rtol,
+    assert_trees_close(jit(f, static_argnums=static_argnums)(*args), f(*args), rtol,
                        atol, what="jit vs eager")
 
 
 def assert_vmap_matches_loop(f: Callable, batched_args: Sequence, in_axes: Any = 0,
                              out_axes: int = 0, rtol: float | None = None,
                              atol: float | None = None) -> None:
-    """``fad.vmap(f, in_axes)`` equals stacking ``f`` over the examples one by one.
+    """``vmap(f, in_axes)`` equals stacking ``f`` over the examples one by one.
     ``in_axes``: an int or ``None`` for all arguments, or one entry per argument
     (arguments only; pytree prefixes inside an argument are not supported here).
 
@@ -264,7 +264,6 @@ def assert_vmap_matches_loop(f: Callable, batched_args: Sequence, in_axes: Any =
     >>> assert_vmap_matches_loop(lambda w, x: fnp.tanh(x @ w), (np.ones((3, 2)),
     ...                          np.ones((5, 3))), in_axes=(None, 0))
     """
-    import fad
     args = tuple(batched_args)
     axes = in_axes if isinstance(in_axes, tuple | list) else (in_axes,) * len(args)
     sizes = {np.shape(tree_flatten(a)[0][0])[ax] for a, ax in zip(args, axes)
@@ -272,7 +271,7 @@ def assert_vmap_matches_loop(f: Callable, batched_args: Sequence, in_axes: Any =
     if len(sizes) != 1:
         raise ValueError(f"batched arguments have different batch sizes {sizes}")
     (n,) = sizes
-    got = fad.vmap(f, in_axes=in_axes, out_axes=out_axes)(*args)
+    got = vmap(f, in_axes=in_axes, out_axes=out_axes)(*args)
 
     def example(i: int) -> list:
         return [a if ax is None else _index_tree(a, ax, i) for a, ax in zip(args, axes)]

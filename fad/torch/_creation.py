@@ -9,10 +9,12 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from .. import numpy as fnp
 from ..backends import default_xp
 from ..core.trace import Tracer
 from . import _dtype
 from ._dtype import as_dtype, default_np
+from ._graph import host
 from .tensor import Size, Tensor, _is_cupy, mark_shared, wrap
 
 _REQ_MSG = "Only Tensors of floating point and complex dtype can require gradients"
@@ -32,11 +34,6 @@ def _place(arr: np.ndarray, device: Any = None) -> Any:
     if xp is np:
         return arr
     return xp.asarray(arr)
-
-
-def _fnp() -> Any:
-    from .. import numpy as fnp
-    return fnp
 
 
 def _finish(value: Any, requires_grad: bool) -> Tensor:
@@ -69,7 +66,6 @@ def _np_or_default(dtype: Any) -> np.dtype:
 def _host_data(data: Any) -> Any:
     """Python data with Tensors replaced by host values."""
     if isinstance(data, Tensor):
-        from ._graph import host
         return host(data._value)
     if isinstance(data, list | tuple):
         return [_host_data(d) for d in data]
@@ -110,16 +106,14 @@ def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool
     tensor([3.], requires_grad=True)
     """
     if isinstance(data, Tracer):  # inside a fad transformation: keep the traced value
-        return _finish(data if dtype is None else _fnp().asarray(data, _dtype.np_dtype(dtype)),
+        return _finish(data if dtype is None else fnp.asarray(data, _dtype.np_dtype(dtype)),
                        requires_grad)
     if isinstance(data, Tensor):
         value = data._value
         value = value.copy() if hasattr(value, "copy") else value
         if dtype is not None:
-            from .. import numpy as fnp
             value = fnp.asarray(value, _dtype.np_dtype(dtype))
         if device is not None and _is_cupy(value) != str(device).startswith("cuda"):
-            from ._graph import host
             value = _place(host(value), device)
         return _finish(value, requires_grad)
     if _is_cupy(data) or (hasattr(data, "__array_namespace__") and
@@ -213,17 +207,26 @@ BoolTensor = _legacy("BoolTensor", _dtype.bool)
 
 
 # ------------------------------------------------------------------ filled
-def _filled(fill: Any, args: tuple, kwargs: dict) -> Tensor:
+def _creation_args(args: tuple, kwargs: dict, ignored: tuple) -> tuple:
+    """``(shape, np dtype, device, requires_grad, out)`` of a creation function
+    called with ``*args, **kwargs`` (the keywords in ``ignored`` accepted and
+    ignored; any other unknown keyword refused)."""
     dtype = kwargs.pop("dtype", None)
     device = kwargs.pop("device", None)
     requires_grad = kwargs.pop("requires_grad", False)
     out = kwargs.pop("out", None)
-    for k in ("layout", "pin_memory", "memory_format"):
+    for k in ignored:
         kwargs.pop(k, None)
     shape = _size(args, kwargs)
     if kwargs:
         raise TypeError(f"unexpected keyword arguments {sorted(kwargs)}")
     dt = _np_or_default(dtype if dtype is not None or out is None else out.dtype)
+    return shape, dt, device, requires_grad, out
+
+
+def _filled(fill: Any, args: tuple, kwargs: dict) -> Tensor:
+    shape, dt, device, requires_grad, out = _creation_args(
+        args, kwargs, ("layout", "pin_memory", "memory_format"))
     xp = _xp_for(device)
     value = xp.zeros(shape, dtype=getattr(xp, dt.name)) if fill == 0 else \
         xp.ones(shape, dtype=getattr(xp, dt.name))
@@ -391,16 +394,8 @@ def _rng(kwargs: dict) -> np.random.Generator:
 
 def _random(draw: Any, size: tuple, kwargs: dict) -> Tensor:
     rng = _rng(kwargs)
-    dtype = kwargs.pop("dtype", None)
-    device = kwargs.pop("device", None)
-    requires_grad = kwargs.pop("requires_grad", False)
-    out = kwargs.pop("out", None)
-    for k in ("layout", "pin_memory"):
-        kwargs.pop(k, None)
-    shape = _size(size, kwargs)
-    if kwargs:
-        raise TypeError(f"unexpected keyword arguments {sorted(kwargs)}")
-    dt = _np_or_default(dtype if dtype is not None or out is None else out.dtype)
+    shape, dt, device, requires_grad, out = _creation_args(
+        size, kwargs, ("layout", "pin_memory"))
     arr = np.asarray(draw(rng, shape)).astype(dt)
     return _into_out("random", out, _finish(_place(arr, device), requires_grad))
 

@@ -5,9 +5,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from . import _dtype
 from . import _functions as F
-from ._creation import _finish, default_generator, full, ones, zeros
+from ._creation import _finish, _place, default_generator, full, ones, tensor, zeros
+from ._graph import host
+from .autograd import _sum_to
 from .tensor import Tensor
 
 # methods whose signature is the function's with ``self`` as ``input``
@@ -67,9 +71,6 @@ def _random_(draw: Any) -> Any:
     def method(self: Tensor, *args: Any, generator: Any = None) -> Tensor:
         rng = (generator or default_generator).rng
         shape = tuple(self.shape)
-        import numpy as np
-
-        from ._creation import _place
         value = np.asarray(draw(rng, shape, *args)).astype(self.dtype.np)
         return F.inplace(self, lambda s: _finish(_place(value), False))
     return method
@@ -83,7 +84,6 @@ def _new(kind: str) -> Any:
             size, value = args
             return full(size, value, dtype=dtype, requires_grad=requires_grad)
         if kind == "tensor":
-            from ._creation import tensor
             return tensor(args[0], dtype=dtype, requires_grad=requires_grad)
         maker = zeros if kind in ("zeros", "empty") else ones
         return maker(*args, dtype=dtype, requires_grad=requires_grad)
@@ -175,17 +175,12 @@ METHODS.update({
 
 
 def _sum_to_size(self: Tensor, shape: tuple) -> Tensor:
-    from .autograd import _sum_to
     return _sum_to(self, shape, "sum_to_size", 0)
 
 
 def _apply_py(t: Tensor, fn: Any) -> Tensor:
-    import numpy as np
-
-    from ._graph import host
     a = host(t._value)
     out = np.vectorize(fn, otypes=[a.dtype])(a) if a.size else a.copy()
-    from ._creation import _place
     return _finish(_place(out), False)
 
 

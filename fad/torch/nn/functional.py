@@ -3,12 +3,15 @@ operation table (``fad/torch/_ops.py``) written with ``fad.numpy``."""
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
 
 from .. import _dtype
 from .. import _functions as F
+from .._creation import _place, default_generator
+from .._graph import host
 from .._ops import call
 from ..tensor import Tensor, wrap
 
@@ -106,7 +109,6 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
 
 def _same_size(input: Tensor, target: Any, name: str) -> None:
     if isinstance(target, Tensor) and target.shape != input.shape:
-        import warnings
         warnings.warn(f"Using a target size ({target.shape}) that is different to the input "
                       f"size ({input.shape}). This will likely lead to incorrect results due "
                       "to broadcasting. Please ensure they have the same size.",
@@ -156,7 +158,7 @@ def _check_targets(input: Tensor, target: Tensor) -> None:
     if n != tn:
         raise ValueError(f"Expected input batch_size ({n}) to match target batch_size ({tn}).")
     c = shape[1] if len(shape) > 1 else shape[0]
-    t = tv if type(tv) is np.ndarray else np.asarray(F._host(tv))
+    t = tv if type(tv) is np.ndarray else np.asarray(host(tv))
     if not t.size or (t.min() >= 0 and t.max() < c):  # the usual case, decided fast
         return
     bad = t[(t != -100) & ((t < 0) | (t >= c))]
@@ -173,9 +175,8 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Any = None, size_averag
     dim = 0 if input.dim() == 1 else 1
     if target.dtype.is_floating_point:
         if tuple(target.shape) != tuple(input.shape):  # class indices must be integers
-            from .._functions import _res_word
             raise RuntimeError(f"expected target dtype to be Long or Byte, but got "
-                               f"{_res_word(target.dtype)}")
+                               f"{F.type_word(target.dtype)}")
         return call("soft_cross_entropy", input, target, dim=dim, weight=_v(weight),
                     reduction=reduction, label_smoothing=label_smoothing)
     if input.dim() > 2:  # (N, C, d1, ...) -> (N * d1 * ..., C)
@@ -231,7 +232,6 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if not training or p == 0:
         return input
-    from .._creation import _place, default_generator
     mask = default_generator.rng.random(tuple(input.shape)) >= p
     mask = _place(mask.astype(input.dtype.np))
     scale = 0.0 if p == 1 else 1.0 / (1.0 - p)
@@ -241,9 +241,8 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     if tensor.dtype.np.kind not in "iu":
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
-    t = np.asarray(F._host(tensor._value))
+    t = np.asarray(host(tensor._value))
     n = int(t.max()) + 1 if num_classes == -1 else num_classes
-    from .._creation import _place
     return wrap(_place((t[..., None] == np.arange(n)).astype(np.int64)))
 
 

@@ -9,7 +9,7 @@ import numpy as np
 
 from .._creation import _place, default_generator
 from .._grad_mode import no_grad
-from ..tensor import Tensor
+from ..tensor import Tensor, wrap
 
 
 def _fill(t: Tensor, values: np.ndarray) -> Tensor:
@@ -19,7 +19,6 @@ def _fill(t: Tensor, values: np.ndarray) -> Tensor:
 
 
 def _wrap(a: np.ndarray) -> Tensor:
-    from ..tensor import wrap
     return wrap(_place(a))
 
 

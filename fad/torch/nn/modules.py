@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import collections
 import math
 from collections import OrderedDict
 from typing import Any, Iterator
 
+from .. import _dtype
 from .. import _functions as F
 from .._creation import empty
+from .._grad_mode import no_grad
+from .._graph import host
 from ..tensor import Tensor, wrap
 from . import functional as NF
 from . import init
@@ -28,7 +32,6 @@ class Parameter(Tensor):
         return "Parameter containing:\n" + super().__repr__()
 
     def __reduce_ex__(self, protocol: int) -> Any:
-        from .._graph import host
         return (_rebuild_param, (host(self._value).copy(), self._requires_grad))
 
 
@@ -188,11 +191,9 @@ class Module:
         return self
 
     def float(self) -> "Module":
-        from .. import _dtype
         return self.to(_dtype.float32)
 
     def double(self) -> "Module":
-        from .. import _dtype
         return self.to(_dtype.float64)
 
     def cpu(self) -> "Module":
@@ -219,12 +220,10 @@ class Module:
         if strict and (missing or unexpected):
             raise RuntimeError(f"Error(s) in loading state_dict for {type(self).__name__}: "
                                f"missing keys {missing}, unexpected keys {unexpected}")
-        from .._grad_mode import no_grad
         with no_grad():
             for k, v in state_dict.items():
                 if k in own:
                     own[k].copy_(v)
-        import collections
         return collections.namedtuple("IncompatibleKeys", "missing_keys unexpected_keys")(
             missing, unexpected)
 
@@ -403,7 +402,28 @@ class Dropout(Module):
         return f"p={self.p}, inplace={self.inplace}"
 
 
-class Sequential(Module):
+class _Ordered(Module):
+    """A container of the values of one of its dictionaries (``_modules``, or
+    ``_parameters``), in order: ``c[i]``, ``len(c)``, ``iter(c)``."""
+
+    _held = "_modules"
+
+    def __init__(self, items: Any = None):
+        super().__init__()
+        for x in items or []:
+            self.append(x)
+
+    def __getitem__(self, i: Any) -> Any:
+        return list(getattr(self, self._held).values())[i]
+
+    def __len__(self) -> int:
+        return len(getattr(self, self._held))
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(getattr(self, self._held).values())
+
+
+class Sequential(_Ordered):
     """Modules applied one after the other."""
 
     def __init__(self, *args: Any):
@@ -421,27 +441,18 @@ class Sequential(Module):
         return input
 
     def __getitem__(self, i: Any) -> Any:
-        mods = list(self._modules.values())
         if isinstance(i, slice):
-            return Sequential(*mods[i])
-        return mods[i]
-
-    def __len__(self) -> int:
-        return len(self._modules)
-
-    def __iter__(self) -> Iterator[Module]:
-        return iter(self._modules.values())
+            return Sequential(*list(self._modules.values())[i])
+        return super().__getitem__(i)
 
     def append(self, module: Module) -> "Sequential":
         self.add_module(str(len(self)), module)
         return self
 
 
-class ModuleList(Module):
+class ModuleList(_Ordered):
     def __init__(self, modules: Any = None):
-        super().__init__()
-        for m in modules or []:
-            self.append(m)
+        super().__init__(modules)
 
     def append(self, module: Module) -> "ModuleList":
         self.add_module(str(len(self._modules)), module)
@@ -451,15 +462,6 @@ class ModuleList(Module):
         for m in modules:
             self.append(m)
         return self
-
-    def __getitem__(self, i: int) -> Module:
-        return list(self._modules.values())[i]
-
-    def __len__(self) -> int:
-        return len(self._modules)
-
-    def __iter__(self) -> Iterator[Module]:
-        return iter(self._modules.values())
 
 
 class ModuleDict(Module):
@@ -490,25 +492,16 @@ class ModuleDict(Module):
         return self._modules.values()
 
 
-class ParameterList(Module):
+class ParameterList(_Ordered):
+    _held = "_parameters"
+
     def __init__(self, values: Any = None):
-        super().__init__()
-        for v in values or []:
-            self.append(v)
+        super().__init__(values)
 
     def append(self, value: Any) -> "ParameterList":
         p = value if isinstance(value, Parameter) else Parameter(value)
         self.register_parameter(str(len(self._parameters)), p)
         return self
-
-    def __getitem__(self, i: int) -> Parameter:
-        return list(self._parameters.values())[i]
-
-    def __len__(self) -> int:
-        return len(self._parameters)
-
-    def __iter__(self) -> Iterator[Parameter]:
-        return iter(self._parameters.values())
 
 
 # ------------------------------------------------------------------ losses

@@ -7,6 +7,8 @@ from typing import Any
 
 import numpy as np
 
+from .. import _functions as F
+from .._grad_mode import no_grad
 from .._graph import host
 from ..tensor import Tensor, wrap
 
@@ -46,12 +48,10 @@ def clip_grad_value_(parameters: Any, clip_value: float, foreach: Any = None) ->
 
 
 def parameters_to_vector(parameters: Any) -> Tensor:
-    from .. import _functions as F
     return F.cat([p.reshape(-1) for p in parameters])
 
 
 def vector_to_parameters(vec: Tensor, parameters: Any) -> None:
-    from .._grad_mode import no_grad
     start = 0
     with no_grad():
         for p in parameters:

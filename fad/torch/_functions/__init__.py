@@ -1,0 +1,23 @@
+"""``torch.*`` functions and ``Tensor`` methods: PyTorch's argument conventions
+(``dim``, ``keepdim``, ``*sizes``...) mapped onto the operation table, one module
+per subject. ``from . import _functions as F`` reaches every function, and the
+helpers the facade's other modules call (``F.inplace``, ``F.call``...)."""
+
+from .._ops import call  # noqa: F401
+from . import arithmetic, conversions, indexing, products, reductions, shapes, writes
+from ._common import _shape, _t  # noqa: F401
+from .arithmetic import *  # noqa: F403
+from .arithmetic import rpow, rsub  # noqa: F401
+from .conversions import *  # noqa: F403
+from .conversions import to, type_word  # noqa: F401
+from .indexing import *  # noqa: F403
+from .indexing import getitem  # noqa: F401
+from .products import *  # noqa: F403
+from .reductions import *  # noqa: F403
+from .shapes import *  # noqa: F403
+from .shapes import _expanded  # noqa: F401
+from .writes import *  # noqa: F403
+from .writes import inplace, into, setitem  # noqa: F401
+
+__all__ = [*arithmetic.__all__, *reductions.__all__, *shapes.__all__, *indexing.__all__,
+           *conversions.__all__, *products.__all__, *writes.__all__]

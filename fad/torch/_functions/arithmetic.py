@@ -1,0 +1,251 @@
+"""Elementwise ``torch.*`` functions: arithmetic, unary maths, clamping, softmax,
+comparisons and logic."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import _dtype
+from .._ops import OPS, apply, call
+from ..tensor import Tensor, _wrap_dim
+from ._common import _t, exported
+from .conversions import _float_if_int, to
+from .writes import into
+
+_MUL, _DIV = OPS["mul"], OPS["div"]
+
+
+def _additive(name: str) -> Any:
+    """``torch.add`` / ``torch.sub``: ``input ± alpha * other``."""
+    op = OPS[name]
+
+    def fn(input: Any, other: Any, *, alpha: Any = 1, out: Any = None) -> Tensor:
+        if out is not None:
+            return into(name, out, (input, other), lambda: fn(input, other, alpha=alpha))
+        if alpha == 1:
+            return apply(op, (input, other))
+        return apply(op, (input, other), {"alpha": alpha})
+    fn.__name__ = fn.__qualname__ = name
+    return fn
+
+
+add = _additive("add")
+sub = subtract = _additive("sub")
+
+
+def _binary(name: str) -> Any:
+    op = OPS[name]
+
+    def fn(input: Any, other: Any) -> Tensor:
+        return apply(op, (input, other))
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"Elementwise ``{name}`` of two operands (broadcast)."
+    return fn
+
+
+def rsub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
+    if isinstance(other, Tensor) or isinstance(other, np.ndarray):
+        return call("rsub_t", input, other, alpha=alpha)
+    input = _float_if_int(input, other)
+    return call("rsub", input, other=other, alpha=alpha)
+
+
+def mul(input: Any, other: Any, *, out: Any = None) -> Tensor:
+    if out is not None:
+        return into("mul", out, (input, other), lambda: mul(input, other))
+    return apply(_MUL, (input, other))
+
+
+multiply = mul
+
+
+def div(input: Any, other: Any, *, rounding_mode: str | None = None, out: Any = None
+        ) -> Tensor:
+    if out is not None:
+        return into("div", out, (input, other),
+                    lambda: div(input, other, rounding_mode=rounding_mode))
+    if rounding_mode is None:
+        return apply(_DIV, (input, other))
+    if rounding_mode == "floor":
+        return call("floor_divide", input, other)
+    if rounding_mode == "trunc":
+        r = trunc(apply(_DIV, (input, other)))
+        ints = all(isinstance(x, int) or isinstance(x, Tensor) and
+                   x.dtype.np.kind in "biu" for x in (input, other))
+        return to(r, _dtype.int64) if ints else r
+    raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' "
+                       f"but found '{rounding_mode}'")
+
+
+divide = true_divide = div
+floor_divide = _binary("floor_divide")
+remainder = _binary("remainder")
+
+
+def fmod(input: Any, other: Any) -> Tensor:
+    """C's remainder (the sign of ``input``); integer in, integer out."""
+    return sub(input, mul(div(input, other, rounding_mode="trunc"), other))
+
+
+def pow(input: Any, exponent: Any) -> Tensor:
+    if not isinstance(input, Tensor):
+        return rpow(exponent, input)
+    if isinstance(exponent, Tensor):
+        return call("pow", input, exponent)
+    return call("pow_scalar", _float_if_int(input, exponent), exponent=exponent)
+
+
+def rpow(input: Tensor, base: Any) -> Tensor:
+    return call("rpow", _float_if_int(input, base), base=base)
+
+
+def float_power(input: Any, exponent: Any) -> Tensor:
+    return pow(to(_t(input), _dtype.float64), exponent)
+
+
+maximum = fmax = _binary("maximum")
+minimum = fmin = _binary("minimum")
+atan2 = arctan2 = _binary("atan2")
+
+
+def _unary(name: str) -> Any:
+    op = OPS[name]
+
+    def fn(input: Tensor, *, out: Any = None) -> Tensor:
+        if out is not None:
+            return into(name, out, (input,), lambda: apply(op, (input,)))
+        return apply(op, (input,))
+    fn.__name__ = name
+    fn.__doc__ = f"Elementwise ``{name}`` (``grad_fn`` {op.grad_fn})."
+    return fn
+
+
+neg = negative = _unary("neg")
+abs = absolute = _unary("abs")
+sign = sgn = _unary("sign")
+floor = _unary("floor")
+ceil = _unary("ceil")
+trunc = fix = _unary("trunc")
+frac = _unary("frac")
+exp = _unary("exp")
+exp2 = _unary("exp2")
+expm1 = _unary("expm1")
+log = _unary("log")
+log2 = _unary("log2")
+log10 = _unary("log10")
+log1p = _unary("log1p")
+sqrt = _unary("sqrt")
+rsqrt = _unary("rsqrt")
+square = _unary("square")
+reciprocal = _unary("reciprocal")
+sin = _unary("sin")
+cos = _unary("cos")
+tan = _unary("tan")
+asin = arcsin = _unary("asin")
+acos = arccos = _unary("acos")
+atan = arctan = _unary("atan")
+sinh = _unary("sinh")
+cosh = _unary("cosh")
+tanh = _unary("tanh")
+sigmoid = _unary("sigmoid")
+erf = _unary("erf")
+relu = _unary("relu")
+isnan = _unary("isnan")
+isfinite = _unary("isfinite")
+isinf = _unary("isinf")
+logical_not = _unary("logical_not")
+
+
+def round(input: Tensor, *, decimals: int = 0) -> Tensor:
+    if decimals:
+        scale = 10.0 ** decimals
+        return div(call("round", mul(input, scale)), scale)
+    return call("round", input)
+
+
+def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        lo = min._value if isinstance(min, Tensor) else min
+        hi = max._value if isinstance(max, Tensor) else max
+        return call("clamp_t", input, min=lo, max=hi)
+    return call("clamp", input, min=min, max=max)
+
+
+clip = clamp
+
+
+def clamp_min(input: Tensor, min: Any) -> Tensor:
+    if isinstance(min, Tensor):
+        return clamp(input, min=min)
+    return call("clamp_min", input, min=min)
+
+
+def clamp_max(input: Tensor, max: Any) -> Tensor:
+    if isinstance(max, Tensor):
+        return clamp(input, max=max)
+    return call("clamp_max", input, max=max)
+
+
+def _softmax_like(name: str) -> Any:
+    """``softmax`` / ``log_softmax`` with PyTorch's implicit ``dim`` (0 for 0-, 1- and
+    3-d inputs, 1 otherwise)."""
+    def fn(input: Tensor, dim: int | None = None, dtype: Any = None) -> Tensor:
+        if dtype is not None:
+            input = to(input, dtype)
+        if dim is None:
+            dim = 0 if input.dim() in (0, 1, 3) else 1
+        return call(name, input, dim=_wrap_dim(dim, input.dim()))
+    fn.__name__ = fn.__qualname__ = name
+    return fn
+
+
+softmax = _softmax_like("softmax")
+log_softmax = _softmax_like("log_softmax")
+
+
+def _cmp(name: str) -> Any:
+    op = OPS[name]
+
+    def fn(input: Any, other: Any) -> Tensor:
+        if other is None:
+            return NotImplemented
+        return apply(op, (input, other))
+    fn.__name__ = name
+    return fn
+
+
+eq = _cmp("eq")
+ne = not_equal = _cmp("ne")
+lt = less = _cmp("lt")
+le = less_equal = _cmp("le")
+gt = greater = _cmp("gt")
+ge = greater_equal = _cmp("ge")
+logical_and = _binary("logical_and")
+logical_or = _binary("logical_or")
+logical_xor = _binary("logical_xor")
+
+
+def equal(input: Tensor, other: Tensor) -> bool:
+    a, b = _t(input), _t(other)
+    return a.shape == b.shape and bool(eq(a, b).all().item())
+
+
+def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
+            equal_nan: bool = False) -> Tensor:
+    a, b = _t(input).detach(), _t(other).detach()
+    close = le(abs(sub(a, b)), add(mul(abs(b), rtol), atol))
+    if equal_nan:
+        close = logical_or(close, logical_and(isnan(a), isnan(b)))
+    return close
+
+
+def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
+             equal_nan: bool = False) -> bool:
+    return bool(isclose(input, other, rtol, atol, equal_nan).all().item())
+
+
+__all__ = exported(globals())

@@ -1,0 +1,122 @@
+"""Indexing: ``x[index]``, ``narrow``, ``gather``, ``index_select``,
+``masked_fill``, ``where``, ``nonzero``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._dtype import array_np_dtype
+from .._graph import host
+from .._ops import call
+from ..tensor import Tensor, _wrap_dim, wrap
+from ._common import _idx, exported
+
+
+def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
+    dim = _wrap_dim(dim, input.dim())
+    index = (slice(None),) * dim + (slice(int(start), int(start) + int(length)),)
+    return call("getitem", input, index=index)
+
+
+def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
+    return call("index_select", input, dim=_wrap_dim(dim, input.dim()), index=_idx(index))
+
+
+def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
+    return call("gather", input, dim=_wrap_dim(dim, input.dim()), index=_idx(index))
+
+
+def take_along_dim(input: Tensor, indices: Tensor, dim: int) -> Tensor:
+    return gather(input, dim, indices)
+
+
+def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
+    if isinstance(value, Tensor):
+        value = value.item()
+    return call("masked_fill", input, mask=_idx(mask), value=value)
+
+
+def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:
+    if input is None and other is None:
+        return nonzero(condition, as_tuple=True)
+    return call("where", input, other, cond=_idx(condition))
+
+
+def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
+    idx = np.nonzero(np.asarray(host(input._value)))
+    if as_tuple:
+        return tuple(wrap(i.astype(np.int64)) for i in idx)
+    return wrap(np.stack(idx, axis=1).astype(np.int64))
+
+
+def _index(index: Any) -> tuple:
+    if not isinstance(index, tuple):
+        index = (index,)
+    out = []
+    for i in index:
+        if isinstance(i, Tensor):
+            v = i._value
+            if not v.shape and array_np_dtype(v).kind in "iu":
+                out.append(int(host(v)))
+                continue
+            out.append(v)
+        elif isinstance(i, list) and any(isinstance(e, Tensor) for e in i):
+            out.append(np.asarray([host(e._value) if isinstance(e, Tensor) else e for e in i]))
+        else:
+            out.append(i)
+    return tuple(out)
+
+
+def getitem(input: Tensor, index: Any) -> Tensor:
+    index = _index(index)
+    if input.dim() == 0 and any(isinstance(i, int) for i in index):
+        raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                         "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+    try:
+        if _is_basic(index) and sum(_nontrivial(i) for i in index) > 1:
+            return _sequential_getitem(input, index)
+        return call("getitem", input, index=index)
+    except IndexError as e:
+        raise IndexError(str(e)) from None
+
+
+def _is_basic(index: tuple) -> bool:
+    return all(i is None or i is Ellipsis or isinstance(i, slice) or
+                        (isinstance(i, int | np.integer) and not isinstance(i, bool))
+                        for i in index)
+
+
+def _nontrivial(i: Any) -> bool:
+    return i is not Ellipsis and i != slice(None)
+
+
+def _sequential_getitem(t: Tensor, index: tuple) -> Tensor:
+    """``x[0, 1:]`` as PyTorch records it: one node per indexing step."""
+    dim = 0
+    for k, i in enumerate(index):
+        if i is Ellipsis:  # skip the dims that the items after it do not consume
+            dim = t.dim() - sum(1 for j in index[k + 1:] if j is not None)
+            continue
+        if i is None:
+            t = call("getitem", t, index=(slice(None),) * dim + (None,))
+            dim += 1
+        elif isinstance(i, slice):
+            if i != slice(None):
+                t = call("getitem", t, index=(slice(None),) * dim + (i,))
+            dim += 1
+        else:
+            if not -t.shape[dim] <= int(i) < t.shape[dim]:
+                raise IndexError(f"index {int(i)} is out of bounds for dimension {dim} with "
+                                 f"size {t.shape[dim]}")
+            t = call("getitem", t, index=(slice(None),) * dim + (int(i),))
+    return t
+
+
+def index_put(input: Tensor, indices: tuple, values: Tensor, accumulate: bool = False
+              ) -> Tensor:
+    return call("index_put", input, values, index=_index(tuple(indices)), accumulate=accumulate)
+
+
+__all__ = exported(globals())

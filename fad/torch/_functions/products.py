@@ -1,0 +1,139 @@
+"""Matrix products, with PyTorch's words for their shape errors."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from .._ops import _broadcast_message, call
+from ..tensor import Tensor
+from ._common import _t, exported
+from .shapes import _expanded
+
+
+def _matrix_check(x: Tensor, name: str, n: int) -> None:
+    if x.dim() != n:
+        raise RuntimeError(f"{name} must be a {'matrix' if n == 2 else f'{n}D tensor'}")
+
+
+def matmul(input: Tensor, other: Tensor) -> Tensor:
+    try:
+        return call("matmul", input, other)
+    except RuntimeError:  # in PyTorch's words (checked on failure: matmul is hot)
+        _matmul_shapes(tuple(_t(input).shape), tuple(_t(other).shape))
+        raise
+
+
+def _matmul_shapes(sa: tuple, sb: tuple) -> None:
+    """Raise PyTorch's error for ``matmul`` of these shapes: the words of the kernel
+    ``torch.matmul`` dispatches to (``dot``, ``mv``, ``mm`` after folding the batch
+    dimensions of the left operand, or ``bmm``)."""
+    na, nb = len(sa), len(sb)
+    if na == 0 or nb == 0:
+        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are "
+                           f"{na}D and {nb}D")
+    ka = sa[-1]
+    kb = sb[-2] if nb >= 2 else sb[0]
+    if na == 1 and nb == 1:
+        _dot_shapes(sa, sb)
+    elif nb == 1:  # mv, with the batch dimensions of the matrix folded
+        _mv_shapes((math.prod(sa[:-1]), ka), sb)
+    elif nb == 2:  # mm, likewise
+        _mm_shapes((math.prod(sa[:-1]), ka), sb)
+    else:  # bmm over the broadcast batch dimensions
+        msg = _broadcast_message([sa[:-2], sb[:-2]])
+        if msg is not None:
+            raise RuntimeError(msg)
+        n = math.prod(np.broadcast_shapes(sa[:-2], sb[:-2]))
+        if ka != kb:
+            raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to "
+                               f"be: [{n}, {ka}] but got: [{n}, {kb}].")
+
+
+def _mm_shapes(sa: tuple, sb: tuple) -> None:
+    if sa[1] != sb[0]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({sa[0]}x{sa[1]} and "
+                           f"{sb[0]}x{sb[1]})")
+
+
+def _mv_shapes(sa: tuple, sb: tuple) -> None:
+    if len(sb) != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got 1, {len(sa)}, {len(sb)}")
+    if sa[1] != sb[0]:
+        raise RuntimeError(f"size mismatch, got input ({sa[0]}), mat ({sa[0]}x{sa[1]}), vec "
+                           f"({sb[0]})")
+
+
+def _dot_shapes(sa: tuple, sb: tuple) -> None:
+    if sa[0] != sb[0]:
+        raise RuntimeError(f"inconsistent tensor size, expected tensor [{sa[0]}] and src "
+                           f"[{sb[0]}] to have the same number of elements, but got {sa[0]} "
+                           f"and {sb[0]} elements respectively")
+
+
+def mm(input: Tensor, mat2: Tensor) -> Tensor:
+    _matrix_check(input, "self", 2)
+    _matrix_check(mat2, "mat2", 2)
+    try:
+        return call("mm", input, mat2)
+    except RuntimeError:
+        _mm_shapes(tuple(input.shape), tuple(mat2.shape))
+        raise
+
+
+def bmm(input: Tensor, mat2: Tensor) -> Tensor:
+    _matrix_check(input, "batch1", 3)
+    _matrix_check(mat2, "batch2", 3)
+    if input.shape[0] != mat2.shape[0] or input.shape[2] != mat2.shape[1]:
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{input.shape[0]}, {input.shape[2]}] but got: [{mat2.shape[0]}, "
+                           f"{mat2.shape[1]}].")
+    return call("bmm", input, mat2)
+
+
+def mv(input: Tensor, vec: Tensor) -> Tensor:
+    _matrix_check(input, "self", 2)
+    _mv_shapes(tuple(input.shape), tuple(vec.shape))
+    return call("mv", input, vec)
+
+
+def dot(input: Tensor, other: Tensor) -> Tensor:
+    if input.dim() != 1 or other.dim() != 1:
+        raise RuntimeError(f"1D tensors expected, but got {input.dim()}D and {other.dim()}D "
+                           "tensors")
+    _dot_shapes(tuple(input.shape), tuple(other.shape))
+    return call("dot", input, other)
+
+
+vdot = inner = dot
+
+
+def outer(input: Tensor, vec2: Tensor) -> Tensor:
+    return call("outer", input, vec2)
+
+
+ger = outer
+
+
+def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1
+          ) -> Tensor:
+    if mat1.dim() != 2 or mat2.dim() != 2:
+        name, m = ("mat1", mat1) if mat1.dim() != 2 else ("mat2", mat2)
+        raise RuntimeError(f"{name} must be a matrix, got {m.dim()}-D tensor")
+    try:
+        return call("addmm", input, mat1, mat2, beta=beta, alpha=alpha)
+    except RuntimeError:  # in PyTorch's words (checked on failure: addmm is hot)
+        _mm_shapes(tuple(mat1.shape), tuple(mat2.shape))
+        _expanded(tuple(input.shape), (mat1.shape[0], mat2.shape[1]))
+        raise
+
+
+def einsum(equation: str, *operands: Any) -> Tensor:
+    if len(operands) == 1 and isinstance(operands[0], list | tuple):
+        operands = tuple(operands[0])
+    return call("einsum", *operands, equation=equation)
+
+
+__all__ = exported(globals())

@@ -1,0 +1,226 @@
+"""Reductions (``sum``, ``mean``, ``var``, ``max`` along ``dim``...) and sorting."""
+
+from __future__ import annotations
+
+import collections
+from typing import Any
+
+from ... import numpy as fnp
+from .. import _dtype
+from .._creation import zeros
+from .._dtype import array_np_dtype
+from .._ops import OPS, Op, apply, call
+from ..tensor import Tensor, _wrap_dim, wrap
+from ._common import _dim_param, _dims, exported
+from .arithmetic import maximum, minimum, ne
+from .conversions import to, type_word
+from .shapes import reshape
+
+
+def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    d = _dim_param(dim, input.dim())
+    dt = None if dtype is None else _dtype.np_dtype(dtype)
+    if d is None and dim is None:
+        if dt is None and not keepdim:
+            return apply(_SUM, (input,))
+        return call("sum", input, keepdim=keepdim, dtype=dt)
+    return call("sum_dim", input, dim=d, keepdim=keepdim, dtype=dt)
+
+
+_SUM = OPS["sum"]
+
+
+def nansum(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
+    return call("nansum", input, dim=_dim_param(dim, input.dim()), keepdim=keepdim)
+
+
+def mean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None
+         ) -> Tensor:
+    dt = input.dtype if dtype is None else _dtype.as_dtype(dtype)
+    if not (dt.is_floating_point or dt.is_complex):
+        raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either "
+                           "a floating point or complex dtype. Got: "
+                           f"{type_word(dt)}")
+    d = _dim_param(dim, input.dim())
+    dtp = None if dtype is None else dt.np
+    if dim is None:
+        return call("mean", input, keepdim=keepdim, dtype=dtp)
+    return call("mean_dim", input, dim=d, keepdim=keepdim, dtype=dtp)
+
+
+def prod(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None
+         ) -> Tensor:
+    if dtype is not None:
+        input = to(input, dtype)
+    if dim is None:
+        return call("prod", input)
+    return call("prod_dim", input, dim=_wrap_dim(dim, input.dim()), keepdim=keepdim)
+
+
+def _correction(unbiased: Any, correction: Any) -> float:
+    if correction is not None:
+        return correction
+    return 1 if unbiased is None or unbiased else 0
+
+
+def _spread(name: str) -> Any:
+    """``var`` / ``std``: ``unbiased`` (also as the second positional argument) or
+    ``correction``."""
+    def fn(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
+           correction: Any = None) -> Tensor:
+        if isinstance(dim, bool):
+            dim, unbiased = None, dim
+        return call(name, input, dim=_dim_param(dim, input.dim()),
+                    correction=_correction(unbiased, correction), keepdim=keepdim)
+    fn.__name__ = fn.__qualname__ = name
+    return fn
+
+
+var = _spread("var")
+std = _spread("std")
+
+
+def var_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False,
+             *, correction: Any = None) -> tuple:
+    return (var(input, dim, unbiased, keepdim, correction=correction),
+            mean(input, dim, keepdim))
+
+
+def std_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False,
+             *, correction: Any = None) -> tuple:
+    return (std(input, dim, unbiased, keepdim, correction=correction),
+            mean(input, dim, keepdim))
+
+
+def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False,
+         dtype: Any = None) -> Tensor:
+    if dtype is not None:
+        input = to(input, dtype)
+    if isinstance(p, str) and p not in ("fro", "inf"):
+        raise NotImplementedError(f"norm with p={p!r} is not supported")
+    return call("norm", input, p=p, dim=_dim_param(dim, input.dim()), keepdim=keepdim)
+
+
+def logsumexp(input: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
+    return call("logsumexp", input, dim=_dims(dim, input.dim()), keepdim=keepdim)
+
+
+def amax(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
+    return call("amax", input, dim=_dim_param(dim, input.dim()), keepdim=keepdim)
+
+
+def amin(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
+    return call("amin", input, dim=_dim_param(dim, input.dim()), keepdim=keepdim)
+
+
+_max_result = collections.namedtuple("max", ["values", "indices"])
+_min_result = collections.namedtuple("min", ["values", "indices"])
+_sort_result = collections.namedtuple("sort", ["values", "indices"])
+_topk_result = collections.namedtuple("topk", ["values", "indices"])
+
+
+def _empty_check(input: Tensor, name: str) -> None:
+    if input.numel() == 0:
+        raise RuntimeError(f"{name}(): Expected reduction dim to be specified for "
+                           "input.numel() == 0. Specify the reduction dim with the 'dim' "
+                           "argument.")
+
+
+def _extremum(name: str, elementwise: Any, result: Any) -> Any:
+    """``torch.max`` / ``torch.min``: of all elements, along ``dim`` (values and
+    indices), or elementwise against a second tensor."""
+    def fn(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
+        if isinstance(dim, Tensor):
+            return elementwise(input, dim)
+        if dim is None:
+            _empty_check(input, name)
+            return call(name, input)
+        v, i = call(f"{name}_dim", input, dim=_wrap_dim(dim, input.dim()), keepdim=keepdim)
+        return result(v, i)
+    fn.__name__ = fn.__qualname__ = name
+    return fn
+
+
+max = _extremum("max", maximum, _max_result)
+min = _extremum("min", minimum, _min_result)
+
+
+def _arg_extremum(name: str) -> Any:
+    """``argmax`` / ``argmin``: of the flattened input, or along ``dim``."""
+    def fn(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
+        if dim is None:
+            out = call(name, input)
+            return reshape(out, (1,) * input.dim()) if keepdim else out
+        return call(name, input, dim=_wrap_dim(dim, input.dim()), keepdim=keepdim)
+    fn.__name__ = fn.__qualname__ = name
+    return fn
+
+
+argmax = _arg_extremum("argmax")
+argmin = _arg_extremum("argmin")
+
+
+def all(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
+    return call("all", input, dim=_dim_param(dim, input.dim()), keepdim=keepdim)
+
+
+def any(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
+    return call("any", input, dim=_dim_param(dim, input.dim()), keepdim=keepdim)
+
+
+def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
+    return sum(ne(input, 0), dim)
+
+
+def cumsum(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
+    if dtype is not None:
+        input = to(input, dtype)
+    elif input.dtype.np.kind in "bui":
+        input = to(input, _dtype.int64)
+    return call("cumsum", input, dim=_wrap_dim(dim, input.dim()))
+
+
+def _argsort_array(v: Any, dim: int, descending: bool) -> Any:
+    """The stable sorting permutation of ``v`` along ``dim`` (``descending``: that
+    of ``-v``; booleans sort ascending), or ``[0]`` for a 0-d ``v``."""
+    if descending and array_np_dtype(v).kind != "b":
+        v = fnp.negative(v)
+    return fnp.argsort(v, axis=dim if v.ndim else None)
+
+
+def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> Any:
+    if input.dim() == 0:
+        return _sort_result(input * 1, zeros_like_int(input))
+    dim = _wrap_dim(dim, input.dim())
+    idx = wrap(_argsort_array(input._value, dim, descending))
+    return _sort_result(_named("SortBackward0", input, dim, idx), idx)
+
+
+def _named(grad_name: str, input: Tensor, dim: int, idx: Tensor) -> Tensor:
+    op = _GATHERS.get(grad_name)
+    if op is None:
+        op = _GATHERS[grad_name] = Op(grad_name, OPS["gather"].fun, grad_name, None, True)
+    return apply(op, (input,), {"dim": dim, "index": idx._value})
+
+
+_GATHERS: dict = {}
+
+
+def zeros_like_int(input: Tensor) -> Tensor:
+    return zeros(tuple(input.shape), dtype=_dtype.int64)
+
+
+def argsort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False
+            ) -> Tensor:
+    return wrap(_argsort_array(input._value, _wrap_dim(dim, input.dim()), descending))
+
+
+def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True
+         ) -> Any:
+    dim = _wrap_dim(dim, input.dim())
+    idx = _argsort_array(input._value, dim, largest)
+    idx = wrap(idx).narrow(dim, 0, k)
+    return _topk_result(_named("TopkBackward0", input, dim, idx), idx)
+
+
+__all__ = exported(globals())

@@ -1,0 +1,295 @@
+"""Shape functions: views, permutations, expansion, joining and splitting,
+triangles."""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Sequence
+
+import numpy as np
+
+from .. import _dtype
+from .._ops import _aliasing, call
+from ..tensor import Tensor, _wrap_dim, wrap
+from ._common import _dims, _shape, _t, exported
+
+
+def _view_shape(input: Tensor, shape: tuple) -> tuple:
+    size = input.numel()
+    neg = [i for i, s in enumerate(shape) if s == -1]
+    if len(neg) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    known = math.prod(s for s in shape if s != -1)
+    if neg:
+        if known == 0 or size % known:
+            raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {size}")
+        shape = tuple(size // known if s == -1 else s for s in shape)
+    elif known != size:
+        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {size}")
+    return shape
+
+
+def reshape(input: Tensor, *shape: Any) -> Tensor:
+    return call("view", input, shape=_view_shape(input, _shape(shape)))
+
+
+def view(input: Tensor, *shape: Any) -> Tensor:
+    if len(shape) == 1 and isinstance(shape[0], _dtype.dtype):
+        return _aliasing(wrap(input._value.view(shape[0].np)), (input,))
+    return reshape(input, *shape)
+
+
+def view_as(input: Tensor, other: Tensor) -> Tensor:
+    return reshape(input, tuple(other.shape))
+
+
+reshape_as = view_as
+
+
+def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+    n = input.dim()
+    if n == 0:
+        return reshape(input, (1,))
+    s, e = _wrap_dim(start_dim, n), _wrap_dim(end_dim, n)
+    shape = tuple(input.shape)
+    return reshape(input, shape[:s] + (math.prod(shape[s:e + 1]),) + shape[e + 1:])
+
+
+def unflatten(input: Tensor, dim: int, sizes: Any) -> Tensor:
+    dim = _wrap_dim(dim, input.dim())
+    shape = tuple(input.shape)
+    sizes = tuple(sizes)
+    if -1 in sizes:
+        known = math.prod(s for s in sizes if s != -1)
+        sizes = tuple(shape[dim] // known if s == -1 else s for s in sizes)
+    return reshape(input, shape[:dim] + sizes + shape[dim + 1:])
+
+
+def squeeze(input: Tensor, dim: Any = None) -> Tensor:
+    shape = tuple(input.shape)
+    if dim is None:
+        return call("squeeze", input, dims=tuple(i for i, s in enumerate(shape) if s == 1))
+    name = "squeeze_dim" if isinstance(dim, int | np.integer) else "squeeze_dims"
+    dims = tuple(d for d in _dims(dim, input.dim()) if input.dim() and shape[d] == 1)
+    return call(name, input, dims=dims)
+
+
+def unsqueeze(input: Tensor, dim: int) -> Tensor:
+    n = input.dim() + 1
+    if not -n <= dim < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}]"
+                         f", but got {dim})")
+    return call("unsqueeze", input, dim=dim % n)
+
+
+def permute(input: Tensor, *dims: Any) -> Tensor:
+    dims = _shape(dims)
+    if len(dims) != input.dim():
+        raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input "
+                           f"does not match the length of the desired ordering of dimensions "
+                           f"i.e. input.dim() = {input.dim()} is not equal to len(dims) = "
+                           f"{len(dims)}")
+    return call("permute", input, dims=_dims(dims, input.dim()))
+
+
+def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
+    n = input.dim()
+    return call("transpose", input, dim0=_wrap_dim(dim0, n), dim1=_wrap_dim(dim1, n))
+
+
+swapaxes = swapdims = transpose
+
+
+def t(input: Tensor) -> Tensor:
+    if input.dim() > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is "
+                           f"{input.dim()}D")
+    return call("t", input)
+
+
+def movedim(input: Tensor, source: Any, destination: Any) -> Tensor:
+    n = input.dim()
+    src = _dims(source, n)
+    dst = _dims(destination, n)
+    order = [i for i in range(n) if i not in src]
+    for d, s in sorted(zip(dst, src)):
+        order.insert(d, s)
+    return call("permute", input, dims=tuple(order))
+
+
+moveaxis = movedim
+
+
+def expand(input: Tensor, *sizes: Any) -> Tensor:
+    sizes = _shape(sizes)
+    shape = tuple(input.shape)
+    lead = len(sizes) - len(shape)
+    if lead < 0:
+        raise RuntimeError(f"expand(torch.FloatTensor{{{list(shape)}}}, size={list(sizes)}): "
+                           f"the number of sizes provided ({len(sizes)}) must be greater or "
+                           f"equal to the number of dimensions in the tensor ({len(shape)})")
+    return call("expand", input, shape=_expanded(shape, sizes))
+
+
+def _expanded(shape: tuple, sizes: tuple) -> tuple:
+    """``sizes`` with its ``-1`` resolved, or PyTorch's error when ``shape`` cannot be
+    expanded to it."""
+    lead = len(sizes) - len(shape)
+    target = []
+    for i, s in enumerate(sizes):
+        if i < lead:
+            if s == -1:
+                raise RuntimeError("The expanded size of the tensor (-1) isn't allowed in a "
+                                   "leading, non-existing dimension 0")
+            target.append(s)
+            continue
+        cur = shape[i - lead]
+        if s == -1:
+            s = cur
+        if cur != s and cur != 1:
+            raise RuntimeError(
+                f"The expanded size of the tensor ({s}) must match the existing size ({cur}) "
+                f"at non-singleton dimension {i}.  Target sizes: {list(sizes)}.  Tensor "
+                f"sizes: {list(shape)}")
+        target.append(s)
+    return tuple(target)
+
+
+def expand_as(input: Tensor, other: Tensor) -> Tensor:
+    return expand(input, tuple(other.shape))
+
+
+def broadcast_to(input: Tensor, size: Any) -> Tensor:
+    return expand(input, tuple(size))
+
+
+def broadcast_tensors(*tensors: Tensor) -> tuple:
+    shape = np.broadcast_shapes(*[tuple(t.shape) for t in tensors])
+    return tuple(expand(t, shape) for t in tensors)
+
+
+def repeat(input: Tensor, *repeats: Any) -> Tensor:
+    reps = _shape(repeats)
+    if len(reps) < input.dim():
+        raise RuntimeError("Number of dimensions of repeat dims can not be smaller than "
+                           "number of dimensions of tensor")
+    return call("repeat", input, reps=reps)
+
+
+def tile(input: Tensor, dims: Any) -> Tensor:
+    reps = _shape((dims,))
+    reps = (1,) * (input.dim() - len(reps)) + reps
+    return repeat(input, reps)
+
+
+def flip(input: Tensor, dims: Any) -> Tensor:
+    return call("flip", input, dims=_dims(dims, input.dim()))
+
+
+def fliplr(input: Tensor) -> Tensor:
+    return flip(input, (1,))
+
+
+def flipud(input: Tensor) -> Tensor:
+    return flip(input, (0,))
+
+
+def roll(input: Tensor, shifts: Any, dims: Any = None) -> Tensor:
+    shifts = (shifts,) if isinstance(shifts, int) else tuple(shifts)
+    dims = None if dims is None else _dims(dims, input.dim())
+    return call("roll", input, shifts=shifts, dims=dims)
+
+
+def cat(tensors: Sequence[Tensor], dim: int = 0, *, axis: int | None = None) -> Tensor:
+    if axis is not None:
+        dim = axis
+    tensors = [_t(x) for x in tensors]
+    if not tensors:
+        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+    tensors = [x for x in tensors if not (x.dim() == 1 and x.numel() == 0)] or tensors[:1]
+    ref = tensors[0]
+    d = _wrap_dim(dim, ref.dim())
+    for i, x in enumerate(tensors[1:], 1):
+        if x.dim() != ref.dim():
+            raise RuntimeError(f"Tensors must have same number of dimensions: got "
+                               f"{ref.dim()} and {x.dim()}")
+        for k in range(ref.dim()):
+            if k != d and x.shape[k] != ref.shape[k]:
+                raise RuntimeError(
+                    f"Sizes of tensors must match except in dimension {d}. Expected size "
+                    f"{ref.shape[k]} but got size {x.shape[k]} for tensor number {i} in the "
+                    "list.")
+    return call("cat", *tensors, dim=d)
+
+
+concat = concatenate = cat
+
+
+def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
+    tensors = [_t(x) for x in tensors]
+    if not tensors:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    for i, x in enumerate(tensors[1:], 1):
+        if x.shape != tensors[0].shape:
+            raise RuntimeError(f"stack expects each tensor to be equal size, but got "
+                               f"{list(tensors[0].shape)} at entry 0 and {list(x.shape)} at "
+                               f"entry {i}")
+    n = tensors[0].dim() + 1
+    return call("stack", *tensors, dim=_wrap_dim(dim, n))
+
+
+def hstack(tensors: Sequence[Tensor]) -> Tensor:
+    tensors = [atleast_1d(_t(x)) for x in tensors]
+    return cat(tensors, 0 if tensors[0].dim() == 1 else 1)
+
+
+def vstack(tensors: Sequence[Tensor]) -> Tensor:
+    return cat([atleast_2d(_t(x)) for x in tensors], 0)
+
+
+def atleast_1d(input: Tensor) -> Tensor:
+    return reshape(input, (1,)) if input.dim() == 0 else input
+
+
+def atleast_2d(input: Tensor) -> Tensor:
+    return reshape(input, (1,) * (2 - input.dim()) + tuple(input.shape)) \
+        if input.dim() < 2 else input
+
+
+def split(input: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
+    dim = _wrap_dim(dim, input.dim())
+    n = input.shape[dim]
+    if isinstance(split_size_or_sections, int):
+        s = split_size_or_sections
+        sizes = [s] * (n // s) + ([n % s] if n % s else []) if s else [n]
+        return call("split", input, sizes=sizes or [0], dim=dim)
+    sizes = list(split_size_or_sections)
+    if sum(sizes) != n:
+        raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} (input "
+                           f"tensor's size at dimension {dim}), but got split_sizes={sizes}")
+    return call("split_sizes", input, sizes=sizes, dim=dim)
+
+
+def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
+    dim = _wrap_dim(dim, input.dim())
+    n = input.shape[dim]
+    return split(input, max(1, -(-n // chunks)), dim)
+
+
+def unbind(input: Tensor, dim: int = 0) -> tuple:
+    return call("unbind", input, dim=_wrap_dim(dim, input.dim()))
+
+
+def tril(input: Tensor, diagonal: int = 0) -> Tensor:
+    return call("tril", input, diagonal=diagonal)
+
+
+def triu(input: Tensor, diagonal: int = 0) -> Tensor:
+    return call("triu", input, diagonal=diagonal)
+
+
+def trace(input: Tensor) -> Tensor:
+    return call("trace", input)
+
+
+__all__ = exported(globals())

@@ -1,0 +1,234 @@
+"""In-place writes: ``x[index] = v``, ``x.add_(...)``, ``out=`` arguments, and
+the write through a buffer that views share."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+
+from .._grad_mode import GRAD_ENABLED
+from .._graph import rebind_saved_output
+from .._ops import call
+from ..tensor import Tensor, live_aliases, wrap
+from ._common import exported
+from .conversions import _check_cast, to
+from .indexing import _index, getitem
+from .shapes import reshape
+
+
+def setitem(input: Tensor, index: Any, value: Any) -> None:
+    index = _index(index)
+    grad_on = GRAD_ENABLED.get()
+    v_req = isinstance(value, Tensor) and value._requires_grad
+    if grad_on:
+        _check_recordable(input)
+    if not grad_on or not (input._requires_grad or v_req):
+        val = value._value if isinstance(value, Tensor) else value
+        arr = input._value
+        if type(arr) is np.ndarray and (input._cow or not arr.flags.writeable):
+            input._value = arr = arr.copy()
+            input._cow = False
+        try:
+            arr[index] = val
+        except (TypeError, ValueError) as e:
+            raise RuntimeError(str(e)) from None
+        input._version += 1
+        return
+    shared = _shared(input)
+    snap = _snapshot(input, shared)
+    if isinstance(value, Tensor):
+        out = call("index_put", snap, value, index=index)
+    else:
+        out = call("index_put", snap, v=value, index=index)
+    _rebind(input, out, shared)
+
+
+def _snapshot(t: Tensor, copy: bool) -> Tensor:
+    """``t`` as an operation's input before an in-place write into ``t``: its buffer,
+    or (``copy``) a copy of it, for when the write will go into the buffer
+    (``_shared``) and the operation may save its input."""
+    v = t._value
+    s = wrap(v.copy() if copy else v, t._requires_grad, t._grad_fn, t._output_nr)
+    s._version = t._version
+    return s
+
+
+def _shared(t: Tensor) -> bool:
+    """Whether another live tensor shares ``t``'s NumPy buffer: a view, a base, a
+    ``detach()`` alias."""
+    vc = t._vc
+    return len(vc) > 1 and type(t._value) is np.ndarray and \
+        (t._base is not None or None in vc or any(u is not t for u in live_aliases(t)))
+
+
+def _rebind(t: Tensor, out: Tensor, shared: bool) -> None:
+    """Make ``t`` hold ``out``, the recorded result of an in-place operation on it
+    (``shared``: ``_shared(t)``)."""
+    if out.dtype is not t.dtype:
+        out = to(out, t.dtype)
+    if shared:
+        write_through(t, out)
+        return
+    t._value = out._value
+    if t._retains_grad:
+        _take_node(t, out)
+    else:  # (_take_node, inlined: the hot path of in-place operations)
+        t._grad_fn, t._output_nr = out._grad_fn, out._output_nr
+        t._requires_grad = out._requires_grad or t._requires_grad
+    t._cow = True
+    t._vc[0] += 1
+    if out._grad_fn is not None:  # ``t`` may now hold a saved output: watch its counter
+        rebind_saved_output(out._grad_fn, out._vc, t._vc)
+
+
+def inplace(self: Tensor, compute: Any) -> Tensor:
+    """Run ``compute(self)`` out of place, then make ``self`` hold the result:
+    recorded (self becomes the op's output) or written into its buffer."""
+    grad_on = GRAD_ENABLED.get()
+    if grad_on and (self._requires_grad and self._grad_fn is None or self._base is not None):
+        _check_recordable(self)
+    shared = grad_on and len(self._vc) > 1 and _shared(self)  # (the test inlined: hot path)
+    out = compute(_snapshot(self, shared) if grad_on else self)
+    if tuple(out.shape) != tuple(self.shape):
+        raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast "
+                           f"shape {list(out.shape)}")
+    _check_cast(out, self)
+    if out._grad_fn is not None:
+        _rebind(self, out, shared)
+    else:
+        self._write(out._value)
+        self._version += 1
+    return self
+
+
+def write_through(t: Tensor, out: Tensor) -> None:
+    """The recorded in-place result ``out`` written into the buffer that ``t`` shares
+    with other tensors, as PyTorch's ``CopySlices`` does: every tensor viewing that
+    buffer sees the new values, ``t``'s gradient goes through ``out``'s node, and that
+    of each other view, and of the base, through a node that takes the overlapping
+    elements from ``out`` and the others from its former value.
+
+    >>> import fad.torch as torch
+    >>> x = torch.ones(3, requires_grad=True)
+    >>> a = x * 1
+    >>> a[:2].mul_(5)
+    tensor([5., 5.], grad_fn=<MulBackward0>)
+    >>> a.sum().backward(); a.tolist(), x.grad.tolist()
+    ([5.0, 5.0, 1.0], [5.0, 5.0, 1.0])
+    """
+    arr = t._own() if t._cow else t._value  # (no live view shares a _cow array)
+    if not arr.flags.writeable:
+        raise RuntimeError("unsupported operation: more than one element of the written-to "
+                           "tensor refers to a single memory location. Please clone() the "
+                           "tensor before performing the operation.")
+    np.copyto(arr, out._value, casting="unsafe")
+    _take_node(t, out)
+    t._vc[0] += 1
+    rebind_saved_output(out._grad_fn, out._vc, t._vc)
+    base = t if t._base is None else t._base
+    others = [u for u in (base, *live_aliases(t))
+              if u is not t and (u is base or u._base is base) and u.dtype is t.dtype]
+    if not others:
+        return
+    written = _addresses(arr).ravel()
+    order = np.argsort(written, kind="stable")
+    flat_out = None
+    for u in others:
+        at = _addresses(u._value)
+        k = np.searchsorted(written, at, sorter=order).clip(0, len(written) - 1)
+        src = order[k]
+        hit = written[src] == at
+        if not hit.any():
+            continue
+        if flat_out is None:
+            flat_out = reshape(out, -1)
+        part = getitem(flat_out, src[hit])
+        if hit.ndim:
+            new = call("index_put", _snapshot(u, False), part, index=np.nonzero(hit))
+        else:  # a 0-d view, wholly written
+            new = reshape(part, ())
+        _take_node(u, new)
+
+
+def _take_node(t: Tensor, new: Tensor) -> None:
+    """``t`` now holds the value of ``new``, an operation's output that requires grad:
+    take its ``grad_fn``, and its ``retain_grad()`` moves there (``t.grad`` is the
+    gradient of the new value, as PyTorch's)."""
+    old, old_nr = t._grad_fn, t._output_nr
+    t._grad_fn = node = new._grad_fn
+    t._output_nr = new._output_nr
+    t._requires_grad = new._requires_grad or t._requires_grad
+    if t._retains_grad and node is not None and old is not None and old._retain:
+        ref = old._retain.pop(old_nr, None)
+        if ref is not None:
+            if node._retain is None:
+                node._retain = {}
+            node._retain[t._output_nr] = ref
+
+
+def _addresses(a: np.ndarray) -> np.ndarray:
+    """The memory address of each element of ``a``."""
+    addr = np.full(a.shape, a.__array_interface__["data"][0], dtype=np.int64)
+    for k, (n, stride) in enumerate(zip(a.shape, a.strides)):
+        addr += (np.arange(n, dtype=np.int64) * stride).reshape((n,) + (1,) * (a.ndim - k - 1))
+    return addr
+
+
+def _check_recordable(t: Tensor) -> None:
+    """Refuse, in PyTorch's words, an in-place write into ``t`` with grad mode on
+    that autograd cannot record: into a leaf that requires grad, into a view of one,
+    or into a view made under ``no_grad`` of a tensor that requires grad (its base's
+    gradient would ignore the write)."""
+    if t._requires_grad and t._grad_fn is None:
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
+                           "operation.")
+    base = t._base
+    if base is None or not base._requires_grad:
+        return
+    if not t._requires_grad:
+        raise RuntimeError(
+            "A view was created in no_grad mode and is being modified inplace with grad "
+            "mode enabled. Given that this use case is ambiguous and error-prone, it is "
+            "forbidden. You can clarify your code by moving both the view and the inplace "
+            "either both inside the no_grad block (if you don't want the inplace to be "
+            "tracked) or both outside (if you want the inplace to be tracked).")
+    if base._grad_fn is None:
+        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
+                           "in-place operation.")
+
+
+def into(name: str, out: Any, args: tuple, compute: Any) -> Tensor:
+    """``torch.<name>(*args, out=out)``: the result of ``compute()`` written into
+    ``out`` (resized if its shape differs, as PyTorch does) and ``out`` returned.
+    Refused, in PyTorch's words, when autograd would have to record it.
+
+    >>> import fad.torch as torch
+    >>> y = torch.zeros(2)
+    >>> torch.add(torch.ones(2), 1, out=y) is y, y.tolist()
+    (True, [2.0, 2.0])
+    """
+    if not isinstance(out, Tensor):
+        raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
+    if GRAD_ENABLED.get() and any(isinstance(a, Tensor) and a._requires_grad
+                                          for a in (*args, out)):
+        raise RuntimeError(f"{name}(): functions with out=... arguments don't support "
+                           "automatic differentiation, but one of the arguments requires "
+                           "grad.")
+    result = compute()
+    _check_cast(result, out)
+    if tuple(result.shape) != tuple(out.shape):
+        if out.numel():
+            warnings.warn(f"An output with one or more elements was resized since it had "
+                          f"shape {list(out.shape)}, which does not match the required "
+                          f"output shape {list(result.shape)}.", UserWarning, stacklevel=3)
+        out._value = result._value.astype(out._value.dtype, copy=True)
+        out._cow = False
+    else:
+        out._write(result._value)
+    out._version += 1
+    return out
+
+
+__all__ = exported(globals())
