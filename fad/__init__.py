@@ -29,8 +29,8 @@ _tune_malloc_once()  # keep freed memory for the next call (glibc; FAD_TUNE_MALL
 __version__ = "0.1.0"
 
 
-def __getattr__(name: str):  # fad.viz / fad.torch / fad.testing load on first use
-    if name in ("viz", "torch", "testing"):
+def __getattr__(name: str):  # fad.viz, fad.torch, fad.testing, fad.scipy load on first use
+    if name in ("viz", "torch", "testing", "scipy"):
         import importlib
         return importlib.import_module(f"fad.{name}")
     raise AttributeError(f"module 'fad' has no attribute {name!r}")

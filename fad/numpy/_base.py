@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from ..backends import default_xp
+from ..backends import asarray as backend_asarray
 from ..core.errors import ConcretizationError
 from ..core.trace import Tracer, _np_dtype, concrete_or_none
 from ..primitives.shapes import ufunc_result_dtype
@@ -31,10 +31,7 @@ def asarray(x: Any, dtype: Any = None) -> Any:
                                            hasattr(e, "__fad_array__") for e in _flat(x)):
         from ._shape import stack
         return stack([asarray(e, dtype) for e in x])
-    xp = default_xp()
-    if dtype is not None:
-        return xp.asarray(x, dtype=getattr(xp, np.dtype(dtype).name))
-    return xp.asarray(x)
+    return backend_asarray(x, dtype)
 
 
 def static_value(x: Any, what: str) -> Any:
