@@ -165,17 +165,24 @@ def test_norm_defaults_and_array_api_norms():
 
 
 # ---------------------------------------------------------------- conventions
-@pytest.mark.parametrize("ord", VEC_ORDS[:6] + ["fro_matrix", "nuc", "2_matrix"], ids=str)
-def test_norm_at_zero_is_a_zero_subgradient(ord):
-    if isinstance(ord, str):
-        o = {"fro_matrix": "fro", "nuc": "nuc", "2_matrix": 2}[ord]
-        f, x = (lambda a: LA.norm(a, o)), np.zeros((2, 3))
-    else:
-        f, x = (lambda a: LA.norm(a, ord)), np.zeros(3)
+ZERO_NORMS = [*[(o, (3,)) for o in (None, 2, 1, -1, np.inf, -np.inf, 3)],
+              *[(o, (2, 3)) for o in (None, "fro", "nuc", 2, -2, 1, np.inf)]]
+
+
+@pytest.mark.parametrize("ord, shape", ZERO_NORMS, ids=lambda v: str(v).replace(" ", ""))
+def test_norm_at_zero_is_a_zero_subgradient(ord, shape):
+    f, x = (lambda a: LA.norm(a, ord)), np.zeros(shape)
     assert float(f(x)) == 0.0
     for g in (fad.grad(f)(x), fad.jacfwd(f)(x)):
         assert np.all(g == 0), g
     assert np.all(np.isfinite(fad.hessian(f)(x)))
+
+
+def test_norm_zero_row_in_batch():
+    x = np.array([[0.0, 0.0], [3.0, 4.0]])
+    g = fad.jacrev(lambda x: fnp.linalg.norm(x, axis=1))(x)
+    np.testing.assert_allclose(g[1, 1], [0.6, 0.8])
+    assert np.all(g[0] == 0)
 
 
 def test_det_at_singular_matrices():
