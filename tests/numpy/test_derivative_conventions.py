@@ -133,7 +133,7 @@ def test_quantile_and_percentile_are_differentiable_in_q():
 
 def test_spaced_samples_are_differentiable_in_their_ends():
     """linspace / logspace / geomspace with traced ends: values as NumPy's, and
-    derivatives in start and stop (they used to be cut to zero)."""
+    derivatives in start and stop (not cut to zero)."""
     x = np.array([1.0, 3.0])
     np.testing.assert_allclose(fad.jacfwd(lambda x: fnp.linspace(x[0], x[1], 3))(x),
                                [[1.0, 0.0], [0.5, 0.5], [0.0, 1.0]])

@@ -129,8 +129,8 @@ def test_operators_on_integer_tracers_are_bitwise_as_in_numpy():
 
 
 def test_a_numpy_function_on_a_differentiated_value_is_an_error_not_a_zero():
-    """np.dot(x, x) inside grad used to return a silently zero derivative (the
-    tracer converted to its value); like JAX, it is now an error naming fnp."""
+    """np.dot(x, x) inside grad would convert the tracer to its value (a silently
+    zero derivative); like JAX, it is an error naming fnp."""
     with pytest.raises(TypeError, match=r"fad.numpy function instead \(fnp.dot for np.dot\)"):
         fad.grad(lambda a: np.dot(a, a))(np.array([1.0, 2.0]))
     np.testing.assert_allclose(fad.grad(lambda a: fnp.dot(a, a))(np.array([1.0, 2.0])),

@@ -66,7 +66,7 @@ NOT_SUPPORTED = [
     "put", "put_along_axis", "place", "putmask", "fill_diagonal", "copyto",
     # float representation, no derivative
     "frexp", "spacing", "nextafter",
-    # not implemented yet
+    # no primitive for them (i0: a Bessel function; unwrap: discontinuous)
     "i0", "unwrap",
     # data-dependent binning, no derivative (NumPy on concrete values does it)
     "histogram", "histogram2d", "histogramdd", "histogram_bin_edges",

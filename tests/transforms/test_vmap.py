@@ -558,7 +558,7 @@ def test_branching_on_a_batched_value_is_a_concretization_error():
 # ============================================================ specs, keywords, empty batches
 @pytest.mark.parametrize("out_axes, per_example", [(3, (3, 4)), (-4, (3, 4)), (1, ())])
 def test_out_axes_out_of_range_is_an_error(out_axes, per_example):
-    """Not wrapped around (out_axes=3 on a 3-d batched output used to act as 0)."""
+    """Not wrapped around (out_axes=3 on a 3-d batched output does not act as 0)."""
     x = np.ones((2,) + per_example)
     with pytest.raises(ValueError, match=f"out_axes={out_axes} is out of range"):
         fad.vmap(lambda a: a * 2, out_axes=out_axes)(x)
