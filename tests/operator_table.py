@@ -6,10 +6,10 @@ The laws (no hand-written per-function test needed):
 * ``tests/primitives/test_properties.py``, in float32, float64 and complex128:
   derivatives to second order, forward and reverse, against finite differences;
   ``jvp`` against ``vjp``; symmetric Hessians; dtypes kept; values equal to
-  NumPy's; 0-d and empty inputs; ``jit`` against eager and ``vmap`` against a
-  loop (float64 and complex128);
+  NumPy's; 0-d and empty inputs; ``vmap`` against a loop (float64 and
+  complex128) and ``jit`` against eager (complex128);
 * ``tests/transforms/test_jit.py``: ``jit`` (and the optimised gradient
-  program) against eager;
+  program) against eager, in float32 and float64;
 * ``tests/transforms/test_vmap.py``: ``jacfwd`` against ``jacrev``;
 * rows with ``chain``: random compositions of transformations
   (``tests/transforms/test_compositions.py``) and of the optimiser's passes

@@ -9,11 +9,11 @@ pairing ``Re(sum(u * w))``); (c) Hessians of scalarised functions are symmetric
 (complex inputs as pairs of real arrays ``x + iy``); (d) float32 in gives
 float32 values and derivatives, complex128 in gives complex128 derivatives and
 NumPy's output dtype (float64 for ``abs``...); (e) values (and dtypes) equal
-NumPy's on the same inputs; (f) 0-d and empty inputs; (g) jit against eager
-and vmap against a loop, for the row and the gradient of a real loss (float64
-and complex128). Complex128 runs draw fewer examples (``COMPLEX_EXAMPLES``).
-Plus: the table has the rows it must have, and binary functions promote
-dtypes as NumPy does.
+NumPy's on the same inputs; (f) 0-d and empty inputs; (g) vmap against a loop
+(float64 and complex128) and jit against eager (complex128; test_jit.py has the
+float runs), for the row and the gradient of a real loss. Complex128 runs draw
+fewer examples (``COMPLEX_EXAMPLES``). Plus: the table has the rows it must
+have, and binary functions promote dtypes as NumPy does.
 """
 
 import math
@@ -163,16 +163,23 @@ def dtype_law(ex, dtype):
         assert np.asarray(value).dtype == want, f"{name} of {ex.op.name} is {value.dtype}"
 
 
-def jit_vmap_law(ex, dtype):
-    """jit equals eager and vmap equals a loop, for the row and for the gradient
-    of a real-valued loss."""
-    assert_jit_matches_eager(ex.fad, ex.arrays)
+def _loss_gradient(ex):
+    return fad.grad(lambda *xs: fnp.sum(fnp.abs(ex.fad(*xs)) ** 2),
+                    argnums=tuple(range(len(ex.arrays))))
+
+
+def vmap_law(ex, dtype):
+    """vmap equals a loop, for the row and for the gradient of a real loss."""
     batched = [np.stack([x, x * 0.9 + 0.05]) for x in ex.arrays]
     assert_vmap_matches_loop(ex.fad, batched)
-    grad = fad.grad(lambda *xs: fnp.sum(fnp.abs(ex.fad(*xs)) ** 2),
-                    argnums=tuple(range(len(ex.arrays))))
-    assert_jit_matches_eager(grad, ex.arrays, rtol=1e-8, atol=1e-8)
-    assert_vmap_matches_loop(grad, batched, rtol=1e-8, atol=1e-8)
+    assert_vmap_matches_loop(_loss_gradient(ex), batched, rtol=1e-8, atol=1e-8)
+
+
+def jit_law(ex, dtype):
+    """jit equals eager, for the row and for the gradient of a real loss (the
+    float runs are test_jit.py's ``test_jit_equals_eager_on_the_operator_table``)."""
+    assert_jit_matches_eager(ex.fad, ex.arrays)
+    assert_jit_matches_eager(_loss_gradient(ex), ex.arrays, rtol=1e-8, atol=1e-8)
 
 
 def values_law(ex, dtype):
@@ -279,15 +286,17 @@ def test_values_match_numpy_complex128(op, data):
 @table()
 @settings(max_examples=2)
 @given(data=st.data())
-def test_jit_and_vmap(op, data):
-    jit_vmap_law(data.draw(examples(op, np.float64)), np.float64)
+def test_vmap_matches_a_loop(op, data):
+    vmap_law(data.draw(examples(op, np.float64)), np.float64)
 
 
 @complex_table()
 @settings(max_examples=1)
 @given(data=st.data())
 def test_jit_and_vmap_complex128(op, data):
-    jit_vmap_law(data.draw(examples(op, COMPLEX)), COMPLEX)
+    ex = data.draw(examples(op, COMPLEX))
+    jit_law(ex, COMPLEX)
+    vmap_law(ex, COMPLEX)
 
 
 # ---------------------------------------------------------------- (f)

@@ -247,11 +247,13 @@ def test_source_does_not_retrace():
 
 
 # ============================================================ jit == eager
+@pytest.mark.parametrize("dtype", FLOATS, ids=lambda d: np.dtype(d).name)
 @pytest.mark.parametrize("op", OPS, ids=str)
 @settings(derandomize=True, deadline=None, max_examples=2)
 @given(data=st.data())
-def test_jit_equals_eager_on_the_operator_table(op, data):
-    dtype = data.draw(st.sampled_from(FLOATS))
+def test_jit_equals_eager_on_the_operator_table(op, dtype, data):
+    """Every row of the operator table, in float32 and float64 (test_properties
+    runs complex128): values, and the optimised gradient program."""
     ex = data.draw(examples(op, dtype))
     tol = 2e-6 if np.dtype(dtype) == np.float32 else 1e-12
     want = ex.fad(*ex.arrays)
