@@ -29,9 +29,9 @@ import fad.numpy as fnp
 from fad.testing import assert_jit_matches_eager, assert_vmap_matches_loop
 
 COMPLEX = np.complex128
-# examples per entry and test: half the profile's (3 in CI, where float runs draw 6)
+# examples per row and test: half the profile's (3 in CI, where float runs draw 6)
 COMPLEX_EXAMPLES = max(3, settings().max_examples // 2)
-# entries without a complex run, each with its reason in the table (``real_only``)
+# rows without a complex run, each with its reason in the table (``real_only``)
 REAL_ONLY = set("""arctan2 cbrt deg2rad rad2deg fabs floor ceil trunc hypot logaddexp
     logaddexp2 fmod remainder copysign quantile rfft""".split())
 
@@ -59,8 +59,7 @@ def table(kind: str = "any") -> pytest.MarkDecorator:
 
 
 def complex_ops(kind: str = "any") -> list:
-    return [op for op in OPS if not op.real_only and op.cases(kind) is not None
-            and (kind != "empty" or op.empty)]
+    return [op for op in ops_with(kind) if not op.real_only]
 
 
 def complex_table(kind: str = "any") -> pytest.MarkDecorator:
