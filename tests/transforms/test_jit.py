@@ -249,7 +249,7 @@ def test_source_does_not_retrace():
 # ============================================================ jit == eager
 @pytest.mark.parametrize("dtype", FLOATS, ids=lambda d: np.dtype(d).name)
 @pytest.mark.parametrize("op", OPS, ids=str)
-@settings(derandomize=True, deadline=None, max_examples=2)
+@settings(derandomize=True, deadline=None, max_examples=1)
 @given(data=st.data())
 def test_jit_equals_eager_on_the_operator_table(op, dtype, data):
     """Every row of the operator table, in float32 and float64 (test_properties
