@@ -170,34 +170,35 @@ def _separated(rng: np.random.Generator, mn: tuple) -> np.ndarray:
     return _orth(rng, m)[:, :k] * s @ _orth(rng, n)[:, :k].T
 
 
-def _unitary(rng: np.random.Generator, n: int) -> np.ndarray:
+def random_unitary(rng: np.random.Generator, n: int) -> np.ndarray:
     q, r = np.linalg.qr(rng.standard_normal((n, n)) + 1j * rng.standard_normal((n, n)))
     d = np.diag(r)
     return q * (d / np.abs(d))
 
 
-def _hpd(rng: np.random.Generator, mn: tuple) -> np.ndarray:
+def hermitian_pd(rng: np.random.Generator, mn: tuple) -> np.ndarray:
     """Hermitian, eigenvalues 1, 2.5, 4, ... (separated)."""
     n = mn[0]
-    q = _unitary(rng, n)
+    q = random_unitary(rng, n)
     d = 1.0 + 1.5 * np.arange(n) + rng.uniform(0, 0.3, n)
     return (q * d) @ q.conj().T
 
 
-def _separated_complex(rng: np.random.Generator, mn: tuple) -> np.ndarray:
+def separated_complex(rng: np.random.Generator, mn: tuple) -> np.ndarray:
+    """Complex, singular values 1, 2.5, 4, ... (separated)."""
     m, n = mn
     k = min(m, n)
     s = 1.0 + 1.5 * np.arange(k)[::-1] + rng.uniform(0, 0.3, k)
-    return _unitary(rng, m)[:, :k] * s @ _unitary(rng, n)[:, :k].conj().T
+    return random_unitary(rng, m)[:, :k] * s @ random_unitary(rng, n)[:, :k].conj().T
 
 
 WELL = Domain("well-conditioned", _batched(_well))
 SPD = Domain("spd", _batched(_spd))
 SEPARATED = Domain("separated singular values", _batched(_separated))
 # complex matrices (x + iy would not be Hermitian, nor keep singular values apart)
-HPD = Domain("hermitian positive definite", _batched(_hpd, np.complex128))
+HPD = Domain("hermitian positive definite", _batched(hermitian_pd, np.complex128))
 SEPARATED_C = Domain("complex, separated singular values",
-                     _batched(_separated_complex, np.complex128))
+                     _batched(separated_complex, np.complex128))
 
 
 def _distinct_nonzero(rng: np.random.Generator, shape: tuple) -> np.ndarray:
@@ -773,15 +774,21 @@ def _cat(xp: Any, parts: Any) -> Any:
     return xp.concatenate([xp.ravel(p) for p in parts])
 
 
-def _svd_invariants(xp: Any, u: Any, s: Any, vh: Any) -> Any:
-    """Products in which each singular vector's sign cancels."""
-    return _cat(xp, [s, u * xp.swapaxes(vh[..., :, :1], -1, -2),
-                     vh * xp.swapaxes(u[..., :1, :], -1, -2)])
+def phase_free(xp: Any, v: Any) -> Any:
+    """Products ``v_ij conj(v_0j)``: each column's sign or phase e^{i theta} cancels."""
+    return v * xp.conj(v[..., :1, :])
+
+
+def svd_invariants(xp: Any, u: Any, s: Any, vh: Any) -> tuple:
+    """``s`` and products in which each singular vector's sign or phase cancels
+    (``u_k vh_k`` is gauge-free: ``A = sum_k s_k u_k vh_k``)."""
+    return (s, u * xp.swapaxes(vh[..., :, :1], -1, -2),
+            vh * xp.swapaxes(u[..., :1, :], -1, -2))
 
 
 def _eigh_invariants(xp: Any, a: Any) -> Any:
     w, v = xp.linalg.eigh(a)
-    return _cat(xp, [w, v * xp.conj(v[..., :1, :])])
+    return _cat(xp, [w, phase_free(xp, v)])
 
 
 def _qr(xp: Any, a: Any) -> Any:
@@ -790,7 +797,7 @@ def _qr(xp: Any, a: Any) -> Any:
 
 
 def _svd(xp: Any, a: Any) -> Any:
-    return _svd_invariants(xp, *xp.linalg.svd(a, full_matrices=False))
+    return _cat(xp, svd_invariants(xp, *xp.linalg.svd(a, full_matrices=False)))
 
 
 def _slogdet(xp: Any, a: Any) -> Any:
