@@ -1,34 +1,65 @@
-"""The operator table that drives the property tests (test_properties.py) and the
-random compositions (test_compositions.py).
+"""The operator table: one row per differentiable ``fad.numpy`` function (or
+operator, method, indexing form), and the laws every row is checked by.
 
-One ``Op`` per differentiable ``fad.numpy`` function (or operator / method, or
-indexing form). Each entry says:
+The laws (no hand-written per-function test needed):
 
-* ``fn(xp, *arrays, **params)``: the function, written once against a NumPy-like
-  namespace ``xp`` so that ``fn(fnp, ...)`` is fad and ``fn(np, ...)`` is NumPy's
-  own reference (or give ``ref``). Arrays are positional (they are
-  differentiated); params are keyword-only (static: axes, indices, specs...).
+* ``tests/primitives/test_properties.py``, in float32, float64 and complex128:
+  derivatives to second order, forward and reverse, against finite differences;
+  ``jvp`` against ``vjp``; symmetric Hessians; dtypes kept; values equal to
+  NumPy's; 0-d and empty inputs; ``vmap`` against a loop (float64 and
+  complex128) and ``jit`` against eager (complex128);
+* ``tests/transforms/test_jit.py``: ``jit`` (and the optimised gradient
+  program) against eager, in float32 and float64;
+* ``tests/transforms/test_vmap.py``: ``jacfwd`` against ``jacrev``;
+* rows with ``chain``: random compositions of transformations
+  (``tests/transforms/test_compositions.py``) and of the optimiser's passes
+  (``tests/interpreters/test_optimize.py``).
+
+A row is an ``Op``:
+
+* ``name``: unique; the test ids show it.
+* ``fn(xp, *arrays, **params)``: the function, written once against a
+  NumPy-like namespace ``xp``, so that ``fn(fnp, ...)`` is fad and
+  ``fn(np, ...)`` NumPy's reference (or give ``ref``, a NumPy function of the
+  same arguments). Arrays are positional (they are differentiated); params are
+  keyword-only (static: axes, indices, specs...). A function returning several
+  arrays (``split``, ``qr``, ``svd``...) is wrapped to return one (the pieces
+  raveled and concatenated, ``_cat``); outputs defined up to a sign or a phase
+  (eigenvectors, singular vectors) are wrapped in sign- and phase-invariant
+  products (``v_i conj(v_j)``), so that finite differences and NumPy agree.
 * ``cases(kind)``: a hypothesis strategy of ``Case(shapes, params)`` for
-  ``kind`` in ``"any"`` (random, broadcasting shapes), ``"scalar"`` (0-d inputs)
-  and ``"empty"`` (some input has a zero-length axis), or ``None`` when that
-  kind makes no sense for the entry.
-* ``domain``: how to sample each array (positive for ``log``, away from kinks for
-  ``abs`` / ``maximum``, distinct values for ``max``...), so that central finite
-  differences are valid.
+  ``kind`` in ``"any"`` (random, broadcasting shapes), ``"scalar"`` (0-d
+  inputs) and ``"empty"`` (some input has a zero-length axis), or ``None`` when
+  that kind makes no sense for the row (then the row has no 0-d or empty run).
+  ``empty=False`` also skips the empty run (``mean`` of nothing...).
+* ``domain``: how to sample each array (one ``Domain``, or one per array):
+  positive for ``log``, away from kinks for ``abs`` / ``maximum``, distinct
+  values for ``max``, well-conditioned matrices for ``inv``..., so that central
+  finite differences are valid.
 * ``tol``: ``check_grads`` tolerance (atol = rtol) for float32 and float64
-  (``None``: check_grads' defaults).
-* ``chain``: params with which the entry maps ``(2, 2)`` arrays to ``(2, 2)``
+  (``None``: ``check_grads``' defaults).
+* complex128: every row also runs on complex inputs ``x + iy``, both parts
+  drawn from ``domain``, or from ``cdomain`` (a complex-valued domain) where
+  ``x + iy`` would cross a branch cut or a pole or leave a decomposition's
+  domain (Hermitian positive-definite matrices, separated singular values),
+  unless the row says ``real_only="why"``: functions that NumPy / JAX define on
+  real numbers only (orderings, rounding, ``arctan2``...).
+  ``test_properties`` lists the opted-out names, so that nothing drops out
+  silently.
+* ``chain``: params with which the row maps ``(2, 2)`` arrays to ``(2, 2)``
   arrays with bounded derivatives of every order (so that nested finite
-  differences stay accurate); such entries are drawn into random compositions.
-* complex128: every entry also runs on complex inputs ``x + iy``, both parts
-  drawn from ``domain`` (or from ``cdomain``, a complex-valued domain, where
-  that would cross a branch cut or a pole, or leave a decomposition's domain),
-  unless it says ``real_only="why"``: functions that NumPy / JAX define on real
-  numbers only (orderings, rounding, ``arctan2``...). ``test_properties`` lists
-  the opted-out names, so that nothing drops out silently.
+  differences stay accurate); such rows are drawn into random compositions.
 
-To add a primitive: add one ``Op`` line (usually with ``unary``/``binary``),
-pick or write a case builder and a domain. Every property test then covers it.
+To add a function: add one row to ``OPS``, in its chapter, usually with
+``unary`` / ``binary`` and a domain that keeps off poles and kinks::
+
+    unary("arccosh", uniform(1.2, 3))                    # fnp.arccosh vs np.arccosh
+    unary("erf", uniform(-2, 2), ref=scipy.special.erf)  # a reference outside NumPy
+    binary("hypot", (NONZERO, NONZERO), real_only=NO_COMPLEX_LOOP)
+
+then pick or write a case builder if the row takes params, and add its name to
+``REQUIRED`` in ``test_properties.py`` (and to ``REAL_ONLY`` there if it opts
+out of complex128). Every law above then covers it.
 """
 
 from __future__ import annotations
@@ -37,11 +68,15 @@ import functools
 import inspect
 import math
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 from typing import Any, Callable
 
 import hypothesis.extra.numpy as hnp
 import numpy as np
+import scipy.special
 from hypothesis import strategies as st
+
+import fad.scipy.special as fad_special
 
 MAX_SIDE = 3
 MAX_SIZE = 32  # elements per input: keeps Hessians (one jvp per element) cheap
@@ -98,6 +133,92 @@ POS = uniform(0.3, 3)
 UNIT = uniform(-0.8, 0.8)
 NONZERO = away(-2, 2, 0.0, gap=0.3)
 DISTINCT = Domain("distinct", _distinct)  # all values differ by >= 0.2: no max ties
+
+
+def _batched(sample_one: Any, dtype: Any = np.float64) -> Any:
+    """A domain sampler that fills each matrix of a stack with ``sample_one``."""
+    def sample(rng: np.random.Generator, shape: tuple) -> np.ndarray:
+        out = np.empty(shape, dtype)
+        for idx in np.ndindex(*shape[:-2]):
+            out[idx] = sample_one(rng, shape[-2:])
+        return out
+    return sample
+
+
+def _orth(rng: np.random.Generator, n: int) -> np.ndarray:
+    q, r = np.linalg.qr(rng.standard_normal((n, n)))
+    return q * np.sign(np.diag(r))
+
+
+def _well(rng: np.random.Generator, mn: tuple) -> np.ndarray:
+    m, n = mn
+    a = rng.uniform(-0.5, 0.5, mn)
+    k = min(m, n)
+    a[np.arange(k), np.arange(k)] += 2.0 * np.sign(rng.uniform(-1, 1, k) + 0.1)
+    return a
+
+
+def _spd(rng: np.random.Generator, mn: tuple) -> np.ndarray:
+    """Symmetric, eigenvalues 1, 2.5, 4, ... (separated: eigenvectors are smooth)."""
+    n = mn[0]
+    q = _orth(rng, n)
+    d = 1.0 + 1.5 * np.arange(n) + rng.uniform(0, 0.3, n)
+    return (q * d) @ q.T
+
+
+def _separated(rng: np.random.Generator, mn: tuple) -> np.ndarray:
+    """Singular values 1, 2.5, 4, ... (separated)."""
+    m, n = mn
+    k = min(m, n)
+    s = 1.0 + 1.5 * np.arange(k)[::-1] + rng.uniform(0, 0.3, k)
+    return _orth(rng, m)[:, :k] * s @ _orth(rng, n)[:, :k].T
+
+
+def random_unitary(rng: np.random.Generator, n: int) -> np.ndarray:
+    q, r = np.linalg.qr(rng.standard_normal((n, n)) + 1j * rng.standard_normal((n, n)))
+    d = np.diag(r)
+    return q * (d / np.abs(d))
+
+
+def hermitian_pd(rng: np.random.Generator, mn: tuple) -> np.ndarray:
+    """Hermitian, eigenvalues 1, 2.5, 4, ... (separated)."""
+    n = mn[0]
+    q = random_unitary(rng, n)
+    d = 1.0 + 1.5 * np.arange(n) + rng.uniform(0, 0.3, n)
+    return (q * d) @ q.conj().T
+
+
+def separated_complex(rng: np.random.Generator, mn: tuple) -> np.ndarray:
+    """Complex, singular values 1, 2.5, 4, ... (separated)."""
+    m, n = mn
+    k = min(m, n)
+    s = 1.0 + 1.5 * np.arange(k)[::-1] + rng.uniform(0, 0.3, k)
+    return random_unitary(rng, m)[:, :k] * s @ random_unitary(rng, n)[:, :k].conj().T
+
+
+WELL = Domain("well-conditioned", _batched(_well))
+SPD = Domain("spd", _batched(_spd))
+SEPARATED = Domain("separated singular values", _batched(_separated))
+# complex matrices (x + iy would not be Hermitian, nor keep singular values apart)
+HPD = Domain("hermitian positive definite", _batched(hermitian_pd, np.complex128))
+SEPARATED_C = Domain("complex, separated singular values",
+                     _batched(separated_complex, np.complex128))
+
+
+def _distinct_nonzero(rng: np.random.Generator, shape: tuple) -> np.ndarray:
+    n = math.prod(shape)
+    mag = 0.3 + 0.25 * rng.permutation(n) + rng.uniform(0, 0.05, n)
+    return (mag * rng.choice([-1.0, 1.0], n)).reshape(shape)
+
+
+DISTINCT_NONZERO = Domain("distinct, away from 0", _distinct_nonzero)
+DISTINCT_MODULI = Domain("complex, distinct moduli", lambda rng, shape: np.abs(
+    _distinct_nonzero(rng, shape)) * np.exp(1j * rng.uniform(-np.pi, np.pi, shape)))
+INTEGERS_AWAY = away(-2.4, 2.4, -2, -1, 0, 1, 2, gap=0.15)  # floor/ceil/trunc: no jumps
+HALVES_AWAY = Domain("near integers", lambda rng, shape: (
+    rng.integers(-3, 4, shape) + rng.uniform(-0.2, 0.2, shape)))  # rint: jumps at k + 1/2
+FMOD_X = uniform(2.1, 2.4)
+FMOD_Y = uniform(1.3, 1.5)  # x / y in (1.4, 1.85): trunc and floor are constant
 
 
 # ---------------------------------------------------------------- cases
@@ -413,8 +534,198 @@ def take_cases(along: bool) -> Cases:
     return cases
 
 
+def one_axis(min_dims: int = 1, none: bool = True, min_side: int | None = None) -> Any:
+    """One array and an ``axis`` (an int, maybe negative, or None)."""
+    def cases(kind: str) -> Any:
+        if kind == "scalar":
+            return None
+
+        @st.composite
+        def draw(draw: Any) -> Case:
+            shape = draw(shape_st(kind, min_dims=min_dims))
+            if min_side is not None and kind != "empty":
+                shape = tuple(max(n, min_side) for n in shape)
+            nd = len(shape)
+            axis = draw(st.integers(-nd, nd - 1) | (st.none() if none else st.nothing()))
+            return Case((shape,), {"axis": axis})
+        return _finish(draw(), kind)
+    return cases
+
+
+def with_params(base: Any, **params: st.SearchStrategy) -> Any:
+    """``base``'s cases with more params drawn independently."""
+    def cases(kind: str) -> Any:
+        s = base(kind)
+        if s is None:
+            return None
+        return s.flatmap(lambda c: st.fixed_dictionaries(params).map(
+            lambda p: Case(c.shapes, {**c.params, **p})))
+    return cases
+
+
+def matrices(square: bool = True, batch: bool = True, min_n: int = 1, wide: bool = True,
+             tall: bool = True, extra: Any = None) -> Any:
+    """Stacks of matrices ``(*batch, m, n)``; ``extra(draw, m, n, lead)`` may add
+    more operands (shapes) and params."""
+    def cases(kind: str) -> Any:
+        if kind != "any":
+            return None
+
+        @st.composite
+        def draw(draw: Any) -> Case:
+            lead = draw(hnp.array_shapes(min_dims=0, max_dims=1, max_side=2)) if batch else ()
+            m = draw(st.integers(min_n, MAX_SIDE))
+            if square:
+                n = m
+            else:
+                lo = 1 if wide else m
+                hi = MAX_SIDE if tall else m
+                n = draw(st.integers(min(lo, hi), max(lo, hi)))
+                if not wide:
+                    n = min(n, m)
+                if not tall:
+                    n = max(n, m)
+            shapes: tuple = (lead + (m, n),)
+            params: dict = {}
+            if extra is not None:
+                more, params = extra(draw, m, n, lead)
+                shapes += more
+            return Case(shapes, params)
+        return _finish(draw(), kind)
+    return cases
+
+
+def _solve_extra(draw: Any, m: int, n: int, lead: tuple) -> tuple:
+    if draw(st.booleans()) and not lead:
+        return ((n,),), {}
+    return ((lead + (n, draw(st.integers(1, MAX_SIDE)))),), {}
+
+
+def pad_cases(kind: str) -> Any:
+    if kind == "scalar":
+        return None
+
+    @st.composite
+    def draw(draw: Any) -> Case:
+        shape = draw(shape_st(kind, min_dims=1, max_dims=2))
+        mode = draw(st.sampled_from(["constant", "edge", "reflect", "symmetric", "wrap"]))
+        if kind == "empty" and mode != "constant":
+            mode = "constant"
+        widths = draw(st.sampled_from([1, (1, 2), ((0, 1),) * len(shape), (2,)]))
+        return Case((shape,), {"pad_width": widths, "mode": mode})
+    return _finish(draw(), kind)
+
+
+def split_cases(even: bool) -> Any:
+    def cases(kind: str) -> Any:
+        if kind == "scalar":
+            return None
+
+        @st.composite
+        def draw(draw: Any) -> Case:
+            shape = draw(shape_st(kind, min_dims=1))
+            nd = len(shape)
+            axis = draw(st.integers(-nd, nd - 1))
+            n = shape[axis]
+            divisors = [k for k in range(1, 4) if n % k == 0] if even else [1, 2, 3]
+            sections = draw(st.sampled_from(divisors) | st.lists(
+                st.integers(0, n), max_size=2).map(sorted))
+            return Case((shape,), {"sections": sections, "axis": axis})
+        return _finish(draw(), kind)
+    return cases
+
+
+def tile_cases(kind: str) -> Any:
+    @st.composite
+    def draw(draw: Any) -> Case:
+        shape = draw(shape_st(kind))
+        reps = draw(st.integers(1, 2) | st.lists(st.integers(1, 2), min_size=1,
+                                                  max_size=3).map(tuple))
+        return Case((shape,), {"reps": reps})
+    return _finish(draw(), kind).filter(lambda c: math.prod(c.shapes[0]) * 8 <= 64)
+
+
+def repeat_cases(kind: str) -> Any:
+    if kind == "scalar":
+        return None
+
+    @st.composite
+    def draw(draw: Any) -> Case:
+        shape = draw(shape_st(kind, min_dims=1))
+        nd = len(shape)
+        axis = draw(st.none() | st.integers(-nd, nd - 1))
+        n = math.prod(shape) if axis is None else shape[axis]
+        repeats = draw(st.integers(0, 2) | hnp.arrays(np.int64, (n,),
+                                                      elements=st.integers(0, 2)))
+        return Case((shape,), {"repeats": repeats, "axis": axis})
+    return _finish(draw(), kind)
+
+
+def roll_cases(kind: str) -> Any:
+    @st.composite
+    def draw(draw: Any) -> Case:
+        shape = draw(shape_st(kind))
+        nd = len(shape)
+        axis = draw(st.none() | st.integers(-nd, nd - 1)) if nd else None
+        return Case((shape,), {"shift": draw(st.integers(-4, 4)), "axis": axis})
+    return _finish(draw(), kind)
+
+
+def flip_cases(kind: str) -> Any:
+    @st.composite
+    def draw(draw: Any) -> Case:
+        shape = draw(shape_st(kind))
+        return Case((shape,), {"axis": draw(_axes(len(shape)))})
+    return _finish(draw(), kind)
+
+
+def diagonal_cases(kind: str) -> Any:
+    if kind == "scalar":
+        return None
+
+    @st.composite
+    def draw(draw: Any) -> Case:
+        shape = draw(shape_st(kind, min_dims=2))
+        nd = len(shape)
+        a1, a2 = draw(st.permutations(range(nd)))[:2]
+        return Case((shape,), {"offset": draw(st.integers(-2, 2)), "axis1": a1, "axis2": a2})
+    return _finish(draw(), kind)
+
+
+def tri_cases(kind: str) -> Any:
+    if kind == "scalar":
+        return None
+    return with_params(plain(1, 3), k=st.integers(-2, 2))(kind)
+
+
+def diag_cases(kind: str) -> Any:
+    if kind == "scalar":
+        return None
+    return with_params(plain(1, 2), k=st.integers(-2, 2))(kind)
+
+
+def rot90_cases(kind: str) -> Any:
+    if kind == "scalar":
+        return None
+    return with_params(plain(2, 3), k=st.integers(-1, 4))(kind)
+
+
+def pair(shape_a: tuple, shape_b: tuple, **params: Any) -> Any:
+    def cases(kind: str) -> Any:
+        return st.just(Case((shape_a, shape_b), params)) if kind == "any" else None
+    return cases
+
+
+def one_of_cases(*builders: Any) -> Any:
+    def cases(kind: str) -> Any:
+        ss = [b(kind) for b in builders]
+        ss = [s for s in ss if s is not None]
+        return st.one_of(*ss) if ss else None
+    return cases
+
+
 # ---------------------------------------------------------------- the table
-@dataclass(frozen=True, eq=False)  # hashed by identity: entries key strategy caches
+@dataclass(frozen=True, eq=False)  # hashed by identity: rows key strategy caches
 class Op:
     name: str
     fn: Callable = field(repr=False)
@@ -424,7 +735,7 @@ class Op:
     ref: Callable | None = field(default=None, repr=False)
     chain: dict | None = None
     empty: bool = True
-    real_only: str = ""  # why the entry has no complex128 run ("": it has one)
+    real_only: str = ""  # why the row has no complex128 run ("": it has one)
     cdomain: Domain | tuple[Domain, ...] | None = None  # complex values (default: x + iy)
 
     def __repr__(self) -> str:
@@ -459,8 +770,102 @@ def binary(name: str, domain: Domain | tuple = REAL, **kw: Any) -> Op:
     return Op(name, lambda xp, x, y: getattr(xp, name)(x, y), elementwise(2), domain, **kw)
 
 
+def _scipy(name: str) -> Any:
+    """SciPy's function as ``jax.scipy.special`` defines it: real arguments only,
+    the result in the (last) argument's dtype."""
+    def fn(*args: Any) -> Any:
+        if any(np.iscomplexobj(a) for a in args):
+            raise TypeError(f"{name} takes real numbers only")
+        return np.asarray(getattr(scipy.special, name)(*args)).astype(np.asarray(args[-1]).dtype)
+    return fn
+
+
+SCIPY_SPECIAL = SimpleNamespace(**{n: _scipy(n) for n in (
+    "erf", "erfc", "erfinv", "gammaln", "digamma", "polygamma")})
+
+
+def _special(xp: Any) -> Any:
+    """``fad.scipy.special`` for ``fad.numpy``, SciPy's (as above) for NumPy."""
+    return SCIPY_SPECIAL if xp is np else fad_special
+
+
+def special_unary(name: str, domain: Domain = REAL, **kw: Any) -> Op:
+    return Op(name, lambda xp, x: getattr(_special(xp), name)(x), elementwise(1), domain,
+              real_only=REAL_SPECIAL, **kw)
+
+
 def _sigmoid(x: np.ndarray) -> np.ndarray:
     return 1 / (1 + np.exp(-x))
+
+
+def _cat(xp: Any, parts: Any) -> Any:
+    return xp.concatenate([xp.ravel(p) for p in parts])
+
+
+def phase_free(xp: Any, v: Any) -> Any:
+    """Products ``v_ij conj(v_0j)``: each column's sign or phase e^{i theta} cancels."""
+    return v * xp.conj(v[..., :1, :])
+
+
+def svd_invariants(xp: Any, u: Any, s: Any, vh: Any) -> tuple:
+    """``s`` and products in which each singular vector's sign or phase cancels
+    (``u_k vh_k`` is gauge-free: ``A = sum_k s_k u_k vh_k``)."""
+    return (s, u * xp.swapaxes(vh[..., :, :1], -1, -2),
+            vh * xp.swapaxes(u[..., :1, :], -1, -2))
+
+
+def _eigh_invariants(xp: Any, a: Any) -> Any:
+    w, v = xp.linalg.eigh(a)
+    return _cat(xp, [w, phase_free(xp, v)])
+
+
+def _qr(xp: Any, a: Any) -> Any:
+    q, r = xp.linalg.qr(a)
+    return _cat(xp, [q, r])
+
+
+def _svd(xp: Any, a: Any) -> Any:
+    return _cat(xp, svd_invariants(xp, *xp.linalg.svd(a, full_matrices=False)))
+
+
+def _slogdet(xp: Any, a: Any) -> Any:
+    sign, logabsdet = xp.linalg.slogdet(a)
+    return _cat(xp, [sign, logabsdet])  # sign: constant if real, e^{i arg det} if complex
+
+
+def _spectrum(kind: str) -> Any:
+    """``xp.fft.<kind>``; a complex result of a real input is returned as its real
+    and imaginary parts side by side, so that the float runs (whose laws take
+    real-valued outputs) cover it too. Complex inputs: the complex result."""
+    def fn(xp: Any, x: Any, **params: Any) -> Any:
+        y = getattr(xp.fft, kind)(x, **params)
+        if np.dtype(x.dtype).kind == "c" or np.dtype(y.dtype).kind != "c":
+            return y
+        return _cat(xp, [xp.real(y), xp.imag(y)])
+    return fn
+
+
+def _lstsq(xp: Any, a: Any, b: Any) -> Any:
+    return xp.linalg.lstsq(a, b, rcond=None)[0]
+
+
+def _tensordot_cases(kind: str) -> Any:
+    if kind != "any":
+        return None
+    return st.sampled_from([
+        Case(((2, 3), (3, 2)), {"axes": 1}), Case(((2, 3, 2), (3, 2)), {"axes": 2}),
+        Case(((2, 3), (2, 3)), {"axes": ([0, 1], [0, 1])}),
+        Case(((3, 2), (2, 3)), {"axes": ([1], [0])})])
+
+
+# ``real_only`` reasons
+NO_COMPLEX_LOOP = "real numbers only: NumPy's ufunc has no complex loop (nor has JAX)"
+REAL_SPECIAL = "real numbers only, as jax.scipy.special (SciPy's complex loops aside)"
+QUANTILE_REAL = "NumPy's quantile rejects complex input ('a must be an array of real numbers')"
+
+VEC_ORDS = [None, 2, 1, np.inf, -np.inf, 3, 0.5, -1]
+MAT_ORDS_SV = [None, "fro", "nuc", 2, -2]
+MAT_ORDS_ABS = [1, -1, np.inf, -np.inf]
 
 
 _CHAIN: dict = {}  # shape-preserving on (2, 2) with no params
@@ -502,6 +907,34 @@ OPS: list[Op] = [
        lambda kind: elementwise(1)(kind).flatmap(
            lambda c: st.sampled_from([0.5, -1.5, 2.5]).map(lambda p: Case(c.shapes, {"p": p}))),
        POS),
+    # complex: |Im| < 0.8 keeps off the branch cuts (Re 0, |Im| > 1)
+    unary("arcsinh", cdomain=cplx(REAL, UNIT)),
+    unary("arccosh", uniform(1.2, 3)),
+    unary("arctanh", UNIT),
+    unary("cbrt", NONZERO, tol=(5e-2, None), real_only=NO_COMPLEX_LOOP),
+    unary("deg2rad", chain=_CHAIN, real_only=NO_COMPLEX_LOOP),
+    unary("rad2deg", real_only=NO_COMPLEX_LOOP),
+    unary("sinc", uniform(-2, 2)),
+    unary("exp2"),
+    unary("fabs", NONZERO, real_only=NO_COMPLEX_LOOP),
+    unary("absolute", NONZERO),
+    unary("positive"),
+    unary("floor", INTEGERS_AWAY, real_only=NO_COMPLEX_LOOP),
+    unary("ceil", INTEGERS_AWAY, real_only=NO_COMPLEX_LOOP),
+    unary("trunc", INTEGERS_AWAY, real_only=NO_COMPLEX_LOOP),
+    unary("rint", HALVES_AWAY),  # complex: each part rounded (NumPy): derivative 0
+    Op("round", lambda xp, x: xp.round(x), elementwise(1), HALVES_AWAY),
+    Op("round_decimals", lambda xp, x: xp.round(x, 1), elementwise(1),
+       Domain("tenths", lambda rng, shape: rng.integers(-30, 30, shape) / 10)),
+    # ---- special functions (fad.scipy.special), away from the poles of gamma
+    special_unary("erf"),
+    special_unary("erfc"),
+    special_unary("erfinv", UNIT),
+    special_unary("gammaln", uniform(0.5, 4)),
+    special_unary("digamma", uniform(0.5, 4)),
+    Op("polygamma", lambda xp, x, *, n: _special(xp).polygamma(n, x),
+       with_params(elementwise(1), n=st.sampled_from([0, 1, 2, 3])), uniform(0.5, 4),
+       real_only=REAL_SPECIAL),
     # ---- elementwise, binary and ternary (broadcasting)
     binary("add", chain=_CHAIN),
     binary("subtract", chain=_CHAIN),
@@ -516,6 +949,13 @@ OPS: list[Op] = [
        (NONZERO, REAL, REAL)),
     Op("clip_arrays", lambda xp, x, lo, hi: xp.clip(x, lo, hi), elementwise(3),
        (grid(0.5), grid(0.0), grid(0.25))),
+    binary("hypot", (NONZERO, NONZERO), real_only=NO_COMPLEX_LOOP),
+    binary("logaddexp", real_only=NO_COMPLEX_LOOP),
+    binary("logaddexp2", real_only=NO_COMPLEX_LOOP),
+    binary("fmod", (FMOD_X, FMOD_Y), real_only=NO_COMPLEX_LOOP),
+    binary("remainder", (FMOD_X, FMOD_Y), real_only=NO_COMPLEX_LOOP),
+    binary("true_divide", (REAL, NONZERO), tol=(5e-2, None)),
+    binary("copysign", (NONZERO, NONZERO), real_only=NO_COMPLEX_LOOP),
     # ---- Python operators and array methods on tracers
     Op("operators", lambda xp, x, y: (x * y - x / 3.0 + 2.0) ** 2 - y ** 3 + (1.5 - x) * -y,
        elementwise(2)),
@@ -523,7 +963,7 @@ OPS: list[Op] = [
     Op("rpow", lambda xp, x: 2.0 ** x, elementwise(1)),
     Op("methods", lambda xp, x: x.T.reshape(-1) * x.mean() - x.max(axis=0).sum()
        + x.min() * x.std() + x.var(), plain(1, 2, min_size=2), DISTINCT, empty=False),
-    # ---- reductions
+    # ---- reductions, scans and statistics
     Op("sum", lambda xp, x, *, axis, keepdims: xp.sum(x, axis=axis, keepdims=keepdims),
        reduction(0, scalar_axes=(None, (), 0, -1))),
     Op("mean", lambda xp, x, *, axis, keepdims: xp.mean(x, axis=axis, keepdims=keepdims),
@@ -536,11 +976,73 @@ OPS: list[Op] = [
        reduction(), empty=False),
     Op("std", lambda xp, x, *, axis, keepdims: xp.std(x, axis=axis, keepdims=keepdims),
        reduction(min_count=2), DISTINCT, tol=(5e-2, None), empty=False),
+    Op("cumsum", lambda xp, x, *, axis: xp.cumsum(x, axis=axis), one_axis()),
+    Op("cumprod", lambda xp, x, *, axis: xp.cumprod(x, axis=axis), one_axis(),
+       uniform(-1.5, 1.5)),
+    Op("cumulative_sum", lambda xp, x, *, axis: xp.cumulative_sum(
+        x, axis=axis, include_initial=True), one_axis(none=False)),
+    Op("prod", lambda xp, x, *, axis, keepdims: xp.prod(x, axis=axis, keepdims=keepdims),
+       reduction(0, scalar_axes=(None, (), 0, -1)), uniform(-1.5, 1.5)),
+    Op("prod_with_zero", lambda xp, x: xp.prod(x * (xp.arange(x.size).reshape(x.shape) != 1),
+                                               axis=-1), plain(1, 2), uniform(-1.5, 1.5)),
+    Op("ptp", lambda xp, x, *, axis: xp.ptp(x, axis=axis), one_axis(), DISTINCT,
+       empty=False),
+    Op("median", lambda xp, x, *, axis: xp.median(x, axis=axis), one_axis(), DISTINCT,
+       empty=False),
+    Op("quantile", lambda xp, x, *, axis, q: xp.quantile(x, q, axis=axis),
+       with_params(one_axis(), q=st.sampled_from([0.3, 0.5, [0.1, 0.9]])), DISTINCT,
+       empty=False, real_only=QUANTILE_REAL),
+    Op("average", lambda xp, x, w: xp.average(x, axis=-1, weights=w),
+       one_of_cases(pair((3,), (3,)), pair((2, 3), (2, 3))), (REAL, POS)),
+    Op("var_ddof", lambda xp, x, *, axis: xp.var(x, axis=axis, ddof=1),
+       one_axis(min_side=2), empty=False),
+    Op("std_ddof", lambda xp, x, *, axis: xp.std(x, axis=axis, ddof=1),
+       one_axis(min_side=2), DISTINCT, tol=(5e-2, None), empty=False),
+    Op("diff", lambda xp, x, *, axis: xp.diff(x, axis=axis if axis is not None else -1),
+       one_axis()),
+    Op("trapezoid", lambda xp, x: xp.trapezoid(x), plain(1, 2)),
+    Op("sort", lambda xp, x, *, axis: xp.sort(x, axis=axis), one_axis(), DISTINCT),
+    Op("partition", lambda xp, x: xp.sort(xp.partition(x, 1, axis=-1), axis=-1),
+       lambda kind: st.just(Case(((2, 3),))) if kind == "any" else None, DISTINCT),
     # ---- products
     Op("dot", lambda xp, a, b: xp.dot(a, b), dot_cases),
     Op("matmul", lambda xp, a, b: xp.matmul(a, b), matmul_cases, chain=_CHAIN),
     Op("matmul_operator", lambda xp, a, b: a @ b, matmul_cases),
     Op("einsum", lambda xp, *ops, spec: xp.einsum(spec, *ops), einsum_cases),
+    Op("tensordot", lambda xp, a, b, *, axes: xp.tensordot(a, b, axes), _tensordot_cases),
+    Op("outer", lambda xp, a, b: xp.outer(a, b), pair((3,), (2,))),
+    Op("inner", lambda xp, a, b: xp.inner(a, b),
+       one_of_cases(pair((3,), (3,)), pair((2, 3), (4, 3)))),
+    Op("vdot", lambda xp, a, b: xp.vdot(a, b), pair((2, 3), (2, 3))),
+    Op("kron", lambda xp, a, b: xp.kron(a, b), one_of_cases(pair((2,), (3,)),
+                                                            pair((2, 2), (1, 3)))),
+    Op("cross", lambda xp, a, b: xp.cross(a, b), one_of_cases(pair((3,), (3,)),
+                                                              pair((2, 3), (3,)))),
+    Op("convolve", lambda xp, a, v, *, mode: xp.convolve(a, v, mode=mode),
+       lambda kind: None if kind != "any" else st.sampled_from(
+           [Case(((4,), (2,)), {"mode": m}) for m in ("full", "same", "valid")] +
+           [Case(((2,), (3,)), {"mode": "full"})])),
+    Op("correlate", lambda xp, a, v: xp.correlate(a, v, mode="full"), pair((4,), (3,))),
+    Op("trace", lambda xp, x, *, offset, axis1, axis2: xp.trace(x, offset, axis1, axis2),
+       diagonal_cases),
+    # ---- FFTs (fad.numpy.fft: the ``fft`` primitive)
+    Op("fft", lambda xp, x, *, axis, n, norm: _spectrum("fft")(xp, x, n=n, axis=axis,
+                                                               norm=norm),
+       with_params(one_axis(none=False), n=st.sampled_from([None, 2, 5]),
+                   norm=st.sampled_from([None, "ortho", "forward"])), empty=False),
+    Op("ifft", lambda xp, x, *, axis, n, norm: _spectrum("ifft")(xp, x, n=n, axis=axis,
+                                                                 norm=norm),
+       with_params(one_axis(none=False), n=st.sampled_from([None, 3]),
+                   norm=st.sampled_from([None, "ortho"])), empty=False),
+    Op("rfft", lambda xp, x, *, axis, n: _spectrum("rfft")(xp, x, n=n, axis=axis),
+       with_params(one_axis(none=False), n=st.sampled_from([None, 1, 4, 5])), empty=False,
+       real_only="the FFT of a real signal: NumPy rejects complex input (use fft)"),
+    Op("irfft", lambda xp, x, *, axis, n, norm: xp.fft.irfft(x, n=n, axis=axis, norm=norm),
+       with_params(one_axis(none=False), n=st.sampled_from([3, 4, 6]),
+                   norm=st.sampled_from([None, "forward"])), empty=False),
+    Op("fft2", lambda xp, x: _spectrum("fft2")(xp, x), plain(2, 3), empty=False),
+    Op("ifft2", lambda xp, x, *, s: _spectrum("ifft2")(xp, x, s=s),
+       with_params(plain(2, 2), s=st.sampled_from([None, (2, 3)])), empty=False),
     # ---- shapes
     Op("transpose", lambda xp, x, *, axes: xp.transpose(x, axes), transpose_cases,
        chain={"axes": None}),
@@ -553,6 +1055,25 @@ OPS: list[Op] = [
     Op("ravel", lambda xp, x: xp.ravel(x), plain()),
     Op("concatenate", lambda xp, *xs, axis: xp.concatenate(xs, axis=axis), join_cases(False)),
     Op("stack", lambda xp, *xs, axis: xp.stack(xs, axis=axis), join_cases(True)),
+    Op("split", lambda xp, x, *, sections, axis: _cat(xp, xp.split(x, sections, axis)),
+       split_cases(True)),
+    Op("array_split", lambda xp, x, *, sections, axis: _cat(
+        xp, xp.array_split(x, sections, axis)), split_cases(False)),
+    Op("tile", lambda xp, x, *, reps: xp.tile(x, reps), tile_cases),
+    Op("repeat", lambda xp, x, *, repeats, axis: xp.repeat(x, repeats, axis), repeat_cases),
+    Op("flip", lambda xp, x, *, axis: xp.flip(x, axis), flip_cases, chain={"axis": None}),
+    Op("roll", lambda xp, x, *, shift, axis: xp.roll(x, shift, axis), roll_cases,
+       chain={"shift": 1, "axis": 0}),
+    Op("rot90", lambda xp, x, *, k: xp.rot90(x, k), rot90_cases),
+    Op("pad", lambda xp, x, *, pad_width, mode: xp.pad(x, pad_width, mode=mode), pad_cases),
+    Op("pad_values", lambda xp, x: xp.pad(x, ((1, 2), (0, 1)), constant_values=((1, 2),
+                                                                               (3, 4))),
+       lambda kind: None if kind != "any" else st.just(Case(((2, 3),)))),
+    Op("diag", lambda xp, x, *, k: xp.diag(x, k), diag_cases),
+    Op("diagonal", lambda xp, x, *, offset, axis1, axis2: xp.diagonal(x, offset, axis1,
+                                                                      axis2), diagonal_cases),
+    Op("triu", lambda xp, x, *, k: xp.triu(x, k), tri_cases, chain={"k": 0}),
+    Op("tril", lambda xp, x, *, k: xp.tril(x, k), tri_cases, chain={"k": 0}),
     # ---- indexing (reverse mode is a scatter-add)
     Op("getitem_basic", lambda xp, x, *, index: x[index], basic_index_cases,
        chain={"index": (slice(None, None, -1),)}),
@@ -563,6 +1084,47 @@ OPS: list[Op] = [
     Op("take_along_axis",
        lambda xp, x, *, indices, axis: xp.take_along_axis(x, indices, axis=axis),
        take_cases(along=True)),
+    # ---- linear algebra (batched leading axes)
+    Op("inv", lambda xp, a: xp.linalg.inv(a), matrices(), WELL, tol=(5e-2, None)),
+    Op("solve", lambda xp, a, b: xp.linalg.solve(a, b), matrices(extra=_solve_extra),
+       (WELL, REAL), tol=(5e-2, None)),
+    Op("det", lambda xp, a: xp.linalg.det(a), matrices(), WELL, tol=(5e-2, None)),
+    Op("slogdet", _slogdet, matrices(), WELL, tol=(5e-2, None)),
+    Op("cholesky", lambda xp, a: xp.linalg.cholesky(a), matrices(), SPD, tol=(5e-2, None),
+       cdomain=HPD),
+    Op("eigh", _eigh_invariants, matrices(), SPD, tol=(5e-2, 1e-4), cdomain=HPD),
+    Op("eigvalsh", lambda xp, a: xp.linalg.eigvalsh(a), matrices(), SPD, tol=(5e-2, None),
+       cdomain=HPD),
+    Op("qr", _qr, matrices(square=False), WELL, tol=(5e-2, 1e-4)),
+    Op("svd", _svd, matrices(square=False), SEPARATED, tol=(5e-2, 1e-4), cdomain=SEPARATED_C),
+    Op("svdvals", lambda xp, a: xp.linalg.svd(a, compute_uv=False), matrices(square=False),
+       SEPARATED, tol=(5e-2, None), cdomain=SEPARATED_C),
+    Op("pinv", lambda xp, a: xp.linalg.pinv(a), matrices(square=False), SEPARATED,
+       tol=(5e-2, 1e-4), cdomain=SEPARATED_C),
+    Op("lstsq", _lstsq, matrices(square=False, wide=False, batch=False,
+                                 extra=lambda draw, m, n, lead: (((m,),), {})),
+       (SEPARATED, REAL), tol=(5e-2, 1e-4), cdomain=(SEPARATED_C, cplx(REAL))),
+    Op("matrix_power", lambda xp, a, *, n: xp.linalg.matrix_power(a, n),
+       with_params(matrices(), n=st.sampled_from([-2, 0, 1, 3])), WELL, tol=(5e-2, None)),
+    Op("multi_dot", lambda xp, a, b, c: xp.linalg.multi_dot([a, b, c]),
+       lambda kind: None if kind != "any" else st.sampled_from(
+           [Case(((2, 3), (3, 2), (2, 2))), Case(((3,), (3, 2), (2,)))])),
+    Op("cond", lambda xp, a: xp.linalg.cond(a), matrices(), SEPARATED, tol=(5e-2, 1e-4),
+       cdomain=SEPARATED_C),
+    Op("norm_vector", lambda xp, x, *, ord, axis: xp.linalg.norm(x, ord, axis),
+       with_params(one_axis(none=False), ord=st.sampled_from(VEC_ORDS)), DISTINCT_NONZERO,
+       tol=(5e-2, None), empty=False, cdomain=DISTINCT_MODULI),
+    Op("norm_flat", lambda xp, x: xp.linalg.norm(x), plain(), NONZERO, empty=False),
+    Op("norm_matrix_sv", lambda xp, a, *, ord: xp.linalg.norm(a, ord, axis=(-2, -1)),
+       with_params(matrices(square=False), ord=st.sampled_from(MAT_ORDS_SV)), SEPARATED,
+       tol=(5e-2, 1e-4), cdomain=SEPARATED_C),
+    Op("norm_matrix_abs", lambda xp, a, *, ord: xp.linalg.norm(a, ord, axis=(-2, -1)),
+       with_params(matrices(square=False), ord=st.sampled_from(MAT_ORDS_ABS)),
+       DISTINCT_NONZERO, tol=(5e-2, None), cdomain=DISTINCT_MODULI),
+    Op("vector_norm", lambda xp, x: xp.linalg.vector_norm(x, axis=-1), plain(1, 2),
+       NONZERO, empty=False),
+    Op("matrix_norm", lambda xp, a: xp.linalg.matrix_norm(a, ord="nuc"),
+       matrices(square=False), SEPARATED, tol=(5e-2, 1e-4), cdomain=SEPARATED_C),
 ]
 
 BY_NAME = {op.name: op for op in OPS}
@@ -574,7 +1136,7 @@ FLOATS = (np.float32, np.float64)
 # ---------------------------------------------------------------- drawing inputs
 @dataclass
 class Example:
-    """Concrete inputs of one entry: arrays (to differentiate) and static params."""
+    """Concrete inputs of one row: arrays (to differentiate) and static params."""
 
     op: Op
     arrays: list
@@ -595,7 +1157,7 @@ class Example:
 
 @functools.lru_cache(maxsize=None)
 def examples(op: Op, dtype: Any, kind: str = "any") -> st.SearchStrategy[Example]:
-    """Inputs for ``op`` in ``dtype``: shapes and params from the entry's cases,
+    """Inputs for ``op`` in ``dtype``: shapes and params from the row's cases,
     values from its domain with a drawn seed (fast, and fixed under derandomize).
     Cached: building strategies afresh for every example is what costs most."""
     def build(case: Case, seed: int) -> Example:
@@ -607,5 +1169,5 @@ def examples(op: Op, dtype: Any, kind: str = "any") -> st.SearchStrategy[Example
 
 
 def ops_with(kind: str) -> list[Op]:
-    """Entries that have cases of ``kind`` (``empty`` also needs ``op.empty``)."""
+    """Rows that have cases of ``kind`` (``empty`` also needs ``op.empty``)."""
     return [op for op in OPS if op.cases(kind) is not None and (kind != "empty" or op.empty)]

@@ -170,7 +170,7 @@ def _solve_aval(a: ShapedArray, b: ShapedArray) -> ShapedArray:
 def _solve_jvp(primals: list, tangents: list) -> tuple:
     # X = A^-1 B:  dX = A^-1 (dB - dA X). The tangent multiplies by inv(A) rather
     # than solving again: a product is linear in the tangent with A a mere constant,
-    # so reverse mode transposes it (see the module notes in the report).
+    # so reverse mode transposes it.
     (a, b), (ga, gb) = primals, tangents
     x = bind(solve_p, a, b)
     rhs = gb if ga is None else -matmul(ga, x) if gb is None else gb - matmul(ga, x)
@@ -382,8 +382,9 @@ def _slogdet_jvp(primals: list, tangents: list) -> tuple:
     t = bind(reduce_sum_p, mT(inv(a)) * g, axes=(nd - 2, nd - 1))
     if _is_complex(t):
         return [sign, logabsdet], [sign * (t - re(t)), re(t)]
-    # (the zero tangent of the sign is made from t, not from the constant sign:
-    # see the report's note on linearize_flat and constant output tangents)
+    # (the zero tangent of the sign is made from t, not from the constant sign, so
+    # that it is a variable of the linear program: linearize_flat turns an output
+    # tangent that is not one into a constant)
     return [sign, logabsdet], [bind(zeros_like_p, t), t]
 
 

@@ -873,8 +873,7 @@ def _norm(a: Any, p: Any = 2, dim: Any = None, keepdim: bool = False) -> Any:
 
 
 def _erf(x: Any) -> Any:
-    """erf by Abramowitz & Stegun 7.1.26 (|error| < 1.5e-7), in fad operations (the
-    core has no erf primitive yet)."""
+    """erf by Abramowitz & Stegun 7.1.26 (|error| < 1.5e-7), in fad operations."""
     s = fnp.sign(x)
     a = fnp.abs(x)
     t = 1.0 / (1.0 + 0.3275911 * a)
@@ -901,8 +900,7 @@ def _elu(x: Any, alpha: float = 1.0) -> Any:
 
 
 def _logsigmoid(x: Any) -> Any:
-    # min(x, 0) written as -max(-x, 0): the core's min rule fails with a Python-scalar
-    # operand (see the facade's report)
+    # log sigmoid(x) = min(x, 0) - log1p(e^-|x|), with min(x, 0) = -max(-x, 0)
     return -fnp.maximum(-x, 0.0) - fnp.log1p(fnp.exp(-fnp.abs(x)))
 
 

@@ -194,7 +194,7 @@ def test_static_argnums_are_baked_in():
 
 
 def test_tracer_surface_under_abstract_tracing():
-    """The operators and methods API.md lists, on an abstract tracer."""
+    """NumPy's operators and array methods, on an abstract tracer."""
     seen = {}
 
     def f(m):

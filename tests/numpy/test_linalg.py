@@ -4,6 +4,7 @@ zero, at singular matrices and at repeated eigen/singular values."""
 
 import numpy as np
 import pytest
+from operator_table import HPD, phase_free, separated_complex, svd_invariants
 
 import fad
 import fad.numpy as fnp
@@ -82,11 +83,6 @@ def test_numpy_semantics_details():
 
 
 # ---------------------------------------------------------------- derivatives
-def _sym_proj(v):
-    """Sign-invariant products of eigen/singular vectors."""
-    return v * v[..., :1, :]
-
-
 CASES = {
     "inv": (LA.inv, (AB,)),
     "solve": (LA.solve, (AB, rng.standard_normal((2, 3, 2)))),
@@ -94,13 +90,11 @@ CASES = {
     "det": (LA.det, (AB,)),
     "slogdet": (lambda a: LA.slogdet(a)[1], (AB,)),
     "cholesky": (LA.cholesky, (SB,)),
-    "eigh": (lambda a: (LA.eigh(a)[0], _sym_proj(LA.eigh(a)[1])), (SB,)),
+    "eigh": (lambda a: (LA.eigh(a)[0], phase_free(fnp, LA.eigh(a)[1])), (SB,)),
     "qr_tall": (LA.qr, (np.stack([T, T[::-1]]),)),
     "qr_wide": (LA.qr, (W + np.eye(2, 4) * 2,)),
-    "svd_tall": (lambda a: (lambda u, s, vh: (s, u * vh[:, :1].T, vh * u[:1].T))(
-        *LA.svd(a, full_matrices=False)), (T,)),
-    "svd_wide": (lambda a: (lambda u, s, vh: (s, u * vh[:, :1].T, vh * u[:1].T))(
-        *LA.svd(a, full_matrices=False)), (W,)),
+    "svd_tall": (lambda a: svd_invariants(fnp, *LA.svd(a, full_matrices=False)), (T,)),
+    "svd_wide": (lambda a: svd_invariants(fnp, *LA.svd(a, full_matrices=False)), (W,)),
     "pinv": (LA.pinv, (T,)),
     "lstsq": (lambda a, b: LA.lstsq(a, b)[0], (T, rng.standard_normal(4))),
     "matrix_power": (lambda a: LA.matrix_power(a, -3), (A,)),
@@ -165,17 +159,24 @@ def test_norm_defaults_and_array_api_norms():
 
 
 # ---------------------------------------------------------------- conventions
-@pytest.mark.parametrize("ord", VEC_ORDS[:6] + ["fro_matrix", "nuc", "2_matrix"], ids=str)
-def test_norm_at_zero_is_a_zero_subgradient(ord):
-    if isinstance(ord, str):
-        o = {"fro_matrix": "fro", "nuc": "nuc", "2_matrix": 2}[ord]
-        f, x = (lambda a: LA.norm(a, o)), np.zeros((2, 3))
-    else:
-        f, x = (lambda a: LA.norm(a, ord)), np.zeros(3)
+ZERO_NORMS = [*[(o, (3,)) for o in (None, 2, 1, -1, np.inf, -np.inf, 3)],
+              *[(o, (2, 3)) for o in (None, "fro", "nuc", 2, -2, 1, np.inf)]]
+
+
+@pytest.mark.parametrize("ord, shape", ZERO_NORMS, ids=lambda v: str(v).replace(" ", ""))
+def test_norm_at_zero_is_a_zero_subgradient(ord, shape):
+    f, x = (lambda a: LA.norm(a, ord)), np.zeros(shape)
     assert float(f(x)) == 0.0
     for g in (fad.grad(f)(x), fad.jacfwd(f)(x)):
         assert np.all(g == 0), g
     assert np.all(np.isfinite(fad.hessian(f)(x)))
+
+
+def test_norm_zero_row_in_batch():
+    x = np.array([[0.0, 0.0], [3.0, 4.0]])
+    g = fad.jacrev(lambda x: fnp.linalg.norm(x, axis=1))(x)
+    np.testing.assert_allclose(g[1, 1], [0.6, 0.8])
+    assert np.all(g[0] == 0)
 
 
 def test_det_at_singular_matrices():
@@ -212,39 +213,10 @@ def cwell(*shape, dtype=np.complex128):
     return (well(*shape) + 1j * rng.uniform(-0.5, 0.5, shape)).astype(dtype)
 
 
-def unitary(n):
-    q, r = np.linalg.qr(rng.standard_normal((n, n)) + 1j * rng.standard_normal((n, n)))
-    return q * (np.diag(r) / np.abs(np.diag(r)))
-
-
-def hpd(*shape):
-    """Hermitian positive definite, eigenvalues 1, 2.5, 4 (separated)."""
-    out = np.empty(shape, complex)
-    for idx in np.ndindex(*shape[:-2]):
-        q = unitary(shape[-1])
-        out[idx] = (q * (1.0 + 1.5 * np.arange(shape[-1]))) @ q.conj().T
-    return out
-
-
-def cseparated(m, n):
-    k = min(m, n)
-    return unitary(m)[:, :k] * (1.0 + 1.5 * np.arange(k)[::-1]) @ unitary(n)[:, :k].conj().T
-
-
 CA, CAB = cwell(3, 3), cwell(2, 3, 3)
-CH, CHB = hpd(3, 3), hpd(2, 3, 3)
-CT, CW = cseparated(4, 3), cseparated(2, 4)
+CH, CHB = HPD.sample(rng, (3, 3)), HPD.sample(rng, (2, 3, 3))
+CT, CW = separated_complex(rng, (4, 3)), separated_complex(rng, (2, 4))
 CB = rng.standard_normal((3, 2)) + 1j * rng.standard_normal((3, 2))
-
-
-def _phase_free(v):
-    """Products ``v_ij conj(v_0j)``: each column's phase e^{i theta} cancels."""
-    return v * fnp.conj(v[..., :1, :])
-
-
-def _svd_invariants(u, s, vh):
-    # u_k vh_k is gauge-free (A = sum_k s_k u_k vh_k): products of their entries
-    return s, u * fnp.swapaxes(vh[..., :, :1], -1, -2), vh * fnp.swapaxes(u[..., :1, :], -1, -2)
 
 
 COMPLEX_CASES = {
@@ -255,15 +227,15 @@ COMPLEX_CASES = {
     "slogdet": (lambda a: tuple(LA.slogdet(a)), (CAB,)),
     "cholesky": (LA.cholesky, (CHB,)),
     "cholesky_upper": (lambda a: LA.cholesky(a, upper=True), (CH,)),
-    "eigh": (lambda a: (LA.eigh(a)[0], _phase_free(LA.eigh(a)[1])), (CHB,)),
-    "eigh_upper": (lambda a: _phase_free(LA.eigh(a, UPLO="U")[1]), (CH,)),
+    "eigh": (lambda a: (LA.eigh(a)[0], phase_free(fnp, LA.eigh(a)[1])), (CHB,)),
+    "eigh_upper": (lambda a: phase_free(fnp, LA.eigh(a, UPLO="U")[1]), (CH,)),
     "eigh_reconstruct": (lambda a: (lambda w, v: (v * w[..., None, :]) @ fnp.conj(
         fnp.swapaxes(v, -1, -2)))(*LA.eigh(a)), (CHB,)),
     "qr_tall": (LA.qr, (CT,)),
     "qr_wide": (LA.qr, (CW + np.eye(2, 4) * 2,)),
     "qr_batched": (LA.qr, (CAB,)),
-    "svd_tall": (lambda a: _svd_invariants(*LA.svd(a, full_matrices=False)), (CT,)),
-    "svd_wide": (lambda a: _svd_invariants(*LA.svd(a, full_matrices=False)), (CW,)),
+    "svd_tall": (lambda a: svd_invariants(fnp, *LA.svd(a, full_matrices=False)), (CT,)),
+    "svd_wide": (lambda a: svd_invariants(fnp, *LA.svd(a, full_matrices=False)), (CW,)),
     "svd_reconstruct": (lambda a: (lambda u, s, vh: (u * s[..., None, :]) @ vh)(
         *LA.svd(a, full_matrices=False)), (CT,)),
     "svdvals": (LA.svdvals, (CW,)),

@@ -1,7 +1,6 @@
-"""Property tests driven by the operator table: every entry of ``OPS`` in
-float32 and float64, and every entry of ``OPS`` and ``OPS_EXTRA`` (whose float
-runs are in test_numpy_full.py) in complex128, except the ``real_only`` ones
-(listed in ``REAL_ONLY`` below).
+"""The laws of the operator table (``operator_table.py``), on every row, in
+float32, float64 and complex128 (except the ``real_only`` rows, listed in
+``REAL_ONLY`` below):
 
 (a) first and second derivatives, forward and reverse, against finite
 differences (``fad.check_grads``: complex directions too); (b) ``<u, J v>`` from
@@ -10,9 +9,11 @@ pairing ``Re(sum(u * w))``); (c) Hessians of scalarised functions are symmetric
 (complex inputs as pairs of real arrays ``x + iy``); (d) float32 in gives
 float32 values and derivatives, complex128 in gives complex128 derivatives and
 NumPy's output dtype (float64 for ``abs``...); (e) values (and dtypes) equal
-NumPy's on the same inputs. Plus 0-d and empty-array inputs, and (complex128
-only: test_jit / test_vmap cover the float table) jit against eager and vmap
-against a loop. Complex128 runs draw fewer examples (``COMPLEX_EXAMPLES``).
+NumPy's on the same inputs; (f) 0-d and empty inputs; (g) vmap against a loop
+(float64 and complex128) and jit against eager (complex128; test_jit.py has the
+float runs), for the row and the gradient of a real loss. Complex128 runs draw
+fewer examples (``COMPLEX_EXAMPLES``). Plus: the table has the rows it must
+have, and binary functions promote dtypes as NumPy does.
 """
 
 import math
@@ -22,19 +23,34 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from operator_table import FLOATS, OPS, examples, ops_with
-from operator_table_extra import OPS_EXTRA
 
 import fad
 import fad.numpy as fnp
 from fad.testing import assert_jit_matches_eager, assert_vmap_matches_loop
 
 COMPLEX = np.complex128
-# examples per entry and test: half the profile's (3 in CI, where float runs draw 6)
+# examples per row and test: half the profile's (3 in CI, where float runs draw 6)
 COMPLEX_EXAMPLES = max(3, settings().max_examples // 2)
-# entries without a complex run, each with its reason in the table (``real_only``)
+# rows without a complex run, each with its reason in the table (``real_only``)
 REAL_ONLY = set("""arctan2 cbrt deg2rad rad2deg fabs floor ceil trunc hypot logaddexp
     logaddexp2 fmod remainder copysign quantile rfft erf erfc erfinv gammaln digamma
     polygamma""".split())
+
+# rows the table must have: every differentiable function of fad.numpy's chapters
+REQUIRED = set("""
+    negative square sqrt exp expm1 log log1p log2 log10 sin cos tan arcsin arccos arctan
+    sinh cosh tanh arcsinh arccosh arctanh abs absolute sign reciprocal sigmoid cbrt
+    deg2rad rad2deg sinc floor ceil round
+    add subtract multiply divide true_divide power maximum minimum arctan2 hypot
+    logaddexp fmod remainder where clip
+    sum mean max min var std var_ddof std_ddof prod cumsum cumprod ptp median sort
+    dot matmul einsum tensordot outer inner trace
+    fft ifft rfft irfft fft2 ifft2
+    transpose reshape broadcast_to expand_dims squeeze concatenate stack split array_split
+    tile repeat flip roll pad diag diagonal triu tril
+    getitem_basic getitem_int_array getitem_mask take take_along_axis
+    inv solve det slogdet cholesky eigh qr svd norm_vector norm_matrix_sv norm_matrix_abs
+""".split())
 
 dtypes = pytest.mark.parametrize("dtype", FLOATS, ids=lambda d: np.dtype(d).name)
 
@@ -44,8 +60,7 @@ def table(kind: str = "any") -> pytest.MarkDecorator:
 
 
 def complex_ops(kind: str = "any") -> list:
-    return [op for op in OPS + OPS_EXTRA if not op.real_only and op.cases(kind) is not None
-            and (kind != "empty" or op.empty)]
+    return [op for op in ops_with(kind) if not op.real_only]
 
 
 def complex_table(kind: str = "any") -> pytest.MarkDecorator:
@@ -148,16 +163,23 @@ def dtype_law(ex, dtype):
         assert np.asarray(value).dtype == want, f"{name} of {ex.op.name} is {value.dtype}"
 
 
-def jit_vmap_law(ex, dtype):
-    """jit equals eager and vmap equals a loop, for the entry and for the gradient
-    of a real-valued loss (test_jit / test_vmap do this for the float table)."""
-    assert_jit_matches_eager(ex.fad, ex.arrays)
+def _loss_gradient(ex):
+    return fad.grad(lambda *xs: fnp.sum(fnp.abs(ex.fad(*xs)) ** 2),
+                    argnums=tuple(range(len(ex.arrays))))
+
+
+def vmap_law(ex, dtype):
+    """vmap equals a loop, for the row and for the gradient of a real loss."""
     batched = [np.stack([x, x * 0.9 + 0.05]) for x in ex.arrays]
     assert_vmap_matches_loop(ex.fad, batched)
-    grad = fad.grad(lambda *xs: fnp.sum(fnp.abs(ex.fad(*xs)) ** 2),
-                    argnums=tuple(range(len(ex.arrays))))
-    assert_jit_matches_eager(grad, ex.arrays, rtol=1e-8, atol=1e-8)
-    assert_vmap_matches_loop(grad, batched, rtol=1e-8, atol=1e-8)
+    assert_vmap_matches_loop(_loss_gradient(ex), batched, rtol=1e-8, atol=1e-8)
+
+
+def jit_law(ex, dtype):
+    """jit equals eager, for the row and for the gradient of a real loss (the
+    float runs are test_jit.py's ``test_jit_equals_eager_on_the_operator_table``)."""
+    assert_jit_matches_eager(ex.fad, ex.arrays)
+    assert_jit_matches_eager(_loss_gradient(ex), ex.arrays, rtol=1e-8, atol=1e-8)
 
 
 def values_law(ex, dtype):
@@ -260,15 +282,24 @@ def test_values_match_numpy_complex128(op, data):
     values_law(data.draw(examples(op, COMPLEX)), COMPLEX)
 
 
-# ---------------------------------------------------------------- jit and vmap
+# ---------------------------------------------------------------- (g)
+@table()
+@settings(max_examples=2)
+@given(data=st.data())
+def test_vmap_matches_a_loop(op, data):
+    vmap_law(data.draw(examples(op, np.float64)), np.float64)
+
+
 @complex_table()
 @settings(max_examples=1)
 @given(data=st.data())
 def test_jit_and_vmap_complex128(op, data):
-    jit_vmap_law(data.draw(examples(op, COMPLEX)), COMPLEX)
+    ex = data.draw(examples(op, COMPLEX))
+    jit_law(ex, COMPLEX)
+    vmap_law(ex, COMPLEX)
 
 
-# ---------------------------------------------------------------- 0-d and empty
+# ---------------------------------------------------------------- (f)
 edge_cases = settings(max_examples=max(3, settings().max_examples // 2))
 
 
@@ -306,14 +337,14 @@ def test_empty_complex128(op, data):
 def test_complex_opt_outs_are_the_listed_ones():
     """Nothing drops out of the complex128 runs silently: the entries marked
     ``real_only`` are exactly ``REAL_ONLY``, and each says why."""
-    marked = {op.name: op.real_only for op in OPS + OPS_EXTRA if op.real_only}
+    marked = {op.name: op.real_only for op in OPS if op.real_only}
     assert set(marked) == REAL_ONLY, set(marked) ^ REAL_ONLY
     assert all(len(why) > 10 for why in marked.values())
     ran = {op.name for op in complex_ops()}
-    assert ran | REAL_ONLY == {op.name for op in OPS + OPS_EXTRA} and not ran & REAL_ONLY
+    assert ran | REAL_ONLY == {op.name for op in OPS} and not ran & REAL_ONLY
 
 
-@pytest.mark.parametrize("op", [op for op in OPS + OPS_EXTRA if op.real_only], ids=str)
+@pytest.mark.parametrize("op", [op for op in OPS if op.real_only], ids=str)
 @settings(max_examples=1)
 @given(data=st.data())
 def test_real_only_entries_are_real_only_in_numpy(op, data):
@@ -323,15 +354,10 @@ def test_real_only_entries_are_real_only_in_numpy(op, data):
         ex.numpy()
 
 
-def test_table_covers_the_issue():
-    """Every differentiable function named in the issue has an entry."""
-    names = {op.name for op in OPS}
-    required = set("""add subtract multiply divide negative power square sqrt exp log log1p
-        expm1 sin cos tan arcsin arccos arctan arctan2 sinh cosh tanh abs sign maximum minimum
-        where clip reciprocal sigmoid sum mean max min var std dot matmul einsum transpose
-        reshape broadcast_to expand_dims squeeze concatenate stack take take_along_axis
-        getitem_basic getitem_int_array getitem_mask""".split())
-    assert required <= names, required - names
+def test_table_has_the_required_rows():
+    """Every differentiable function of ``REQUIRED`` has a row."""
+    missing = REQUIRED - {op.name for op in OPS}
+    assert not missing, missing
 
 
 # ---------------------------------------------------------------- promotion

@@ -951,7 +951,7 @@ def test_autograd_function_is_a_custom_vjp_under_fad_transformations():
     np.testing.assert_array_equal(fad.vmap(fad.grad(f))(np.stack([a, -a])), np.ones((2, 2)))
 
 
-def test_review_fixes_against_pytorch() -> None:
+def test_fmod_targets_and_function_outputs_as_in_pytorch() -> None:
     """Integer fmod stays integer; a float class-index target is PyTorch's error;
     a Function's non-differentiable output still gets a (zero) gradient slot in
     backward (the documented sort example)."""

@@ -1,4 +1,4 @@
-"""The public transformations' contracts (API.md): argnums, has_aux, pytrees,
+"""The public transformations' contracts: argnums, has_aux, pytrees,
 Jacobian layouts as in JAX, stop_gradient / no_grad, fad.tree, check_grads."""
 
 from collections import namedtuple

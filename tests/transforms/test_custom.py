@@ -503,7 +503,7 @@ def _layer_loss(remat):
 def test_checkpoint_closing_over_parameters_in_every_transformation(transform):
     """The closed-over parameters become inputs of the checkpointed call: the
     gradient with respect to them is the plain one under every transformation
-    (under jit it used to be lost: zero, or an escaped tracer)."""
+    (under jit too: neither zero nor an escaped tracer)."""
     w = np.array([0.5, -1.0])
     ws = np.stack([w, 2 * w, -w])
     run = {

@@ -382,8 +382,8 @@ def test_nested_programs_share_one_copy_of_a_closed_over_array():
 
 def test_an_array_written_between_two_uses_in_one_trace_is_read_at_each_use():
     """A traced function that writes into an array it closes over between two
-    uses: each use sees the value it had then, as eagerly (the program used to
-    keep the first value for both)."""
+    uses: each use sees the value it had then, as eagerly (not the first value
+    for both)."""
     buf = np.zeros(3)
 
     def f(x):

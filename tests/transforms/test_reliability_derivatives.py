@@ -51,8 +51,8 @@ CONVERSIONS = {
 @pytest.mark.parametrize("transform", list(TRANSFORMS))
 @pytest.mark.parametrize("conversion", list(CONVERSIONS))
 def test_a_python_value_of_a_differentiated_float_is_an_error(conversion, transform):
-    """Each conversion used to return a plain number, so the derivative through it
-    was silently zero; now it raises, naming the fix."""
+    """A conversion to a plain number would make the derivative through it
+    silently zero: it raises, naming the fix."""
     f = CONVERSIONS[conversion]
     with pytest.raises(fad.ConcretizationError) as info:
         TRANSFORMS[transform](f)(np.float64(0.7))
@@ -190,7 +190,7 @@ def test_a_tangent_of_another_shape_or_structure_is_an_error(check):
 
 def test_integer_primals_take_zero_tangents_only():
     """An integer primal has no derivative: its tangent must be an integer (or
-    boolean) zero; a float or nonzero tangent, which fad used to drop, raises."""
+    boolean) zero; a float or nonzero tangent raises rather than being dropped."""
     f = lambda x, n: x * n
     x, n = np.float64(2.0), np.int64(3)
     y, t = fad.jvp(f, (x, n), (np.float64(1.0), np.int64(0)))
@@ -326,8 +326,8 @@ def _write_everything(arrays):
 @pytest.mark.parametrize("api", ["vjp", "linearize"])
 def test_a_returned_derivative_function_keeps_the_values_of_its_call(api):
     """``vjp``'s and ``linearize``'s functions run later; writing into the input,
-    an array the function closes over or the returned output in between used to
-    change their result in silence (JAX captures the values, PyTorch raises)."""
+    an array the function closes over or the returned output in between does not
+    change their result (JAX captures the values, PyTorch raises)."""
     c = np.array([1.0, 2.0, 3.0])
     x = np.array([0.5, 1.0, 1.5])
     f = lambda a: fnp.exp(a) * c + a * a
@@ -365,8 +365,8 @@ def test_vjp_aux_and_custom_rule_residuals_are_the_calls_values():
 
 def test_code_in_a_file_whose_name_starts_like_the_package_is_the_users():
     """A script ``fad_demo.py`` beside the ``fad`` package directory is the
-    user's code: its ``math.sin(x)`` of a differentiated value used to pass as
-    fad's own (a silent zero derivative), and errors skipped its lines."""
+    user's code, not fad's own: its ``math.sin(x)`` of a differentiated value is
+    an error (not a silent zero derivative), and errors show its lines."""
     import os
 
     from fad.core.errors import FAD_DIR
