@@ -24,9 +24,9 @@ from typing import Any
 import numpy as np
 
 from ..core.ir import ShapedArray
+from ..core.linear import is_undefined
 from ..core.primitive import Primitive
 from ..core.trace import aval_of, bind
-from ..interpreters.linearize import is_undefined
 from . import shapes
 from .rules import deflinear
 from .structural import convert_element_type

@@ -12,9 +12,9 @@ from typing import Any
 from ..backends import backend_for, default_xp, namespace_of
 from ..core.errors import ShapeError
 from ..core.ir import ShapedArray
+from ..core.linear import is_undefined
 from ..core.primitive import Primitive
 from ..core.trace import aval_of, bind, concrete_or_none
-from ..interpreters.linearize import is_undefined
 from . import shapes
 from .rules import defmultilinear, unbroadcast
 from .structural import broadcast_to, reshape, transpose

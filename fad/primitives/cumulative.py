@@ -13,9 +13,9 @@ from typing import Any
 
 from ..core.errors import ShapeError
 from ..core.ir import ShapedArray
+from ..core.linear import is_undefined
 from ..core.primitive import Primitive
 from ..core.trace import bind, shape_of
-from ..interpreters.linearize import is_undefined
 from .batching import to_front
 from .indexing import slice_axis
 from .reductions import _reduced, reduce_sum_p

@@ -13,9 +13,9 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ..core.linear import is_undefined
 from ..core.primitive import Primitive
 from ..core.trace import _np_dtype, bind
-from ..interpreters.linearize import is_undefined
 from . import shapes
 from .rules import defjvp, defnondiff, negated, unbroadcast
 

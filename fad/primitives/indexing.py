@@ -15,9 +15,9 @@ import numpy as np
 
 from ..backends import backend_for
 from ..core.ir import ShapedArray
+from ..core.linear import is_undefined
 from ..core.primitive import Primitive
 from ..core.trace import bind
-from ..interpreters.linearize import is_undefined
 from .elementwise import neg_p
 from .rules import deflinear
 

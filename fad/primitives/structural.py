@@ -12,8 +12,9 @@ import numpy as np
 
 from ..core.errors import ShapeError
 from ..core.ir import ShapedArray
+from ..core.linear import is_undefined
 from ..core.primitive import Primitive
-from ..core.trace import aval_of, bind, is_float
+from ..core.trace import aval_of, bind, is_float, register_stop_gradient
 from . import shapes
 from .rules import defjvp, deflinear, unbroadcast
 
@@ -167,14 +168,9 @@ def _concat_transpose(ct: Any, *xs: Any, axis: int) -> list:
     out, start = [], 0
     for x in xs:
         n = aval_of(x).shape[axis] if not hasattr(x, "aval") else x.aval.shape[axis]
-        out.append(slice_axis(ct, axis, start, start + n) if _undef(x) else None)
+        out.append(slice_axis(ct, axis, start, start + n) if is_undefined(x) else None)
         start += n
     return out
-
-
-def _undef(x: Any) -> bool:
-    from ..interpreters.linearize import is_undefined
-    return is_undefined(x)
 
 
 concatenate_p = Primitive(
@@ -196,6 +192,7 @@ concatenate_p.transpose = _concat_transpose
 # ------------------------------------------------------------------ stop_gradient
 stop_gradient_p = Primitive("stop_gradient", lambda xp, x: x, shapes.same)
 defjvp(stop_gradient_p, None)
+register_stop_gradient(stop_gradient_p)  # no_grad's lowering (core)
 
 
 # ------------------------------------------------------------------ optimization_barrier
