@@ -26,7 +26,7 @@ import numpy as np
 from ..core.ir import ShapedArray
 from ..core.linear import UndefinedPrimal
 from ..core.trace import PrimalTracer, Trace, _np_dtype, aval_of, bind, new_main
-from ..primitives.rules import negated, unbroadcast
+from ..primitives.builders import negated, unbroadcast
 from .linearize import backward_pass, linearize_flat
 from .staging import owned, trace_to_jaxpr
 

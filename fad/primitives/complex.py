@@ -28,7 +28,7 @@ from ..core.linear import is_undefined
 from ..core.primitive import Primitive
 from ..core.trace import aval_of, bind
 from . import shapes
-from .rules import deflinear
+from .builders import deflinear
 from .structural import convert_element_type
 
 _REAL_OF = {np.dtype(np.complex64): np.dtype(np.float32),
@@ -67,7 +67,7 @@ deflinear(conj_p, lambda ct, x: [bind(conj_p, ct)])
 
 
 def _complex_transpose(ct: Any, a: Any, b: Any) -> list:
-    from .rules import unbroadcast
+    from .builders import unbroadcast
     return [unbroadcast(bind(real_p, ct), a.aval.shape) if is_undefined(a) else None,
             unbroadcast(-bind(imag_p, ct), b.aval.shape) if is_undefined(b) else None]
 

@@ -16,7 +16,7 @@ from ..core.linear import is_undefined
 from ..core.primitive import Primitive
 from ..core.trace import aval_of, bind, concrete_or_none
 from . import shapes
-from .rules import defmultilinear, unbroadcast
+from .builders import defmultilinear, unbroadcast
 from .structural import broadcast_to, reshape, transpose
 
 

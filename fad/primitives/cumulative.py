@@ -17,9 +17,9 @@ from ..core.linear import is_undefined
 from ..core.primitive import Primitive
 from ..core.trace import bind, shape_of
 from .batching import to_front
+from .builders import defjvp, deflinear
 from .indexing import slice_axis
 from .reductions import _reduced, reduce_sum_p
-from .rules import defjvp, deflinear
 from .structural import reshape, transpose, zeros_like_p
 
 

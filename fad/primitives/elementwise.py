@@ -17,7 +17,7 @@ from ..core.linear import is_undefined
 from ..core.primitive import Primitive
 from ..core.trace import _np_dtype, bind
 from . import shapes
-from .rules import defjvp, defnondiff, negated, unbroadcast
+from .builders import defjvp, defnondiff, negated, unbroadcast
 
 
 def _op(prim: Primitive) -> Callable:

@@ -18,8 +18,8 @@ from ..core.ir import ShapedArray
 from ..core.linear import is_undefined
 from ..core.primitive import Primitive
 from ..core.trace import bind
+from .builders import deflinear
 from .elementwise import neg_p
-from .rules import deflinear
 
 ARRAY = "<array>"
 

@@ -43,12 +43,12 @@ from ..core.ir import ShapedArray
 from ..core.primitive import Primitive
 from ..core.trace import aval_of, bind, shape_of
 from .batching import to_front
+from .builders import defjvp
 from .complex import conj_p, real_dtype, real_p
 from .contractions import _mT, matmul
 from .elementwise import eq, select
 from .indexing import ARRAY, gather
 from .reductions import reduce_sum_p
-from .rules import defjvp
 from .sorting import constant
 from .structural import reshape, zeros_like_p
 

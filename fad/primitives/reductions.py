@@ -11,7 +11,7 @@ import numpy as np
 from ..core.ir import ShapedArray
 from ..core.primitive import Primitive
 from ..core.trace import aval_of, bind
-from .rules import defjvp, deflinear, defnondiff
+from .builders import defjvp, deflinear, defnondiff
 from .structural import broadcast_to, convert_element_type, reshape
 
 

@@ -16,8 +16,8 @@ from ..core.ir import ShapedArray
 from ..core.primitive import Primitive
 from ..core.trace import bind, concrete_or_none, shape_of
 from .batching import to_front
+from .builders import defjvp, defnondiff
 from .indexing import ARRAY, gather
-from .rules import defjvp, defnondiff
 
 
 def constant(value: np.ndarray, like: Any) -> Any:

@@ -12,8 +12,8 @@ from ..core.trace import bind
 from . import elementwise as E
 from . import shapes
 from .batching import _unary_batch, elementwise_batch
+from .builders import defjvp
 from .elementwise import binary, select, sqrt, unary
-from .rules import defjvp
 
 _LN2 = 0.6931471805599453
 

@@ -16,7 +16,7 @@ from ..core.linear import is_undefined
 from ..core.primitive import Primitive
 from ..core.trace import aval_of, bind, is_float, register_stop_gradient
 from . import shapes
-from .rules import defjvp, deflinear, unbroadcast
+from .builders import defjvp, deflinear, unbroadcast
 
 
 # ------------------------------------------------------------------ reshape
