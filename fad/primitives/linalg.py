@@ -42,15 +42,14 @@ from ..core.errors import ShapeError
 from ..core.ir import ShapedArray
 from ..core.primitive import Primitive
 from ..core.trace import aval_of, bind, shape_of
-from .batching import to_front
-from .builders import defjvp
+from .builders import defjvp, to_front, zeros_like
 from .complex import conj_p, real_dtype, real_p
 from .contractions import _mT, matmul
 from .elementwise import eq, select
 from .indexing import ARRAY, gather
 from .reductions import reduce_sum_p
 from .sorting import constant
-from .structural import reshape, zeros_like_p
+from .structural import reshape
 
 
 # ------------------------------------------------------------------ helpers
@@ -384,7 +383,7 @@ def _slogdet_jvp(primals: list, tangents: list) -> tuple:
         return [sign, logabsdet], [sign * (t - re(t)), re(t)]
     # (the zero tangent of the sign is made from t, not from the constant sign:
     # see the report's note on linearize_flat and constant output tangents)
-    return [sign, logabsdet], [bind(zeros_like_p, t), t]
+    return [sign, logabsdet], [zeros_like(t), t]
 
 
 def _slogdet_aval(a: ShapedArray) -> list:

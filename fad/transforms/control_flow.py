@@ -424,7 +424,7 @@ def _cond_vjp_rule(primals: list, *, branches: tuple) -> tuple:
 
 
 def _cond_batch(size: int, vals: list, dims: list, *, branches: tuple) -> tuple:
-    from ..primitives.batching import move_axis
+    from ..primitives.builders import move_axis
     from .vmap import vmap
     index, ops = vals[0], vals[1:]
     op_dims = dims[1:]
@@ -438,7 +438,7 @@ def _cond_batch(size: int, vals: list, dims: list, *, branches: tuple) -> tuple:
         return bind(cond_p, index, *ops, branches=fns), [0] * len(branches[0].out_avals)
     # a predicate per example: run both branches, keep each example's choice
     from ..numpy import where
-    from ..primitives.batching import to_front
+    from ..primitives.builders import to_front
     picks = to_front(index, dims[0])
     outs_f, outs_t = run[0](*ops), run[1](*ops)
     merged = []
@@ -696,7 +696,7 @@ def _scan_vjp_rule(primals: list, *, body: ClosedJaxpr, length: int, reverse: bo
 
 def _scan_batch(size: int, vals: list, dims: list, *, body: ClosedJaxpr, length: int,
                 reverse: bool, n_carry: int) -> tuple:
-    from ..primitives.batching import move_axis
+    from ..primitives.builders import move_axis
     from .vmap import vmap
     carries = [move_axis(v, d, 0, size) for v, d in zip(vals[:n_carry], dims[:n_carry])]
     xs = [move_axis(v, d, 1, size) for v, d in zip(vals[n_carry:], dims[n_carry:])]
@@ -851,7 +851,7 @@ while_p.transpose = _while_reverse_error
 def _while_batch(size: int, vals: list, dims: list, *, cond: ClosedJaxpr,
                  body: ClosedJaxpr) -> tuple:
     """Each example runs its own number of steps: loop over the examples."""
-    from ..interpreters.batching import loop_batch_rule
+    from ..primitives.builders import loop_batch_rule
     return loop_batch_rule(while_p)(size, vals, dims, cond=cond, body=body)
 
 

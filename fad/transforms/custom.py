@@ -65,7 +65,7 @@ def _call_primitive(name: str) -> Primitive:
 def _batched(fun: Callable, dims: Sequence[int | None], size: int) -> Callable:
     """``fun`` on flat lists, vectorised over the given argument axes (out axis 0)."""
     from ..interpreters.batching import vmap_flat
-    from ..primitives.batching import move_axis
+    from ..primitives.builders import move_axis
 
     def batched(*args: Any) -> list:
         vals, out_dims = vmap_flat(lambda *xs: list(fun(*xs)), size, list(args), list(dims))
@@ -149,7 +149,7 @@ def _custom_jvp_batch(size: int, vals: list, dims: list, *, fun: Callable,
 
     # the arguments move to axis 0 (or stay unbatched) before the call, so the
     # batched function and rule see them, and their tangents, there
-    from ..primitives.batching import to_front
+    from ..primitives.builders import to_front
     args = [v if d is None else to_front(v, d, size) for v, d in zip(vals, dims)]
     front = [None if d is None else 0 for d in dims]
     batched_rule = _batched(flat_rule, front * 2, size)
@@ -315,7 +315,7 @@ def _custom_vjp_jvp(primals: list, tangents: list, *, fun: Callable, fwd: Callab
 
 def _custom_vjp_batch(size: int, vals: list, dims: list, *, fun: Callable, fwd: Callable,
                       bwd: Callable, name: str) -> tuple:
-    from ..primitives.batching import to_front
+    from ..primitives.builders import to_front
     n = len(vals)
     args = [to_front(v, d, size) for v, d in zip(vals, dims)]
     res_tree: list = []
