@@ -40,6 +40,7 @@ from ..core.trace import Tracer, aval_of, bind, concrete_or_none
 from ..interpreters.evaluate import eval_jaxpr
 from ..interpreters.jvp import jvp_flat
 from ..interpreters.staging import derived, lift_tracers, trace_to_jaxpr, writable
+from ..primitives.builders import zeros_where_none
 from ..tree import (
     PyTreeDef,
     _NamedTuple,
@@ -65,11 +66,6 @@ def _trace(fun: Callable, avals: list, label: str) -> ClosedJaxpr:
 
 def _run(closed: ClosedJaxpr, *args: Any) -> list:
     return eval_jaxpr(closed.jaxpr, closed.consts, *args)
-
-
-def _zeros(x: Any) -> Any:
-    from ..primitives.structural import zeros_like_p
-    return bind(zeros_like_p, x)
 
 
 def _avals(xs: list) -> list:
@@ -369,16 +365,12 @@ def _cond_impl(xp: Any, index: Any, *ops: Any, branches: tuple) -> list:
 
 def _cond_jvp(primals: list, tangents: list, *, branches: tuple) -> tuple:
     index, ops = primals[0], primals[1:]
-    ts = _zeros_where_none(tangents[1:], ops)
+    ts = zeros_where_none(tangents[1:], ops)
     n = len(ops)
     jvp_branches = tuple(_jvp_jaxpr(b, n) for b in branches)
     outs = bind(cond_p, index, *ops, *ts, branches=jvp_branches)
     k = len(outs) // 2
     return outs[:k], outs[k:]
-
-
-def _zeros_where_none(ts: list, xs: list) -> list:
-    return [_zeros(x) if t is None else t for t, x in zip(ts, xs)]
 
 
 def _jvp_jaxpr(closed: ClosedJaxpr, n: int) -> ClosedJaxpr:
@@ -391,7 +383,7 @@ def _make_jvp_jaxpr(closed: ClosedJaxpr, n: int) -> ClosedJaxpr:
     def f(*args: Any) -> list:
         outs, ts = jvp_flat(lambda *xs: _run(closed, *xs), list(args[:n]),
                             list(args[n:]))
-        return outs + [_zeros(o) if t is None else t for o, t in zip(outs, ts)]
+        return outs + zeros_where_none(ts, outs)
     avals = closed.in_avals
     return _trace(f, avals + avals, "a jvp of a control-flow body")
 
@@ -408,7 +400,7 @@ def _make_vjp_jaxpr(closed: ClosedJaxpr, n: int) -> ClosedJaxpr:
     def f(*args: Any) -> list:
         outs, pull = vjp_flat(lambda *xs: _run(closed, *xs), list(args[:n]))
         cts = pull(list(args[n:]))
-        return [_zeros(x) if c is None else c for c, x in zip(cts, args[:n])]
+        return zeros_where_none(cts, args[:n])
     return _trace(f, closed.in_avals + closed.out_avals, "a vjp of a control-flow body")
 
 
@@ -417,7 +409,7 @@ def _cond_vjp_rule(primals: list, *, branches: tuple) -> tuple:
     outs = bind(cond_p, index, *ops, branches=branches)
 
     def pullback(cts: list) -> list:
-        cts = _zeros_where_none(cts, outs)
+        cts = zeros_where_none(cts, outs)
         vjp_branches = tuple(_vjp_jaxpr(b, len(ops)) for b in branches)
         return [None] + list(bind(cond_p, index, *ops, *cts, branches=vjp_branches))
     return outs, pullback
@@ -633,7 +625,7 @@ def _scan_jvp(primals: list, tangents: list, *, body: ClosedJaxpr, length: int,
               reverse: bool, n_carry: int) -> tuple:
     """Scan the jvp of the body: carry (c, dc), scanned (x, dx), out (y, dy)."""
     n_in = len(primals)
-    ts = _zeros_where_none(tangents, primals)
+    ts = zeros_where_none(tangents, primals)
     jb = _jvp_jaxpr(body, n_in)
     n_x = n_in - n_carry
     n_y = len(body.out_avals) - n_carry
@@ -673,7 +665,7 @@ def _scan_vjp_rule(primals: list, *, body: ClosedJaxpr, length: int, reverse: bo
     vb = _vjp_jaxpr(body, n_carry + n_x)
 
     def pullback(cts: list) -> list:
-        cts = _zeros_where_none(cts, results)
+        cts = zeros_where_none(cts, results)
         ct_carry, ct_ys = cts[:n_carry], cts[n_carry:]
 
         def back(*args: Any) -> list:
@@ -817,7 +809,7 @@ def _while_impl(xp: Any, *val: Any, cond: ClosedJaxpr, body: ClosedJaxpr) -> lis
 def _while_jvp(primals: list, tangents: list, *, cond: ClosedJaxpr, body: ClosedJaxpr
                ) -> tuple:
     n = len(primals)
-    ts = _zeros_where_none(tangents, primals)
+    ts = zeros_where_none(tangents, primals)
     jb = _jvp_jaxpr(body, n)
     cond2 = _trace(lambda *a: _run(cond, *a[:n]), body.in_avals * 2, "while cond")
     outs = bind(while_p, *primals, *ts, cond=cond2, body=jb)

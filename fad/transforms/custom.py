@@ -24,6 +24,7 @@ from ..interpreters.jvp import jvp_flat
 from ..interpreters.linearize import backward_pass, linearize_flat
 from ..interpreters.staging import lift_tracers, trace_to_jaxpr, writable
 from ..interpreters.tape import vjp_flat
+from ..primitives.builders import zeros_where_none
 from ..tree import tree_flatten, tree_leaf_paths, tree_map, tree_unflatten
 from .arguments import as_positional, describe_argument, require_callable
 from .autodiff import _check_like, _leaf_array
@@ -71,11 +72,6 @@ def _batched(fun: Callable, dims: Sequence[int | None], size: int) -> Callable:
         vals, out_dims = vmap_flat(lambda *xs: list(fun(*xs)), size, list(args), list(dims))
         return [move_axis(v, d, 0, size) for v, d in zip(vals, out_dims)]
     return batched
-
-
-def _zeros_if_none(ts: list, primals: list) -> list:
-    from ..primitives.structural import zeros_like_p
-    return [bind(zeros_like_p, p) if t is None else t for p, t in zip(primals, ts)]
 
 
 # ---------------------------------------------------------------- closures under jit
@@ -133,7 +129,7 @@ def _jvp_with_captured(fun_c: Callable, captured: list, *, rule: Callable) -> di
             outs, out_ts = rule(primals[k:], tangents[k:])
         if any(t is not None for t in tangents[:k]):
             _, extra = jvp_flat(lambda *c: fun_c(*c, *primals[k:]), list(primals[:k]),
-                                _zeros_if_none(list(tangents[:k]), list(primals[:k])))
+                                zeros_where_none(list(tangents[:k]), list(primals[:k])))
             out_ts = [a + b for a, b in zip(out_ts, extra)]
         return outs, out_ts
     return {"rule": rule_c}
@@ -155,7 +151,7 @@ def _custom_jvp_batch(size: int, vals: list, dims: list, *, fun: Callable,
     batched_rule = _batched(flat_rule, front * 2, size)
 
     def rule_b(primals: list, tangents: list) -> tuple:
-        res = batched_rule(*primals, *_zeros_if_none(tangents, primals))
+        res = batched_rule(*primals, *zeros_where_none(tangents, primals))
         return res[:len(res) // 2], res[len(res) // 2:]
 
     outs = bind(custom_jvp_call_p, *args, fun=_batched(fun, front, size), rule=rule_b,
@@ -263,7 +259,7 @@ class custom_jvp:
 
         def flat_rule(primals: list, tangents: list) -> tuple:
             p = tuple(tree_unflatten(call.in_tree, primals))
-            t = tuple(tree_unflatten(call.in_tree, _zeros_if_none(tangents, primals)))
+            t = tuple(tree_unflatten(call.in_tree, zeros_where_none(tangents, primals)))
             got = self.jvp_rule(*call.nd, p, t)
             if not isinstance(got, tuple | list) or len(got) != 2:
                 raise TypeError(f"the custom_jvp rule of {self.__name__} must return a pair "
@@ -296,7 +292,7 @@ def _custom_vjp_rule(primals: list, *, fun: Callable, fwd: Callable, bwd: Callab
     outs, res = fwd(*primals)
 
     def pullback(cts: list) -> list:
-        return list(bwd(res, _zeros_if_none(cts, outs)))
+        return list(bwd(res, zeros_where_none(cts, outs)))
     return list(outs), pullback
 
 
@@ -305,10 +301,10 @@ def _custom_vjp_jvp(primals: list, tangents: list, *, fun: Callable, fwd: Callab
     """Forward mode from a backward rule: the jvp is the transpose of the linear map
     ``ct -> bwd(res, ct)``, traced with symbolic cotangents."""
     outs, res = fwd(*primals)
-    zeros = _zeros_if_none([None] * len(outs), outs)
+    zeros = zeros_where_none([None] * len(outs), outs)
     _, lin, is_zero = linearize_flat(lambda *cts: list(bwd(res, list(cts))), zeros,
                                      label=f"the backward rule of {name}")
-    live = [t for t, z in zip(_zeros_if_none(tangents, primals), is_zero) if not z]
+    live = [t for t, z in zip(zeros_where_none(tangents, primals), is_zero) if not z]
     got = backward_pass(lin.jaxpr, lin.consts, live) if live else [None] * len(outs)
     return list(outs), [g if g is not None else z for g, z in zip(got, zeros)]
 

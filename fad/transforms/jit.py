@@ -24,6 +24,7 @@ from ..interpreters.jvp import jvp_flat
 from ..interpreters.optimize import optimize
 from ..interpreters.staging import derived, inputs_behind, lift_tracers, trace_to_jaxpr
 from ..numpy._base import asarray
+from ..primitives.builders import zeros_where_none
 from ..tree import register_pytree_node, tree_flatten, tree_unflatten
 from .arguments import (
     as_positional,
@@ -76,15 +77,10 @@ def _make_jvp_body(closed: ClosedJaxpr, live: tuple) -> ClosedJaxpr:
         ts = [next(tangents) if keep else None for keep in live]
         outs, out_ts = jvp_flat(lambda *xs: eval_jaxpr(closed.jaxpr, closed.consts, *xs),
                                 list(primals), ts)
-        return outs + [t if t is not None else _zeros(o) for o, t in zip(outs, out_ts)]
+        return outs + zeros_where_none(out_ts, outs)
 
     traced, _ = trace_to_jaxpr(body, in_avals + tan_avals, label="the jvp of a jit")
     return optimize(traced)
-
-
-def _zeros(x: Any) -> Any:
-    from ..primitives.structural import zeros_like_p
-    return bind(zeros_like_p, x)
 
 
 jit_p = Primitive("jit", _jit_impl,
