@@ -19,6 +19,7 @@ from ..core.primitive import Primitive
 from ..core.trace import _np_dtype, bind
 from . import shapes
 from .builders import binary, defjvp, elementwise_batch, negated, unary, unary_batch, unbroadcast
+from .structural import convert_element_type
 
 
 def _op(prim: Primitive) -> Callable:
@@ -142,8 +143,8 @@ pow_p.numpy_fn = _numpy_power
 
 def _tie_weight(x: Any, y: Any, ans: Any) -> Any:
     """1 where x wins, 0.5 at a tie, 0 where y wins (JAX's convention at ties)."""
-    gt_ = convert(greater(x, y), ans)
-    eq_ = convert(eq(x, y), ans)
+    gt_ = convert_element_type(greater(x, y), ans.dtype)
+    eq_ = convert_element_type(eq(x, y), ans.dtype)
     return gt_ + 0.5 * eq_
 
 
@@ -233,8 +234,3 @@ neg, sin, cos, tan, tanh, exp, log, sqrt, sign = map(
 sinh, cosh, floor_divide = _op(sinh_p), _op(cosh_p), _op(floor_divide_p)
 eq, greater = _op(eq_p), _op(gt_p)
 select = _op(select_p)
-
-
-def convert(x: Any, like: Any) -> Any:
-    from .structural import convert_element_type
-    return convert_element_type(x, like.dtype)

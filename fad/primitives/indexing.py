@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from ..backends import backend_for
+from ..core.errors import ShapeError
 from ..core.ir import ShapedArray
 from ..core.linear import is_undefined
 from ..core.primitive import Primitive
@@ -77,7 +78,6 @@ def _gather_aval(x: ShapedArray, *idx: ShapedArray, indexer: Indexer) -> ShapedA
     try:
         shape = _dummy(x)[indexer.build(tuple(_dummy(i) for i in idx))].shape
     except IndexError as e:
-        from ..core.errors import ShapeError
         raise ShapeError(f"index {indexer!r} does not fit shape {x.shape}: {e}") from None
     return ShapedArray(shape, x.dtype)
 
