@@ -200,7 +200,7 @@ def _concat_aval(*xs: ShapedArray, axis: int) -> ShapedArray:
 
 
 def _concat_transpose(ct: Any, *xs: Any, axis: int) -> list:
-    from .indexing import slice_axis  # indexing is defined on top of this module
+    from .indexing import slice_axis  # here: indexing imports this module
     out, start = [], 0
     for x in xs:
         n = aval_of(x).shape[axis] if not hasattr(x, "aval") else x.aval.shape[axis]
