@@ -2,8 +2,9 @@
 
 The rules are attached next to each primitive's definition (``fad/primitives/``):
 ``impl`` (on an array namespace ``xp``), ``abstract_eval`` (shape and dtype
-rule), ``jvp`` (forward-mode rule, written in fad operations) and, for linear
-primitives, ``transpose``. Interpreters only ever call these attributes.
+rule), ``jvp`` (forward-mode rule, written in fad operations), for linear
+primitives ``transpose``, and ``batch`` (vmap's rule). Interpreters only ever
+call these attributes.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ class Primitive:
         self.jvp: Callable | None = None
         self.transpose: Callable | None = None
         self.batch: Callable | None = None
-        # set by the rule builders (fad/primitives/rules.py):
+        # set by the rule builders (fad/primitives/builders.py):
         self.partials: tuple | None = None   # elementwise jvp partials (diagonal)
         self.multilinear = False              # linear in each operand separately
         self.linear_in: tuple | None = None   # operands it is linear in (None: all)

@@ -421,6 +421,17 @@ def _check_alive(t: Tracer) -> None:
             "Return the value from the function instead, or compute it outside.")
 
 
+# The identity that ``no_grad`` wraps outside tracers in: ``stop_gradient``, which
+# the primitives layer defines with its rules and registers here.
+_stop_gradient_p: Any = None
+
+
+def register_stop_gradient(prim: Any) -> None:
+    """Make ``prim`` the primitive ``no_grad`` lowers its operands with."""
+    global _stop_gradient_p
+    _stop_gradient_p = prim
+
+
 def _lower_no_grad(args: tuple, scope: NoGradScope) -> tuple:
     """Make the operands of an operation inside a ``no_grad`` block constants."""
     out = []
@@ -432,9 +443,8 @@ def _lower_no_grad(args: tuple, scope: NoGradScope) -> tuple:
             key = id(a)
             if key not in scope.made:
                 if key not in scope.wrapped:
-                    from ..primitives.structural import stop_gradient_p
                     scope.made[key] = a  # the wrapping operation itself is inside
-                    stopped = bind(stop_gradient_p, a)
+                    stopped = bind(_stop_gradient_p, a)
                     del scope.made[key]
                     scope.made[id(stopped)] = stopped
                     scope.wrapped[key] = (a, stopped)

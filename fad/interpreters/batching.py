@@ -11,6 +11,7 @@ from typing import Any, Callable
 from ..core.errors import ConcretizationError, ShapeError, concretization_message
 from ..core.ir import ShapedArray
 from ..core.trace import Trace, Tracer, aval_of, bind, new_main, primitive_error
+from ..primitives.builders import loop_batch_rule
 
 
 class BatchTracer(Tracer):
@@ -89,34 +90,6 @@ def _check_per_example(prim: Any, args: Any, params: dict) -> None:
         prim.abstract_eval(*[aval_of(a) for a in args], **params)
     except (ShapeError, ValueError, IndexError) as e:
         raise primitive_error(prim, args, params, e) from None
-
-
-def loop_batch_rule(prim: Any) -> Callable:
-    """Run ``prim`` once per example and stack the results along axis 0."""
-    def rule(size: int, vals: list, dims: list, **params: Any) -> tuple:
-        from ..numpy import stack
-        from ..primitives.batching import index_example
-        if size == 0:  # no example to run: the outputs' shapes from abstract evaluation
-            return _no_examples(prim, vals, dims, params)
-        results = [bind(prim, *[index_example(v, d, i) for v, d in zip(vals, dims)],
-                        **params) for i in range(size)]
-        if prim.multiple_results:
-            return [stack(list(r)) for r in zip(*results)], [0] * len(results[0])
-        return stack(results), 0
-    return rule
-
-
-def _no_examples(prim: Any, vals: list, dims: list, params: dict) -> tuple:
-    from ..numpy import zeros
-    avals = []
-    for v, d in zip(vals, dims):
-        a = aval_of(v)
-        shape = a.shape if d is None else a.shape[:d] + a.shape[d + 1:]
-        avals.append(ShapedArray(shape, a.dtype))
-    out = prim.abstract_eval(*avals, **params)
-    if prim.multiple_results:
-        return [zeros((0,) + o.shape, o.dtype) for o in out], [0] * len(out)
-    return zeros((0,) + out.shape, out.dtype), 0
 
 
 def vmap_flat(fun: Callable, size: int, vals: list, dims: list, label: str = "fad.vmap",

@@ -13,26 +13,11 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from ..core.ir import ClosedJaxpr, Jaxpr, Literal, ShapedArray, Var
+from ..core.ir import ClosedJaxpr, Jaxpr, Literal, Var
+from ..core.linear import UndefinedPrimal
 from ..core.trace import aval_of, new_main
 from .jvp import JVPTrace, forward
 from .staging import JaxprBuilder, JaxprTrace, JaxprTracer
-
-
-class UndefinedPrimal:
-    """Stands for the linear operand of a primitive being transposed."""
-
-    __slots__ = ("aval",)
-
-    def __init__(self, aval: ShapedArray):
-        self.aval = aval
-
-    def __repr__(self) -> str:
-        return f"UndefinedPrimal({self.aval.str_short()})"
-
-
-def is_undefined(x: Any) -> bool:
-    return type(x) is UndefinedPrimal
 
 
 def linearize_flat(fun: Callable, primals: list, label: str = "fad.vjp",

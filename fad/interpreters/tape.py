@@ -24,11 +24,12 @@ from typing import Any, Callable
 import numpy as np
 
 from ..core.ir import ShapedArray
+from ..core.linear import UndefinedPrimal
 from ..core.trace import PrimalTracer, Trace, _np_dtype, aval_of, bind, new_main
-from ..primitives.rules import negated, unbroadcast
+from ..primitives.builders import negated, unbroadcast
 from ..tree import tree_flatten, tree_unflatten
 from .jvp import lower_aux
-from .linearize import UndefinedPrimal, backward_pass, linearize_flat
+from .linearize import backward_pass, linearize_flat
 from .staging import owned, trace_to_jaxpr
 
 _node_ids = itertools.count(1)

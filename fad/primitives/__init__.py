@@ -1,13 +1,12 @@
 """Every primitive of fad, each defined once with all its rules.
 
-Importing this package registers them all in ``fad.core.primitive.REGISTRY``;
-``batching`` and ``identities`` attach vmap rules and jit's algebraic
-identities to the primitives defined in the other modules.
+Importing this package registers them all in ``fad.core.primitive.REGISTRY``.
+The rule builders they share are in ``builders``; ``identities`` attaches jit's
+algebraic identities to the primitives defined in the other modules.
 """
 
 from ..core.primitive import REGISTRY
 from . import (  # noqa: F401
-    batching,
     complex,
     contractions,
     cumulative,
@@ -22,6 +21,6 @@ from . import (  # noqa: F401
     structural,
 )
 
-__all__ = ["REGISTRY", "batching", "complex", "contractions", "cumulative", "elementwise",
+__all__ = ["REGISTRY", "complex", "contractions", "cumulative", "elementwise",
            "identities", "indexing", "linalg", "reductions", "sorting", "special",
            "special_functions", "structural"]

@@ -24,12 +24,13 @@ from typing import Any
 import numpy as np
 
 from ..core.ir import ShapedArray
+from ..core.linear import is_undefined
 from ..core.primitive import Primitive
 from ..core.trace import aval_of, bind
-from ..interpreters.linearize import is_undefined
 from . import shapes
-from .rules import deflinear
-from .structural import convert_element_type
+from .builders import batch_moving_axis, deflinear, elementwise_batch, unary_batch, unbroadcast
+from .indexing import slice_axis
+from .structural import concatenate_p, convert_element_type
 
 _REAL_OF = {np.dtype(np.complex64): np.dtype(np.float32),
             np.dtype(np.complex128): np.dtype(np.float64)}
@@ -64,15 +65,17 @@ complex_p = Primitive("complex", lambda xp, a, b: a + 1j * b,
 deflinear(real_p, lambda ct, x: [_as_complex(ct, x.aval)])
 deflinear(imag_p, lambda ct, x: [_as_complex(ct, x.aval) * -1j])
 deflinear(conj_p, lambda ct, x: [bind(conj_p, ct)])
+for _prim in (real_p, imag_p, conj_p):
+    _prim.batch = unary_batch(_prim)
 
 
 def _complex_transpose(ct: Any, a: Any, b: Any) -> list:
-    from .rules import unbroadcast
     return [unbroadcast(bind(real_p, ct), a.aval.shape) if is_undefined(a) else None,
             unbroadcast(-bind(imag_p, ct), b.aval.shape) if is_undefined(b) else None]
 
 
 deflinear(complex_p, _complex_transpose, linear=(0, 1))
+complex_p.batch = elementwise_batch(complex_p)
 
 
 # ---------------------------------------------------------------- FFT
@@ -102,8 +105,6 @@ def fft(x: Any, kind: str, n: int, axis: int) -> Any:
 
 def _fit(y: Any, axis: int, length: int) -> Any:
     """Crop or zero-pad ``y`` along ``axis`` to ``length``."""
-    from .indexing import slice_axis
-    from .structural import concatenate_p
     have = aval_of(y).shape[axis]
     if have == length:
         return y
@@ -112,8 +113,7 @@ def _fit(y: Any, axis: int, length: int) -> Any:
     aval = aval_of(y)
     shape = list(aval.shape)
     shape[axis] = length - have
-    import numpy as _np
-    zeros = _np.zeros(shape, aval.dtype)
+    zeros = np.zeros(shape, aval.dtype)
     return bind(concatenate_p, y, zeros, axis=axis)
 
 
@@ -141,27 +141,5 @@ def _fft_transpose(ct: Any, x: Any, *, kind: str, n: int, axis: int) -> list:
 
 
 deflinear(fft_p, _fft_transpose)
+fft_p.batch = batch_moving_axis(fft_p, "axis")
 
-
-# ---------------------------------------------------------------- batching
-def _fft_batch(size: int, vals: list, dims: list, *, kind: str, n: int, axis: int) -> tuple:
-    from .batching import to_front
-    return fft(to_front(vals[0], dims[0]), kind, n, axis + 1), 0
-
-
-def _same_dim(prim: Primitive) -> Any:
-    return lambda size, vals, dims: (bind(prim, *vals), dims[0])
-
-
-fft_p.batch = _fft_batch
-real_p.batch = _same_dim(real_p)
-imag_p.batch = _same_dim(imag_p)
-conj_p.batch = _same_dim(conj_p)
-
-
-def _complex_batch(size: int, vals: list, dims: list) -> tuple:
-    from .batching import elementwise_batch
-    return elementwise_batch(complex_p)(size, vals, dims)
-
-
-complex_p.batch = _complex_batch

@@ -12,11 +12,11 @@ from typing import Any
 from ..backends import backend_for, default_xp, namespace_of
 from ..core.errors import ShapeError
 from ..core.ir import ShapedArray
+from ..core.linear import is_undefined
 from ..core.primitive import Primitive
-from ..core.trace import aval_of, bind, concrete_or_none
-from ..interpreters.linearize import is_undefined
+from ..core.trace import aval_of, bind, concrete_or_none, shape_of
 from . import shapes
-from .rules import defmultilinear, unbroadcast
+from .builders import align, defmultilinear, logical_ndim, move_axis, to_front, unbroadcast
 from .structural import broadcast_to, reshape, transpose
 
 
@@ -55,6 +55,30 @@ def _matmul_transpose(ct: Any, a: Any, b: Any) -> list:
 
 
 matmul_p.transpose = _matmul_transpose
+
+
+def _matmul_batch(size: int, vals: list, dims: list) -> tuple:
+    a, b = vals
+    da, db = dims
+    if da is not None and logical_ndim(a, da) < 2 or db is not None and \
+            logical_ndim(b, db) < 2:
+        raise ValueError("matmul operands must be at least 2-d")
+    if da is not None and db is None and logical_ndim(a, da) == 2 and len(shape_of(b)) == 2:
+        # a batch of matrices times one matrix: fold the batch into the rows
+        a = to_front(a, da)
+        n, m, k = shape_of(a)
+        out = bind(matmul_p, reshape(a, (n * m, k)), b)
+        return reshape(out, (n, m, shape_of(b)[1])), 0
+    if db is not None and da is None and logical_ndim(b, db) == 2 and len(shape_of(a)) == 2:
+        # one matrix times a batch of matrices: fold the batch into the columns
+        b = move_axis(b, db, 1, size)  # (k, batch, n)
+        k, n, c = shape_of(b)
+        out = bind(matmul_p, a, reshape(b, (k, n * c)))
+        return reshape(out, (shape_of(a)[0], n, c)), 1
+    return bind(matmul_p, *align([a, b], [da, db])), 0
+
+
+matmul_p.batch = _matmul_batch
 
 
 def matmul(a: Any, b: Any) -> Any:
@@ -145,3 +169,22 @@ def _eye(n: int, like: Any) -> Any:
 
 
 einsum_p.transpose = _einsum_transpose
+
+
+def _einsum_batch(size: int, vals: list, dims: list, *, spec: str) -> tuple:
+    in_specs, out = parse_spec(spec, len(vals))
+    used = set(spec)
+    letter = next(c for c in "ZYXWVUTSRQPONMLKJIHGFEDCBAzyxwvutsrqponmlkjihgfedcba"
+                  if c not in used)
+    ops, specs = [], []
+    for v, d, s in zip(vals, dims, in_specs):
+        if d is None:
+            ops.append(v)
+            specs.append(s)
+        else:
+            ops.append(to_front(v, d))
+            specs.append(letter + s)
+    return bind(einsum_p, *ops, spec=",".join(specs) + "->" + letter + out), 0
+
+
+einsum_p.batch = _einsum_batch

@@ -13,14 +13,13 @@ from typing import Any
 
 from ..core.errors import ShapeError
 from ..core.ir import ShapedArray
+from ..core.linear import is_undefined
 from ..core.primitive import Primitive
 from ..core.trace import bind, shape_of
-from ..interpreters.linearize import is_undefined
-from .batching import to_front
-from .indexing import slice_axis
+from .builders import batch_moving_axis, defjvp, deflinear, loop_batch_rule, to_front, zeros_like
+from .indexing import gather, slice_axis
 from .reductions import _reduced, reduce_sum_p
-from .rules import defjvp, deflinear
-from .structural import reshape, transpose, zeros_like_p
+from .structural import reshape, transpose
 
 
 def _flip(xp: Any, x: Any, axis: int, on: bool) -> Any:
@@ -40,16 +39,10 @@ def _scan_aval(x: ShapedArray, *, axis: int, reverse: bool) -> ShapedArray:
     return x
 
 
-def _scan_batch(prim: Primitive):
-    def rule(size: int, vals: list, dims: list, *, axis: int, reverse: bool) -> tuple:
-        return bind(prim, to_front(vals[0], dims[0]), axis=axis + 1, reverse=reverse), 0
-    return rule
-
-
 # ------------------------------------------------------------------ cumsum
 cumsum_p = Primitive("cumsum", _scan_impl("cumulative_sum", "cumsum"), _scan_aval)
 deflinear(cumsum_p, lambda ct, x, *, axis, reverse: [cumsum(ct, axis, not reverse)])
-cumsum_p.batch = _scan_batch(cumsum_p)
+cumsum_p.batch = batch_moving_axis(cumsum_p, "axis")
 
 
 def cumsum(x: Any, axis: int, reverse: bool = False) -> Any:
@@ -78,7 +71,6 @@ def _pad_impl(xp: Any, x: Any, v: Any, *, widths: tuple) -> Any:
 
 
 def _interior(ct: Any, widths: tuple) -> Any:
-    from .indexing import gather
     shape = shape_of(ct)
     return gather(ct, tuple(slice(lo, n - hi) for n, (lo, hi) in zip(shape, widths)))
 
@@ -94,7 +86,7 @@ def _pad_transpose(ct: Any, x: Any, v: Any, *, widths: tuple) -> list:
 def _pad_jvp(primals: list, tangents: list, *, widths: tuple) -> tuple:
     # linear in (x, value); a missing tangent is a zero of x's backend / a Python 0
     (x, v), (gx, gv) = primals, tangents
-    gx = bind(zeros_like_p, x) if gx is None else gx
+    gx = zeros_like(x) if gx is None else gx
     return bind(pad_p, x, v, widths=widths), bind(pad_p, gx, 0.0 if gv is None else gv,
                                                   widths=widths)
 
@@ -107,7 +99,6 @@ pad_p.transpose = _pad_transpose
 def _pad_batch(size: int, vals: list, dims: list, *, widths: tuple) -> tuple:
     (x, v), (dx, dv) = vals, dims
     if dv is not None:
-        from ..interpreters.batching import loop_batch_rule
         return loop_batch_rule(pad_p)(size, vals, dims, widths=widths)
     return bind(pad_p, to_front(x, dx, size), v, widths=((0, 0),) + tuple(widths)), 0
 
@@ -161,7 +152,7 @@ def _cumprod_jvp(primals: list, tangents: list, *, axis: int, reverse: bool) -> 
 
 cumprod_p = Primitive("cumprod", _scan_impl("cumulative_prod", "cumprod"), _scan_aval)
 cumprod_p.jvp = _cumprod_jvp
-cumprod_p.batch = _scan_batch(cumprod_p)
+cumprod_p.batch = batch_moving_axis(cumprod_p, "axis")
 
 
 def cumprod(x: Any, axis: int, reverse: bool = False) -> Any:
@@ -201,13 +192,7 @@ def _prod_partial(g: Any, ans: Any, x: Any, *, axes: tuple) -> Any:
 reduce_prod_p = Primitive("reduce_prod", lambda xp, x, *, axes: xp.prod(x, axis=axes),
                           lambda x, *, axes: _reduced(x, axes))
 defjvp(reduce_prod_p, _prod_partial, elementwise=False)
-
-
-def _reduce_batch(size: int, vals: list, dims: list, *, axes: tuple) -> tuple:
-    return bind(reduce_prod_p, to_front(vals[0], dims[0]), axes=tuple(a + 1 for a in axes)), 0
-
-
-reduce_prod_p.batch = _reduce_batch
+reduce_prod_p.batch = batch_moving_axis(reduce_prod_p, "axes")
 
 __all__ = ["cumsum_p", "cumprod_p", "reduce_prod_p", "pad_p", "cumsum", "cumprod", "pad",
            "shift", "others_product"]

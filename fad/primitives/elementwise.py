@@ -3,7 +3,8 @@
 Each entry: the name, the Array API function that computes it, and one partial
 derivative per operand, ``partial(g, ans, *operands) -> tangent contribution``
 (the identity it uses is the usual calculus one, so only the non-obvious ones
-are commented). Operands arrive already promoted to one dtype by fad.numpy;
+are commented); ``unary`` and ``binary`` (``builders.py``) add the batching rule
+and jit's kernel. Operands arrive already promoted to one dtype by fad.numpy;
 Python scalars are weak operands and may appear in place of arrays.
 """
 
@@ -13,11 +14,12 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ..core.linear import is_undefined
 from ..core.primitive import Primitive
 from ..core.trace import _np_dtype, bind
-from ..interpreters.linearize import is_undefined
 from . import shapes
-from .rules import defjvp, defnondiff, negated, unbroadcast
+from .builders import binary, defjvp, elementwise_batch, negated, unary, unary_batch, unbroadcast
+from .structural import convert_element_type
 
 
 def _op(prim: Primitive) -> Callable:
@@ -26,48 +28,6 @@ def _op(prim: Primitive) -> Callable:
     op.__name__ = prim.name
     op.__doc__ = f"Apply the ``{prim.name}`` primitive."
     return op
-
-
-def _ufunc_kernel(prim: Primitive, xp_name: str | Callable) -> None:
-    """For jit's generated code: the backend's own function, which allocates its
-    result and accepts ``out=`` (NumPy and CuPy ufuncs). ``xp_name`` is its name
-    in the namespace, or ``lookup(xp) -> function`` for one found elsewhere (looked
-    up on first use, so that its library is imported only then)."""
-    prim.fresh_output = True
-    if callable(xp_name):
-        prim.kernel = xp_name
-        return
-    prim.kernel = lambda xp: getattr(xp, xp_name)
-    prim.numpy_fn = getattr(np, xp_name)
-
-
-def unary(name: str, xp_name: str | Callable, partial: Callable | None,
-          out_dtype: Any = None) -> Primitive:
-    def aval(x):
-        return x if out_dtype is None else x.__class__(x.shape, out_dtype)
-    if callable(xp_name):
-        prim = Primitive(name, lambda xp, x: xp_name(xp)(x), aval)
-    else:
-        prim = Primitive(name, lambda xp, x: getattr(xp, xp_name)(x), aval)
-    _ufunc_kernel(prim, xp_name)
-    if partial is None:
-        defnondiff(prim)
-    else:
-        defjvp(prim, partial)
-    return prim
-
-
-def binary(name: str, xp_name: str, *partials: Callable | None,
-           out_dtype: Any = None) -> Primitive:
-    def aval(x, y):
-        return shapes.elementwise(x, y, dtype=out_dtype)
-    prim = Primitive(name, lambda xp, x, y: getattr(xp, xp_name)(x, y), aval)
-    _ufunc_kernel(prim, xp_name)
-    if not partials:
-        defnondiff(prim)
-    else:
-        defjvp(prim, *partials)
-    return prim
 
 
 # ------------------------------------------------------------------ unary
@@ -97,12 +57,14 @@ logical_not_p = unary("not", "logical_not", None, "bool")
 # logistic(x) = 1 / (1 + e^-x); d/dx = ans (1 - ans)
 logistic_p = Primitive("logistic", lambda xp, x: _logistic(xp, x), shapes.same)
 defjvp(logistic_p, lambda g, ans, x: g * (ans * (1 - ans)))
+logistic_p.batch = unary_batch(logistic_p)
 
 
 # softplus(x) = log(1 + e^x) = max(x, 0) + log1p(e^-|x|); d/dx = logistic(x)
 softplus_p = Primitive(
     "softplus", lambda xp, x: xp.maximum(x, 0) + xp.log1p(xp.exp(-xp.abs(x))), shapes.same)
 defjvp(softplus_p, lambda g, ans, x: g * bind(logistic_p, x))
+softplus_p.batch = unary_batch(softplus_p)
 
 
 # below these (per itemsize) e^-x would overflow; there logistic(x) = e^x to the
@@ -181,8 +143,8 @@ pow_p.numpy_fn = _numpy_power
 
 def _tie_weight(x: Any, y: Any, ans: Any) -> Any:
     """1 where x wins, 0.5 at a tie, 0 where y wins (JAX's convention at ties)."""
-    gt_ = convert(greater(x, y), ans)
-    eq_ = convert(eq(x, y), ans)
+    gt_ = convert_element_type(greater(x, y), ans.dtype)
+    eq_ = convert_element_type(eq(x, y), ans.dtype)
     return gt_ + 0.5 * eq_
 
 
@@ -263,6 +225,7 @@ def _select_transpose(ct: Any, c: Any, x: Any, y: Any) -> list:
 
 
 select_p.transpose = _select_transpose
+select_p.batch = elementwise_batch(select_p)
 
 
 # ------------------------------------------------------------------ the ops
@@ -271,8 +234,3 @@ neg, sin, cos, tan, tanh, exp, log, sqrt, sign = map(
 sinh, cosh, floor_divide = _op(sinh_p), _op(cosh_p), _op(floor_divide_p)
 eq, greater = _op(eq_p), _op(gt_p)
 select = _op(select_p)
-
-
-def convert(x: Any, like: Any) -> Any:
-    from .structural import convert_element_type
-    return convert_element_type(x, like.dtype)

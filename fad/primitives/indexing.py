@@ -14,12 +14,13 @@ from typing import Any
 import numpy as np
 
 from ..backends import backend_for
+from ..core.errors import ShapeError
 from ..core.ir import ShapedArray
+from ..core.linear import is_undefined
 from ..core.primitive import Primitive
-from ..core.trace import bind
-from ..interpreters.linearize import is_undefined
-from .elementwise import neg_p
-from .rules import deflinear
+from ..core.trace import bind, shape_of
+from .builders import deflinear, elementwise_batch, loop_batch_rule, to_front
+from .elementwise import add_p, neg_p, sub_p
 
 ARRAY = "<array>"
 
@@ -77,7 +78,6 @@ def _gather_aval(x: ShapedArray, *idx: ShapedArray, indexer: Indexer) -> ShapedA
     try:
         shape = _dummy(x)[indexer.build(tuple(_dummy(i) for i in idx))].shape
     except IndexError as e:
-        from ..core.errors import ShapeError
         raise ShapeError(f"index {indexer!r} does not fit shape {x.shape}: {e}") from None
     return ShapedArray(shape, x.dtype)
 
@@ -110,6 +110,44 @@ deflinear(scatter_add_p, lambda ct, v, *idx, indexer, shape: [
     bind(gather_p, ct, *idx, indexer=indexer)] + [None] * len(idx))
 
 
+def _adjacent_arrays(items: tuple) -> bool:
+    pos = [k for k, i in enumerate(items) if i is ARRAY or isinstance(i, int)]
+    return not pos or pos == list(range(pos[0], pos[-1] + 1))
+
+
+def _sliced_after_batch(indexer: Indexer) -> Indexer:
+    """``indexer`` behind a leading full slice (for the batch axis)."""
+    return Indexer((slice(None),) + tuple(i if not isinstance(i, tuple) else slice(*i[1:])
+                                          for i in indexer.items))
+
+
+def _loops(indexer: Indexer, didx: list) -> bool:
+    """A batched index array, or array indices apart (NumPy moves their axis
+    first): no single indexing operation does the batch; loop over examples."""
+    return any(d is not None for d in didx) or \
+        indexer.n_arrays > 0 and not _adjacent_arrays(indexer.items)
+
+
+def _gather_batch(size: int, vals: list, dims: list, *, indexer: Indexer) -> tuple:
+    x, *idx = vals
+    dx, *didx = dims
+    if _loops(indexer, didx):
+        return loop_batch_rule(gather_p)(size, vals, dims, indexer=indexer)
+    return bind(gather_p, to_front(x, dx, size), *idx, indexer=_sliced_after_batch(indexer)), 0
+
+
+def _scatter_add_batch(size: int, vals: list, dims: list, *, indexer: Indexer,
+                       shape: tuple) -> tuple:
+    v, *idx = vals
+    dv, *didx = dims
+    if _loops(indexer, didx):
+        return loop_batch_rule(scatter_add_p)(size, vals, dims, indexer=indexer, shape=shape)
+    return bind(scatter_add_p, to_front(v, dv, size), *idx,
+                indexer=_sliced_after_batch(indexer), shape=(size,) + tuple(shape)), 0
+
+
+gather_p.batch = _gather_batch
+scatter_add_p.batch = _scatter_add_batch
 
 
 def _scatter_add_kernel(xp: Any, *, indexer: Indexer, shape: tuple) -> Any:
@@ -143,8 +181,20 @@ def _add_at_transpose(ct: Any, x: Any, v: Any, *idx: Any, indexer: Indexer,
     return [ct if is_undefined(x) else None, ct_v] + [None] * len(idx)
 
 
+def _add_at_batch(size: int, vals: list, dims: list, *, indexer: Indexer,
+                  sign: int = 1) -> tuple:
+    """x ± scatter_add(v): the two rules above, composed."""
+    x, v, *idx = vals
+    dx, dv, *didx = dims
+    shape = tuple(s for i, s in enumerate(shape_of(x)) if i != dx)  # x's logical shape
+    scattered, ds = _scatter_add_batch(size, [v, *idx], [dv, *didx], indexer=indexer,
+                                       shape=shape)
+    return elementwise_batch(add_p if sign > 0 else sub_p)(size, [x, scattered], [dx, ds])
+
+
 add_at_p = Primitive("add_at", _add_at_impl, lambda x, v, *idx, indexer, sign=1: x)
 deflinear(add_at_p, _add_at_transpose, linear=(0, 1))
+add_at_p.batch = _add_at_batch
 
 
 def _add_at_kernel(xp: Any, *, indexer: Indexer, sign: int = 1) -> Any:

@@ -42,15 +42,14 @@ from ..core.errors import ShapeError
 from ..core.ir import ShapedArray
 from ..core.primitive import Primitive
 from ..core.trace import aval_of, bind, shape_of
-from .batching import to_front
+from .builders import defjvp, to_front, zeros_like
 from .complex import conj_p, real_dtype, real_p
 from .contractions import _mT, matmul
 from .elementwise import eq, select
 from .indexing import ARRAY, gather
 from .reductions import reduce_sum_p
-from .rules import defjvp
 from .sorting import constant
-from .structural import reshape, zeros_like_p
+from .structural import reshape
 
 
 # ------------------------------------------------------------------ helpers
@@ -385,7 +384,7 @@ def _slogdet_jvp(primals: list, tangents: list) -> tuple:
     # (the zero tangent of the sign is made from t, not from the constant sign, so
     # that it is a variable of the linear program: linearize_flat turns an output
     # tangent that is not one into a constant)
-    return [sign, logabsdet], [bind(zeros_like_p, t), t]
+    return [sign, logabsdet], [zeros_like(t), t]
 
 
 def _slogdet_aval(a: ShapedArray) -> list:

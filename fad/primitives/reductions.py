@@ -11,7 +11,7 @@ import numpy as np
 from ..core.ir import ShapedArray
 from ..core.primitive import Primitive
 from ..core.trace import aval_of, bind
-from .rules import defjvp, deflinear, defnondiff
+from .builders import batch_moving_axis, defjvp, deflinear, defnondiff
 from .structural import broadcast_to, convert_element_type, reshape
 
 
@@ -40,6 +40,7 @@ reduce_sum_p = Primitive("reduce_sum", lambda xp, x, *, axes: xp.sum(x, axis=axe
                                                                      dtype=x.dtype),
                          lambda x, *, axes: _reduced(x, axes))
 deflinear(reduce_sum_p, lambda ct, x, *, axes: [expand_reduced(ct, x.aval.shape, axes)])
+reduce_sum_p.batch = batch_moving_axis(reduce_sum_p, "axes")
 
 
 def _max_partial(g: Any, ans: Any, x: Any, *, axes: tuple) -> Any:
@@ -53,9 +54,11 @@ def _max_partial(g: Any, ans: Any, x: Any, *, axes: tuple) -> Any:
 reduce_max_p = Primitive("reduce_max", lambda xp, x, *, axes: xp.max(x, axis=axes),
                          lambda x, *, axes: _reduced(x, axes))
 defjvp(reduce_max_p, _max_partial, elementwise=False)
+reduce_max_p.batch = batch_moving_axis(reduce_max_p, "axes")
 reduce_min_p = Primitive("reduce_min", lambda xp, x, *, axes: xp.min(x, axis=axes),
                          lambda x, *, axes: _reduced(x, axes))
 defjvp(reduce_min_p, _max_partial, elementwise=False)
+reduce_min_p.batch = batch_moving_axis(reduce_min_p, "axes")
 
 
 def _ufunc_reduce_kernel(prim: Primitive, ufunc: np.ufunc) -> None:
@@ -77,13 +80,15 @@ def _arg_aval(x: ShapedArray, *, axis: int) -> ShapedArray:
 
 argmax_p = Primitive("argmax", lambda xp, x, *, axis: xp.argmax(x, axis=axis), _arg_aval)
 argmin_p = Primitive("argmin", lambda xp, x, *, axis: xp.argmin(x, axis=axis), _arg_aval)
-defnondiff(argmax_p)
-defnondiff(argmin_p)
+for _prim in (argmax_p, argmin_p):
+    defnondiff(_prim)
+    _prim.batch = batch_moving_axis(_prim, "axis")
 
 _BOOL = np.dtype(bool)
 reduce_or_p = Primitive("reduce_or", lambda xp, x, *, axes: xp.any(x, axis=axes),
                         lambda x, *, axes: _reduced(x, axes, _BOOL))
 reduce_and_p = Primitive("reduce_and", lambda xp, x, *, axes: xp.all(x, axis=axes),
                          lambda x, *, axes: _reduced(x, axes, _BOOL))
-defnondiff(reduce_or_p)
-defnondiff(reduce_and_p)
+for _prim in (reduce_or_p, reduce_and_p):
+    defnondiff(_prim)
+    _prim.batch = batch_moving_axis(_prim, "axes")

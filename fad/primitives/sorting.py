@@ -15,9 +15,8 @@ from ..backends import default_xp, namespace_of
 from ..core.ir import ShapedArray
 from ..core.primitive import Primitive
 from ..core.trace import bind, concrete_or_none, shape_of
-from .batching import to_front
+from .builders import batch_moving_axis, defjvp, defnondiff, loop_batch_rule
 from .indexing import ARRAY, gather
-from .rules import defjvp, defnondiff
 
 
 def constant(value: np.ndarray, like: Any) -> Any:
@@ -47,12 +46,6 @@ def take_along(x: Any, idx: Any, axis: int) -> Any:
     return gather(x, (ARRAY,) * nd, tuple(arrays))
 
 
-def _axis_batch(prim: Primitive):
-    def rule(size: int, vals: list, dims: list, *, axis: int) -> tuple:
-        return bind(prim, to_front(vals[0], dims[0]), axis=axis + 1), 0
-    return rule
-
-
 sort_p = Primitive("sort", lambda xp, x, *, axis: xp.sort(x, axis=axis),
                    lambda x, *, axis: x)
 argsort_p = Primitive(
@@ -62,8 +55,8 @@ argsort_p = Primitive(
 defjvp(sort_p, lambda g, ans, x, *, axis: take_along(g, bind(argsort_p, x, axis=axis), axis),
        elementwise=False)
 defnondiff(argsort_p)
-sort_p.batch = _axis_batch(sort_p)
-argsort_p.batch = _axis_batch(argsort_p)
+sort_p.batch = batch_moving_axis(sort_p, "axis")
+argsort_p.batch = batch_moving_axis(argsort_p, "axis")
 
 
 def _searchsorted_impl(xp: Any, a: Any, v: Any, *, side: str) -> Any:
@@ -80,7 +73,6 @@ def _searchsorted_batch(size: int, vals: list, dims: list, *, side: str) -> tupl
     (a, v), (da, dv) = vals, dims
     if da is None:
         return bind(searchsorted_p, a, v, side=side), dv
-    from ..interpreters.batching import loop_batch_rule
     return loop_batch_rule(searchsorted_p)(size, vals, dims, side=side)
 
 

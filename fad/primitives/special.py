@@ -11,9 +11,8 @@ from ..core.primitive import Primitive
 from ..core.trace import bind
 from . import elementwise as E
 from . import shapes
-from .batching import _unary_batch, elementwise_batch
-from .elementwise import binary, select, sqrt, unary
-from .rules import defjvp
+from .builders import binary, defjvp, elementwise_batch, unary
+from .elementwise import select, sqrt
 
 _LN2 = 0.6931471805599453
 
@@ -55,6 +54,7 @@ def _fmod_impl(xp: Any, x: Any, y: Any) -> Any:
 # fmod(x, y) = x - y trunc(x / y) (the sign of x); d/dy = -trunc(x / y)
 fmod_p = Primitive("fmod", _fmod_impl, lambda x, y: shapes.elementwise(x, y))
 defjvp(fmod_p, lambda g, ans, x, y: g, lambda g, ans, x, y: g * -bind(trunc_p, x / y))
+fmod_p.batch = elementwise_batch(fmod_p)
 
 asinh_p = unary("asinh", "asinh", lambda g, ans, x: g / sqrt(x * x + 1))
 acosh_p = unary("acosh", "acosh", lambda g, ans, x: g / sqrt(x * x - 1))
@@ -68,11 +68,6 @@ signbit_p = unary("signbit", "signbit", None, "bool")
 INT_BINARY = {n: binary(n, n) for n in ("bitwise_and", "bitwise_or", "bitwise_xor",
                                         "left_shift", "right_shift", "gcd", "lcm")}
 invert_p = unary("invert", "invert", None)
-
-for _p in (asinh_p, acosh_p, atanh_p, cbrt_p, trunc_p, signbit_p, invert_p):
-    _p.batch = _unary_batch(_p)
-for _p in (hypot_p, logaddexp_p, logaddexp2_p, fmod_p, *INT_BINARY.values()):
-    _p.batch = elementwise_batch(_p)
 
 __all__ = ["hypot_p", "logaddexp_p", "logaddexp2_p", "fmod_p", "asinh_p", "acosh_p",
            "atanh_p", "cbrt_p", "trunc_p", "signbit_p", "invert_p", "INT_BINARY"]

@@ -23,9 +23,8 @@ from ..core.ir import ShapedArray
 from ..core.primitive import Primitive
 from ..core.trace import bind
 from . import shapes
-from .batching import _unary_batch, elementwise_batch
-from .elementwise import exp, unary
-from .rules import defjvp
+from .builders import defjvp, elementwise_batch, unary
+from .elementwise import exp
 
 # the library holding each backend's special functions, by namespace name
 _LIBRARIES = {"numpy": "scipy.special", "cupy": "cupyx.scipy.special"}
@@ -105,8 +104,6 @@ polygamma_p = Primitive("polygamma", lambda xp, n, x: _polygamma_kernel(xp)(n, x
 defjvp(polygamma_p, None, lambda g, ans, n, x: g * bind(polygamma_p, n + 1, x))
 polygamma_p.kernel = _polygamma_kernel
 
-for _p in (erf_p, erfc_p, erfinv_p, gammaln_p, digamma_p):
-    _p.batch = _unary_batch(_p)
 polygamma_p.batch = elementwise_batch(polygamma_p)
 
 __all__ = ["erf_p", "erfc_p", "erfinv_p", "gammaln_p", "digamma_p", "polygamma_p"]

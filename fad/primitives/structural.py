@@ -12,10 +12,19 @@ import numpy as np
 
 from ..core.errors import ShapeError
 from ..core.ir import ShapedArray
+from ..core.linear import is_undefined
 from ..core.primitive import Primitive
-from ..core.trace import aval_of, bind, is_float
+from ..core.trace import aval_of, bind, is_float, register_stop_gradient, shape_of
 from . import shapes
-from .rules import defjvp, deflinear, unbroadcast
+from .builders import (
+    align,
+    defjvp,
+    deflinear,
+    to_front,
+    unary_batch,
+    unbroadcast,
+    zeros_where_none,
+)
 
 
 # ------------------------------------------------------------------ reshape
@@ -33,6 +42,13 @@ deflinear(reshape_p, lambda ct, x, *, new_sizes: [reshape(ct, x.aval.shape)])
 reshape_p.kernel = lambda xp, *, new_sizes: (
     (lambda x: x.reshape(new_sizes)) if xp.__name__ == "numpy" else
     (lambda x: xp.reshape(x, new_sizes)))
+
+
+def _reshape_batch(size: int, vals: list, dims: list, *, new_sizes: tuple) -> tuple:
+    return reshape(to_front(vals[0], dims[0]), (size,) + tuple(new_sizes)), 0
+
+
+reshape_p.batch = _reshape_batch
 
 
 def reshape(x: Any, new_sizes: tuple) -> Any:
@@ -54,6 +70,14 @@ transpose_p = Primitive(
     _transpose_aval)
 deflinear(transpose_p, lambda ct, x, *, permutation: [
     transpose(ct, tuple(int(i) for i in np.argsort(permutation)))])
+
+
+def _transpose_batch(size: int, vals: list, dims: list, *, permutation: tuple) -> tuple:
+    x = to_front(vals[0], dims[0])
+    return transpose(x, (0,) + tuple(p + 1 for p in permutation)), 0
+
+
+transpose_p.batch = _transpose_batch
 
 
 def transpose(x: Any, permutation: tuple) -> Any:
@@ -84,6 +108,16 @@ def _broadcast_impl(xp: Any, x: Any, *, shape: tuple) -> Any:
 
 broadcast_to_p = Primitive("broadcast_to", _broadcast_impl, _broadcast_aval)
 deflinear(broadcast_to_p, lambda ct, x, *, shape: [unbroadcast(ct, x.aval.shape)])
+
+
+def _broadcast_batch(size: int, vals: list, dims: list, *, shape: tuple) -> tuple:
+    (x,) = align(vals, dims)
+    xs = shape_of(x)
+    x = reshape(x, xs[:1] + (1,) * (len(shape) - (len(xs) - 1)) + xs[1:])
+    return broadcast_to(x, (size,) + tuple(shape)), 0
+
+
+broadcast_to_p.batch = _broadcast_batch
 
 
 def broadcast_to(x: Any, shape: tuple) -> Any:
@@ -120,6 +154,7 @@ convert_element_type_p = Primitive(
     lambda x, *, new_dtype: ShapedArray(x.shape, new_dtype))
 convert_element_type_p.jvp = _convert_jvp
 convert_element_type_p.transpose = _convert_transpose
+convert_element_type_p.batch = unary_batch(convert_element_type_p)
 
 
 def convert_element_type(x: Any, dtype: Any) -> Any:
@@ -131,6 +166,7 @@ def convert_element_type(x: Any, dtype: Any) -> Any:
 
 zeros_like_p = Primitive("zeros_like", lambda xp, x: xp.zeros_like(x), shapes.same)
 deflinear(zeros_like_p, lambda ct, x: [None])
+zeros_like_p.batch = unary_batch(zeros_like_p)
 
 
 # ------------------------------------------------------------------ eye_like
@@ -140,6 +176,7 @@ deflinear(zeros_like_p, lambda ct, x: [None])
 eye_like_p = Primitive("eye_like", lambda xp, x, *, n: xp.eye(n, dtype=x.dtype),
                        lambda x, *, n: ShapedArray((n, n), x.dtype))
 defjvp(eye_like_p, None)  # a constant of its operand
+eye_like_p.batch = lambda size, vals, dims, *, n: (eye_like(vals[0], n), None)
 
 
 def eye_like(x: Any, n: int) -> Any:
@@ -163,18 +200,13 @@ def _concat_aval(*xs: ShapedArray, axis: int) -> ShapedArray:
 
 
 def _concat_transpose(ct: Any, *xs: Any, axis: int) -> list:
-    from .indexing import slice_axis
+    from .indexing import slice_axis  # here: indexing imports this module
     out, start = [], 0
     for x in xs:
         n = aval_of(x).shape[axis] if not hasattr(x, "aval") else x.aval.shape[axis]
-        out.append(slice_axis(ct, axis, start, start + n) if _undef(x) else None)
+        out.append(slice_axis(ct, axis, start, start + n) if is_undefined(x) else None)
         start += n
     return out
-
-
-def _undef(x: Any) -> bool:
-    from ..interpreters.linearize import is_undefined
-    return is_undefined(x)
 
 
 concatenate_p = Primitive(
@@ -185,17 +217,26 @@ def _concat_jvp(primals: list, tangents: list, *, axis: int) -> tuple:
     ans = bind(concatenate_p, *primals, axis=axis)
     if all(t is None for t in tangents):
         return ans, None
-    ts = [t if t is not None else bind(zeros_like_p, p) for p, t in zip(primals, tangents)]
-    return ans, bind(concatenate_p, *ts, axis=axis)
+    return ans, bind(concatenate_p, *zeros_where_none(tangents, primals), axis=axis)
 
 
 concatenate_p.jvp = _concat_jvp
 concatenate_p.transpose = _concat_transpose
 
 
+def _concat_batch(size: int, vals: list, dims: list, *, axis: int) -> tuple:
+    xs = [to_front(v, d, size) for v, d in zip(vals, dims)]
+    return bind(concatenate_p, *xs, axis=axis + 1), 0
+
+
+concatenate_p.batch = _concat_batch
+
+
 # ------------------------------------------------------------------ stop_gradient
 stop_gradient_p = Primitive("stop_gradient", lambda xp, x: x, shapes.same)
 defjvp(stop_gradient_p, None)
+register_stop_gradient(stop_gradient_p)  # no_grad's lowering (core)
+stop_gradient_p.batch = unary_batch(stop_gradient_p)
 
 
 # ------------------------------------------------------------------ optimization_barrier
@@ -207,6 +248,7 @@ defjvp(stop_gradient_p, None)
 optimization_barrier_p = Primitive("optimization_barrier", lambda xp, x: x, shapes.same)
 deflinear(optimization_barrier_p, lambda ct, x: [bind(optimization_barrier_p, ct)])
 optimization_barrier_p.kernel = lambda xp: _identity
+optimization_barrier_p.batch = unary_batch(optimization_barrier_p)
 
 
 def _identity(x: Any) -> Any:

@@ -25,12 +25,12 @@ from ..interpreters.jvp import jvp_flat
 from ..interpreters.linearize import backward_pass, linearize_flat
 from ..interpreters.staging import lift_tracers, writable
 from ..interpreters.tape import vjp_flat
-from ..primitives.batching import move_axis, to_front
+from ..primitives.builders import move_axis, to_front, zeros_where_none
 from ..primitives.structural import optimization_barrier_p
 from ..tree import tree_flatten, tree_leaf_paths, tree_map, tree_unflatten
 from .arguments import as_positional, describe_argument, require_callable
 from .leaves import check_like, leaf_array
-from .programs import trace_program, zeros_where_none
+from .programs import trace_program
 
 
 # ---------------------------------------------------------------- shared pieces

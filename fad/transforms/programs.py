@@ -7,12 +7,12 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from ..core.ir import ClosedJaxpr, ShapedArray
-from ..core.trace import aval_of, bind
+from ..core.trace import aval_of
 from ..interpreters.evaluate import eval_jaxpr
 from ..interpreters.jvp import jvp_flat
 from ..interpreters.staging import derived, trace_to_jaxpr
 from ..interpreters.tape import vjp_flat
-from ..primitives.structural import zeros_like_p
+from ..primitives.builders import zeros_where_none
 
 
 def run(closed: ClosedJaxpr, *args: Any) -> list:
@@ -27,17 +27,6 @@ def trace_program(fun: Callable, avals: list, label: str) -> ClosedJaxpr:
 
 def avals_of(xs: list) -> list[ShapedArray]:
     return [aval_of(x) for x in xs]
-
-
-def zeros(x: Any) -> Any:
-    """Zeros of ``x``'s shape and dtype (an operation of the enclosing trace)."""
-    return bind(zeros_like_p, x)
-
-
-def zeros_where_none(ts: list, xs: list) -> list:
-    """The tangents or cotangents ``ts``, a symbolic zero (``None``) made zeros of
-    its value in ``xs``."""
-    return [zeros(x) if t is None else t for t, x in zip(ts, xs)]
 
 
 def jvp_program(closed: ClosedJaxpr, live: tuple[bool, ...], label: str,
@@ -59,7 +48,7 @@ def _make_jvp_program(closed: ClosedJaxpr, live: tuple[bool, ...], label: str,
         tangents = iter(args[n:])
         ts = [next(tangents) if keep else None for keep in live]
         outs, out_ts = jvp_flat(lambda *xs: run(closed, *xs), list(args[:n]), ts)
-        return outs + [zeros(o) if t is None else t for o, t in zip(outs, out_ts)]
+        return outs + zeros_where_none(out_ts, outs)
 
     program = trace_program(body, in_avals + [a for a, keep in zip(in_avals, live) if keep],
                             label)

@@ -9,7 +9,7 @@ import numpy as np
 
 from ..core.trace import shape_of
 from ..interpreters.batching import vmap_flat
-from ..primitives.batching import move_axis
+from ..primitives.builders import move_axis
 from ..tree import sorted_keys, tree_flatten, tree_leaf_paths, tree_unflatten
 from .arguments import call_label, require_callable
 from .leaves import leaf_array, reject_masked

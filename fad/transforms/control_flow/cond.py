@@ -15,12 +15,12 @@ from ...core.errors import ConcretizationError
 from ...core.primitive import Primitive
 from ...core.trace import Tracer, aval_of, bind
 from ...interpreters.staging import lift_tracers, writable
-from ...primitives.batching import move_axis, to_front
+from ...primitives.builders import move_axis, to_front, zeros_where_none
 from ...primitives.elementwise import select
 from ...primitives.structural import convert_element_type
 from ...tree import PyTreeDef, tree_flatten, tree_unflatten, treedef_leaf_paths
 from ..leaves import leaf_array
-from ..programs import avals_of, jvp_program, run, trace_program, vjp_program, zeros_where_none
+from ..programs import avals_of, jvp_program, run, trace_program, vjp_program
 from ..vmap import vmap
 from .checks import concrete, scalar, structure_difference, type_differences
 

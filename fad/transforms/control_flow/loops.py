@@ -15,13 +15,12 @@ from ...core.errors import ConcretizationError
 from ...core.ir import ClosedJaxpr
 from ...core.primitive import Primitive
 from ...core.trace import Tracer, aval_of, bind
-from ...interpreters.batching import loop_batch_rule
 from ...interpreters.staging import lift_tracers, writable
-from ...primitives.batching import move_axis
+from ...primitives.builders import loop_batch_rule, move_axis, zeros_where_none
 from ...primitives.structural import concatenate_p, convert_element_type, reshape
 from ...tree import tree_flatten, tree_unflatten
 from ..leaves import leaf_array
-from ..programs import avals_of, jvp_program, run, trace_program, vjp_program, zeros_where_none
+from ..programs import avals_of, jvp_program, run, trace_program, vjp_program
 from ..vmap import vmap
 from .checks import Carry, concrete, describe, param_name, scalar, scan_length
 
