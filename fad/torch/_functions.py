@@ -15,7 +15,8 @@ from . import _dtype
 from ._dtype import array_np_dtype
 from ._grad_mode import GRAD_ENABLED
 from ._graph import rebind_saved_output
-from ._ops import OPS, _aliasing, _broadcast_message, apply, call
+from ._ops import OPS, call
+from ._recorder import _aliasing, _broadcast_message, apply
 from .tensor import Tensor, _wrap_dim, live_aliases, wrap
 
 _PYS = (bool, int, float, complex)
@@ -493,7 +494,7 @@ def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = 
 
 
 def _named(grad_name: str, input: Tensor, dim: int, idx: Tensor) -> Tensor:
-    from ._ops import Op
+    from ._recorder import Op
     op = _GATHERS.get(grad_name)
     if op is None:
         op = _GATHERS[grad_name] = Op(grad_name, OPS["gather"].fun, grad_name, None, True)
