@@ -29,10 +29,12 @@ from ..core.errors import ShapeError
 from ..core.ir import Literal
 from ..core.trace import Tracer, current_state, new_main
 from ..interpreters.tape import (
+    TapeEntry,
     VJPTrace,
     VJPTracer,
     entry_reads,
     flows_through,
+    new_entry,
     tape_pullback,
     unpack_all,
 )
@@ -221,10 +223,11 @@ def _saved_positions(tape: list, args: tuple, vals: list, params: dict, outs: li
     an output, nor an array parameter (``relu``'s mask, ``var``'s centred values: see
     ``_union``)."""
     read: list = []
-    for prim, eparams, primals, ans, nodes, _ in tape:
-        out_flags, in_flags = entry_reads(prim, eparams, primals, ans, nodes)
-        read += [x for x, f in zip(primals, in_flags) if f]
-        read += [x for x, f in zip(ans if prim.multiple_results else (ans,), out_flags) if f]
+    for entry in tape:
+        out_flags, in_flags = entry_reads(entry)
+        read += [x for x, f in zip(entry.primals, in_flags) if f]
+        outs_e = entry.ans if entry.prim.multiple_results else (entry.ans,)
+        read += [x for x, f in zip(outs_e, out_flags) if f]
     roots = {id(_root(x)) for x in read}
     saved = tuple([i for i, a in enumerate(args)
                    if isinstance(a, Tensor) and id(_root(vals[i])) in roots])
@@ -401,15 +404,16 @@ def _direct_form(op: Op, vals: list, diff: list, dt: Any, params: dict, outs: li
     else ``None``."""
     if len(tape) != 1 or len(outs) != 1:
         return None
-    prim, eparams, primals, ans, nodes, out_node = tape[0]
+    entry = tape[0]
+    prim, eparams = entry.prim, entry.params
     if (prim.multiple_results or prim.vjp_rule is not None or prim.inline is not None
-            or out_nodes[0] != out_node or outs[0] is not ans
+            or out_nodes[0] != entry.out or outs[0] is not entry.ans
             or not all(_plain(v) for v in eparams.values())):
         return None
     pnames = list(params)
     sources = []
     enodes = []
-    for x, n in zip(primals, nodes):
+    for x, n in zip(entry.primals, entry.nodes):
         if n is not None:
             if n not in in_nodes:
                 return None
@@ -450,12 +454,13 @@ def _apply_direct(form: tuple, op: Op, args: tuple, vals: list, diff: tuple,
         ans = prim.impl(*operands, **eparams)
     except Exception:  # the general path reports the error in the facade's words
         return None
-    pull = _entry_pull((prim, eparams, operands, ans, enodes, -1), len(diff))
+    pull = _entry_pull(new_entry(TapeEntry, (prim, eparams, operands, ans, enodes, -1)),
+                       len(diff))
     return _finish(op, args, vals, diff, None, params, cls, layout, pull, ans, saved,
                    out_saved)
 
 
-def _entry_pull(entry: tuple, n: int) -> Callable:
+def _entry_pull(entry: TapeEntry, n: int) -> Callable:
     """The pullback of a one-entry tape whose output node is -1 and whose operands'
     nodes are the recorded inputs' positions. The entry is never consumed: a
     released linear node may run again."""
@@ -574,7 +579,7 @@ def _apply_program(key: tuple, op: Op, args: tuple, vals: list, diff: tuple,
             if type(out) is int:
                 env[out] = ans
                 if nodes is not None:
-                    tape.append((prim, eparams, xs, ans, nodes, out))
+                    tape.append(new_entry(TapeEntry, (prim, eparams, xs, ans, nodes, out)))
             else:
                 for o, a in zip(out, ans):
                     env[o] = a
@@ -668,8 +673,8 @@ def _compile(op: Op, args: tuple, vals: list, diff: list, dt: Any, params: dict
             if flows_through(prim, eqn.outvars[0].aval.dtype.kind in "fc", len(ins)):
                 nodes = tuple(i if i in live else None for i in ins)
                 live.add(out)
-                out_flags, in_flags = entry_reads(prim, eqn.params, [seen[i] for i in ins],
-                                                  eqn.outvars[0].aval, nodes)
+                out_flags, in_flags = entry_reads(TapeEntry(
+                    prim, eqn.params, [seen[i] for i in ins], eqn.outvars[0].aval, nodes, out))
                 read.update(i for i, f in zip(ins, in_flags) if f)
                 if out_flags and out_flags[0]:
                     read.add(out)
