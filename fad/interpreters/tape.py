@@ -19,7 +19,7 @@ backward pass is itself traced by any transformation around it, which is how
 from __future__ import annotations
 
 import itertools
-from typing import Any, Callable, NamedTuple
+from typing import Any, Callable
 
 import numpy as np
 
@@ -33,7 +33,7 @@ _node_ids = itertools.count(1)
 _NO_PARTIALS = [(None,) * n for n in range(64)]  # "nothing differentiable here"
 
 
-class TapeEntry(NamedTuple):
+class TapeEntry:
     """One primitive application on a tape.
 
     ``primals`` are its operands' values and ``nodes`` their tape nodes (``None``:
@@ -43,20 +43,31 @@ class TapeEntry(NamedTuple):
     no derivative flows through, for a multiple-results primitive or a
     ``vjp_rule``).
 
-    The forward pass of ``grad`` makes one per operation: it is built with
-    ``new_entry(TapeEntry, (...))`` (``tuple.__new__``), which skips the
-    keyword-handling constructor.
+    The forward pass of ``grad`` and every recorded facade operation make one per
+    primitive, and the backward pass reads each field once or twice: a class with
+    ``__slots__`` is the cheapest such record to build and to read (cheaper than a
+    ``NamedTuple``, built through ``tuple.__new__`` or not).
     """
 
-    prim: Any
-    params: dict
-    primals: Any
-    ans: Any
-    nodes: Any
-    out: Any
+    __slots__ = ("prim", "params", "primals", "ans", "nodes", "out")
 
+    def __init__(self, prim: Any, params: dict, primals: Any, ans: Any, nodes: Any,
+                 out: Any):
+        self.prim = prim
+        self.params = params
+        self.primals = primals
+        self.ans = ans
+        self.nodes = nodes
+        self.out = out
 
-new_entry = tuple.__new__
+    def replace(self, **fields: Any) -> TapeEntry:
+        """A copy with ``fields`` changed."""
+        new = {name: getattr(self, name) for name in self.__slots__}
+        new.update(fields)
+        return TapeEntry(**new)
+
+    def __repr__(self) -> str:
+        return f"TapeEntry({self.prim.name}, nodes={self.nodes}, out={self.out})"
 
 
 class VJPTracer(PrimalTracer):
@@ -85,9 +96,9 @@ class VJPTrace(Trace):
             outs, pullback = prim.vjp_rule(primals, **params)
             wrapped = [VJPTracer(self, o, next(_node_ids)) if _is_float(o) else o
                        for o in outs]
-            self.tape.append(new_entry(TapeEntry, (
+            self.tape.append(TapeEntry(
                 prim, params, primals, pullback, nodes,
-                [o.node if type(o) is VJPTracer else None for o in wrapped])))
+                [o.node if type(o) is VJPTracer else None for o in wrapped]))
             return wrapped
         ans = bind(prim, *primals, **params)
         if prim.jvp is None:
@@ -98,17 +109,17 @@ class VJPTrace(Trace):
             return ans
         if prim.multiple_results:
             outs = [VJPTracer(self, o, next(_node_ids)) if _is_float(o) else o for o in ans]
-            self.tape.append(new_entry(TapeEntry, (
+            self.tape.append(TapeEntry(
                 prim, params, primals, ans, nodes,
-                [o.node if type(o) is VJPTracer else None for o in outs])))
+                [o.node if type(o) is VJPTracer else None for o in outs]))
             return outs
         if not flows_through(prim, _is_float(ans), len(nodes)):
             return ans
         out = VJPTracer(self, ans, next(_node_ids))
         # tuples, not lists: the cycle collector stops tracking a tuple of arrays
         # and ints, so a long tape costs its full collections far less
-        self.tape.append(new_entry(TapeEntry, (prim, params, tuple(primals), ans,
-                                                tuple(nodes), out.node)))
+        self.tape.append(TapeEntry(prim, params, tuple(primals), ans, tuple(nodes),
+                                   out.node))
         return out
 
 
@@ -301,7 +312,7 @@ def _trace_reads(entry: TapeEntry) -> tuple[tuple, tuple]:
         for i, x in zip(pos, xs[n_out:]):
             full[i] = x
         ct = list(xs[:n_out]) if multi else xs[0]
-        res = _entry_vjp(entry._replace(primals=full[n_out:],
+        res = _entry_vjp(entry.replace(primals=full[n_out:],
                                         ans=full[:n_out] if multi else full[0]), ct)
         return [_value(r) for r in res if r is not None]
 
@@ -455,7 +466,7 @@ def own_residuals(tape: list, values: list) -> list:
         prim, primals, nodes = entry.prim, entry.primals, entry.nodes
         new = [own(p) for p in primals]
         if any(a is not b for a, b in zip(new, primals)):
-            tape[k] = entry = entry._replace(primals=type(primals)(new))
+            tape[k] = entry = entry.replace(primals=type(primals)(new))
         if prim.vjp_rule is None and prim.partials is None and not _transposes(prim, nodes):
             # linearized now rather than when the pullback runs: a rule written by
             # the user (custom_jvp) reads the arrays it closes over now, as jit would
@@ -464,7 +475,7 @@ def own_residuals(tape: list, values: list) -> list:
                                    later=True)
             except Exception:  # (the pullback will meet the same error, if it runs)
                 continue
-            tape[k] = entry._replace(prim=_Prelinearized(prim.name), ans=pull,
+            tape[k] = entry.replace(prim=_Prelinearized(prim.name), ans=pull,
                                      out=entry.out if prim.multiple_results else [entry.out])
     return [v.copy() if type(v) is np.ndarray and (id(v) in made or not v.flags.writeable)
             else v for v in values]

@@ -34,7 +34,6 @@ from ..interpreters.tape import (
     VJPTracer,
     entry_reads,
     flows_through,
-    new_entry,
     tape_pullback,
     unpack_all,
 )
@@ -454,7 +453,7 @@ def _apply_direct(form: tuple, op: Op, args: tuple, vals: list, diff: tuple,
         ans = prim.impl(*operands, **eparams)
     except Exception:  # the general path reports the error in the facade's words
         return None
-    pull = _entry_pull(new_entry(TapeEntry, (prim, eparams, operands, ans, enodes, -1)),
+    pull = _entry_pull(TapeEntry(prim, eparams, operands, ans, enodes, -1),
                        len(diff))
     return _finish(op, args, vals, diff, None, params, cls, layout, pull, ans, saved,
                    out_saved)
@@ -579,7 +578,7 @@ def _apply_program(key: tuple, op: Op, args: tuple, vals: list, diff: tuple,
             if type(out) is int:
                 env[out] = ans
                 if nodes is not None:
-                    tape.append(new_entry(TapeEntry, (prim, eparams, xs, ans, nodes, out)))
+                    tape.append(TapeEntry(prim, eparams, xs, ans, nodes, out))
             else:
                 for o, a in zip(out, ans):
                     env[o] = a
