@@ -19,6 +19,7 @@ backward pass is itself traced by any transformation around it, which is how
 from __future__ import annotations
 
 import itertools
+from dataclasses import dataclass, replace
 from typing import Any, Callable
 
 import numpy as np
@@ -33,6 +34,7 @@ _node_ids = itertools.count(1)
 _NO_PARTIALS = [(None,) * n for n in range(64)]  # "nothing differentiable here"
 
 
+@dataclass(slots=True, eq=False, repr=False)
 class TapeEntry:
     """One primitive application on a tape.
 
@@ -46,25 +48,16 @@ class TapeEntry:
     The forward pass of ``grad`` and every recorded facade operation make one per
     primitive, and the backward pass reads each field once or twice: a class with
     ``__slots__`` is the cheapest such record to build and to read (cheaper than a
-    ``NamedTuple``, built through ``tuple.__new__`` or not).
+    ``NamedTuple``, built through ``tuple.__new__`` or not). Entries are not changed
+    in place: ``dataclasses.replace`` makes a new one.
     """
 
-    __slots__ = ("prim", "params", "primals", "ans", "nodes", "out")
-
-    def __init__(self, prim: Any, params: dict, primals: Any, ans: Any, nodes: Any,
-                 out: Any):
-        self.prim = prim
-        self.params = params
-        self.primals = primals
-        self.ans = ans
-        self.nodes = nodes
-        self.out = out
-
-    def replace(self, **fields: Any) -> TapeEntry:
-        """A copy with ``fields`` changed."""
-        new = {name: getattr(self, name) for name in self.__slots__}
-        new.update(fields)
-        return TapeEntry(**new)
+    prim: Any
+    params: dict
+    primals: Any
+    ans: Any
+    nodes: Any
+    out: Any
 
     def __repr__(self) -> str:
         return f"TapeEntry({self.prim.name}, nodes={self.nodes}, out={self.out})"
@@ -219,13 +212,14 @@ def _entry_vjp(entry: TapeEntry, ct: Any) -> list:
     params, primals, nodes = entry.params, entry.primals, entry.nodes
     partials = prim.partials
     if partials is not None:  # diagonal Jacobian: transpose == itself
+        ans = entry.ans
         out = []
         for node, partial, x in zip(nodes, partials, primals):
             if node is None or partial is None:
                 out.append(None)
                 continue
             lazy = partial is negated  # (x - y in y): negated lazily, see _Negated
-            g = ct if lazy else partial(ct, entry.ans, *primals, **params)
+            g = ct if lazy else partial(ct, ans, *primals, **params)
             if g.shape != x.shape:
                 g = unbroadcast(g, x.shape)
             out.append(_Negated(g) if lazy else g)
@@ -312,7 +306,7 @@ def _trace_reads(entry: TapeEntry) -> tuple[tuple, tuple]:
         for i, x in zip(pos, xs[n_out:]):
             full[i] = x
         ct = list(xs[:n_out]) if multi else xs[0]
-        res = _entry_vjp(entry.replace(primals=full[n_out:],
+        res = _entry_vjp(replace(entry, primals=full[n_out:],
                                         ans=full[:n_out] if multi else full[0]), ct)
         return [_value(r) for r in res if r is not None]
 
@@ -466,7 +460,7 @@ def own_residuals(tape: list, values: list) -> list:
         prim, primals, nodes = entry.prim, entry.primals, entry.nodes
         new = [own(p) for p in primals]
         if any(a is not b for a, b in zip(new, primals)):
-            tape[k] = entry = entry.replace(primals=type(primals)(new))
+            tape[k] = entry = replace(entry, primals=type(primals)(new))
         if prim.vjp_rule is None and prim.partials is None and not _transposes(prim, nodes):
             # linearized now rather than when the pullback runs: a rule written by
             # the user (custom_jvp) reads the arrays it closes over now, as jit would
@@ -475,7 +469,7 @@ def own_residuals(tape: list, values: list) -> list:
                                    later=True)
             except Exception:  # (the pullback will meet the same error, if it runs)
                 continue
-            tape[k] = entry.replace(prim=_Prelinearized(prim.name), ans=pull,
+            tape[k] = replace(entry, prim=_Prelinearized(prim.name), ans=pull,
                                      out=entry.out if prim.multiple_results else [entry.out])
     return [v.copy() if type(v) is np.ndarray and (id(v) in made or not v.flags.writeable)
             else v for v in values]

@@ -208,7 +208,6 @@ def node_type(name: str) -> type:
     return cls
 
 
-
 def make_node(cls: type, pull: Any, fun: Any, inputs: tuple, nexts: tuple, nrs: tuple,
               layout: tuple | None, saves: bool, n_out: int, saved: tuple | None = None
               ) -> Node:

@@ -19,6 +19,7 @@ sections below; ``tests/torch/test_torch_fast_paths.py`` checks the three agree.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import numpy as np
@@ -100,23 +101,25 @@ def _cast(vals: list, dt: np.dtype) -> list:
 
 
 # ------------------------------------------------------------------ ops
+@dataclass(slots=True, eq=False)
 class Op:
-    """One facade operation: ``fun(*inputs, **params)`` and its grad_fn name."""
+    """One facade operation: ``fun(*inputs, **params)`` and its grad_fn name (or a
+    function of the inputs and parameters giving it). ``prune``: outputs that do not
+    depend on the inputs get no grad_fn."""
 
-    __slots__ = ("name", "fun", "grad_fn", "kind", "saves", "multi", "label", "cls", "prune")
+    name: str
+    fun: Callable
+    grad_fn: str | Callable
+    kind: int | None = None
+    saves: bool = True
+    multi: bool = False
+    prune: bool = False
+    label: str = field(init=False)
+    cls: type | None = field(init=False)
 
-    def __init__(self, name: str, fun: Callable, grad_fn: str | Callable,
-                 kind: int | None = None, saves: bool = True, multi: bool = False,
-                 prune: bool = False):
-        self.prune = prune  # outputs that do not depend on the inputs get no grad_fn
-        self.name = name
-        self.fun = fun
-        self.grad_fn = grad_fn
-        self.kind = kind
-        self.saves = saves
-        self.multi = multi
-        self.label = f"fad.torch operation {name}"
-        self.cls = node_type(grad_fn) if isinstance(grad_fn, str) else None
+    def __post_init__(self) -> None:
+        self.label = f"fad.torch operation {self.name}"
+        self.cls = node_type(self.grad_fn) if isinstance(self.grad_fn, str) else None
 
 
 def apply(op: Op, args: tuple, params: dict = _NOPARAMS) -> Any:

@@ -509,13 +509,10 @@ def wrap(value: Any, requires_grad: bool = False, grad_fn: Any = None,
     t._requires_grad = requires_grad
     t._grad_fn = grad_fn
     t._output_nr = output_nr
-    t._grad = None
     t._vc = [0]
-    t._hooks = None
-    t._acc = None
-    t._retains_grad = False
-    t._cow = False
-    t._base = None  # the tensor whose buffer this one views, for a view
+    # _base: the tensor whose buffer this one views, for a view
+    t._grad = t._hooks = t._acc = t._base = None
+    t._retains_grad = t._cow = False
     return t
 
 
