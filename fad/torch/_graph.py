@@ -18,6 +18,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ..backends import namespace_of
+from ..interpreters.tape import vjp_flat
 from ._grad_mode import GRAD_ENABLED
 
 FREED_MSG = (
@@ -91,7 +92,6 @@ class Node:
             return _differentiable_pull(self, cts)
         pull = self._pull
         if pull is None:  # a linear node whose tape was released: linearize again
-            from ..interpreters.tape import vjp_flat
             from ._recorder import make_flat
             _, pull = vjp_flat(make_flat(*self._fun), self._zero_inputs(), self.name())
         res = pull(cts, consume=not retain)
