@@ -5,7 +5,7 @@ An operation (an ``Op``) is a small *fad function* on arrays (written with
 ``fad.numpy``, ``fad.nn`` or primitives) and the name PyTorch gives its
 ``grad_fn``. ``apply`` runs the function directly on the arrays when no gradient
 is recorded, and otherwise records it through the core's reverse mode: a tape of
-primitive applications in the format of ``fad.interpreters.tape``, whose
+primitive applications (``fad.interpreters.tape.TapeEntry``), whose
 pullback (the core's ``pullback``) becomes the ``grad_fn`` node. Derivatives
 therefore come from the core's primitive rules only.
 
