@@ -16,23 +16,21 @@ from typing import Any
 
 import numpy as np
 
+from . import numpy as fnp
 from .core.trace import bind
-from .numpy import _math as M
-from .numpy import _reductions as R
-from .numpy._base import asarray, promote
-from .numpy._creation import arange
-from .numpy._indexing import take_along_axis
-from .numpy._shape import expand_dims, squeeze
-from .numpy._statistics import mean
+from .numpy._base import promote
 from .primitives import elementwise as E
+from .primitives.special_functions import erf_p
+from .primitives.structural import convert_element_type
 from .transforms.autodiff import stop_gradient
 
 
 def _float(x: Any) -> Any:
-    x = asarray(x)
+    x = fnp.asarray(x)
     return promote("exp", x)[1][0]
 
 
+# ------------------------------------------------------------------ activations
 def relu(x: Any) -> Any:
     """``max(x, 0)`` with derivative 0 at 0 (as JAX and PyTorch).
 
@@ -40,8 +38,46 @@ def relu(x: Any) -> Any:
     >>> float(fad.grad(nn.relu)(0.0))
     0.0
     """
-    x = asarray(x)
-    return M.where(M.less_equal(x, 0), 0, x)  # (NaN stays NaN)
+    x = fnp.asarray(x)
+    return fnp.where(fnp.less_equal(x, 0), 0, x)  # (NaN stays NaN)
+
+
+def leaky_relu(x: Any, negative_slope: float = 0.01) -> Any:
+    """``x`` where positive, ``negative_slope * x`` elsewhere.
+
+    >>> import fad.nn as nn, fad.numpy as fnp
+    >>> nn.leaky_relu(fnp.array([-2.0, 3.0]), 0.5).tolist()
+    [-1.0, 3.0]
+    """
+    x = fnp.asarray(x)
+    return fnp.where(fnp.greater(x, 0), x, fnp.multiply(x, negative_slope))
+
+
+def elu(x: Any, alpha: float = 1.0) -> Any:
+    """``x`` where positive, ``alpha * (e^x - 1)`` elsewhere (``e^x`` is only taken
+    of the non-positive entries).
+
+    >>> import fad.nn as nn, fad.numpy as fnp
+    >>> [round(v, 4) for v in nn.elu(fnp.array([-1.0, 2.0])).tolist()]
+    [-0.6321, 2.0]
+    """
+    x = fnp.asarray(x)
+    pos = fnp.greater(x, 0)
+    return fnp.where(pos, x, fnp.multiply(alpha, fnp.expm1(fnp.where(pos, 0.0, x))))
+
+
+def gelu(x: Any, approximate: bool = True) -> Any:
+    """The Gaussian error linear unit ``x * Phi(x)``; ``approximate``: its ``tanh``
+    form (as JAX's default).
+
+    >>> import fad.nn as nn, fad.numpy as fnp
+    >>> [round(v, 4) for v in nn.gelu(fnp.array([-1.0, 1.0]), approximate=False).tolist()]
+    [-0.1587, 0.8413]
+    """
+    x = _float(x)
+    if approximate:
+        return 0.5 * x * (1.0 + fnp.tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)))
+    return 0.5 * x * (1.0 + bind(erf_p, x * 0.7071067811865476))
 
 
 def sigmoid(x: Any) -> Any:
@@ -54,19 +90,58 @@ def sigmoid(x: Any) -> Any:
     return bind(E.logistic_p, _float(x))
 
 
+def silu(x: Any) -> Any:
+    """``x * sigmoid(x)``.
+
+    >>> import fad.nn as nn
+    >>> float(nn.silu(0.0))
+    0.0
+    """
+    x = _float(x)
+    return fnp.multiply(x, sigmoid(x))
+
+
 def tanh(x: Any) -> Any:
     """Hyperbolic tangent."""
-    return M.tanh(x)
+    return fnp.tanh(x)
 
 
-def softplus(x: Any) -> Any:
-    """``log(1 + e^x)``, computed without overflow; derivative ``sigmoid(x)``.
+def softplus(x: Any, beta: float = 1.0, threshold: float | None = None) -> Any:
+    """``log(1 + e^(beta x)) / beta``, computed without overflow; derivative
+    ``sigmoid(beta x)``. With ``threshold``, ``x`` itself where ``beta x`` exceeds it
+    (as PyTorch's).
 
     >>> import fad.nn as nn
     >>> float(nn.softplus(1000.0))
     1000.0
+    >>> float(nn.softplus(30.0, threshold=20.0))
+    30.0
     """
-    return bind(E.softplus_p, _float(x))
+    x = _float(x)
+    z = x if beta == 1 else fnp.multiply(x, beta)
+    if threshold is None:
+        out = bind(E.softplus_p, z)
+        return out if beta == 1 else fnp.divide(out, beta)
+    big = fnp.greater(z, threshold)
+    out = bind(E.softplus_p, fnp.where(big, 0.0, z))
+    return fnp.where(big, x, out if beta == 1 else fnp.divide(out, beta))
+
+
+def log_sigmoid(x: Any) -> Any:
+    """``log(sigmoid(x)) = -softplus(-x)``, finite at large negative ``x``.
+
+    >>> import fad.nn as nn
+    >>> float(nn.log_sigmoid(-1000.0))
+    -1000.0
+    """
+    return fnp.negative(softplus(fnp.negative(_float(x))))
+
+
+def _finite_max(x: Any, axis: Any) -> Any:
+    """The maximum along ``axis`` (kept), by which a shift-invariant function shifts
+    ``x``; 0 for a row whose maximum is infinite (all ``-inf``, or an ``inf``)."""
+    m = stop_gradient(fnp.max(x, axis=axis, keepdims=True))
+    return fnp.where(fnp.isfinite(m), m, 0.0)
 
 
 def logsumexp(x: Any, axis: Any = None, keepdims: bool = False) -> Any:
@@ -77,14 +152,14 @@ def logsumexp(x: Any, axis: Any = None, keepdims: bool = False) -> Any:
     0.6931471805599453
     """
     x = _float(x)
-    m_raw = stop_gradient(R.max(x, axis=axis, keepdims=True))
-    finite = M.isfinite(m_raw)
-    m = M.where(finite, m_raw, 0.0)  # all -inf (or inf) rows: no shift
-    s = R.sum(M.exp(M.subtract(x, m)), axis=axis, keepdims=True)
+    m_raw = stop_gradient(fnp.max(x, axis=axis, keepdims=True))
+    finite = fnp.isfinite(m_raw)
+    m = fnp.where(finite, m_raw, 0.0)
+    s = fnp.sum(fnp.exp(fnp.subtract(x, m)), axis=axis, keepdims=True)
     # rows whose max is infinite: the value is that max, the gradient 0 (not 0 * inf)
-    out = M.add(M.log(M.where(finite, s, 1.0)), m_raw)
+    out = fnp.add(fnp.log(fnp.where(finite, s, 1.0)), m_raw)
     if not keepdims:
-        out = squeeze(out, axis=axis) if axis is not None else R.sum(out)
+        out = fnp.squeeze(out, axis=axis) if axis is not None else fnp.sum(out)
     return out
 
 
@@ -96,7 +171,8 @@ def log_softmax(x: Any, axis: int = -1) -> Any:
     [0.0, -1000.0]
     """
     x = _float(x)
-    return M.subtract(x, logsumexp(x, axis=axis, keepdims=True))
+    shifted = fnp.subtract(x, _finite_max(x, axis))
+    return fnp.subtract(shifted, fnp.log(fnp.sum(fnp.exp(shifted), axis=axis, keepdims=True)))
 
 
 def softmax(x: Any, axis: int = -1) -> Any:
@@ -107,47 +183,157 @@ def softmax(x: Any, axis: int = -1) -> Any:
     [0.5, 0.5]
     """
     x = _float(x)
-    e = M.exp(M.subtract(x, stop_gradient(R.max(x, axis=axis, keepdims=True))))
-    return M.divide(e, R.sum(e, axis=axis, keepdims=True))
+    e = fnp.exp(fnp.subtract(x, stop_gradient(fnp.max(x, axis=axis, keepdims=True))))
+    return fnp.divide(e, fnp.sum(e, axis=axis, keepdims=True))
 
 
-def _reduce(loss: Any, reduction: str) -> Any:
+# ------------------------------------------------------------------ losses
+def reduce_loss(loss: Any, reduction: str, weights: Any = None) -> Any:
+    """``loss`` reduced as a loss function's ``reduction`` says: ``"mean"`` (with
+    ``weights``, the weighted mean ``sum(loss) / sum(weights)``, ``loss`` already
+    holding the weights), ``"sum"`` or ``"none"``.
+
+    >>> import fad.nn as nn, fad.numpy as fnp
+    >>> float(nn.reduce_loss(fnp.array([1.0, 3.0]), "mean"))
+    2.0
+    """
     if reduction == "mean":
-        return mean(loss)
+        return fnp.mean(loss) if weights is None else fnp.divide(fnp.sum(loss),
+                                                                 fnp.sum(weights))
     if reduction == "sum":
-        return R.sum(loss)
+        return fnp.sum(loss)
     if reduction == "none":
         return loss
     raise ValueError(f"reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
 
 
-def binary_cross_entropy_with_logits(logits: Any, targets: Any, reduction: str = "mean"
-                                     ) -> Any:
-    """``-t log sigmoid(x) - (1 - t) log(1 - sigmoid(x)) = softplus(x) - t x``.
+def binary_cross_entropy_with_logits(logits: Any, targets: Any, reduction: str = "mean",
+                                     weight: Any = None, pos_weight: Any = None) -> Any:
+    """``-t log sigmoid(x) - (1 - t) log(1 - sigmoid(x)) = softplus(x) - t x``;
+    ``weight`` scales each element's loss, ``pos_weight`` the positive term.
 
     >>> import fad.nn as nn, fad.numpy as fnp
     >>> round(float(nn.binary_cross_entropy_with_logits(fnp.array([0.0]), fnp.array([1.0]))), 4)
     0.6931
+    >>> float(nn.binary_cross_entropy_with_logits(fnp.array([0.0]), fnp.array([1.0]),
+    ...       pos_weight=fnp.array([2.0]))) == 2 * 0.6931471805599453
+    True
     """
     x = _float(logits)
-    return _reduce(M.subtract(softplus(x), M.multiply(targets, x)), reduction)
+    if pos_weight is None:
+        loss = fnp.subtract(softplus(x), fnp.multiply(targets, x))
+    else:  # (1 - t) x + (1 + (p - 1) t) softplus(-x)
+        log_weight = 1.0 + (pos_weight - 1.0) * targets
+        loss = (1.0 - targets) * x + log_weight * softplus(fnp.negative(x))
+    if weight is not None:
+        loss = fnp.multiply(loss, weight)
+    return reduce_loss(loss, reduction)
 
 
-def cross_entropy(logits: Any, labels: Any, reduction: str = "mean", axis: int = -1
-                  ) -> Any:
-    """Softmax cross-entropy. ``labels`` are class indices (integers) or
-    probabilities with the logits' shape.
+def binary_cross_entropy(probs: Any, targets: Any, reduction: str = "mean",
+                         weight: Any = None) -> Any:
+    """``-t log p - (1 - t) log(1 - p)``, each logarithm clamped at -100 (as
+    PyTorch's), so that ``p`` of exactly 0 or 1 gives a finite loss.
+
+    >>> import fad.nn as nn, fad.numpy as fnp
+    >>> round(float(nn.binary_cross_entropy(fnp.array([0.5]), fnp.array([1.0]))), 4)
+    0.6931
+    """
+    p = _float(probs)
+    log_p = fnp.maximum(fnp.log(p), -100.0)
+    log_q = fnp.maximum(fnp.log(1.0 - p), -100.0)
+    loss = -(targets * log_p + (1.0 - targets) * log_q)
+    if weight is not None:
+        loss = fnp.multiply(loss, weight)
+    return reduce_loss(loss, reduction)
+
+
+def _along(v: Any, axis: int, ndim: int) -> Any:
+    """Vector ``v`` shaped to broadcast along ``axis`` of an ``ndim``-d array."""
+    shape = [1] * ndim
+    shape[axis] = -1
+    return fnp.reshape(v, tuple(shape))
+
+
+def nll_loss(log_probs: Any, labels: Any, reduction: str = "mean", axis: int = -1,
+             weight: Any = None, ignore_index: int | None = None,
+             label_smoothing: float = 0.0) -> Any:
+    """Negative log-likelihood of integer class ``labels`` under ``log_probs``, whose
+    classes lie along ``axis``. ``weight``: one per class, the mean is then the
+    weighted mean; ``ignore_index``: a label that contributes nothing (nor to the
+    mean's count); ``label_smoothing`` ``e``: ``(1 - e) nll + e * (mean over classes
+    of -log_probs)``.
+
+    >>> import fad.nn as nn, fad.numpy as fnp
+    >>> logp = fnp.log(fnp.array([[0.5, 0.5], [0.25, 0.75]]))
+    >>> round(float(nn.nll_loss(logp, fnp.array([0, 1]))), 4)
+    0.4904
+    >>> round(float(nn.nll_loss(logp, fnp.array([0, -100]), ignore_index=-100)), 4)
+    0.6931
+    """
+    logp = fnp.asarray(log_probs)
+    labels = fnp.asarray(labels)
+    ax = axis % logp.ndim
+    valid = None if ignore_index is None else fnp.not_equal(labels, ignore_index)
+    safe = labels if valid is None else fnp.where(valid, labels, 0)
+    picked = fnp.squeeze(fnp.take_along_axis(logp, fnp.expand_dims(safe, ax), axis=ax), ax)
+    w = None if valid is None else fnp.asarray(valid, logp.dtype)
+    if weight is not None:
+        w_cls = fnp.take(weight, safe)
+        w = w_cls if w is None else fnp.multiply(w, w_cls)
+    loss = fnp.negative(picked) if w is None else fnp.multiply(fnp.negative(picked), w)
+    loss = reduce_loss(loss, reduction, w)
+    if not label_smoothing:
+        return loss
+    lp = logp if weight is None else fnp.multiply(logp, _along(weight, ax, logp.ndim))
+    smooth = fnp.negative(fnp.mean(lp, axis=ax))
+    if valid is not None:
+        smooth = fnp.multiply(smooth, fnp.asarray(valid, logp.dtype))
+    smooth = reduce_loss(smooth, reduction, w)
+    return (1.0 - label_smoothing) * loss + label_smoothing * smooth
+
+
+def cross_entropy(logits: Any, labels: Any, reduction: str = "mean", axis: int = -1,
+                  weight: Any = None, label_smoothing: float = 0.0) -> Any:
+    """Softmax cross-entropy. ``labels`` are class indices (integers: see
+    ``nll_loss``) or probabilities with the logits' shape; ``weight``: one per
+    class; ``label_smoothing`` ``e`` mixes the labels with the uniform distribution.
 
     >>> import fad.nn as nn, fad.numpy as fnp
     >>> round(float(nn.cross_entropy(fnp.array([[0.0, 0.0]]), fnp.array([1]))), 4)
     0.6931
+    >>> round(float(nn.cross_entropy(fnp.array([[0.0, 0.0]]), fnp.array([[0.0, 1.0]]))), 4)
+    0.6931
     """
     logp = log_softmax(logits, axis=axis)
-    labels = asarray(labels)
+    labels = fnp.asarray(labels)
     if labels.dtype.kind in "iu":
-        picked = take_along_axis(logp, expand_dims(labels, axis), axis=axis)
-        return _reduce(M.negative(squeeze(picked, axis=axis)), reduction)
-    return _reduce(M.negative(R.sum(M.multiply(labels, logp), axis=axis)), reduction)
+        return nll_loss(logp, labels, reduction, axis, weight, None, label_smoothing)
+    ax = axis % logp.ndim
+    if label_smoothing:
+        labels = labels * (1.0 - label_smoothing) + label_smoothing / logp.shape[ax]
+    if weight is not None:
+        logp = fnp.multiply(logp, _along(weight, ax, logp.ndim))
+    return reduce_loss(fnp.negative(fnp.sum(fnp.multiply(labels, logp), axis=ax)), reduction)
+
+
+def kl_div(log_preds: Any, targets: Any, reduction: str = "mean", log_target: bool = False
+           ) -> Any:
+    """Kullback-Leibler divergence ``t (log t - x)`` of predictions given as
+    log-probabilities ``x`` from ``targets`` (probabilities, or log-probabilities with
+    ``log_target``); ``0 log 0 = 0``.
+
+    >>> import fad.nn as nn, fad.numpy as fnp
+    >>> float(nn.kl_div(fnp.log(fnp.array([0.5, 0.5])), fnp.array([0.5, 0.5]), "sum"))
+    0.0
+    """
+    x, t = log_preds, targets
+    if log_target:
+        loss = fnp.exp(t) * (t - x)
+    else:
+        pos = fnp.greater(t, 0)
+        loss = fnp.where(pos, t * (fnp.log(fnp.where(pos, t, 1.0)) - x), 0.0)
+    return reduce_loss(loss, reduction)
 
 
 def mse_loss(pred: Any, target: Any, reduction: str = "mean") -> Any:
@@ -157,8 +343,46 @@ def mse_loss(pred: Any, target: Any, reduction: str = "mean") -> Any:
     >>> float(nn.mse_loss(fnp.array([1.0, 3.0]), fnp.array([0.0, 0.0])))
     5.0
     """
-    d = M.subtract(pred, target)
-    return _reduce(M.multiply(d, d), reduction)
+    d = fnp.subtract(pred, target)
+    return reduce_loss(fnp.multiply(d, d), reduction)
+
+
+def l1_loss(pred: Any, target: Any, reduction: str = "mean") -> Any:
+    """Mean absolute error.
+
+    >>> import fad.nn as nn, fad.numpy as fnp
+    >>> float(nn.l1_loss(fnp.array([1.0, -3.0]), fnp.array([0.0, 0.0])))
+    2.0
+    """
+    return reduce_loss(fnp.abs(fnp.subtract(pred, target)), reduction)
+
+
+def huber_loss(pred: Any, target: Any, reduction: str = "mean", delta: float = 1.0) -> Any:
+    """``d^2 / 2`` where ``|d| <= delta``, ``delta (|d| - delta / 2)`` beyond, of
+    ``d = pred - target``.
+
+    >>> import fad.nn as nn, fad.numpy as fnp
+    >>> nn.huber_loss(fnp.array([0.5, 3.0]), fnp.array([0.0, 0.0]), "none").tolist()
+    [0.125, 2.5]
+    """
+    d = fnp.subtract(pred, target)
+    a = fnp.abs(d)
+    return reduce_loss(fnp.where(a <= delta, 0.5 * d * d, delta * (a - 0.5 * delta)),
+                       reduction)
+
+
+def smooth_l1_loss(pred: Any, target: Any, reduction: str = "mean", beta: float = 1.0
+                   ) -> Any:
+    """``d^2 / (2 beta)`` where ``|d| < beta``, ``|d| - beta / 2`` beyond, of
+    ``d = pred - target``: ``huber_loss`` divided by ``beta``.
+
+    >>> import fad.nn as nn, fad.numpy as fnp
+    >>> nn.smooth_l1_loss(fnp.array([0.5, 3.0]), fnp.array([0.0, 0.0]), "none").tolist()
+    [0.125, 2.5]
+    """
+    d = fnp.subtract(pred, target)
+    a = fnp.abs(d)
+    return reduce_loss(fnp.where(a < beta, 0.5 * d * d / beta, a - 0.5 * beta), reduction)
 
 
 def one_hot(x: Any, num_classes: int, dtype: Any = np.float64) -> Any:
@@ -168,11 +392,13 @@ def one_hot(x: Any, num_classes: int, dtype: Any = np.float64) -> Any:
     >>> nn.one_hot(fnp.array([0, 2]), 3).tolist()
     [[1.0, 0.0, 0.0], [0.0, 0.0, 1.0]]
     """
-    x = asarray(x)
-    hot = M.equal(expand_dims(x, -1), arange(num_classes))
-    from .primitives.structural import convert_element_type
+    x = fnp.asarray(x)
+    hot = fnp.equal(fnp.expand_dims(x, -1), fnp.arange(num_classes))
     return convert_element_type(hot, np.dtype(dtype))
 
 
-__all__ = ["relu", "sigmoid", "tanh", "softplus", "softmax", "log_softmax", "logsumexp",
-           "binary_cross_entropy_with_logits", "cross_entropy", "mse_loss", "one_hot"]
+__all__ = ["relu", "leaky_relu", "elu", "gelu", "sigmoid", "silu", "tanh", "softplus",
+           "log_sigmoid", "softmax", "log_softmax", "logsumexp", "reduce_loss",
+           "binary_cross_entropy_with_logits", "binary_cross_entropy", "nll_loss",
+           "cross_entropy", "kl_div", "mse_loss", "l1_loss", "huber_loss", "smooth_l1_loss",
+           "one_hot"]

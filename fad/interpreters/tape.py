@@ -19,6 +19,7 @@ backward pass is itself traced by any transformation around it, which is how
 from __future__ import annotations
 
 import itertools
+from dataclasses import dataclass, replace
 from typing import Any, Callable
 
 import numpy as np
@@ -34,6 +35,35 @@ from .staging import owned, trace_to_jaxpr
 
 _node_ids = itertools.count(1)
 _NO_PARTIALS = [(None,) * n for n in range(64)]  # "nothing differentiable here"
+
+
+@dataclass(slots=True, eq=False, repr=False)
+class TapeEntry:
+    """One primitive application on a tape.
+
+    ``primals`` are its operands' values and ``nodes`` their tape nodes (``None``:
+    a constant); ``ans`` is its output (a list of outputs for a multiple-results
+    primitive), or for a primitive with a ``vjp_rule`` the pullback that rule
+    returned; ``out`` is the output's node (a list of nodes, ``None`` for an output
+    no derivative flows through, for a multiple-results primitive or a
+    ``vjp_rule``).
+
+    The forward pass of ``grad`` and every recorded facade operation make one per
+    primitive, and the backward pass reads each field once or twice: a class with
+    ``__slots__`` is the cheapest such record to build and to read (cheaper than a
+    ``NamedTuple``, built through ``tuple.__new__`` or not). Entries are not changed
+    in place: ``dataclasses.replace`` makes a new one.
+    """
+
+    prim: Any
+    params: dict
+    primals: Any
+    ans: Any
+    nodes: Any
+    out: Any
+
+    def __repr__(self) -> str:
+        return f"TapeEntry({self.prim.name}, nodes={self.nodes}, out={self.out})"
 
 
 class VJPTracer(PrimalTracer):
@@ -62,8 +92,9 @@ class VJPTrace(Trace):
             outs, pullback = prim.vjp_rule(primals, **params)
             wrapped = [VJPTracer(self, o, next(_node_ids)) if _is_float(o) else o
                        for o in outs]
-            self.tape.append((prim, params, primals, pullback, nodes,
-                              [o.node if type(o) is VJPTracer else None for o in wrapped]))
+            self.tape.append(TapeEntry(
+                prim, params, primals, pullback, nodes,
+                [o.node if type(o) is VJPTracer else None for o in wrapped]))
             return wrapped
         ans = bind(prim, *primals, **params)
         if prim.jvp is None:
@@ -74,15 +105,17 @@ class VJPTrace(Trace):
             return ans
         if prim.multiple_results:
             outs = [VJPTracer(self, o, next(_node_ids)) if _is_float(o) else o for o in ans]
-            self.tape.append((prim, params, primals, ans, nodes,
-                              [o.node if type(o) is VJPTracer else None for o in outs]))
+            self.tape.append(TapeEntry(
+                prim, params, primals, ans, nodes,
+                [o.node if type(o) is VJPTracer else None for o in outs]))
             return outs
         if not flows_through(prim, _is_float(ans), len(nodes)):
             return ans
         out = VJPTracer(self, ans, next(_node_ids))
         # tuples, not lists: the cycle collector stops tracking a tuple of arrays
         # and ints, so a long tape costs its full collections far less
-        self.tape.append((prim, params, tuple(primals), ans, tuple(nodes), out.node))
+        self.tape.append(TapeEntry(prim, params, tuple(primals), ans, tuple(nodes),
+                                   out.node))
         return out
 
 
@@ -121,16 +154,15 @@ def pullback(tape: list, cts: dict[int, Any], consume: bool) -> dict[int, Any]:
     n = len(tape)
     for k in range(n - 1, -1, -1):
         entry = tape.pop() if consume else tape[k]
-        prim, params, primals, ans, nodes, out_node = entry
-        if prim.multiple_results:
-            ct = [_value(cts.pop(o, None)) if o is not None else None for o in out_node]
+        if entry.prim.multiple_results:
+            ct = [_value(cts.pop(o, None)) if o is not None else None for o in entry.out]
             if all(c is None for c in ct):
                 continue
         else:
-            ct = cts.pop(out_node, None)
+            ct = cts.pop(entry.out, None)
             if ct is None:
                 continue
-        for node, ct_in in zip(nodes, _entry_vjp(prim, params, primals, ans, nodes, ct)):
+        for node, ct_in in zip(entry.nodes, _entry_vjp(entry, ct)):
             if node is not None and ct_in is not None:
                 cts[node] = _accumulate(cts.get(node), ct_in)
     return cts
@@ -170,20 +202,20 @@ def _value(ct: Any) -> Any:
     return -ct.value if type(ct) is _Negated else ct
 
 
-def _entry_vjp(prim: Any, params: dict, primals: list, ans: Any, nodes: list,
-               ct: Any) -> list:
-    """Cotangents of an entry's operands. ``ans`` is the entry's output, or for a
-    primitive with a ``vjp_rule`` the pullback that rule returned."""
+def _entry_vjp(entry: TapeEntry, ct: Any) -> list:
+    """Cotangents of an entry's operands (``None``: a constant's, or zero)."""
+    prim = entry.prim
     if type(ct) is _Negated:
         if prim.vjp_rule is not None:  # a user's backward: not necessarily linear
             ct = -ct.value
         else:  # every rule below is linear in ct: the negation passes through
-            return [_flipped(c) for c in _entry_vjp(prim, params, primals, ans, nodes,
-                                                      ct.value)]
+            return [_flipped(c) for c in _entry_vjp(entry, ct.value)]
     if prim.vjp_rule is not None:
-        return ans(ct)
+        return entry.ans(ct)
+    params, primals, nodes = entry.params, entry.primals, entry.nodes
     partials = prim.partials
     if partials is not None:  # diagonal Jacobian: transpose == itself
+        ans = entry.ans
         out = []
         for node, partial, x in zip(nodes, partials, primals):
             if node is None or partial is None:
@@ -215,12 +247,11 @@ def _entry_vjp(prim: Any, params: dict, primals: list, ans: Any, nodes: list,
 _READS: dict = {}
 
 
-def entry_reads(prim: Any, params: dict, primals: Any, ans: Any, nodes: Any
-                ) -> tuple[tuple, tuple]:
+def entry_reads(entry: TapeEntry) -> tuple[tuple, tuple]:
     """Which values of a tape entry its backward reads (its residuals):
     ``(output_flags, operand_flags)``, one flag per output (``ans``, or each of a
     multiple-results primitive's outputs) and one per operand in ``primals``.
-    Values may be arrays or their ``ShapedArray``.
+    Values may be arrays or their ``ShapedArray``; ``out`` is not read.
 
     Found by tracing the entry's vector-Jacobian product abstractly and looking at
     what the traced program uses, so it follows whichever rule the primitive has
@@ -231,11 +262,12 @@ def entry_reads(prim: Any, params: dict, primals: Any, ans: Any, nodes: Any
     >>> import numpy as np
     >>> from fad.primitives import elementwise as E
     >>> x = np.ones(3)
-    >>> entry_reads(E.mul_p, {}, (x, x), x, (1, None))  # d(x*c)/dx reads c
+    >>> entry_reads(TapeEntry(E.mul_p, {}, (x, x), x, (1, None), 2))  # d(x*c)/dx reads c
     ((False,), (False, True))
-    >>> entry_reads(E.exp_p, {}, (x,), x, (1,))  # exp's derivative is its output
+    >>> entry_reads(TapeEntry(E.exp_p, {}, (x,), x, (1,), 2))  # exp's derivative: its output
     ((True,), (False,))
     """
+    prim, params, primals, nodes = entry.prim, entry.params, entry.primals, entry.nodes
     if prim.vjp_rule is not None:
         return (), (True,) * len(primals)
     try:
@@ -248,10 +280,10 @@ def entry_reads(prim: Any, params: dict, primals: Any, ans: Any, nodes: Any
         if (prim.partials is None and not prim.multilinear and _transposes(prim, nodes)
                 and all(n is not None for n in nodes)):
             # transposed with every operand undefined: nothing to read (see _entry_vjp)
-            n_out = len(ans) if prim.multiple_results else 1
+            n_out = len(entry.ans) if prim.multiple_results else 1
             reads = (False,) * n_out, (False,) * len(primals)
         else:
-            reads = _trace_reads(prim, params, list(primals), ans, list(nodes))
+            reads = _trace_reads(entry)
         if key is not None:
             if len(_READS) > 4096:
                 _READS.clear()
@@ -264,12 +296,12 @@ def _is_value(x: Any) -> bool:
     return hasattr(x, "shape") and hasattr(x, "dtype")
 
 
-def _trace_reads(prim: Any, params: dict, primals: list, ans: Any, nodes: list
-                 ) -> tuple[tuple, tuple]:
+def _trace_reads(entry: TapeEntry) -> tuple[tuple, tuple]:
+    prim = entry.prim
     multi = prim.multiple_results
-    outs = list(ans) if multi else [ans]
+    outs = list(entry.ans) if multi else [entry.ans]
     n_out = len(outs)
-    vals = outs + primals
+    vals = outs + list(entry.primals)
     pos = [i for i, v in enumerate(vals) if _is_value(v)]
 
     def vjp_of_entry(*xs: Any) -> list:
@@ -277,15 +309,15 @@ def _trace_reads(prim: Any, params: dict, primals: list, ans: Any, nodes: list
         for i, x in zip(pos, xs[n_out:]):
             full[i] = x
         ct = list(xs[:n_out]) if multi else xs[0]
-        res = _entry_vjp(prim, params, full[n_out:], full[:n_out] if multi else full[0],
-                         nodes, ct)
+        res = _entry_vjp(replace(entry, primals=full[n_out:],
+                                        ans=full[:n_out] if multi else full[0]), ct)
         return [_value(r) for r in res if r is not None]
 
     avals = [aval_of(o) for o in outs] + [aval_of(vals[i]) for i in pos]
     try:
         closed, _ = trace_to_jaxpr(vjp_of_entry, avals, label=f"the vjp of {prim.name}")
     except Exception:  # a rule that needs concrete values: assume it reads everything
-        return (True,) * n_out, (True,) * len(primals)
+        return (True,) * n_out, (True,) * len(entry.primals)
     jaxpr = closed.jaxpr
     used = {id(v) for v in jaxpr.outvars}
     for eqn in reversed(jaxpr.eqns):  # what the cotangents depend on (dead code aside)
@@ -410,8 +442,8 @@ def own_residuals(tape: list, values: list) -> list:
     """
     made = set()  # ids of the arrays the forward pass made (entries' outputs)
     for entry in tape:
-        if entry[0].vjp_rule is None:
-            made.update(map(id, entry[3]) if entry[0].multiple_results else (id(entry[3]),))
+        if entry.prim.vjp_rule is None:
+            made.update(map(id, entry.ans) if entry.prim.multiple_results else (id(entry.ans),))
     copies: dict[int, Any] = {}
 
     def own(x: Any) -> Any:
@@ -423,18 +455,19 @@ def own_residuals(tape: list, values: list) -> list:
         return got
 
     for k, entry in enumerate(tape):
-        prim, params, primals, _, nodes, out = entry
+        prim, primals, nodes = entry.prim, entry.primals, entry.nodes
         new = [own(p) for p in primals]
         if any(a is not b for a, b in zip(new, primals)):
-            tape[k] = entry = entry[:2] + (type(primals)(new),) + entry[3:]
+            tape[k] = entry = replace(entry, primals=type(primals)(new))
         if prim.vjp_rule is None and prim.partials is None and not _transposes(prim, nodes):
             # linearized now rather than when the pullback runs: a rule written by
             # the user (custom_jvp) reads the arrays it closes over now, as jit would
             try:
-                pull = _linearized(prim, params, list(entry[2]), list(nodes), later=True)
+                pull = _linearized(prim, entry.params, list(entry.primals), list(nodes),
+                                   later=True)
             except Exception:  # (the pullback will meet the same error, if it runs)
                 continue
-            tape[k] = (_Prelinearized(prim.name), params, entry[2], pull, nodes,
-                       out if prim.multiple_results else [out])
+            tape[k] = replace(entry, prim=_Prelinearized(prim.name), ans=pull,
+                                     out=entry.out if prim.multiple_results else [entry.out])
     return [v.copy() if type(v) is np.ndarray and (id(v) in made or not v.flags.writeable)
             else v for v in values]

@@ -2,7 +2,7 @@
 
 A ``Node`` is what PyTorch calls a backward function. Its ``pull`` is the core's
 reverse mode (``fad.interpreters.tape``: ``vjp_flat``, or ``pullback`` of a tape
-recorded by ``fad/torch/_ops.py``) applied to the operation's fad function, so
+recorded by ``fad/torch/_recorder.py``) applied to the operation's fad function, so
 the facade owns no derivative rule. The engine
 walks the graph in an order computed iteratively (no recursion: chains of 10^5
 operations work), and only mutates ``.grad`` after every check has passed.
@@ -18,6 +18,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ..backends import namespace_of
+from ..interpreters.tape import vjp_flat
 from ._grad_mode import GRAD_ENABLED
 
 FREED_MSG = (
@@ -91,8 +92,7 @@ class Node:
             return _differentiable_pull(self, cts)
         pull = self._pull
         if pull is None:  # a linear node whose tape was released: linearize again
-            from ..interpreters.tape import vjp_flat
-            from ._ops import make_flat
+            from ._recorder import make_flat
             _, pull = vjp_flat(make_flat(*self._fun), self._zero_inputs(), self.name())
         res = pull(cts, consume=not retain)
         for i, r in enumerate(res):
@@ -208,7 +208,6 @@ def node_type(name: str) -> type:
     return cls
 
 
-
 def make_node(cls: type, pull: Any, fun: Any, inputs: tuple, nexts: tuple, nrs: tuple,
               layout: tuple | None, saves: bool, n_out: int, saved: tuple | None = None
               ) -> Node:
@@ -300,10 +299,10 @@ class RemovableHandle:
 def _differentiable_pull(node: Node, cts: list) -> list:
     """The node's vjp as a recorded facade operation on Tensors, so that the
     gradients it returns have a ``grad_fn`` of their own (double backward)."""
-    from . import _ops
+    from . import _recorder
     if node._fun is None:
         raise RuntimeError(FREED_MSG)
-    return _ops.double_backward(node, cts)
+    return _recorder.double_backward(node, cts)
 
 
 # ------------------------------------------------------------------ the engine

@@ -18,7 +18,8 @@ from .tensor import Tensor
 _SAME = """add sub subtract mul multiply div divide true_divide floor_divide remainder fmod pow
 float_power maximum minimum fmax fmin atan2 arctan2 neg negative abs absolute sign sgn floor
 ceil trunc fix frac exp exp2 expm1 log log2 log10 log1p sqrt rsqrt square reciprocal sin cos
-tan asin arcsin acos arccos atan arctan sinh cosh tanh sigmoid erf relu isnan isfinite isinf
+tan asin arcsin acos arccos atan arctan sinh cosh tanh sigmoid erf erfc erfinv lgamma digamma relu
+isnan isfinite isinf
 logical_not logical_and logical_or logical_xor round clamp clip clamp_min clamp_max softmax
 log_softmax eq ne not_equal lt less le less_equal gt greater ge greater_equal equal isclose
 allclose sum nansum mean prod var std norm logsumexp amax amin max min argmax argmin all any

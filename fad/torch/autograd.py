@@ -8,12 +8,15 @@ a derivative is user-defined (its ``backward``), as in PyTorch.
 from __future__ import annotations
 
 import contextlib
+import warnings
 from typing import Any, Iterator
 
 import numpy as np
 
+from .. import numpy as fnp
 from ..backends import namespace_of
 from ..core.trace import Tracer
+from ..transforms.custom import custom_vjp
 from . import _dtype
 from ._grad_mode import (
     GRAD_ENABLED,
@@ -67,7 +70,6 @@ def _make_grads(outputs: list, grads: list, create_graph: bool) -> list:
             if create_graph:
                 g = g.to(t.dtype)
             else:
-                from .. import numpy as fnp
                 g = wrap(fnp.asarray(g._value, t.dtype.np))
         out.append(g if create_graph else g._value)
     return out
@@ -98,7 +100,6 @@ def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None =
     if retain_graph is None:
         retain_graph = create_graph
     if create_graph:
-        import warnings
         warnings.warn(
             "Using backward() with create_graph=True will create a reference cycle between "
             "the parameter and its gradient which can cause a memory leak. We recommend using "
@@ -346,7 +347,6 @@ def _apply_under_transformation(cls: Any, args: tuple, kwargs: dict) -> Any:
     """``Function.apply`` on values traced by a fad transformation (``fad.grad``,
     ``fad.jit``...): the Function becomes a ``fad.custom_vjp``, so its ``backward``
     is the derivative every transformation uses."""
-    from ..transforms.custom import custom_vjp
     pos = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
     shape: list = []
 
@@ -381,7 +381,6 @@ def _apply_under_transformation(cls: Any, args: tuple, kwargs: dict) -> Any:
         grads = cls.backward(ctx, *[wrap(c) for c in cts])
         grads = grads if isinstance(grads, tuple) else (grads,)
         picked = [grads[i] if i < len(grads) else None for i in pos]
-        from .. import numpy as fnp
         return tuple(fnp.zeros_like(v) if g is None else
                      (g._value if isinstance(g, Tensor) else g) for g, v in zip(picked, vals))
 

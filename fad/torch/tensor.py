@@ -14,6 +14,7 @@ from typing import Any, Iterator
 
 import numpy as np
 
+from .. import numpy as fnp
 from . import _dtype, _graph
 from ._grad_mode import GRAD_ENABLED
 from ._graph import RemovableHandle, host
@@ -196,7 +197,6 @@ class Tensor:
         node = self._grad_fn
         if node._retain is None:
             node._retain = {}
-        import weakref
         node._retain[self._output_nr] = weakref.ref(self)
         self._retains_grad = True
 
@@ -468,7 +468,6 @@ class Tensor:
                 return
             except Exception:
                 pass
-        from .. import numpy as fnp
         self._value = fnp.asarray(val, _dtype.array_np_dtype(v))
         self._cow = False
 
@@ -509,13 +508,10 @@ def wrap(value: Any, requires_grad: bool = False, grad_fn: Any = None,
     t._requires_grad = requires_grad
     t._grad_fn = grad_fn
     t._output_nr = output_nr
-    t._grad = None
     t._vc = [0]
-    t._hooks = None
-    t._acc = None
-    t._retains_grad = False
-    t._cow = False
-    t._base = None  # the tensor whose buffer this one views, for a view
+    # _base: the tensor whose buffer this one views, for a view
+    t._grad = t._hooks = t._acc = t._base = None
+    t._retains_grad = t._cow = False
     return t
 
 

@@ -32,7 +32,7 @@ import fad.numpy as fnp
 import fad.torch as torch
 import fad.torch._grad_mode as grad_mode
 import fad.torch._graph as graph
-import fad.torch._ops as ops
+import fad.torch._recorder as ops
 import fad.torch.autograd as autograd
 import fad.transforms.autodiff as autodiff
 from fad.core import trace

@@ -438,7 +438,7 @@ def test_every_recording_path_checks_the_same_values(name: str,
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     """The general path (first sight), the direct forms and the programs (later calls)
     guard the same saved values."""
-    import fad.torch._ops as ops
+    import fad.torch._recorder as ops
     monkeypatch.setattr(ops, "_DIRECT", {})
     monkeypatch.setattr(ops, "_PROGRAMS", {})
     monkeypatch.setattr(ops, "_COMPILE_ON_FIRST_SIGHT", True)

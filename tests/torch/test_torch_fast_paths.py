@@ -1,4 +1,4 @@
-"""The facade's fast recording paths (``fad/torch/_ops.py``): an operation that is
+"""The facade's fast recording paths (``fad/torch/_recorder.py``): an operation that is
 one primitive is recorded by calling that primitive directly ("direct form"), and
 any other by evaluating its cached program ("program"); both tape what the core's
 ``VJPTrace`` would and pull back with the core's ``pullback``. Each must give the
@@ -17,7 +17,7 @@ from facade_graphs import grad_fn_nodes
 import fad
 import fad.numpy as fnp
 import fad.torch as torch
-import fad.torch._ops as ops
+import fad.torch._recorder as ops
 
 F = torch.nn.functional
 

@@ -124,6 +124,10 @@ OPS: dict[str, Callable] = {
     "inplace_add": lambda T, x, y: (x * 1).add_(y),
     "inplace_exp": lambda T, x, y: (x * 1).exp_(),
     "setitem": lambda T, x, y: _setitem(x, y),
+    "erf": lambda T, x, y: T.erf(x), "erfc": lambda T, x, y: x.erfc(),
+    "erfinv": lambda T, x, y: T.erfinv(x.tanh() * 0.9),
+    "lgamma": lambda T, x, y: (x.abs() + 0.2).lgamma(),
+    "digamma": lambda T, x, y: T.digamma(x.abs() + 0.2),
 }
 
 

@@ -8,7 +8,8 @@ from typing import Any
 import numpy as np
 
 from .. import _dtype
-from .._ops import OPS, apply, call
+from .._ops import OPS, call
+from .._recorder import apply
 from ..tensor import Tensor, _wrap_dim
 from ._common import _t, exported
 from .conversions import _float_if_int, to
@@ -151,6 +152,10 @@ cosh = _unary("cosh")
 tanh = _unary("tanh")
 sigmoid = _unary("sigmoid")
 erf = _unary("erf")
+erfc = _unary("erfc")
+erfinv = _unary("erfinv")
+lgamma = _unary("lgamma")
+digamma = _unary("digamma")
 relu = _unary("relu")
 isnan = _unary("isnan")
 isfinite = _unary("isfinite")

@@ -7,7 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from .._ops import _broadcast_message, call
+from .._ops import call
+from .._recorder import _broadcast_message
 from ..tensor import Tensor
 from ._common import _t, exported
 from .shapes import _expanded

@@ -9,7 +9,8 @@ from ... import numpy as fnp
 from .. import _dtype
 from .._creation import zeros
 from .._dtype import array_np_dtype
-from .._ops import OPS, Op, apply, call
+from .._ops import OPS, call
+from .._recorder import Op, apply
 from ..tensor import Tensor, _wrap_dim, wrap
 from ._common import _dim_param, _dims, exported
 from .arithmetic import maximum, minimum, ne

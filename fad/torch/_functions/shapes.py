@@ -9,7 +9,8 @@ from typing import Any, Sequence
 import numpy as np
 
 from .. import _dtype
-from .._ops import _aliasing, call
+from .._ops import call
+from .._recorder import _aliasing
 from ..tensor import Tensor, _wrap_dim, wrap
 from ._common import _dims, _shape, _t, exported
 

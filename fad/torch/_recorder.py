@@ -1,0 +1,771 @@
+"""The facade's recorder: runs a table operation (``fad/torch/_ops.py``) and
+records its ``grad_fn``.
+
+An operation (an ``Op``) is a small *fad function* on arrays (written with
+``fad.numpy``, ``fad.nn`` or primitives) and the name PyTorch gives its
+``grad_fn``. ``apply`` runs the function directly on the arrays when no gradient
+is recorded, and otherwise records it through the core's reverse mode: a tape of
+primitive applications (``fad.interpreters.tape.TapeEntry``), whose
+pullback (the core's ``pullback``) becomes the ``grad_fn`` node. Derivatives
+therefore come from the core's primitive rules only.
+
+Recording has three paths, one graph: the general one runs the function under a
+fresh ``VJPTrace`` (always used while a fad transformation is running, so that
+the operation is traced into it); when none is, an operation seen before with the
+same signature is recorded without tracing, either by calling its one primitive
+directly ("direct form") or by evaluating its cached IR ("program"). See the
+sections below; ``tests/torch/test_torch_fast_paths.py`` checks the three agree.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+from .. import numpy as fnp
+from ..backends import default_backend
+from ..core.errors import ShapeError
+from ..core.ir import Literal
+from ..core.trace import Tracer, current_state, new_main
+from ..interpreters.tape import (
+    TapeEntry,
+    VJPTrace,
+    VJPTracer,
+    entry_reads,
+    flows_through,
+    tape_pullback,
+    unpack_all,
+)
+from ..transforms.autodiff import make_jaxpr
+from ..transforms.autodiff import vjp as fad_vjp
+from ._dtype import array_np_dtype, default_np, result_type
+from ._grad_mode import GRAD_ENABLED
+from ._graph import accumulate_grad, make_node, node_type, save_output
+from .tensor import Tensor, note_alias, view_of_own, wrap
+
+_PYS = (bool, int, float, complex)
+_NOPARAMS: dict = {}
+_grad_enabled = GRAD_ENABLED.get
+
+
+class TorchShapeError(RuntimeError, ShapeError):
+    """A shape/dtype error raised by a facade operation (a ``RuntimeError`` as in
+    PyTorch, and a ``fad.ShapeError``)."""
+
+
+# ------------------------------------------------------------------ dtype kinds
+EW = 1      # elementwise: PyTorch promotion over the inputs
+EWF = 2     # elementwise, result at least floating (true division, atan2)
+UF = 3      # unary maths: integers become the default float dtype
+CMP = 4     # comparison: promoted inputs, bool output (never differentiable)
+
+
+def _target(kind: int, vals: list) -> np.dtype | None:
+    """The dtype the inputs must be cast to, or ``None`` when they already agree."""
+    d0 = None
+    simple = True
+    for v in vals:
+        tv = type(v)
+        if tv is float or tv is int or v is None:
+            continue
+        if tv in _PYS:
+            simple = False
+            break
+        d = v.dtype
+        if d0 is None:
+            d0 = d
+        elif d != d0:
+            simple = False
+            break
+    if simple and d0 is not None and isinstance(d0, np.dtype) and d0.kind == "f":
+        return None
+    if kind == UF:
+        dt = array_np_dtype(vals[0])
+    else:
+        dt = result_type(vals)
+    if dt is None:
+        return None
+    if kind in (EWF, UF) and dt.kind not in "fc":
+        dt = default_np()
+    for v in vals:
+        if v is not None and type(v) not in _PYS and array_np_dtype(v) != dt:
+            return dt
+    return None
+
+
+def _cast(vals: list, dt: np.dtype) -> list:
+    return [v if v is None or type(v) in _PYS or array_np_dtype(v) == dt
+            else fnp.asarray(v, dt) for v in vals]
+
+
+# ------------------------------------------------------------------ ops
+@dataclass(slots=True, eq=False)
+class Op:
+    """One facade operation: ``fun(*inputs, **params)`` and its grad_fn name (or a
+    function of the inputs and parameters giving it). ``prune``: outputs that do not
+    depend on the inputs get no grad_fn."""
+
+    name: str
+    fun: Callable
+    grad_fn: str | Callable
+    kind: int | None = None
+    saves: bool = True
+    multi: bool = False
+    prune: bool = False
+    label: str = field(init=False)
+    cls: type | None = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.label = f"fad.torch operation {self.name}"
+        self.cls = node_type(self.grad_fn) if isinstance(self.grad_fn, str) else None
+
+
+def apply(op: Op, args: tuple, params: dict = _NOPARAMS) -> Any:
+    """Run ``op`` on ``args`` (Tensors, Python scalars, arrays); record a
+    ``grad_fn`` when grad mode is on and an input requires grad."""
+    grad_on = _grad_enabled()
+    vals = []
+    diff = None
+    for i, a in enumerate(args):
+        if isinstance(a, Tensor):
+            vals.append(a._value)
+            if a._requires_grad and grad_on:
+                if diff is None:
+                    diff = [i]
+                else:
+                    diff.append(i)
+        else:
+            vals.append(a)
+    if diff is None:
+        dt = _target(op.kind, vals) if op.kind else None
+        try:
+            out = op.fun(*(_cast(vals, dt) if dt is not None else vals), **params)
+        except (ShapeError, ValueError) as e:
+            raise _torch_error(op, vals, e) from None
+        if op.multi:
+            return tuple(_aliasing(wrap(o), args) for o in out)
+        t = wrap(out)
+        # a view of an input, or the input itself (``view`` to the same shape)
+        if type(out) is np.ndarray and (out.base is not None or out is vals[0]):
+            _aliasing(t, args)
+        return t
+    if not op.multi:
+        state = _trace_state()
+        if state.empty and state.no_grad is None:  # no fad transformation is running
+            key = _signature(op, vals, diff, params)
+            if key is not None:
+                form = _DIRECT.get(key, _UNKNOWN)
+                if form is _UNKNOWN:
+                    return _record(op, args, vals, diff, params, key)
+                # (key[1] is ``diff`` as a tuple: what the node keeps)
+                if form is not None:
+                    out = _apply_direct(form, op, args, vals, key[1], params)
+                else:
+                    out = _apply_program(key, op, args, vals, key[1], params)
+                if out is not None:
+                    return out
+    return _record(op, args, vals, diff, params)
+
+
+def _record(op: Op, args: tuple, vals: list, diff: list, params: dict,
+            key: tuple | None = None) -> Any:
+    """The general recording path: the core's reverse mode (a ``VJPTrace``) applied to
+    the operation's fad function; with ``key``, also learn whether the operation is
+    one primitive application (see ``_direct_form``)."""
+    dt = _target(op.kind, vals) if op.kind else None
+    deps: list = []
+    flat = make_flat(op, vals, diff, dt, params, deps if op.prune else None)
+    primals = [vals[i] for i in diff]
+    try:
+        outs, out_nodes, in_nodes, tape = _taped(flat, primals, op.label)
+        pull = tape_pullback(tape, out_nodes, in_nodes)
+    except (ShapeError, ValueError) as e:
+        raise _torch_error(op, vals, e) from None
+    cls = op.cls or node_type(op.grad_fn(vals, params))
+    saved, out_saved, inner = _saved_positions(tape, args, vals, params, outs)
+    if op.saves and inner:
+        saved = _union(saved, diff)
+    if key is not None:
+        if len(_DIRECT) >= _DIRECT_MAX:
+            _DIRECT.clear()
+        _DIRECT[key] = (_direct_form(op, vals, diff, dt, params, outs, out_nodes, in_nodes,
+                                     tape, cls, args, _as_diff(saved, diff), out_saved)
+                        if dt is None else None)
+    for i in diff:  # the node needs only the constants from now on
+        vals[i] = None
+    tensors = tuple([args[i] for i in diff])
+    nexts, nrs = _edges(tensors)
+    node = make_node(cls, pull, (op, tuple(vals), tuple(diff), dt, params), tensors,
+                     nexts, nrs, _layout(args, diff), op.saves, len(outs),
+                     tuple([args[i] for i in saved]) if saved else None)
+    res = []
+    for k, o in enumerate(outs):
+        if type(o) is not np.ndarray and isinstance(o, np.generic):
+            o = np.asarray(o)
+        if deps and not deps[0][k]:
+            t = wrap(o)
+        elif array_np_dtype(o).kind in "fc":
+            t = wrap(o, True, node, k)
+        else:
+            t = wrap(o)
+        res.append(_aliasing(t, args))
+    for k in out_saved:
+        save_output(node, k, res[k])
+    return tuple(res) if op.multi else res[0]
+
+
+def _saved_positions(tape: list, args: tuple, vals: list, params: dict, outs: list
+                     ) -> tuple:
+    """Which arguments (Tensors) and outputs of an operation hold a buffer that its
+    backward reads: the residuals of the tape's entries (``entry_reads``), or views
+    of them (``fnp.matmul`` of vectors reads reshaped views of its operands); and
+    whether it reads a value computed inside the operation, neither an argument nor
+    an output, nor an array parameter (``relu``'s mask, ``var``'s centred values: see
+    ``_union``)."""
+    read: list = []
+    for entry in tape:
+        out_flags, in_flags = entry_reads(entry)
+        read += [x for x, f in zip(entry.primals, in_flags) if f]
+        outs_e = entry.ans if entry.prim.multiple_results else (entry.ans,)
+        read += [x for x, f in zip(outs_e, out_flags) if f]
+    roots = {id(_root(x)) for x in read}
+    saved = tuple([i for i, a in enumerate(args)
+                   if isinstance(a, Tensor) and id(_root(vals[i])) in roots])
+    ids = {id(x) for x in read}
+    known = {id(_root(v)) for v in (*vals, *params.values())} | {id(o) for o in outs}
+    inner = not roots <= known
+    return saved, tuple([k for k, o in enumerate(outs) if id(o) in ids]), inner
+
+
+_DIFF = ("the differentiated inputs",)  # ``saved`` positions that are ``diff``'s
+
+
+def _as_diff(saved: tuple, diff: Any) -> tuple:
+    return _DIFF if tuple(saved) == tuple(diff) else saved
+
+
+def _union(saved: tuple, diff: Any) -> tuple:
+    """``saved`` and the differentiated inputs. An operation that the table says saves
+    its inputs (as PyTorch's does) and whose backward reads a value computed from
+    them inside the operation (``gelu``, ``clamp``, ``var``...) checks the inputs that
+    value stands for, as PyTorch would; one whose backward reads only its output
+    (``exp``, ``tanh``) or constants (``x * c``) does not, as PyTorch's does not."""
+    return tuple(sorted(set(saved).union(diff)))
+
+
+def _root(x: Any) -> Any:
+    """The array owning the memory of NumPy array ``x`` (``x`` itself if it does)."""
+    if type(x) is np.ndarray and x.base is not None:
+        return x.base
+    return x
+
+
+def _with_views(saved: tuple, slots: tuple, env: list, diff: tuple, args: tuple,
+                vals: list) -> tuple:
+    """``saved`` and the arguments whose buffer one of the arrays in these ``slots`` of
+    ``env`` views."""
+    roots = None
+    for s in slots:
+        a = env[s]
+        if type(a) is np.ndarray and a.base is not None:
+            roots = {id(a.base)} if roots is None else roots | {id(a.base)}
+    if roots is None:
+        return saved
+    if saved is _DIFF:
+        saved = diff
+    more = [i for i, a in enumerate(args) if i not in saved and isinstance(a, Tensor)
+            and id(_root(vals[i])) in roots]
+    return saved + tuple(more) if more else saved
+
+
+def _aliasing(t: Tensor, args: tuple) -> Tensor:
+    """Give output ``t`` the version counter of the argument whose buffer its array
+    is or views: an in-place write through either is a write to both (PyTorch's
+    views share their base's counter); that argument (or its own base) becomes
+    ``t._base``."""
+    o = t._value
+    if type(o) is np.ndarray:
+        root = o.base
+        for a in args:
+            if isinstance(a, Tensor):
+                v = a._value
+                if v is o or root is not None and (v is root or type(v) is np.ndarray
+                                                   and v.base is root):
+                    if a._cow:
+                        view_of_own(t, a)
+                    t._vc = a._vc
+                    t._base = a if a._base is None else a._base
+                    note_alias(t)
+                    break
+    return t
+
+
+def _edges(tensors: tuple) -> tuple[tuple, tuple]:
+    """``next_functions`` of a node recorded on ``tensors``: (nodes, output numbers)."""
+    nexts = []
+    nrs = []
+    for t in tensors:
+        fn = t._grad_fn
+        if fn is None:
+            nexts.append(accumulate_grad(t))
+            nrs.append(0)
+        else:
+            nexts.append(fn)
+            nrs.append(t._output_nr)
+    return tuple(nexts), tuple(nrs)
+
+
+def _layout(args: tuple, diff: list) -> tuple | None:
+    """Where each argument's entry of ``next_functions`` comes from: the index of the
+    recorded input, or ``-1`` for a constant (``None`` arguments have none)."""
+    if len(diff) == len(args):
+        return None
+    lay = []
+    k = 0
+    for i, a in enumerate(args):
+        if k < len(diff) and diff[k] == i:
+            lay.append(k)
+            k += 1
+        elif a is not None:
+            lay.append(-1)
+    return tuple(lay)
+
+
+# ------------------------------------------------------------------ the direct path
+# Most facade operations are one primitive applied to the operation's own inputs
+# (``sin``, ``mul``, ``matmul``, ``sum``...). The first time an operation is recorded
+# with a given signature (input shapes and dtypes, which inputs require grad, Python
+# scalar types, parameters) it runs through the core's reverse mode as above, and the
+# tape is inspected: if it holds a single primitive application whose operands are the
+# operation's inputs (or parameters) themselves, that "direct form" is remembered.
+# Later calls with the same signature, when no fad transformation is running, apply
+# the primitive's ``impl`` to the arrays and hand the node a one-entry tape in the core's
+# format; the backward pass is the core's ``pullback`` of that tape, i.e. the
+# primitive's own rules (partials, transpose or linearization). The facade still owns
+# no derivative rule, and the graph (``grad_fn`` names, ``next_functions``, saved
+# values, versions) is the one the general path would have built.
+_DIRECT: dict = {}
+_DIRECT_MAX = 4096
+_UNKNOWN = object()
+_trace_state = current_state
+_SIMPLE_PARAMS = frozenset({bool, int, float, complex, str, type(None), type(Ellipsis)})
+
+
+def _signature(op: Op, vals: list, diff: list, params: dict) -> tuple | None:
+    """What the direct form of ``op`` may depend on, or ``None`` when the inputs are not
+    plain NumPy arrays and Python scalars (or a parameter is not a plain value)."""
+    parts = [op, tuple(diff)]
+    append = parts.append
+    for v in vals:
+        tv = type(v)
+        if tv is np.ndarray:
+            append(v.shape)
+            append(v.dtype)
+        elif tv is float or tv is complex or v is None:
+            append(tv)
+        elif tv is int or tv is bool:  # small ints are shared objects: key their value
+            append(tv)
+            append(v)
+        else:
+            return None
+    if params:
+        for k, v in params.items():
+            tv = type(v)
+            if tv in _SIMPLE_PARAMS:
+                append((k, tv, v))
+            elif tv is tuple and all(type(e) in _SIMPLE_PARAMS for e in v):
+                append((k, tuple(map(type, v)), v))
+            elif isinstance(v, np.dtype):
+                append((k, v))
+            elif tv is np.ndarray:  # an index or a mask: an input of the operation
+                append((k, tv, v.shape, v.dtype))
+            else:
+                return None
+    return tuple(parts)
+
+
+def _taped(flat: Callable, primals: list, label: str) -> tuple:
+    """``fad.interpreters.tape.vjp_flat``'s forward half, keeping the tape visible:
+    ``(out_primals, out_nodes, in_nodes, tape)``."""
+    tape: list = []
+    with new_main(VJPTrace, tape, label=label) as main:
+        trace = main.trace
+        # input nodes: fresh objects, distinct from whatever ids the core gives outputs
+        ins = [VJPTracer(trace, p, object()) for p in primals]
+        out_primals, out_nodes = unpack_all(trace, flat(*ins))
+    return out_primals, out_nodes, [t.node for t in ins], tape
+
+
+def _direct_form(op: Op, vals: list, diff: list, dt: Any, params: dict, outs: list,
+                 out_nodes: list, in_nodes: list, tape: list, cls: type, args: tuple,
+                 saved: tuple, out_saved: tuple) -> tuple | None:
+    """``(prim, prim_params, sources, nodes, param_names, cls, layout, saved,
+    out_saved)`` when the tape is one primitive applied to the operation's inputs,
+    else ``None``."""
+    if len(tape) != 1 or len(outs) != 1:
+        return None
+    entry = tape[0]
+    prim, eparams = entry.prim, entry.params
+    if (prim.multiple_results or prim.vjp_rule is not None or prim.inline is not None
+            or out_nodes[0] != entry.out or outs[0] is not entry.ans
+            or not all(_plain(v) for v in eparams.values())):
+        return None
+    pnames = list(params)
+    sources = []
+    enodes = []
+    for x, n in zip(entry.primals, entry.nodes):
+        if n is not None:
+            if n not in in_nodes:
+                return None
+            k = in_nodes.index(n)
+            sources.append(diff[k])
+            enodes.append(k)
+            continue
+        for i, v in enumerate(vals):
+            if v is x and i not in diff:
+                sources.append(i)
+                break
+        else:
+            for j, name in enumerate(pnames):
+                if params[name] is x:
+                    sources.append(len(vals) + j)
+                    break
+            else:  # an operand computed by the operation: not direct
+                return None
+        enodes.append(None)
+    used = tuple(name for j, name in enumerate(pnames) if len(vals) + j in sources)
+    if used != tuple(pnames[:len(used)]):  # keep parameter sources contiguous
+        return None
+    identity = not used and tuple(sources) == tuple(range(len(vals)))
+    return (prim, eparams, None if identity else tuple(sources), tuple(enodes), used, cls,
+            _layout(args, diff), saved, out_saved)
+
+
+def _apply_direct(form: tuple, op: Op, args: tuple, vals: list, diff: tuple,
+                  params: dict) -> Any:
+    """Record ``op`` by its direct form (``None``: take the general path instead)."""
+    prim, eparams, sources, enodes, pnames, cls, layout, saved, out_saved = form
+    if sources is None:
+        operands = vals
+    else:
+        src = vals if not pnames else vals + [params[name] for name in pnames]
+        operands = [src[s] for s in sources]
+    try:
+        ans = prim.impl(*operands, **eparams)
+    except Exception:  # the general path reports the error in the facade's words
+        return None
+    pull = _entry_pull(TapeEntry(prim, eparams, operands, ans, enodes, -1),
+                       len(diff))
+    return _finish(op, args, vals, diff, None, params, cls, layout, pull, ans, saved,
+                   out_saved)
+
+
+def _entry_pull(entry: TapeEntry, n: int) -> Callable:
+    """The pullback of a one-entry tape whose output node is -1 and whose operands'
+    nodes are the recorded inputs' positions. The entry is never consumed: a
+    released linear node may run again."""
+    pull = tape_pullback([entry], _OUT_NODE, _POSITIONS[n] if n < 8 else list(range(n)))
+    return lambda cts_out, consume=False: pull(cts_out)
+
+
+_OUT_NODE = [-1]
+_POSITIONS = [list(range(n)) for n in range(8)]  # (read only, as tape_pullback reads them)
+
+
+def _plain(v: Any) -> bool:
+    """A parameter value that cannot have been computed from array values."""
+    tv = type(v)
+    if tv in _SIMPLE_PARAMS or isinstance(v, np.dtype):
+        return True
+    return tv is tuple and all(_plain(e) for e in v)
+
+
+def _finish(op: Op, args: tuple, vals: list, diff: tuple, dt: Any, params: dict,
+            cls: type, layout: tuple | None, pull: Callable, out: Any, saved: tuple,
+            out_saved: tuple, same: bool = False) -> Any:
+    """The node of a recorded operation and its output Tensor (the direct paths).
+    ``saved``, ``out_saved``: see ``_saved_positions``; ``same``: the output may be
+    an input's array itself."""
+    n = len(diff)
+    if n == len(args):  # the node keeps the constants only: here, none
+        consts = (None,) * n
+        tensors = args
+    else:
+        consts = list(vals)
+        for i in diff:
+            consts[i] = None
+        consts = tuple(consts)
+        tensors = (args[diff[0]],) if n == 1 else tuple([args[i] for i in diff])
+    if n == 1:  # _edges, inlined: the common case
+        t = tensors[0]
+        fn = t._grad_fn
+        if fn is None:
+            nexts, nrs = (accumulate_grad(t),), (0,)
+        else:
+            nexts, nrs = (fn,), (t._output_nr,)
+    else:
+        nexts, nrs = _edges(tensors)
+    node = make_node(cls, pull, (op, consts, diff, dt, params), tensors, nexts, nrs,
+                     layout, op.saves, 1,
+                     tensors if saved is _DIFF else
+                     tuple([args[i] for i in saved]) if saved else None)
+    if type(out) is not np.ndarray:
+        out = np.asarray(out)
+    t = wrap(out, True, node) if out.dtype.kind in "fc" else wrap(out)
+    if out.base is not None or same:
+        _aliasing(t, args)
+    if out_saved:
+        save_output(node, 0, t)
+    return t
+
+
+# ------------------------------------------------------------------ programs
+# An operation that is not one primitive (``log_softmax``, ``nll_loss``, ``relu``,
+# ``mse_loss``...) is traced once per signature (Python scalar values included) to
+# its IR with ``fad.make_jaxpr``, every array input abstract. Later calls evaluate
+# that program on the arrays, equation by equation with each primitive's ``impl``,
+# and tape the equations that depend on a recorded input exactly as the core's
+# ``VJPTrace`` does (same entries, same rule for what is taped); the node's
+# pullback is the core's ``pullback`` of that tape. An operation whose program
+# cannot be traced abstractly (value-dependent Python control flow), or that holds
+# calls, custom rules or multiple-output primitives on its differentiated path,
+# keeps the general path. A signature is compiled the second time it is seen.
+_PROGRAMS: dict = {}
+_SEEN_ONCE = object()
+_COMPILE_ON_FIRST_SIGHT = False  # the tests set it to exercise programs everywhere
+_PROGRAM_CONSTS_MAX = 1 << 20  # bytes of constants a cached program may hold
+
+
+class _Program:
+    __slots__ = ("env0", "in_slots", "sources", "code", "out_slot", "cls", "layout",
+                 "saved", "out_saved", "derived", "same", "out_nodes", "in_nodes")
+
+
+def _program_key(key: tuple, vals: list, dt: Any) -> tuple | None:
+    parts = [key, dt, default_backend()]
+    for v in vals:
+        tv = type(v)
+        if tv is float:  # baked into the program: by value (hex: -0.0 and nan too)
+            parts.append(v.hex())
+        elif tv is complex:
+            parts.append((v.real.hex(), v.imag.hex()))
+    return tuple(parts)
+
+
+def _apply_program(key: tuple, op: Op, args: tuple, vals: list, diff: tuple,
+                   params: dict) -> Any:
+    """Record ``op`` by evaluating its cached program (``None``: take the general
+    path instead)."""
+    dt = _target(op.kind, vals) if op.kind else None
+    pkey = _program_key(key, vals, dt)
+    prog = _PROGRAMS.get(pkey, _UNKNOWN)
+    if prog is _UNKNOWN or prog is _SEEN_ONCE:
+        if len(_PROGRAMS) >= _DIRECT_MAX:
+            _PROGRAMS.clear()
+        if prog is _UNKNOWN and _COMPILE_ON_FIRST_SIGHT is False:
+            _PROGRAMS[pkey] = _SEEN_ONCE
+            return None
+        prog = _PROGRAMS[pkey] = _compile(op, args, vals, diff, dt, params)
+    if prog is None:
+        return None
+    env = prog.env0.copy()
+    for s, src in zip(prog.in_slots, prog.sources):
+        env[s] = vals[src] if type(src) is int else params[src]
+    tape = []
+    try:
+        for prim, eparams, ins, out, nodes in prog.code:
+            xs = [env[a] for a in ins]
+            ans = prim.impl(*xs, **eparams)
+            if type(out) is int:
+                env[out] = ans
+                if nodes is not None:
+                    tape.append(TapeEntry(prim, eparams, xs, ans, nodes, out))
+            else:
+                for o, a in zip(out, ans):
+                    env[o] = a
+    except Exception:  # the general path reports the error in the facade's words
+        return None
+    pull = tape_pullback(tape, prog.out_nodes, prog.in_nodes)
+    saved = prog.saved
+    if prog.derived:  # computed values the backward reads: views of an input, perhaps
+        saved = _with_views(saved, prog.derived, env, diff, args, vals)
+    return _finish(op, args, vals, diff, dt, params, prog.cls, prog.layout, pull,
+                   env[prog.out_slot], saved, prog.out_saved, prog.same)
+
+
+def _compile(op: Op, args: tuple, vals: list, diff: list, dt: Any, params: dict
+             ) -> _Program | None:
+    """Trace ``op`` to its program at these inputs, or ``None`` if it cannot be
+    evaluated and taped outside the core's tracing (see above)."""
+    sources: list = [i for i, v in enumerate(vals) if type(v) is np.ndarray]
+    n_vals = len(sources)
+    sources += [k for k, v in params.items() if type(v) is np.ndarray]
+
+    def program(*arrays: Any) -> Any:
+        full = list(vals)
+        ps = dict(params) if n_vals < len(sources) else params
+        for src, a in zip(sources, arrays):
+            if type(src) is int:
+                full[src] = a
+            else:
+                ps[src] = a
+        if dt is not None:
+            full = _cast(full, dt)
+        return op.fun(*full, **ps)
+
+    try:
+        closed = make_jaxpr(program)(*[vals[s] if type(s) is int else params[s]
+                                       for s in sources])
+    except Exception:  # value-dependent control flow and the like: the general path
+        return None
+    jaxpr = closed.jaxpr
+    if (len(jaxpr.outvars) != 1 or type(jaxpr.outvars[0]) is Literal
+            or jaxpr.outvars[0] in jaxpr.constvars  # (a result every call would share)
+            or sum(getattr(c, "nbytes", 0) for c in closed.consts) > _PROGRAM_CONSTS_MAX):
+        return None  # (large constants, as cumsum's triangle, are not kept alive)
+    env0: list = []
+    slot: dict = {}
+    seen: list = []  # per slot: its value or abstract value (what entry_reads needs)
+
+    def new(v: Any, value: Any = None) -> int:
+        slot[v] = len(env0)
+        env0.append(value)
+        seen.append(v.aval if value is None else value)
+        return slot[v]
+
+    for v, c in zip(jaxpr.constvars, closed.consts):
+        new(v, c)
+    in_slots = [new(v) for v in jaxpr.invars]
+    diff_slots = tuple(in_slots[sources.index(i)] for i in diff)
+    live = set(diff_slots)  # slots holding a value taped (or recorded) as a node
+    dep = set(diff_slots)  # slots computed from the differentiated inputs
+    read: set = set()  # slots the backward reads (see _saved_positions)
+    code = []
+    for eqn in jaxpr.eqns:
+        prim = eqn.primitive
+        if prim.inline is not None or prim.vjp_rule is not None:
+            return None
+        ins = []
+        for a in eqn.invars:
+            if type(a) is Literal:
+                ins.append(len(env0))
+                env0.append(a.val)
+                seen.append(a.val)
+            else:
+                ins.append(slot[a])
+        on_path = any(i in live for i in ins)
+        from_diff = not dep.isdisjoint(ins)
+        if prim.multiple_results:
+            if on_path:
+                return None
+            code.append((prim, eqn.params, tuple(ins), tuple(new(v) for v in eqn.outvars),
+                         None))
+            if from_diff:
+                dep.update(code[-1][3])
+            continue
+        out = new(eqn.outvars[0])
+        if from_diff:
+            dep.add(out)
+        nodes = None
+        if on_path:  # as VJPTrace.process_primitive decides
+            if prim.jvp is None:
+                return None
+            if flows_through(prim, eqn.outvars[0].aval.dtype.kind in "fc", len(ins)):
+                nodes = tuple(i if i in live else None for i in ins)
+                live.add(out)
+                out_flags, in_flags = entry_reads(TapeEntry(
+                    prim, eqn.params, [seen[i] for i in ins], eqn.outvars[0].aval, nodes, out))
+                read.update(i for i, f in zip(ins, in_flags) if f)
+                if out_flags and out_flags[0]:
+                    read.add(out)
+        code.append((prim, eqn.params, tuple(ins), out, nodes))
+    prog = _Program()
+    prog.env0 = env0
+    prog.in_slots = tuple(in_slots)
+    prog.sources = tuple(sources)
+    prog.code = tuple(code)
+    prog.out_slot = slot[jaxpr.outvars[0]]
+    prog.cls = op.cls or node_type(op.grad_fn(vals, params))
+    prog.layout = _layout(args, diff)
+    prog.saved = tuple([src for s, src in zip(in_slots, sources)
+                        if s in read and type(src) is int and isinstance(args[src], Tensor)])
+    if op.saves and not read.isdisjoint(dep - set(in_slots) - {prog.out_slot}):  # _union
+        prog.saved = _union(prog.saved, diff)
+    prog.saved = _as_diff(prog.saved, diff)
+    prog.out_saved = (0,) if prog.out_slot in read else ()
+    # computed values the backward reads: views of an input at run time, perhaps
+    prog.derived = tuple(sorted(s for s in read if env0[s] is None and s not in in_slots))
+    prog.same = prog.out_slot in in_slots
+    # the output node and the input nodes, as lists for tape_pullback (which only reads them)
+    prog.out_nodes = [prog.out_slot if prog.out_slot in live else None]
+    prog.in_nodes = list(diff_slots)
+    return prog
+
+
+def make_flat(op: Op, vals: Any, diff: Any, dt: Any, params: dict,
+              deps: list | None = None) -> Callable:
+    """``op`` as a function of its differentiable inputs only (the others fixed).
+    With ``deps``, records which outputs depend on those inputs (are traced)."""
+    fun = op.fun
+    multi = op.multi
+
+    def flat(*xs: Any) -> list:
+        full = list(vals)
+        for p, x in zip(diff, xs):
+            full[p] = x
+        if dt is not None:
+            full = _cast(full, dt)
+        out = fun(*full, **params)
+        out = list(out) if multi else [out]
+        if deps is not None:
+            deps.append([isinstance(o, Tracer) for o in out])
+        return out
+    return flat
+
+
+def double_backward(node: Any, cts: list) -> list:
+    """A node's vector-Jacobian product as a recorded operation on Tensors, so that
+    ``create_graph=True`` yields differentiable gradients. The function is the
+    core's ``fad.vjp`` of the node's own fad function: transformations nest."""
+    fun = make_flat(*node._fun)
+    ins = node._inputs
+    if ins is None:  # a released linear node: its vjp does not depend on the inputs
+        ins = tuple(wrap(z) for z in node._zero_inputs())
+    k = len(ins)
+    present = [c is not None for c in cts]
+
+    def backward_fun(*xs: Any) -> list:
+        outs, vjp_fn = fad_vjp(lambda *a: fun(*a), *xs[:k])
+        given = iter(xs[k:])
+        full = [next(given) if p else fnp.zeros_like(o) for p, o in zip(present, outs)]
+        return list(vjp_fn(full))
+
+    name = node.name() + "Backward"
+    op = Op(name, backward_fun, name, None, True, multi=True, prune=True)
+    ct_tensors = tuple(c if isinstance(c, Tensor) else wrap(c) for c in cts if c is not None)
+    out = apply(op, tuple(ins) + ct_tensors)
+    return list(out)
+
+
+def _torch_error(op: Op, vals: list, e: Exception) -> Exception:
+    shapes = [tuple(v.shape) for v in vals if v is not None and type(v) not in _PYS
+              and hasattr(v, "shape")]
+    msg = None
+    if op.kind in (EW, EWF, CMP) and len(shapes) >= 2:
+        msg = _broadcast_message(shapes)
+    if msg is None:
+        msg = f"{op.name}: {e}"
+    return TorchShapeError(msg)
+
+
+def _broadcast_message(shapes: list) -> str | None:
+    a, b = shapes[0], shapes[1]
+    n = max(len(a), len(b))
+    pa, pb = (1,) * (n - len(a)) + a, (1,) * (n - len(b)) + b
+    for d in range(n - 1, -1, -1):
+        if pa[d] != pb[d] and pa[d] != 1 and pb[d] != 1:
+            return (f"The size of tensor a ({pa[d]}) must match the size of tensor b "
+                    f"({pb[d]}) at non-singleton dimension {d}")
+    return None
