@@ -109,7 +109,12 @@ class VJPTrace(Trace):
                 prim, params, primals, ans, nodes,
                 [o.node if type(o) is VJPTracer else None for o in outs]))
             return outs
-        if not flows_through(prim, _is_float(ans), len(nodes)):
+        # flows_through(prim, _is_float(ans), len(nodes)), spelled out: this line
+        # runs for every operation under grad, and two calls cost more than the entry
+        is_float = _FLOAT.get(ans.dtype)
+        if is_float is None:
+            is_float = _is_float(ans)
+        if not is_float or prim.partials == _NO_PARTIALS[len(nodes)]:
             return ans
         out = VJPTracer(self, ans, next(_node_ids))
         # tuples, not lists: the cycle collector stops tracking a tuple of arrays
@@ -411,6 +416,23 @@ def tape_pullback(tape: list, out_nodes: list, in_nodes: list) -> Callable:
                 cts[node] = _accumulate(cts.get(node), ct)
         cts = pullback(tape, cts, consume)
         return [_value(cts.get(n)) for n in in_nodes]
+    return pull
+
+
+def entry_pullback(entry: TapeEntry, n_inputs: int) -> Callable:
+    """``pull(cts_out, consume=False)`` of a tape of one single-output ``entry``
+    whose operands' nodes are input positions ``0 .. n_inputs - 1``: what
+    ``tape_pullback([entry], [entry.out], range(n_inputs))`` computes, without
+    its bookkeeping (the facade records most operations as one such entry). The
+    entry is never consumed."""
+    def pull(cts_out: list, consume: bool = False) -> list:
+        ct = cts_out[0]
+        cts: list = [None] * n_inputs
+        if ct is not None:
+            for node, ct_in in zip(entry.nodes, _entry_vjp(entry, ct)):
+                if node is not None and ct_in is not None:
+                    cts[node] = _accumulate(cts[node], ct_in)
+        return [_value(c) for c in cts]
     return pull
 
 

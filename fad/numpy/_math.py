@@ -4,7 +4,7 @@ bitwise operators) and the ufunc-likes (rounding, ``sinc``, ``nan_to_num``,
 ``fmax``...). Each is promotion then one primitive, or an exact composite of
 primitives.
 
-Conventions at kinks and ties (tested in ``tests/test_numpy_full.py``):
+Conventions at kinks and ties (tested in ``tests/numpy/test_derivative_conventions.py``):
 
 * ``abs``, ``sign``-like kinks: derivative 0 at 0 (``abs'(0) = sign(0) = 0``).
 * ``maximum``/``minimum``/``max``/``min`` at ties: the derivative is shared

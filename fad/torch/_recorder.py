@@ -33,6 +33,7 @@ from ..interpreters.tape import (
     TapeEntry,
     VJPTrace,
     VJPTracer,
+    entry_pullback,
     entry_reads,
     flows_through,
     tape_pullback,
@@ -456,22 +457,9 @@ def _apply_direct(form: tuple, op: Op, args: tuple, vals: list, diff: tuple,
         ans = prim.impl(*operands, **eparams)
     except Exception:  # the general path reports the error in the facade's words
         return None
-    pull = _entry_pull(TapeEntry(prim, eparams, operands, ans, enodes, -1),
-                       len(diff))
+    pull = entry_pullback(TapeEntry(prim, eparams, operands, ans, enodes, -1), len(diff))
     return _finish(op, args, vals, diff, None, params, cls, layout, pull, ans, saved,
                    out_saved)
-
-
-def _entry_pull(entry: TapeEntry, n: int) -> Callable:
-    """The pullback of a one-entry tape whose output node is -1 and whose operands'
-    nodes are the recorded inputs' positions. The entry is never consumed: a
-    released linear node may run again."""
-    pull = tape_pullback([entry], _OUT_NODE, _POSITIONS[n] if n < 8 else list(range(n)))
-    return lambda cts_out, consume=False: pull(cts_out)
-
-
-_OUT_NODE = [-1]
-_POSITIONS = [list(range(n)) for n in range(8)]  # (read only, as tape_pullback reads them)
 
 
 def _plain(v: Any) -> bool:
