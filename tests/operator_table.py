@@ -76,6 +76,7 @@ import numpy as np
 import scipy.special
 from hypothesis import strategies as st
 
+import fad
 import fad.scipy.special as fad_special
 
 MAX_SIDE = 3
@@ -1136,23 +1137,46 @@ FLOATS = (np.float32, np.float64)
 # ---------------------------------------------------------------- drawing inputs
 @dataclass
 class Example:
-    """Concrete inputs of one row: arrays (to differentiate) and static params."""
+    """Concrete inputs of one row: arrays (to differentiate) and static params.
+
+    ``arrays`` live on the backend of ``xp`` (NumPy unless made with ``on``);
+    ``put`` moves a NumPy array there, ``numpy()`` is the reference computed on
+    host copies."""
 
     op: Op
     arrays: list
     params: dict
+    xp: Any = field(default=np, repr=False)
 
     def __repr__(self) -> str:
         return (f"Example({self.op.name}, shapes={[a.shape for a in self.arrays]}, "
                 f"dtype={self.arrays[0].dtype if self.arrays else None}, "
-                f"params={self.params!r}, arrays={[a.tolist() for a in self.arrays]!r})")
+                f"params={self.params!r}, arrays={[host(a).tolist() for a in self.arrays]!r})")
+
+    def on(self, xp: Any) -> "Example":
+        """The same example with its arrays on the backend of namespace ``xp``."""
+        return Example(self.op, [xp.asarray(a) for a in self.arrays], self.params, xp)
+
+    def put(self, x: Any) -> Any:
+        """``x`` (NumPy) as an array of this example's backend."""
+        return x if self.xp is np else self.xp.asarray(np.asarray(x))
 
     def fad(self, *arrays: Any) -> Any:
         import fad.numpy as fnp
         return self.op.fn(fnp, *arrays, **self.params)
 
     def numpy(self) -> Any:
-        return self.op.numpy(*self.arrays, **self.params)
+        return self.op.numpy(*[host(a) for a in self.arrays], **self.params)
+
+
+def host(x: Any) -> Any:
+    """A NumPy copy of an array of any backend (through ``__array__`` / DLPack)."""
+    if isinstance(x, np.ndarray | np.generic | int | float | complex | bool):
+        return np.asarray(x)
+    try:
+        return np.asarray(x)
+    except (TypeError, ValueError, RuntimeError):
+        return np.from_dlpack(x)
 
 
 @functools.lru_cache(maxsize=None)
@@ -1171,3 +1195,206 @@ def examples(op: Op, dtype: Any, kind: str = "any") -> st.SearchStrategy[Example
 def ops_with(kind: str) -> list[Op]:
     """Rows that have cases of ``kind`` (``empty`` also needs ``op.empty``)."""
     return [op for op in OPS if op.cases(kind) is not None and (kind != "empty" or op.empty)]
+
+
+
+# ---------------------------------------------------------------- the laws
+# Each law takes a drawn example (on NumPy, or moved to another backend with
+# ``Example.on``) and its dtype; test_properties.py runs them on NumPy and
+# tests/backends/ on other Array-API namespaces. Inputs and directions go to the
+# example's backend (``ex.put``); results come back to the host (``host``) to be
+# compared, after checking they stayed on the backend (``assert_native``).
+def rand_like(rng: np.random.Generator, x: object, dtype: object) -> np.ndarray:
+    """Standard normal values; ``a + ib`` for a complex dtype."""
+    shape, dtype = tuple(np.shape(host(x))), np.dtype(dtype)
+    if dtype.kind == "c":
+        return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dtype)
+    return rng.standard_normal(shape).astype(dtype)
+
+
+def wide(x: object) -> np.ndarray:
+    """``x`` in float64 / complex128 (for accurate sums)."""
+    x = host(x)
+    return np.asarray(x, np.result_type(x.dtype, np.float64))
+
+
+def value_tol(dtype: object) -> dict:
+    return {"rtol": 2e-6, "atol": 2e-6} if np.dtype(dtype) == np.float32 else \
+        {"rtol": 1e-12, "atol": 1e-12}
+
+
+def assert_native(ex: Example, *values: Any) -> None:
+    """Every value is an array of the example's backend (no silent move to NumPy)."""
+    from fad.backends import namespace_of
+    for v in values:
+        if ex.xp is not np:
+            assert namespace_of([v]) is ex.xp, f"{ex.op.name} gave a {type(v).__name__}"
+
+
+def assert_same_values(got: object, want: object, dtype: object) -> None:
+    got, want = host(got), host(want)
+    assert (got.shape, got.dtype) == (want.shape, want.dtype)
+    np.testing.assert_allclose(got, want, **value_tol(dtype))
+
+
+def _fd_check(ex: Example, f: Callable, args: list, order: int, tol: float | None) -> None:
+    """``fad.check_grads`` for arrays that stay on ``ex``'s backend: ``jvp`` and
+    ``<vjp(u), v>`` against central differences, then the same on the
+    derivative functions up to ``order``."""
+    from fad.transforms.check import _DEFAULT_EPS, _DEFAULT_TOL, _assert_close
+    real = np.finfo(host(args[0]).dtype).dtype
+    eps, tol = _DEFAULT_EPS.get(real, 1e-4), tol if tol is not None else _DEFAULT_TOL[real]
+    rng = np.random.default_rng(0)
+    flat = lambda out: [host(o) for o in (out if isinstance(out, list | tuple) else [out])]
+    v = [rand_like(rng, x, host(x).dtype) for x in args]
+    moved = [[ex.put(host(x) + s * eps * d) for x, d in zip(args, v)] for s in (1, -1)]
+    numeric = [(p - m) / (2 * eps) for p, m in zip(*(flat(f(*a)) for a in moved))]
+    _, t = fad.jvp(f, list(args), [ex.put(d) for d in v])
+    _assert_close("jvp vs finite differences", flat(t), numeric, tol, tol)
+    out, f_vjp = fad.vjp(f, *args)
+    outs = out if isinstance(out, list | tuple) else [out]
+    u = [rand_like(rng, o, host(o).dtype) for o in outs]
+    ct = f_vjp([ex.put(w) for w in u] if isinstance(out, list | tuple) else ex.put(u[0]))
+    lhs = sum(np.real(np.sum(wide(c) * d)) for c, d in zip(flat(ct), v))
+    rhs = sum(np.real(np.sum(w * n)) for w, n in zip(u, numeric))
+    scale = max(1.0, sum(float(np.sum(np.abs(w))) for w in u))
+    _assert_close("<u, J v> from vjp vs finite differences", [lhs], [rhs], tol * scale, tol)
+    if order > 1:
+        vs = [ex.put(d) for d in v]
+        _fd_check(ex, lambda *a: fad.jvp(f, list(a), vs)[1], args, order - 1, tol)
+        us = [ex.put(w) for w in u]
+        _fd_check(ex, lambda *a: list(fad.vjp(f, *a)[1](
+            us if isinstance(out, list | tuple) else us[0])), args, order - 1, tol)
+
+
+def check_grads_law(ex: Example, dtype: Any) -> None:
+    tol = ex.op.check_tol(dtype)
+    if ex.xp is np:
+        fad.check_grads(ex.fad, ex.arrays, order=2, modes=("fwd", "rev"), atol=tol, rtol=tol)
+    else:  # (fad.check_grads perturbs host copies: it would run the row on NumPy)
+        _fd_check(ex, ex.fad, ex.arrays, 2, tol)
+
+
+def jvp_vjp_law(ex: Example, dtype: Any) -> None:
+    rng = np.random.default_rng(1)
+    v = [rand_like(rng, x, dtype) for x in ex.arrays]
+    out, jv = fad.jvp(ex.fad, ex.arrays, [ex.put(d) for d in v])
+    out2, f_vjp = fad.vjp(ex.fad, *ex.arrays)
+    u = rand_like(rng, out, host(out).dtype)  # real for real outputs (abs...)
+    ju = f_vjp(ex.put(u))
+    assert_native(ex, out, jv, out2, *ju)
+    np.testing.assert_array_equal(host(out), host(out2))
+    assert len(ju) == len(ex.arrays)
+    assert [np.shape(host(g)) for g in ju] == [tuple(x.shape) for x in ex.arrays]
+    # the bilinear pairing Re(sum(u * w)) (plain sum(u * w) for real arrays)
+    jv = host(jv)
+    lhs = np.real(np.sum(u * wide(jv)))
+    rhs = sum(np.real(np.sum(wide(g) * vi)) for g, vi in zip(ju, v))
+    scale = np.sum(np.abs(u * jv)) + sum(np.sum(np.abs(host(g) * vi)) for g, vi in zip(ju, v))
+    assert abs(lhs - rhs) <= 50 * np.finfo(dtype).eps * (scale + 1), (lhs, rhs)
+
+
+def realified(ex: Example) -> tuple:
+    """For complex inputs: ``(f, args)`` where ``args`` are the real and imaginary
+    parts ``x_k, y_k`` of the inputs and ``f`` calls the entry at ``x_k + i y_k``."""
+    if not any(host(x).dtype.kind == "c" for x in ex.arrays):
+        return ex.fad, list(ex.arrays)
+    args = [ex.put(p) for x in ex.arrays for p in (host(x).real.copy(), host(x).imag.copy())]
+    return (lambda *ps: ex.fad(*[ps[2 * k] + 1j * ps[2 * k + 1]
+                                 for k in range(len(ex.arrays))])), args
+
+
+def hessian_symmetric_law(ex: Example, dtype: Any) -> None:
+    import fad.numpy as fnp
+    w = ex.put(rand_like(np.random.default_rng(2), ex.numpy(), dtype))
+    f, args = realified(ex)
+    real_dtype = np.finfo(dtype).dtype
+    n = len(args)
+    # fnp.real(...): the scalarised function is real-valued; Re(sum(w f)) if complex
+    H = fad.hessian(lambda *xs: fnp.real(fnp.sum(f(*xs) * w)), argnums=tuple(range(n)))(*args)
+    assert_native(ex, *[h for row in H for h in row])
+    H = [[host(h) for h in row] for row in H]
+    args = [host(a) for a in args]
+    sizes = [x.size for x in args]
+    for i in range(n):
+        for j in range(n):
+            assert np.shape(H[i][j]) == args[i].shape + args[j].shape
+            assert H[i][j].dtype == real_dtype
+    M = np.block([[np.reshape(H[i][j], (sizes[i], sizes[j])) for j in range(n)]
+                  for i in range(n)]).astype(np.float64)
+    tol = 1e-4 if np.dtype(dtype) == np.float32 else 1e-10
+    np.testing.assert_allclose(M, M.T, rtol=tol, atol=tol * (1 + np.abs(M).max()))
+
+
+def dtype_law(ex: Example, dtype: Any) -> None:
+    import fad.numpy as fnp
+    n = len(ex.arrays)
+    out = ex.fad(*ex.arrays)
+    # the output: the input's dtype for floats; NumPy's for complex (abs: float64)
+    out_dtype = np.dtype(dtype) if np.dtype(dtype).kind == "f" else host(ex.numpy()).dtype
+    assert out_dtype in (dtype, np.finfo(dtype).dtype)
+    grads = fad.grad(lambda *xs: fnp.real(fnp.sum(ex.fad(*xs))),
+                     argnums=tuple(range(n)))(*ex.arrays)
+    ones = [ex.put(np.ones_like(host(x))) for x in ex.arrays]
+    _, tangent = fad.jvp(ex.fad, ex.arrays, ones)
+    _, f_vjp = fad.vjp(ex.fad, *ex.arrays)
+    cts = f_vjp(ex.put(np.ones(np.shape(host(out)), out_dtype)))
+    assert_native(ex, out, tangent, *grads, *cts)
+    for name, value, want in [("output", out, out_dtype), ("tangent", tangent, out_dtype), *[
+            ("gradient", g, dtype) for g in grads], *[("cotangent", c, dtype) for c in cts]]:
+        assert host(value).dtype == want, f"{name} of {ex.op.name} is {value.dtype}"
+
+
+def _loss_gradient(ex: Example) -> Callable:
+    import fad.numpy as fnp
+    return fad.grad(lambda *xs: fnp.sum(fnp.abs(ex.fad(*xs)) ** 2),
+                    argnums=tuple(range(len(ex.arrays))))
+
+
+def vmap_law(ex: Example, dtype: Any) -> None:
+    """vmap equals a loop, for the row and for the gradient of a real loss."""
+    from fad.testing import assert_vmap_matches_loop
+    batched = [ex.put(np.stack([host(x), host(x) * 0.9 + 0.05])) for x in ex.arrays]
+    assert_native(ex, fad.vmap(ex.fad)(*batched))
+    assert_vmap_matches_loop(ex.fad, batched)
+    assert_vmap_matches_loop(_loss_gradient(ex), batched, rtol=1e-8, atol=1e-8)
+
+
+def jit_law(ex: Example, dtype: Any) -> None:
+    """jit equals eager, for the row and for the gradient of a real loss (the
+    float runs on NumPy are test_jit.py's ``test_jit_equals_eager_on_the_operator_table``)."""
+    from fad.testing import assert_jit_matches_eager
+    assert_native(ex, fad.jit(ex.fad)(*ex.arrays))
+    assert_jit_matches_eager(ex.fad, ex.arrays)
+    assert_jit_matches_eager(_loss_gradient(ex), ex.arrays, rtol=1e-8, atol=1e-8)
+
+
+def values_law(ex: Example, dtype: Any) -> None:
+    out = ex.fad(*ex.arrays)
+    assert_native(ex, out)
+    assert_same_values(out, ex.numpy(), dtype)
+
+
+def zero_dim_law(ex: Example, dtype: Any) -> None:
+    import fad.numpy as fnp
+    assert all(tuple(x.shape) == () for x in ex.arrays)
+    assert_same_values(ex.fad(*ex.arrays), ex.numpy(), dtype)
+    check_grads_law(ex, dtype)
+    g = fad.grad(lambda *xs: fnp.real(fnp.sum(ex.fad(*xs))))(*ex.arrays)
+    assert_native(ex, g)
+    assert (np.shape(host(g)), host(g).dtype) == ((), dtype)
+
+
+def empty_law(ex: Example, dtype: Any) -> None:
+    want = ex.numpy()
+    assert_same_values(ex.fad(*ex.arrays), want, dtype)
+    ones = [ex.put(np.ones_like(host(x))) for x in ex.arrays]
+    out, tangent = fad.jvp(ex.fad, ex.arrays, ones)
+    assert np.shape(host(tangent)) == np.shape(want)
+    cts = fad.vjp(ex.fad, *ex.arrays)[1](ex.put(np.ones(np.shape(want),
+                                                        np.asarray(want).dtype)))
+    assert_native(ex, out, tangent, *cts)
+    for x, ct in zip(ex.arrays, cts):
+        assert (np.shape(host(ct)), host(ct).dtype) == (tuple(x.shape), dtype)
+        if math.prod(np.shape(want)) == 0:  # nothing flows back from an empty output
+            assert not np.any(host(ct))

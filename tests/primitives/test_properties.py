@@ -16,17 +16,29 @@ fewer examples (``COMPLEX_EXAMPLES``). Plus: the table has the rows it must
 have, and binary functions promote dtypes as NumPy does.
 """
 
-import math
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from operator_table import FLOATS, OPS, examples, ops_with
+from operator_table import (
+    FLOATS,
+    OPS,
+    check_grads_law,
+    dtype_law,
+    empty_law,
+    examples,
+    hessian_symmetric_law,
+    jit_law,
+    jvp_vjp_law,
+    ops_with,
+    values_law,
+    vmap_law,
+    zero_dim_law,
+)
 
 import fad
 import fad.numpy as fnp
-from fad.testing import assert_jit_matches_eager, assert_vmap_matches_loop
 
 COMPLEX = np.complex128
 # examples per row and test: half the profile's (3 in CI, where float runs draw 6)
@@ -68,143 +80,6 @@ def complex_table(kind: str = "any") -> pytest.MarkDecorator:
 
 
 complex_settings = settings(max_examples=COMPLEX_EXAMPLES)
-
-
-def rand_like(rng: np.random.Generator, x: object, dtype: object) -> np.ndarray:
-    """Standard normal values; ``a + ib`` for a complex dtype."""
-    shape, dtype = np.shape(x), np.dtype(dtype)
-    if dtype.kind == "c":
-        return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dtype)
-    return rng.standard_normal(shape).astype(dtype)
-
-
-def wide(x: object) -> np.ndarray:
-    """``x`` in float64 / complex128 (for accurate sums)."""
-    return np.asarray(x, np.result_type(np.asarray(x).dtype, np.float64))
-
-
-def value_tol(dtype: object) -> dict:
-    return {"rtol": 2e-6, "atol": 2e-6} if np.dtype(dtype) == np.float32 else \
-        {"rtol": 1e-12, "atol": 1e-12}
-
-
-def assert_same_values(got: object, want: object, dtype: object) -> None:
-    got, want = np.asarray(got), np.asarray(want)
-    assert (got.shape, got.dtype) == (want.shape, want.dtype)
-    np.testing.assert_allclose(got, want, **value_tol(dtype))
-
-
-# ---------------------------------------------------------------- the laws
-# Each law takes a drawn example; the tests below run it on the float table
-# (float32, float64) and on the complex table (complex128, fewer examples).
-def check_grads_law(ex, dtype):
-    tol = ex.op.check_tol(dtype)
-    fad.check_grads(ex.fad, ex.arrays, order=2, modes=("fwd", "rev"), atol=tol, rtol=tol)
-
-
-def jvp_vjp_law(ex, dtype):
-    rng = np.random.default_rng(1)
-    v = [rand_like(rng, x, dtype) for x in ex.arrays]
-    out, jv = fad.jvp(ex.fad, ex.arrays, v)
-    out2, f_vjp = fad.vjp(ex.fad, *ex.arrays)
-    u = rand_like(rng, out, np.asarray(out).dtype)  # real for real outputs (abs...)
-    ju = f_vjp(u)
-    np.testing.assert_array_equal(out, out2)
-    assert len(ju) == len(ex.arrays)
-    assert [np.shape(g) for g in ju] == [x.shape for x in ex.arrays]
-    # the bilinear pairing Re(sum(u * w)) (plain sum(u * w) for real arrays)
-    lhs = np.real(np.sum(u * wide(jv)))
-    rhs = sum(np.real(np.sum(wide(g) * vi)) for g, vi in zip(ju, v))
-    scale = np.sum(np.abs(u * jv)) + sum(np.sum(np.abs(g * vi)) for g, vi in zip(ju, v))
-    assert abs(lhs - rhs) <= 50 * np.finfo(dtype).eps * (scale + 1), (lhs, rhs)
-
-
-def realified(ex):
-    """For complex inputs: ``(f, args)`` where ``args`` are the real and imaginary
-    parts ``x_k, y_k`` of the inputs and ``f`` calls the entry at ``x_k + i y_k``."""
-    if not any(x.dtype.kind == "c" for x in ex.arrays):
-        return ex.fad, list(ex.arrays)
-    args = [p for x in ex.arrays for p in (x.real.copy(), x.imag.copy())]
-    return (lambda *ps: ex.fad(*[ps[2 * k] + 1j * ps[2 * k + 1]
-                                 for k in range(len(ex.arrays))])), args
-
-
-def hessian_symmetric_law(ex, dtype):
-    w = rand_like(np.random.default_rng(2), ex.numpy(), dtype)
-    f, args = realified(ex)
-    real_dtype = np.finfo(dtype).dtype
-    n = len(args)
-    # fnp.real(...): the scalarised function is real-valued; Re(sum(w f)) if complex
-    H = fad.hessian(lambda *xs: fnp.real(fnp.sum(f(*xs) * w)), argnums=tuple(range(n)))(*args)
-    sizes = [x.size for x in args]
-    for i in range(n):
-        for j in range(n):
-            assert np.shape(H[i][j]) == args[i].shape + args[j].shape
-            assert np.asarray(H[i][j]).dtype == real_dtype
-    M = np.block([[np.reshape(H[i][j], (sizes[i], sizes[j])) for j in range(n)]
-                  for i in range(n)]).astype(np.float64)
-    tol = 1e-4 if np.dtype(dtype) == np.float32 else 1e-10
-    np.testing.assert_allclose(M, M.T, rtol=tol, atol=tol * (1 + np.abs(M).max()))
-
-
-def dtype_law(ex, dtype):
-    n = len(ex.arrays)
-    out = ex.fad(*ex.arrays)
-    # the output: the input's dtype for floats; NumPy's for complex (abs: float64)
-    out_dtype = np.dtype(dtype) if np.dtype(dtype).kind == "f" else np.asarray(ex.numpy()).dtype
-    assert out_dtype in (dtype, np.finfo(dtype).dtype)
-    grads = fad.grad(lambda *xs: fnp.real(fnp.sum(ex.fad(*xs))),
-                     argnums=tuple(range(n)))(*ex.arrays)
-    _, tangent = fad.jvp(ex.fad, ex.arrays, [np.ones_like(x) for x in ex.arrays])
-    _, f_vjp = fad.vjp(ex.fad, *ex.arrays)
-    cts = f_vjp(np.ones(np.shape(out), out_dtype))
-    for name, value, want in [("output", out, out_dtype), ("tangent", tangent, out_dtype), *[
-            ("gradient", g, dtype) for g in grads], *[("cotangent", c, dtype) for c in cts]]:
-        assert np.asarray(value).dtype == want, f"{name} of {ex.op.name} is {value.dtype}"
-
-
-def _loss_gradient(ex):
-    return fad.grad(lambda *xs: fnp.sum(fnp.abs(ex.fad(*xs)) ** 2),
-                    argnums=tuple(range(len(ex.arrays))))
-
-
-def vmap_law(ex, dtype):
-    """vmap equals a loop, for the row and for the gradient of a real loss."""
-    batched = [np.stack([x, x * 0.9 + 0.05]) for x in ex.arrays]
-    assert_vmap_matches_loop(ex.fad, batched)
-    assert_vmap_matches_loop(_loss_gradient(ex), batched, rtol=1e-8, atol=1e-8)
-
-
-def jit_law(ex, dtype):
-    """jit equals eager, for the row and for the gradient of a real loss (the
-    float runs are test_jit.py's ``test_jit_equals_eager_on_the_operator_table``)."""
-    assert_jit_matches_eager(ex.fad, ex.arrays)
-    assert_jit_matches_eager(_loss_gradient(ex), ex.arrays, rtol=1e-8, atol=1e-8)
-
-
-def values_law(ex, dtype):
-    assert_same_values(ex.fad(*ex.arrays), ex.numpy(), dtype)
-
-
-def zero_dim_law(ex, dtype):
-    assert all(x.shape == () for x in ex.arrays)
-    assert_same_values(ex.fad(*ex.arrays), ex.numpy(), dtype)
-    fad.check_grads(ex.fad, ex.arrays, order=2, atol=ex.op.check_tol(dtype),
-                    rtol=ex.op.check_tol(dtype))
-    g = fad.grad(lambda *xs: fnp.real(fnp.sum(ex.fad(*xs))))(*ex.arrays)
-    assert (np.shape(g), np.asarray(g).dtype) == ((), dtype)
-
-
-def empty_law(ex, dtype):
-    want = ex.numpy()
-    assert_same_values(ex.fad(*ex.arrays), want, dtype)
-    out, tangent = fad.jvp(ex.fad, ex.arrays, [np.ones_like(x) for x in ex.arrays])
-    assert np.shape(tangent) == np.shape(want)
-    cts = fad.vjp(ex.fad, *ex.arrays)[1](np.ones(np.shape(want), np.asarray(want).dtype))
-    for x, ct in zip(ex.arrays, cts):
-        assert (np.shape(ct), np.asarray(ct).dtype) == (x.shape, dtype)
-        if math.prod(np.shape(want)) == 0:  # nothing flows back from an empty output
-            assert not np.any(ct)
 
 
 # ---------------------------------------------------------------- (a)
