@@ -12,7 +12,7 @@ from . import config, nn, tree
 from .transforms.autodiff import (grad, jvp, linearize, make_jaxpr, no_grad, stop_gradient,
                                   value_and_grad, vjp)
 from .transforms.jacobians import hessian, jacfwd, jacrev
-from .backends import default_backend, set_backend
+from .backends import default_backend, device_put, set_backend
 from .transforms.check import check_grads
 from .transforms.custom import checkpoint, custom_jvp, custom_vjp
 from .transforms.jit import jit
@@ -39,5 +39,6 @@ __all__ = [
     "jit", "vmap", "grad", "value_and_grad", "vjp", "jvp", "linearize", "jacfwd", "jacrev",
     "hessian", "make_jaxpr", "stop_gradient", "no_grad", "custom_jvp", "custom_vjp",
     "checkpoint", "check_grads", "tree", "numpy", "nn", "config", "set_backend", "default_backend",
+    "device_put",
     "ConcretizationError", "UnexpectedTracerError", "ShapeError", "ClosedJaxpr", "Jaxpr",
     "ShapedArray", "RetraceWarning"]

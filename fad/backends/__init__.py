@@ -46,8 +46,13 @@ def _namespace_of_type(tp: type, value: Any) -> Any:
 
 
 def namespace_of(args: tuple | list) -> Any:
-    """The array namespace shared by ``args`` (NumPy when there are no arrays)."""
+    """The array namespace shared by ``args`` (NumPy when there are no arrays).
+
+    NumPy scalars (``np.float64(0.5)``...) are weak, as Python scalars are:
+    beside another backend's arrays they do not make the operation NumPy's.
+    """
     found = None
+    weak = False  # found from NumPy scalars only
     for a in args:
         tp = type(a)
         xp = _BY_TYPE.get(tp)
@@ -58,12 +63,18 @@ def namespace_of(args: tuple | list) -> Any:
             if xp is None:
                 continue
         if found is None:
-            found = xp
+            found, weak = xp, isinstance(a, np.generic)
         elif xp is not found:
-            raise BackendMismatchError(
-                f"arrays from two backends ({backend_for(found).name} and "
-                f"{backend_for(xp).name}) were mixed in one operation; move them to one "
-                "backend first (e.g. cupy.asarray(x) or x.get())")
+            if isinstance(a, np.generic):
+                continue
+            if not weak:
+                raise BackendMismatchError(
+                    f"arrays from two backends ({backend_for(found).name} and "
+                    f"{backend_for(xp).name}) were mixed in one operation; move them to "
+                    "one backend first (fad.device_put(x, backend))")
+            found, weak = xp, False
+        elif weak and not isinstance(a, np.generic):
+            weak = False
     return np if found is None else found
 
 
@@ -143,8 +154,8 @@ def _make_builtin(name: str) -> Backend:
         from .cupy_backend import make_cupy_backend
         b = make_cupy_backend()
     elif name in ("array_api_strict", "strict"):
-        import array_api_strict
-        b = Backend("array_api_strict", array_api_strict)
+        from .strict import make_strict_backend
+        b = make_strict_backend()
     else:
         raise ValueError(f"unknown backend {name!r}; known: numpy, cupy, array_api_strict")
     _BACKENDS[name] = b
@@ -185,5 +196,42 @@ def asarray(x: Any, dtype: Any = None) -> Any:
     return xp.asarray(x, dtype=getattr(xp, np.dtype(dtype).name))
 
 
+def device_put(x: Any, backend: str | Backend) -> Any:
+    """``x`` (an array of any backend, or a Python scalar) as an array of
+    ``backend`` (a name such as ``'numpy'`` or ``'array_api_strict'``, or a
+    ``Backend``): through DLPack where both sides support it, else through the
+    host. An array already on ``backend`` is returned as it is.
+
+    >>> import numpy as np
+    >>> y = device_put(np.arange(3.0), "array_api_strict")
+    >>> type(y).__module__.split(".")[0], device_put(y, "numpy").tolist()
+    ('array_api_strict', [0.0, 1.0, 2.0])
+    """
+    b = backend if isinstance(backend, Backend) else get_backend(backend)
+    if type(x) in _PY_SCALARS:
+        return b.xp.asarray(x)
+    if namespace_of((x,)) is b.xp:
+        return x
+    from_dlpack = getattr(b.xp, "from_dlpack", None)
+    if from_dlpack is not None and hasattr(x, "__dlpack__"):
+        try:
+            return from_dlpack(x)
+        except (BufferError, TypeError, ValueError, RuntimeError, NotImplementedError):
+            pass  # another device, or a layout DLPack cannot share: through the host
+    return b.xp.asarray(_to_host(x))
+
+
+def _to_host(x: Any) -> Any:
+    """A NumPy copy of ``x``: DLPack first, then ``.get()`` (CuPy), then ``__array__``."""
+    if hasattr(x, "__dlpack__"):
+        try:
+            return np.from_dlpack(x)
+        except (BufferError, TypeError, ValueError, RuntimeError, NotImplementedError):
+            pass
+    get = getattr(x, "get", None)
+    return np.asarray(get() if callable(get) else x)
+
+
 __all__ = ["Backend", "BackendMismatchError", "namespace_of", "backend_for",
-           "get_backend", "set_backend", "default_backend", "default_xp", "asarray"]
+           "get_backend", "set_backend", "default_backend", "default_xp", "asarray",
+           "device_put"]

@@ -43,8 +43,50 @@ class Backend:
     def einsum(self, spec: str, *operands: Any) -> Any:
         return self.xp.asarray(np.einsum(spec, *[_host(o) for o in operands]))
 
+    def fft(self, kind: str, x: Any, n: int, axis: int, dtype: Any) -> Any:
+        """``xp.fft.<kind>`` (``fft ifft rfft irfft``) along ``axis``, length ``n``,
+        the result in ``dtype`` (a NumPy dtype). The standard's FFTs take complex
+        input (real for ``rfft``): real input is made complex first.
+
+        >>> import numpy as np, array_api_strict as xp
+        >>> from fad.backends import get_backend
+        >>> get_backend("array_api_strict").fft("fft", xp.ones(2), 2, 0, np.dtype("complex128"))
+        Array([2.+0.j, 0.+0.j], dtype=array_api_strict.complex128)
+        """
+        module = getattr(self.xp, "fft", None)
+        if module is None:
+            raise self.unsupported("fft", "the namespace has no fft extension")
+        xp, have = self.xp, numpy_dtype(x.dtype)
+        if kind != "rfft" and have.kind != "c":
+            x = xp.astype(x, xp.complex64 if have == np.float32 else xp.complex128)
+        out = getattr(module, kind)(x, n=n, axis=axis)
+        want = getattr(xp, np.dtype(dtype).name)
+        return out if out.dtype == want else xp.astype(out, want)
+
+    def unsupported(self, primitive: str, why: str = "") -> NotImplementedError:
+        """The error for a primitive this backend cannot run (raise it).
+
+        >>> from fad.backends import get_backend
+        >>> str(get_backend("numpy").unsupported("erf", "no SciPy"))
+        'the erf primitive has no implementation on the numpy backend: no SciPy'
+        """
+        return NotImplementedError(f"the {primitive} primitive has no implementation on the "
+                                   f"{self.name} backend" + (f": {why}" if why else ""))
+
     def __repr__(self) -> str:
         return f"Backend({self.name})"
+
+
+def numpy_dtype(dtype: Any) -> np.dtype:
+    """The NumPy dtype of any namespace's dtype (``array_api_strict.float32``...).
+
+    >>> numpy_dtype("float32")
+    dtype('float32')
+    """
+    try:
+        return np.dtype(dtype)
+    except TypeError:  # array_api_strict and friends wrap their dtypes
+        return np.dtype(str(dtype).split(".")[-1].rstrip("'>"))
 
 
 def _host(x: Any) -> Any:
@@ -91,6 +133,10 @@ class NumpyBackend(Backend):
 
     def einsum(self, spec, *operands):
         return np.einsum(spec, *operands, optimize=len(operands) > 2)
+
+    def fft(self, kind, x, n, axis, dtype):
+        out = getattr(np.fft, kind)(x, n=n, axis=axis)
+        return out if out.dtype == dtype else out.astype(dtype)  # NumPy computes in 128 bits
 
 
 NUMPY = NumpyBackend("numpy", np)

@@ -93,7 +93,7 @@ def absolute(x: Any) -> Any:
     5.0
     """
     x = asarray(x)
-    if x.dtype.kind == "c":
+    if dtype_of(x).kind == "c":
         from ._complex import complex_abs
         return complex_abs(x)
     return _real_abs(x)
@@ -112,7 +112,7 @@ def sign(x: Any, /, out: Any = None, *, dtype: Any = None) -> Any:
     1j
     """
     x = asarray(x)
-    if x.dtype.kind != "c" or out is not None or dtype is not None:
+    if dtype_of(x).kind != "c" or out is not None or dtype is not None:
         return _real_sign(x, out, dtype=dtype)
     from ._complex import complex_abs
     r = complex_abs(x)
@@ -163,14 +163,14 @@ def reciprocal(x: Any) -> Any:
     0.25
     """
     x = asarray(x)
-    return divide(1, x) if x.dtype.kind in "fc" else divide(1.0, x)
+    return divide(1, x) if dtype_of(x).kind in "fc" else divide(1.0, x)
 
 
 def _scaled_log(name: str, x: Any, scale: float) -> Any:
     x = asarray(x)
     _, (x,) = promote(name, x)
     out = log(x)
-    if out.dtype.kind == "c":  # scale each part: (-inf+0j) * (c+0j) would give a NaN
+    if dtype_of(out).kind == "c":  # scale each part: (-inf+0j) * (c+0j) would give a NaN
         from ._complex import imag, make_complex, real
         return make_complex(real(out) * scale, imag(out) * scale)
     return out * scale

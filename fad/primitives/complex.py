@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from ..backends import backend_for
 from ..core.ir import ShapedArray
 from ..core.linear import is_undefined
 from ..core.primitive import Primitive
@@ -30,6 +31,7 @@ from ..core.trace import aval_of, bind
 from . import shapes
 from .builders import batch_moving_axis, deflinear, elementwise_batch, unary_batch, unbroadcast
 from .indexing import slice_axis
+from .sorting import constant
 from .structural import concatenate_p, convert_element_type
 
 _REAL_OF = {np.dtype(np.complex64): np.dtype(np.float32),
@@ -91,9 +93,8 @@ def _fft_aval(x: ShapedArray, *, kind: str, n: int, axis: int) -> ShapedArray:
 
 
 def _fft_impl(xp: Any, x: Any, *, kind: str, n: int, axis: int) -> Any:
-    out = getattr(xp.fft, kind)(x, n=n, axis=axis)
     want = _fft_aval(aval_of(x), kind=kind, n=n, axis=axis).dtype
-    return out if out.dtype == want else out.astype(want)  # NumPy computes in 128 bits
+    return backend_for(xp).fft(kind, x, n, axis, want)
 
 
 fft_p = Primitive("fft", _fft_impl, _fft_aval)
@@ -113,7 +114,7 @@ def _fit(y: Any, axis: int, length: int) -> Any:
     aval = aval_of(y)
     shape = list(aval.shape)
     shape[axis] = length - have
-    zeros = np.zeros(shape, aval.dtype)
+    zeros = constant(np.zeros(shape, aval.dtype), y)
     return bind(concatenate_p, y, zeros, axis=axis)
 
 
@@ -133,7 +134,7 @@ def _fft_transpose(ct: Any, x: Any, *, kind: str, n: int, axis: int) -> list:
         shape[axis] = half
         spectrum = _fit(fft(convert_element_type(ct, complex_dtype(x.aval.dtype)), "ifft",
                             n, axis), axis, half)
-        out = spectrum * weights.reshape(shape).astype(real_dtype(x.aval.dtype))
+        out = spectrum * constant(weights.reshape(shape).astype(real_dtype(x.aval.dtype)), ct)
     out = _fit(out, axis, length)
     if x.aval.dtype.kind != "c" and aval_of(out).dtype.kind == "c":
         out = bind(real_p, out)  # a real input pairs with the real part

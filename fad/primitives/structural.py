@@ -14,7 +14,7 @@ from ..core.errors import ShapeError
 from ..core.ir import ShapedArray
 from ..core.linear import is_undefined
 from ..core.primitive import Primitive
-from ..core.trace import aval_of, bind, is_float, register_stop_gradient, shape_of
+from ..core.trace import _np_dtype, aval_of, bind, is_float, register_stop_gradient, shape_of
 from . import shapes
 from .builders import (
     align,
@@ -158,7 +158,7 @@ convert_element_type_p.batch = unary_batch(convert_element_type_p)
 
 
 def convert_element_type(x: Any, dtype: Any) -> Any:
-    dtype = np.dtype(dtype)
+    dtype = _np_dtype(dtype)  # (a NumPy dtype, its name, or another namespace's dtype)
     if aval_of(x).dtype == dtype:
         return x
     return bind(convert_element_type_p, x, new_dtype=dtype)
