@@ -184,13 +184,20 @@ def unary(name: str, xp_name: str | Callable, partial: Callable | None,
     return prim
 
 
+def _weak(x: Any) -> Any:
+    """A NumPy scalar as the Python scalar it stands for (other namespaces take
+    Python scalars beside their arrays, not NumPy's)."""
+    return x.item() if isinstance(x, np.generic) else x
+
+
 def binary(name: str, xp_name: str, *partials: Callable | None,
            out_dtype: Any = None) -> Primitive:
     """An elementwise primitive of two operands (NumPy broadcasting), computed by
     the namespace's ``xp_name``; no partials: no derivative."""
     def aval(x, y):
         return shapes.elementwise(x, y, dtype=out_dtype)
-    prim = Primitive(name, lambda xp, x, y: getattr(xp, xp_name)(x, y), aval)
+    prim = Primitive(name, lambda xp, x, y: getattr(xp, xp_name)(x, y) if xp is np else
+                     getattr(xp, xp_name)(_weak(x), _weak(y)), aval)
     _ufunc_kernel(prim, xp_name)
     if not partials:
         defnondiff(prim)

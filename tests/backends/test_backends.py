@@ -1,0 +1,88 @@
+"""Backends: ``fad.device_put``, lookup by identity, NumPy scalars beside
+another backend's arrays, and the errors for what a backend cannot run."""
+
+import types
+
+import numpy as np
+import pytest
+
+import fad
+import fad.numpy as fnp
+import fad.scipy.special as special
+from fad.backends import Backend, backend_for, get_backend, namespace_of
+
+strict = pytest.importorskip("array_api_strict")
+
+
+def test_device_put_to_and_from_array_api_strict():
+    x = np.arange(6.0, dtype=np.float32).reshape(2, 3)
+    y = fad.device_put(x, "array_api_strict")
+    assert namespace_of([y]) is strict and y.dtype == strict.float32
+    back = fad.device_put(y, get_backend("numpy"))
+    assert type(back) is np.ndarray and back.dtype == np.float32
+    np.testing.assert_array_equal(back, x)
+
+
+def test_device_put_keeps_an_array_already_there():
+    y = strict.ones(3)
+    assert fad.device_put(y, "array_api_strict") is y
+    x = np.ones(3)
+    assert fad.device_put(x, "numpy") is x
+
+
+def test_device_put_of_python_scalars_and_unknown_names():
+    assert namespace_of([fad.device_put(2.5, "array_api_strict")]) is strict
+    with pytest.raises(ValueError, match="unknown backend"):
+        fad.device_put(np.ones(2), "no_such_backend")
+
+
+def test_device_put_goes_through_the_host_without_dlpack():
+    class NoDlpack:  # an array-like with __array__ only
+        def __array__(self, dtype=None, copy=None):
+            return np.arange(3.0)
+    y = fad.device_put(NoDlpack(), "array_api_strict")
+    assert namespace_of([y]) is strict
+    assert np.asarray(y).tolist() == [0.0, 1.0, 2.0]
+
+
+def test_a_namespace_named_numpy_does_not_replace_numpy():
+    fake = types.ModuleType("numpy")
+    fake.asarray = np.asarray
+    b = backend_for(fake)
+    assert b.name != "numpy" and b.xp is fake
+    assert get_backend("numpy").xp is np and backend_for(np).xp is np
+
+
+def test_numpy_scalars_are_weak_beside_another_backend():
+    x = strict.asarray([1.0, 2.0])
+    for s in (np.float64(0.5), 0.5):
+        y = fnp.multiply(x, s)
+        assert namespace_of([y]) is strict
+        assert np.asarray(y).tolist() == [0.5, 1.0]
+    with pytest.raises(TypeError, match="two backends"):
+        fnp.multiply(x, np.ones(2))
+
+
+def test_gradients_stay_on_array_api_strict():
+    x = strict.asarray([0.3, 1.2])
+    g = fad.grad(lambda x: fnp.sum(fnp.sin(x) * x))(x)
+    assert namespace_of([g]) is strict
+    np.testing.assert_allclose(np.asarray(g), np.sin([0.3, 1.2]) + [0.3, 1.2] *
+                               np.cos([0.3, 1.2]))
+
+
+def test_what_a_backend_lacks_names_the_primitive_and_the_backend():
+    with pytest.raises(NotImplementedError, match="erf.*array_api_strict"):
+        special.erf(strict.asarray([0.5]))
+    bare = types.ModuleType("bare")  # no fft extension
+    err = Backend("bare", bare).unsupported("fft", "no fft extension")
+    assert str(err) == "the fft primitive has no implementation on the bare backend: " \
+        "no fft extension"
+    with pytest.raises(NotImplementedError, match="fft primitive.*bare backend"):
+        Backend("bare", bare).fft("fft", strict.ones(2), 2, 0, np.dtype("complex128"))
+
+
+def test_array_api_strict_fft_through_the_backend():
+    x = strict.asarray([1.0, 2.0, 3.0])
+    y = get_backend("array_api_strict").fft("fft", x, 3, 0, np.dtype("complex128"))
+    np.testing.assert_allclose(np.asarray(y), np.fft.fft([1.0, 2.0, 3.0]))
