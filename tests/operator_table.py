@@ -78,6 +78,7 @@ from hypothesis import strategies as st
 
 import fad
 import fad.scipy.special as fad_special
+from fad.backends.base import numpy_dtype
 
 MAX_SIDE = 3
 MAX_SIZE = 32  # elements per input: keeps Hessians (one jvp per element) cheap
@@ -840,7 +841,7 @@ def _spectrum(kind: str) -> Any:
     real-valued outputs) cover it too. Complex inputs: the complex result."""
     def fn(xp: Any, x: Any, **params: Any) -> Any:
         y = getattr(xp.fft, kind)(x, **params)
-        if np.dtype(x.dtype).kind == "c" or np.dtype(y.dtype).kind != "c":
+        if numpy_dtype(x.dtype).kind == "c" or numpy_dtype(y.dtype).kind != "c":
             return y
         return _cat(xp, [xp.real(y), xp.imag(y)])
     return fn

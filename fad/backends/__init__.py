@@ -49,7 +49,9 @@ def namespace_of(args: tuple | list) -> Any:
     """The array namespace shared by ``args`` (NumPy when there are no arrays).
 
     NumPy scalars (``np.float64(0.5)``...) are weak, as Python scalars are:
-    beside another backend's arrays they do not make the operation NumPy's.
+    beside another backend's arrays they do not make the operation NumPy's; so
+    are NumPy integer and bool arrays (the index arrays fad builds), which that
+    backend's ``getitem`` / ``index_add`` take.
     """
     found = None
     weak = False  # found from NumPy scalars only
@@ -63,9 +65,9 @@ def namespace_of(args: tuple | list) -> Any:
             if xp is None:
                 continue
         if found is None:
-            found, weak = xp, isinstance(a, np.generic)
+            found, weak = xp, _weak(a)
         elif xp is not found:
-            if isinstance(a, np.generic):
+            if _weak(a):
                 continue
             if not weak:
                 raise BackendMismatchError(
@@ -73,9 +75,13 @@ def namespace_of(args: tuple | list) -> Any:
                     f"{backend_for(xp).name}) were mixed in one operation; move them to "
                     "one backend first (fad.device_put(x, backend))")
             found, weak = xp, False
-        elif weak and not isinstance(a, np.generic):
+        elif weak and not _weak(a):
             weak = False
     return np if found is None else found
+
+
+def _weak(a: Any) -> bool:
+    return isinstance(a, np.generic) or (type(a) is np.ndarray and a.dtype.kind in "iub")
 
 
 # By identity: a namespace is its module object, never its name (another module

@@ -33,10 +33,13 @@ class Backend:
         return x + scattered if sign > 0 else x - scattered
 
     def getitem(self, x: Any, index: tuple) -> Any:
+        """``x[index]``; NumPy index arrays become this namespace's, and advanced
+        indexing beyond the standard goes through the host."""
         if not any(i is Ellipsis for i in index):
             index = index + (Ellipsis,)  # the standard wants every axis indexed
         try:
-            return x[index]
+            return x[tuple(self.xp.asarray(i) if isinstance(i, np.ndarray) else i
+                           for i in index)]
         except (IndexError, TypeError):  # advanced indexing beyond the standard
             return self.xp.asarray(_host(x)[tuple(_host(i) for i in index)])
 
