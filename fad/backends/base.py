@@ -18,6 +18,25 @@ class Backend:
     def __init__(self, name: str, xp: Any):
         self.name = name
         self.xp = xp
+        self._functions: dict[str, Any] = {}
+
+    def function(self, primitive: str, path: str) -> Any:
+        """The namespace's function at ``path`` (``'sin'``, ``'linalg.eigh'``...), or
+        ``NotImplementedError`` naming ``primitive`` and this backend when it has none.
+
+        >>> import numpy as np
+        >>> Backend("plain", np).function("eigh", "linalg.eigh") is np.linalg.eigh
+        True
+        """
+        f = self._functions.get(path)
+        if f is None:
+            f = self.xp
+            for part in path.split("."):
+                f = getattr(f, part, None)
+                if f is None:
+                    raise self.unsupported(primitive, f"the namespace has no {path}")
+            self._functions[path] = f
+        return f
 
     def index_add(self, shape: tuple, dtype: Any, index: tuple, values: Any) -> Any:
         """``out = zeros(shape); out[index] += values`` with repeated indices summed."""

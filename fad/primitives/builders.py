@@ -33,7 +33,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..backends import default_xp
+from ..backends import backend_for, default_xp
 from ..core.ir import ShapedArray
 from ..core.primitive import Primitive
 from ..core.trace import aval_of, bind, shape_of
@@ -174,7 +174,8 @@ def unary(name: str, xp_name: str | Callable, partial: Callable | None,
     if callable(xp_name):
         prim = Primitive(name, lambda xp, x: xp_name(xp)(x), aval)
     else:
-        prim = Primitive(name, lambda xp, x: getattr(xp, xp_name)(x), aval)
+        prim = Primitive(name, lambda xp, x: getattr(xp, xp_name)(x) if xp is np else
+                         backend_for(xp).function(name, xp_name)(x), aval)
     _ufunc_kernel(prim, xp_name)
     if partial is None:
         defnondiff(prim)
@@ -197,7 +198,7 @@ def binary(name: str, xp_name: str, *partials: Callable | None,
     def aval(x, y):
         return shapes.elementwise(x, y, dtype=out_dtype)
     prim = Primitive(name, lambda xp, x, y: getattr(xp, xp_name)(x, y) if xp is np else
-                     getattr(xp, xp_name)(_weak(x), _weak(y)), aval)
+                     backend_for(xp).function(name, xp_name)(_weak(x), _weak(y)), aval)
     _ufunc_kernel(prim, xp_name)
     if not partials:
         defnondiff(prim)

@@ -38,6 +38,7 @@ from typing import Any
 
 import numpy as np
 
+from ..backends import backend_for
 from ..core.errors import ShapeError
 from ..core.ir import ShapedArray
 from ..core.primitive import Primitive
@@ -137,6 +138,13 @@ def _batch(prim: Primitive):
     return rule
 
 
+def _la(xp: Any, name: str) -> Any:
+    """The namespace's ``linalg.<name>`` (``NotImplementedError`` naming the
+    primitive and the backend where there is none)."""
+    return getattr(np.linalg, name) if xp is np else \
+        backend_for(xp).function(name, f"linalg.{name}")
+
+
 def _prim(name: str, impl: Any, aval: Any, multiple_results: bool = False) -> Primitive:
     p = Primitive(name, impl, aval, multiple_results)
     p.batch = _batch(p)
@@ -151,7 +159,7 @@ def _same_square(name: str):
 
 
 # ------------------------------------------------------------------ inv, solve
-inv_p = _prim("inv", lambda xp, a: xp.linalg.inv(a), _same_square("inv"))
+inv_p = _prim("inv", lambda xp, a: _la(xp, "inv")(a), _same_square("inv"))
 # d inv(A) = -inv(A) dA inv(A)
 defjvp(inv_p, lambda g, ans, a: -matmul(matmul(ans, g), ans), elementwise=False)
 
@@ -176,7 +184,7 @@ def _solve_jvp(primals: list, tangents: list) -> tuple:
     return x, matmul(inv(a), rhs)
 
 
-solve_p = _prim("solve", lambda xp, a, b: xp.linalg.solve(a, b), _solve_aval)
+solve_p = _prim("solve", lambda xp, a, b: _la(xp, "solve")(a, b), _solve_aval)
 solve_p.jvp = _solve_jvp
 
 
@@ -196,13 +204,13 @@ def _cholesky_partial(g: Any, ans: Any, a: Any) -> Any:
     return matmul(L, y * constant(_phi_mask(shape_of(L)[-1], aval_of(L).dtype), L))
 
 
-cholesky_p = _prim("cholesky", lambda xp, a: xp.linalg.cholesky(a), _same_square("cholesky"))
+cholesky_p = _prim("cholesky", lambda xp, a: _la(xp, "cholesky")(a), _same_square("cholesky"))
 defjvp(cholesky_p, _cholesky_partial, elementwise=False)
 
 
 # ------------------------------------------------------------------ eigh
 def _eigh_impl(xp: Any, a: Any) -> list:
-    w, v = xp.linalg.eigh(a)
+    w, v = _la(xp, "eigh")(a)
     return [w, v]
 
 
@@ -227,7 +235,7 @@ eigh_p.jvp = _eigh_jvp
 
 # ------------------------------------------------------------------ qr
 def _qr_impl(xp: Any, a: Any) -> list:
-    q, r = xp.linalg.qr(a)
+    q, r = _la(xp, "qr")(a)
     return [q, r]
 
 
@@ -260,7 +268,7 @@ qr_p.jvp = _qr_jvp
 
 # ------------------------------------------------------------------ svd
 def _svd_impl(xp: Any, a: Any) -> list:
-    u, s, vh = xp.linalg.svd(a, full_matrices=False)
+    u, s, vh = _la(xp, "svd")(a, full_matrices=False)
     return [u, s, vh]
 
 
@@ -310,8 +318,8 @@ svd_p.jvp = _svd_jvp
 
 
 def _svdvals_impl(xp: Any, a: Any) -> Any:
-    f = getattr(xp.linalg, "svdvals", None)
-    return f(a) if f is not None else xp.linalg.svd(a, compute_uv=False)
+    f = getattr(getattr(xp, "linalg", None), "svdvals", None)
+    return f(a) if f is not None else _la(xp, "svd")(a, compute_uv=False)
 
 
 def _svdvals_partial(g: Any, ans: Any, a: Any) -> Any:
@@ -339,13 +347,13 @@ def _xp_mH(xp: Any, x: Any) -> Any:
 def _adjugate_impl(xp: Any, a: Any) -> Any:
     # adj(A) = det(U) det(V^H) V adj(S) U^H for A = U S V^H, adj(S)_ii = prod_{j!=i} s_j:
     # defined for every A, singular ones included
-    u, s, vh = xp.linalg.svd(a)
+    u, s, vh = _la(xp, "svd")(a)
     n = s.shape[-1]
     one = xp.ones(s.shape[:-1] + (1,), dtype=s.dtype)
     left = xp.cumulative_prod(xp.concat([one, s[..., :n - 1]], axis=-1), axis=-1)
     right = xp.flip(xp.cumulative_prod(xp.flip(xp.concat([s[..., 1:], one], axis=-1),
                                                 axis=-1), axis=-1), axis=-1)
-    sign = xp.linalg.det(u) * xp.linalg.det(vh)
+    sign = _la(xp, "det")(u) * _la(xp, "det")(vh)
     v = _xp_mH(xp, vh)
     return (sign[..., None, None] * v * (left * right)[..., None, :]) @ _xp_mH(xp, u)
 
@@ -361,14 +369,14 @@ def _adjugate_partial(g: Any, ans: Any, a: Any) -> Any:
 adjugate_p = _prim("adjugate", _adjugate_impl, _same_square("adjugate"))
 defjvp(adjugate_p, _adjugate_partial, elementwise=False)
 
-det_p = _prim("det", lambda xp, a: xp.linalg.det(a), _det_aval)
+det_p = _prim("det", lambda xp, a: _la(xp, "det")(a), _det_aval)
 # Jacobi's formula: d det(A) = tr(adj(A) dA)
 defjvp(det_p, lambda g, ans, a: bind(reduce_sum_p, mT(bind(adjugate_p, a)) * g, axes=(
     len(shape_of(a)) - 2, len(shape_of(a)) - 1)), elementwise=False)
 
 
 def _slogdet_impl(xp: Any, a: Any) -> list:
-    sign, logabsdet = xp.linalg.slogdet(a)
+    sign, logabsdet = _la(xp, "slogdet")(a)
     return [sign, logabsdet]
 
 

@@ -47,8 +47,8 @@ _SCATTER = ("second order and under vmap, a NumPy cotangent reaches the scatter_
             "the derivative's diagonal (backends mixed)")
 _ORDER = "complex128: the standard orders real numbers only (max, min, sort, >)"
 NOT_ON_STRICT: dict[str, str] = {
-    "cbrt": "not in the standard (no cbrt in the namespace)",
-    "logaddexp2": "not in the standard (no logaddexp2 in the namespace)",
+    "cbrt": "not in the standard (fad raises NotImplementedError: no cbrt)",
+    "logaddexp2": "not in the standard (fad raises NotImplementedError: no logaddexp2)",
     **dict.fromkeys(["erf", "erfc", "erfinv", "gammaln", "digamma", "polygamma"], _SPECIAL),
     "getitem_basic": ("an index that leaves axes out: the standard wants a trailing "
                       "ellipsis, and fad.numpy passes the index on as it is"),

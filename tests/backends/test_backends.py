@@ -74,7 +74,11 @@ def test_gradients_stay_on_array_api_strict():
 def test_what_a_backend_lacks_names_the_primitive_and_the_backend():
     with pytest.raises(NotImplementedError, match="erf.*array_api_strict"):
         special.erf(strict.asarray([0.5]))
-    bare = types.ModuleType("bare")  # no fft extension
+    with pytest.raises(NotImplementedError, match="cbrt primitive.*array_api_strict backend"):
+        fnp.cbrt(strict.asarray([8.0]))
+    bare = types.ModuleType("bare")  # no fft extension, no linalg
+    with pytest.raises(NotImplementedError, match="inv primitive.*bare backend"):
+        Backend("bare", bare).function("inv", "linalg.inv")
     err = Backend("bare", bare).unsupported("fft", "no fft extension")
     assert str(err) == "the fft primitive has no implementation on the bare backend: " \
         "no fft extension"
