@@ -24,9 +24,10 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ..backends import default_xp, namespace_of
 from ..core.ir import ShapedArray
 from ..core.linear import UndefinedPrimal
-from ..core.trace import PrimalTracer, Trace, _np_dtype, aval_of, bind, new_main
+from ..core.trace import PrimalTracer, Trace, Tracer, _np_dtype, aval_of, bind, new_main
 from ..primitives.builders import negated, unbroadcast
 from ..tree import tree_flatten, tree_unflatten
 from .jvp import lower_aux
@@ -368,7 +369,7 @@ def _linearized(prim: Any, params: dict, primals: list, nodes: list, later: bool
         for c, zero in zip(cts, is_zero):
             if not zero:
                 v = next(outvars)
-                live.append(c if c is not None else _zeros(v.aval))
+                live.append(c if c is not None else _zeros(v.aval, primals))
         got = backward_pass(lin.jaxpr, lin.consts, live) if live else [None] * len(idx)
         out: list = [None] * len(primals)
         for i, g in zip(idx, got):
@@ -377,8 +378,14 @@ def _linearized(prim: Any, params: dict, primals: list, nodes: list, later: bool
     return transposed
 
 
-def _zeros(aval: ShapedArray) -> Any:
-    return np.zeros(aval.shape, aval.dtype)
+def _zeros(aval: ShapedArray, like: list) -> Any:
+    """Zeros of ``aval`` on the backend of the arrays among ``like`` (the default
+    backend when they are all tracers)."""
+    concrete = [a for a in like if not isinstance(a, Tracer)]
+    xp = namespace_of(concrete) if concrete else default_xp()
+    if xp is np:
+        return np.zeros(aval.shape, aval.dtype)
+    return xp.zeros(aval.shape, dtype=getattr(xp, aval.dtype.name))
 
 
 def vjp_flat(fun: Callable, primals: list, label: str = "fad.vjp",

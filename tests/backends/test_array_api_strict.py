@@ -53,17 +53,16 @@ NOT_ON_STRICT: dict[str, str] = {
     "getitem_basic": ("an index that leaves axes out: the standard wants a trailing "
                       "ellipsis, and fad.numpy passes the index on as it is"),
     **dict.fromkeys(["getitem_int_array", "getitem_mask"], _ARRAY_INDEX),
-    **dict.fromkeys(["eigh", "svd", "svdvals", "cond", "matrix_norm"], _SCATTER),
-    "eigvalsh": "its derivative mixes a NumPy constant into a matmul",
-    "qr": "its derivative mixes a NumPy constant into a select",
-    "pinv": "fad.numpy's pinv multiplies by a NumPy scalar of another dtype (rcond)",
-    "lstsq": "fad.numpy's lstsq multiplies by a NumPy scalar of another dtype (rcond)",
-    "quantile": "fad.numpy's quantile multiplies by NumPy scalars under transformations",
+    **dict.fromkeys(["eigh", "eigvalsh", "svd"], _SCATTER),
+    "qr": "second order and under vmap, a NumPy operand reaches a select of its derivative",
+    "pinv": "fad.numpy's pinv multiplies by a NumPy scalar (rcond) outside fad's primitives",
+    "lstsq": "fad.numpy's lstsq multiplies by a NumPy scalar (rcond) outside fad's primitives",
+    "quantile": "fad.numpy's quantile selects with a NumPy condition (backends mixed)",
+    "matrix_power": "under vmap, some powers come back as NumPy arrays",
     "median": ("fad.numpy's median calls isnan on a bool array, which the standard "
                "defines for numeric dtypes only"),
     "methods": "the row uses x.T on 1-d and 0-d arrays; the standard defines .T for 2-d only",
     "prod_with_zero": "the row calls the NumPy method .reshape, which the standard lacks",
-    "matrix_power": "the result of some powers comes back as a NumPy array",
     **dict.fromkeys(["maximum", "minimum", "sort", "partition", "ptp", "clip",
                      "clip_arrays", "where"], _ORDER),
 }
