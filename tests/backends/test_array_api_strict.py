@@ -41,24 +41,25 @@ COMPLEX = np.complex128
 # The rows that do not run on array_api_strict, each with its reason. A reason
 # starting "complex128:" drops the row's complex run only.
 _SPECIAL = "special functions are not in the standard (fad raises NotImplementedError)"
-_ARRAY_INDEX = ("the row indexes with NumPy index arrays, which array_api_strict's own "
-                "__getitem__ refuses (it takes its own arrays only)")
-_SCATTER = ("second order and under vmap, a NumPy cotangent reaches the scatter_add of "
-            "the derivative's diagonal (backends mixed)")
+_ARRAY_INDEX = ("the row indexes with NumPy index arrays; on a concrete input that is "
+                "array_api_strict's own __getitem__, which takes its own arrays only")
+_SCATTER = ("under vmap, a NumPy cotangent reaches the scatter_add of the derivative's "
+            "diagonal (backends mixed); the other laws pass")
 _ORDER = "complex128: the standard orders real numbers only (max, min, sort, >)"
 NOT_ON_STRICT: dict[str, str] = {
     "cbrt": "not in the standard (fad raises NotImplementedError: no cbrt)",
     "logaddexp2": "not in the standard (fad raises NotImplementedError: no logaddexp2)",
     **dict.fromkeys(["erf", "erfc", "erfinv", "gammaln", "digamma", "polygamma"], _SPECIAL),
-    "getitem_basic": ("an index that leaves axes out: the standard wants a trailing "
-                      "ellipsis, and fad.numpy passes the index on as it is"),
+    "getitem_basic": ("an index that leaves axes out: on a concrete input (the finite "
+                      "differences) that is array_api_strict's own __getitem__, which "
+                      "wants a trailing ellipsis"),
     **dict.fromkeys(["getitem_int_array", "getitem_mask"], _ARRAY_INDEX),
     **dict.fromkeys(["eigh", "eigvalsh", "svd"], _SCATTER),
-    "qr": "second order and under vmap, a NumPy operand reaches a select of its derivative",
-    "pinv": "fad.numpy's pinv multiplies by a NumPy scalar (rcond) outside fad's primitives",
-    "lstsq": "fad.numpy's lstsq multiplies by a NumPy scalar (rcond) outside fad's primitives",
+    "qr": "under vmap, a NumPy operand reaches a select of its derivative; the other laws pass",
+    "pinv": "under vmap and jit, a NumPy scalar (rcond) meets an array_api_strict array",
+    "lstsq": "fad.numpy's lstsq multiplies array_api_strict arrays by a NumPy scalar (rcond)",
     "quantile": "fad.numpy's quantile selects with a NumPy condition (backends mixed)",
-    "matrix_power": "under vmap, some powers come back as NumPy arrays",
+    "matrix_power": "the tangent and the vmapped value of some powers are NumPy arrays",
     "median": ("fad.numpy's median calls isnan on a bool array, which the standard "
                "defines for numeric dtypes only"),
     "methods": "the row uses x.T on 1-d and 0-d arrays; the standard defines .T for 2-d only",
