@@ -11,6 +11,8 @@ The laws (no hand-written per-function test needed):
 * ``tests/transforms/test_jit.py``: ``jit`` (and the optimised gradient
   program) against eager, in float32 and float64;
 * ``tests/transforms/test_vmap.py``: ``jacfwd`` against ``jacrev``;
+* ``tests/backends/test_array_api_strict.py``: the same law functions (defined
+  at the end of this file) with the inputs on ``array_api_strict``;
 * rows with ``chain``: random compositions of transformations
   (``tests/transforms/test_compositions.py``) and of the optimiser's passes
   (``tests/interpreters/test_optimize.py``).
