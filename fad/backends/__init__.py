@@ -39,6 +39,7 @@ def _namespace_of_type(tp: type, value: Any) -> Any:
         xp = np
     elif hasattr(value, "__array_namespace__"):
         xp = value.__array_namespace__()
+        backend_for(xp)  # registered when first met (array_api_strict's set-up runs then)
     else:
         return None
     _BY_TYPE[tp] = xp

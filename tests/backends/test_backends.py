@@ -71,6 +71,15 @@ def test_gradients_stay_on_array_api_strict():
                                np.cos([0.3, 1.2]))
 
 
+def test_second_derivatives_on_array_api_strict_without_set_backend():
+    # the inner tangent v is a concrete array: its rule computes v * cos(tracer)
+    x, v = strict.asarray([0.3, 1.2]), strict.asarray([1.0, 2.0])
+    inner = lambda a: fad.jvp(fnp.sin, (a,), (v,))[1]
+    _, t = fad.jvp(inner, (x,), (v,))
+    assert namespace_of([t]) is strict
+    np.testing.assert_allclose(np.asarray(t), -np.sin([0.3, 1.2]) * [1.0, 4.0], atol=1e-12)
+
+
 def test_what_a_backend_lacks_names_the_primitive_and_the_backend():
     with pytest.raises(NotImplementedError, match="erf.*array_api_strict"):
         special.erf(strict.asarray([0.5]))
