@@ -285,4 +285,7 @@ def assert_vmap_matches_loop(f: Callable, batched_args: Sequence, in_axes: Any =
 
 def _index_tree(tree: Any, axis: int, i: int) -> Any:
     leaves, treedef = tree_flatten(tree)
-    return tree_unflatten(treedef, [np.take(np.asarray(x), i, axis=axis) for x in leaves])
+    # each example stays on its backend: indexed as it is, not through NumPy
+    return tree_unflatten(treedef, [
+        x[(slice(None),) * axis + (i, Ellipsis)] if hasattr(x, "__array_namespace__")
+        else np.take(np.asarray(x), i, axis=axis) for x in leaves])

@@ -161,7 +161,8 @@ def _ufunc_kernel(prim: Primitive, xp_name: str | Callable) -> None:
     if callable(xp_name):
         prim.kernel = xp_name
         return
-    prim.kernel = lambda xp: getattr(xp, xp_name)
+    prim.kernel = lambda xp: getattr(xp, xp_name) if xp is np else \
+        _weak_operands(backend_for(xp).function(prim.name, xp_name))
     prim.numpy_fn = getattr(np, xp_name)
 
 
@@ -189,6 +190,13 @@ def _weak(x: Any) -> Any:
     """A NumPy scalar as the Python scalar it stands for (other namespaces take
     Python scalars beside their arrays, not NumPy's)."""
     return x.item() if isinstance(x, np.generic) else x
+
+
+def _weak_operands(f: Callable) -> Callable:
+    """``f`` taking NumPy scalars as Python scalars (for other namespaces)."""
+    def call(*args: Any, **kwargs: Any) -> Any:
+        return f(*[_weak(a) for a in args], **kwargs)
+    return call
 
 
 def binary(name: str, xp_name: str, *partials: Callable | None,
