@@ -55,7 +55,6 @@ def namespace_of(args: tuple | list) -> Any:
     backend's ``getitem`` / ``index_add`` take.
     """
     found = None
-    weak = False  # found from NumPy scalars only
     for a in args:
         tp = type(a)
         xp = _BY_TYPE.get(tp)
@@ -66,19 +65,27 @@ def namespace_of(args: tuple | list) -> Any:
             if xp is None:
                 continue
         if found is None:
-            found, weak = xp, _weak(a)
+            found = xp
         elif xp is not found:
-            if _weak(a):
-                continue
-            if not weak:
-                raise BackendMismatchError(
-                    f"arrays from two backends ({backend_for(found).name} and "
-                    f"{backend_for(xp).name}) were mixed in one operation; move them to "
-                    "one backend first (fad.device_put(x, backend))")
-            found, weak = xp, False
-        elif weak and not _weak(a):
-            weak = False
+            return _mixed(args)
     return np if found is None else found
+
+
+def _mixed(args: tuple | list) -> Any:
+    """The namespace of ``args`` that hold arrays of two namespaces: the other
+    one when NumPy's values among them are all weak; else an error."""
+    strong = []
+    for a in args:
+        xp = _BY_TYPE.get(type(a))
+        if xp is None or (xp is np and _weak(a)) or xp in strong:
+            continue
+        strong.append(xp)
+    if len(strong) == 1:
+        return strong[0]
+    names = [backend_for(xp).name for xp in (strong or [np])] + ["numpy"]
+    raise BackendMismatchError(
+        f"arrays from two backends ({names[0]} and {names[1]}) were mixed in one "
+        "operation; move them to one backend first (fad.device_put(x, backend))")
 
 
 def _weak(a: Any) -> bool:
