@@ -85,6 +85,23 @@ class Backend:
         want = getattr(xp, np.dtype(dtype).name)
         return out if out.dtype == want else xp.astype(out, want)
 
+    special_library: str | None = None  # the module holding its special functions
+
+    def special(self, primitive: str) -> Any:
+        """The special function ``primitive`` (``erf``, ``gammaln``...) of this
+        backend's SciPy-like library (imported on first use), or
+        ``NotImplementedError`` naming the primitive and the backend.
+
+        >>> from fad.backends import get_backend
+        >>> get_backend("numpy").special("erf").__name__
+        'erf'
+        """
+        if self.special_library is None:
+            raise self.unsupported(primitive, "special functions come from scipy.special "
+                                   "(NumPy arrays) or cupyx.scipy.special (CuPy arrays)")
+        import importlib
+        return getattr(importlib.import_module(self.special_library), primitive)
+
     def unsupported(self, primitive: str, why: str = "") -> NotImplementedError:
         """The error for a primitive this backend cannot run (raise it).
 
@@ -129,6 +146,8 @@ def _basic(index: tuple) -> bool:
 
 
 class NumpyBackend(Backend):
+    special_library = "scipy.special"
+
     def index_add(self, shape, dtype, index, values):
         out = np.zeros(shape, dtype=dtype)
         if _basic(index):

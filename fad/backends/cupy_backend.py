@@ -6,6 +6,8 @@ from .base import Backend
 
 
 class CupyBackend(Backend):
+    special_library = "cupyx.scipy.special"
+
     def index_add(self, shape, dtype, index, values):
         out = self.xp.zeros(shape, dtype=dtype)
         self.xp.add.at(out, index, values)

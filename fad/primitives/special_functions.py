@@ -15,10 +15,10 @@ polygamma(n + 1, .).
 
 from __future__ import annotations
 
-import importlib
 import math
 from typing import Any, Callable
 
+from ..backends import backend_for
 from ..core.ir import ShapedArray
 from ..core.primitive import Primitive
 from ..core.trace import bind
@@ -26,21 +26,13 @@ from . import shapes
 from .builders import defjvp, elementwise_batch, unary
 from .elementwise import exp
 
-# the library holding each backend's special functions, by namespace name
-_LIBRARIES = {"numpy": "scipy.special", "cupy": "cupyx.scipy.special"}
 _FOUND: dict[tuple[int, str], Callable] = {}
 
 
 def _library_function(xp: Any, prim: str) -> Callable:
     """The function ``prim`` of the special-function library of namespace ``xp``
-    (both libraries name them as the primitives are named)."""
-    module = _LIBRARIES.get(getattr(xp, "__name__", ""))
-    if module is None:
-        raise NotImplementedError(
-            f"the {prim} primitive has no implementation on the "
-            f"{getattr(xp, '__name__', xp)!s} backend: special functions come from "
-            "scipy.special (NumPy arrays) or cupyx.scipy.special (CuPy arrays)")
-    return getattr(importlib.import_module(module), prim)
+    (the libraries name them as the primitives are named)."""
+    return backend_for(xp).special(prim)
 
 
 def _same_dtype(result: Any, like: Any) -> Any:
