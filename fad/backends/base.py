@@ -39,7 +39,18 @@ class Backend:
         return f
 
     def index_add(self, shape: tuple, dtype: Any, index: tuple, values: Any) -> Any:
-        """``out = zeros(shape); out[index] += values`` with repeated indices summed."""
+        """``out = zeros(shape); out[index] += values`` with repeated indices summed:
+        on the backend for basic indexing (which never repeats an element), through
+        the host for index arrays (the standard has no scatter-add)."""
+        if _basic(index):
+            xp = self.xp
+            out = xp.zeros(shape, dtype=getattr(xp, numpy_dtype(dtype).name))
+            try:
+                out[index if any(i is Ellipsis for i in index) else index + (Ellipsis,)] = \
+                    values
+                return out
+            except (IndexError, TypeError, ValueError):
+                pass  # (None in the index...): through the host
         out = np.zeros(shape, dtype=np.dtype(str(dtype).split(".")[-1]))
         np.add.at(out, tuple(_host(i) for i in index), _host(values))
         return self.xp.asarray(out)

@@ -122,6 +122,9 @@ class Guarded:
     def __getitem__(self, key):
         return Guarded(self._a[_unwrap(key)])
 
+    def __setitem__(self, key, value):
+        self._a[_unwrap(key)] = _unwrap(value)
+
     def __repr__(self):
         return f"Guarded({self._a!r})"
 
@@ -230,3 +233,10 @@ def test_jacrev_of_the_outputs():
     got = fad.jacrev(lambda w1, x: fnp.tanh(x @ w1 + put(params[1])) @ put(params[2]))(
         put(params[0]), put(x))
     close([got], [want])
+
+
+def test_grad_through_slices_scatters_on_the_backend():
+    x = np.linspace(-1.0, 1.0, 6).reshape(2, 3)
+    f = lambda x: fnp.sum(fnp.sin(x[:, 1:]) * x[::-1, :2] + x[0, :2] ** 2)
+    want = on_numpy(fad.grad(f), x)
+    close([fad.grad(f)(put(x))], [want])
