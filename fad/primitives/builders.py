@@ -29,6 +29,7 @@ differentiable: higher derivatives come for free.
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Any, Callable
 
 import numpy as np
@@ -322,8 +323,6 @@ def _ops() -> Any:
     defined with these builders, so looked up once, on first use."""
     global _STRUCTURAL
     if _STRUCTURAL is None:
-        from types import SimpleNamespace
-
         from . import indexing, reductions, structural
         _STRUCTURAL = SimpleNamespace(**vars(structural), reduce_sum_p=reductions.reduce_sum_p,
                                       gather=indexing.gather)
