@@ -14,10 +14,9 @@ from ...backends import default_xp
 from ...core.errors import ConcretizationError
 from ...core.ir import ClosedJaxpr
 from ...core.primitive import Primitive
-from ...core.trace import Tracer, aval_of, bind
+from ...core.trace import Tracer, bind
 from ...interpreters.staging import lift_tracers, writable
-from ...primitives.builders import loop_batch_rule, move_axis, zeros_where_none
-from ...primitives.structural import concatenate_p, convert_element_type, reshape
+from ...primitives.builders import loop_batch_rule, move_axis, stack, zeros_where_none
 from ...tree import tree_flatten, tree_unflatten
 from ..leaves import leaf_array
 from ..programs import avals_of, jvp_program, run, trace_program, vjp_program
@@ -119,18 +118,7 @@ def _scan_eagerly(body: Callable, carry: Carry, x_leaves: list, slice_avals: lis
         else:
             if reverse:
                 ys.reverse()
-            return c, [_stack([y[k] for y in ys]) for k in range(len(ys[0]))]
-
-
-def _stack(ys: list) -> Any:
-    """The steps' outputs ``ys`` stacked along a new leading axis (of their common
-    dtype, as NumPy's ``stack``)."""
-    dtype = np.result_type(*[aval_of(y).dtype for y in ys])
-    rows = [reshape(y if aval_of(y).dtype == dtype else convert_element_type(y, dtype),
-                    (1,) + aval_of(y).shape) for y in ys]
-    return rows[0] if len(rows) == 1 else bind(concatenate_p, *rows, axis=0)
-
-
+            return c, [stack([y[k] for y in ys]) for k in range(len(ys[0]))]
 
 
 def _scan_impl(xp: Any, *args: Any, body: ClosedJaxpr, length: int, reverse: bool,
