@@ -179,7 +179,7 @@ def quantile(a: Any, q: Any, axis: Any = None, out: Any = None, overwrite_input:
     elif isinstance(q, Tracer):  # differentiable in q too: the weight is traced
         frac = M.subtract(M.multiply(asarray(q), float(n - 1)), lo.astype(np.float64))
     x_lo, x_hi = I.take(srt, constant(lo, srt), axis=-1), I.take(srt, constant(hi, srt),
-                                                                  axis=-1)
+                                                                 axis=-1)
     frac = frac.astype(dtype_of(srt))
     # NumPy's linear interpolation: lo + (hi - lo) * frac, from the nearer end
     res = M.where(frac >= 0.5, M.subtract(x_hi, M.multiply(M.subtract(x_hi, x_lo), 1 - frac)),
@@ -422,7 +422,7 @@ def nanquantile(a: Any, q: Any, axis: Any = None, out: Any = None,
         axes = tuple(range(a.ndim)) if axis is None else \
             tuple(v % a.ndim for v in np.atleast_1d(axis).tolist())
         res = S.reshape(res, qs.shape + tuple(1 if i in axes else n
-                                               for i, n in enumerate(a.shape)))
+                                              for i, n in enumerate(a.shape)))
     return res
 
 

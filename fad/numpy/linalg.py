@@ -402,7 +402,7 @@ def cond(x: Any, p: Any = None) -> Any:
     if p in (None, 2, -2):
         s = svdvals(x)
         hi, lo = S._slice(s, s.ndim - 1, 0, 1), S._slice(s, s.ndim - 1, s.shape[-1] - 1,
-                                                          s.shape[-1])
+                                                         s.shape[-1])
         r = M.divide(hi, lo) if p != -2 else M.divide(lo, hi)
         return S.squeeze(r, -1)
     return M.multiply(norm(x, p, axis=(-2, -1)), norm(inv(x), p, axis=(-2, -1)))

@@ -131,8 +131,6 @@ def _stack(ys: list) -> Any:
     return rows[0] if len(rows) == 1 else bind(concatenate_p, *rows, axis=0)
 
 
-
-
 def _scan_impl(xp: Any, *args: Any, body: ClosedJaxpr, length: int, reverse: bool,
                n_carry: int) -> list:
     carry, xs = list(args[:n_carry]), args[n_carry:]
@@ -213,8 +211,8 @@ def _scan_vjp_rule(primals: list, *, body: ClosedJaxpr, length: int, reverse: bo
 
         avals = body.in_avals
         bb = trace_program(back, avals[:n_carry] + [type(a)(a.shape, a.dtype) for a in
-                                             avals[:n_carry]] + avals[n_carry:] +
-                    body.out_avals[n_carry:], "scan's vjp body")
+                                                    avals[:n_carry]] + avals[n_carry:] +
+                           body.out_avals[n_carry:], "scan's vjp body")
         got = bind(scan_p, *ct_carry, *carries, *primals[n_carry:], *ct_ys, body=bb,
                    length=length, reverse=not reverse, n_carry=n_carry)
         return list(got[:n_carry]) + list(got[n_carry:])
@@ -255,7 +253,7 @@ def while_loop(cond_fun: Callable, body_fun: Callable, init_val: Any) -> Any:
     192.0
     """
     carry = Carry(init_val, "fad.lax.while_loop's body_fun",
-                   lambda: param_name(body_fun, 0))
+                  lambda: param_name(body_fun, 0))
     return tree_unflatten(carry.tree, _while(cond_fun, body_fun, carry))
 
 
@@ -267,8 +265,8 @@ def _loop_predicate(out: Any) -> Any:
         raise TypeError("fad.lax.while_loop's cond_fun must return a boolean scalar, but "
                         f"it returned {describe(tree)} ({tree}). Return one boolean.")
     return scalar(leaves[0], "fad.lax.while_loop's cond_fun must return a boolean scalar",
-                   "b", "Reduce an array with fnp.all or fnp.any, or compare (v < limit) "
-                   "to get a boolean.")
+                  "b", "Reduce an array with fnp.all or fnp.any, or compare (v < limit) "
+                  "to get a boolean.")
 
 
 def _while(cond_fun: Callable, body_fun: Callable, carry: Carry) -> list:
@@ -299,7 +297,7 @@ def _while(cond_fun: Callable, body_fun: Callable, carry: Carry) -> list:
         c0, b0 = cj, bj
         cj = trace_program(lambda *a: run(c0, *a[n:n + n1], *a[:n]), all_avals, "while cond")
         bj = trace_program(lambda *a: run(b0, *a[n + n1:], *a[:n]) + list(a[n:]), all_avals,
-                    "while body")
+                           "while body")
     outs = bind(while_p, *leaves, *kc, *kb, cond=cj, body=bj)
     return list(outs[:n])
 
@@ -397,9 +395,9 @@ def fori_loop(lower: int, upper: int, body_fun: Callable, init_val: Any) -> Any:
     fix = ("Pass ints (int(b), or b.astype(int) for a traced bound); to step through "
            "floats, loop over an int and compute the float in the body.")
     lower = scalar(lower, "fad.lax.fori_loop's lower bound must be an integer scalar",
-                    "iu", fix)
+                   "iu", fix)
     upper = scalar(upper, "fad.lax.fori_loop's upper bound must be an integer scalar",
-                    "iu", fix)
+                   "iu", fix)
     where, name = "fad.lax.fori_loop's body_fun", lambda: param_name(body_fun, 1)
     lo, hi = concrete(lower), concrete(upper)
     if lo is not None and hi is not None:
