@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from ..core.trace import Tracer
+from ..primitives.structural import convert_element_type
 from . import _contractions as C
 from . import _creation as K
 from . import _indexing as I
@@ -27,7 +28,6 @@ def _shape_args(args: tuple) -> Any:
 
 
 def _astype(self: Any, dtype: Any, copy: bool = True) -> Any:
-    from ..primitives.structural import convert_element_type
     return convert_element_type(self, np.dtype(dtype))
 
 

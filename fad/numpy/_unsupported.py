@@ -19,7 +19,7 @@ MUTATES = ("it modifies its argument in place and fad's arrays are immutable; bu
 
 
 # NumPy functions of the covered categories that fad.numpy does not provide, and why
-# (tests/test_numpy_coverage.py checks that each raises NotImplementedError naming it).
+# (tests/numpy/test_numpy_coverage.py checks that each raises NotImplementedError naming it).
 NOT_SUPPORTED = {
     "put": MUTATES, "put_along_axis": MUTATES, "place": MUTATES, "putmask": MUTATES,
     "fill_diagonal": MUTATES, "copyto": MUTATES,

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from ..primitives import complex as CX
+from ..primitives.structural import convert_element_type
 from ._base import asarray, dtype_of
 
 
@@ -29,7 +30,6 @@ def _norm_scale(norm: str | None, n: int, inverse: bool) -> float | None:
 def _transform(kind: str, a: Any, n: int | None, axis: int, norm: str | None) -> Any:
     a = asarray(a)
     if dtype_of(a).kind not in "fc":
-        from ..primitives.structural import convert_element_type
         a = convert_element_type(a, "float64")
     axis = axis % a.ndim
     if kind == "irfft":
