@@ -110,6 +110,18 @@ def cast(x: Any, dtype: np.dtype) -> Any:
     return convert_element_type(x, dtype)
 
 
+def promote_all(*xs: Any) -> list:
+    """``xs`` as arrays of their common dtype (``np.result_type``: Python scalars
+    count as arrays, as in ``concatenate`` and the products, not weakly).
+
+    >>> [x.dtype.name for x in promote_all(np.ones(2, np.float32), 1.0)]
+    ['float64', 'float64']
+    """
+    xs = [asarray(x) for x in xs]
+    dt = np.result_type(*[dtype_of(x) for x in xs])
+    return [cast(x, dt) for x in xs]
+
+
 _WEAK_FITS = {float: "fc", int: "iufc", bool: "biufc", complex: "c"}
 
 

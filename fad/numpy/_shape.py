@@ -18,7 +18,7 @@ from ..primitives import structural as S
 from ..primitives.indexing import gather
 from ..primitives.shapes import normalize_axes
 from ..primitives.sorting import constant
-from ._base import asarray, cast, concrete_array, dtype_of, static_shape
+from ._base import asarray, cast, concrete_array, dtype_of, promote_all, static_shape
 
 
 def _resolve_shape(shape: Any, size: int) -> tuple[int, ...]:
@@ -122,11 +122,10 @@ def squeeze(a: Any, axis: Any = None) -> Any:
 
 
 def _common(arrays: Sequence[Any]) -> list:
-    arrays = [asarray(x) for x in arrays]
+    arrays = list(arrays)
     if not arrays:
         raise ValueError("need at least one array to concatenate")
-    dt = np.result_type(*[dtype_of(x) for x in arrays])
-    return [cast(x, dt) for x in arrays]
+    return promote_all(*arrays)
 
 
 def concatenate(arrays: Sequence[Any], axis: int | None = 0) -> Any:

@@ -23,7 +23,7 @@ from . import _indexing as I
 from . import _math as M
 from . import _reductions as R
 from . import _shape as S
-from ._base import asarray, cast, concrete_array, dtype_of, promote
+from ._base import asarray, cast, concrete_array, dtype_of, promote, promote_all
 from ._base import no_out as _no_out
 from ._complex import imag, real
 from ._indexing import diagonal
@@ -299,7 +299,7 @@ def interp(x: Any, xp: Any, fp: Any, left: Any = None, right: Any = None,
         raise NotImplementedError("interp: period= is not supported")
     xp_, fp_ = _float(xp), _float(fp)
     x = _float(x)
-    x, xp_, fp_ = C._promote_all(x, xp_, fp_)
+    x, xp_, fp_ = promote_all(x, xp_, fp_)
     n = xp_.shape[0]
     i = M.clip(M.subtract(searchsorted(xp_, x, side="right"), 1), 0, max(n - 2, 0))
     j = M.minimum(M.add(i, 1), n - 1)
@@ -332,7 +332,7 @@ def cov(m: Any, y: Any = None, rowvar: bool = True, bias: bool = False,
         yy = atleast_2d(_float(y))
         if not rowvar and yy.shape[0] != 1:
             yy = S.transpose(yy)
-        x = S.concatenate(C._promote_all(x, yy), axis=0)
+        x = S.concatenate(promote_all(x, yy), axis=0)
     n = x.shape[1]
     ddof = (0 if bias else 1) if ddof is None else ddof
     xc = M.subtract(x, mean(x, axis=1, keepdims=True))

@@ -7,9 +7,16 @@ from typing import Any
 
 
 def unsupported(name: str, why: str) -> Any:
+    """A function that raises ``NotImplementedError`` naming ``fad.numpy.{name}``
+    (``name`` may name a submodule's function: ``"linalg.eig"``) and ``why``.
+
+    >>> unsupported("linalg.eig", "complex results")()
+    Traceback (most recent call last):
+    NotImplementedError: fad.numpy.linalg.eig is not supported: complex results
+    """
     def fn(*args: Any, **kwargs: Any) -> Any:
         raise NotImplementedError(f"fad.numpy.{name} is not supported: {why}")
-    fn.__name__ = name
+    fn.__name__ = fn.__qualname__ = name.rpartition(".")[2]
     fn.__doc__ = f"Not supported: ``numpy.{name}`` ({why})."
     return fn
 
