@@ -371,17 +371,32 @@ ndarray = _np.ndarray
 
 
 def shape(a: object) -> tuple:
-    """The shape of ``a``."""
+    """The shape of ``a``.
+
+    >>> import fad.numpy as fnp
+    >>> fnp.shape([[1, 2]])
+    (1, 2)
+    """
     return asarray(a).shape
 
 
 def ndim(a: object) -> int:
-    """The number of dimensions of ``a``."""
+    """The number of dimensions of ``a``.
+
+    >>> import fad.numpy as fnp
+    >>> fnp.ndim([[1, 2]])
+    2
+    """
     return len(asarray(a).shape)
 
 
 def size(a: object) -> int:
-    """The number of elements of ``a``."""
+    """The number of elements of ``a``.
+
+    >>> import fad.numpy as fnp
+    >>> fnp.size([[1, 2]])
+    2
+    """
     return int(_np.prod(asarray(a).shape))
 
 

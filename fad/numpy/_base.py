@@ -18,7 +18,12 @@ PY_SCALARS = (bool, int, float, complex)
 
 
 def asarray(x: Any, dtype: Any = None) -> Any:
-    """A tracer or backend array for ``x`` (lists and scalars go to the default backend)."""
+    """A tracer or backend array for ``x`` (lists and scalars go to the default backend).
+
+    >>> import fad.numpy as fnp
+    >>> fnp.asarray([1, 2], "float32").dtype
+    dtype('float32')
+    """
     if isinstance(x, Tracer):
         return x if dtype is None else convert_element_type(x, dtype)
     conv = getattr(x, "__fad_array__", None)

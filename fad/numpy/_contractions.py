@@ -64,7 +64,12 @@ def _inner_mismatch(fn: str, a: tuple, b: tuple) -> ShapeError:
 
 def dot(a: Any, b: Any) -> Any:
     """``numpy.dot``: products of scalars, vectors, matrices, and N-d sums over the
-    last axis of ``a`` and the second-to-last of ``b``."""
+    last axis of ``a`` and the second-to-last of ``b``.
+
+    >>> import fad.numpy as fnp
+    >>> float(fnp.dot(fnp.array([1.0, 2.0]), fnp.array([3.0, 4.0])))
+    11.0
+    """
     a, b = promote_all(a, b)
     if a.ndim == 0 or b.ndim == 0:
         return multiply(a, b)
@@ -109,13 +114,23 @@ def _spell_ellipsis(subscripts: str, ops: list) -> str:
 
 
 def outer(a: Any, b: Any) -> Any:
-    """Outer product of the flattened inputs."""
+    """Outer product of the flattened inputs.
+
+    >>> import fad.numpy as fnp
+    >>> fnp.outer(fnp.array([1.0, 2.0]), fnp.array([1.0, 0.0, -1.0])).tolist()
+    [[1.0, 0.0, -1.0], [2.0, 0.0, -2.0]]
+    """
     a, b = promote_all(a, b)
     return multiply(reshape(a, (a.size, 1)), reshape(b, (1, b.size)))
 
 
 def inner(a: Any, b: Any) -> Any:
-    """Sum over the last axes of ``a`` and ``b``."""
+    """Sum over the last axes of ``a`` and ``b``.
+
+    >>> import fad.numpy as fnp
+    >>> float(fnp.inner(fnp.array([1.0, 2.0]), fnp.array([3.0, 4.0])))
+    11.0
+    """
     a, b = promote_all(a, b)
     if a.ndim == 0 or b.ndim == 0:
         return multiply(a, b)
@@ -126,7 +141,14 @@ def inner(a: Any, b: Any) -> Any:
 
 
 def tensordot(a: Any, b: Any, axes: Any = 2) -> Any:
-    """Sum products over the given axes (``axes`` an int or a pair of lists)."""
+    """Sum products over the given axes (``axes`` an int or a pair of lists).
+
+    >>> import fad.numpy as fnp
+    >>> fnp.tensordot(fnp.ones((2, 3)), fnp.ones((3, 4)), axes=1).shape
+    (2, 4)
+    >>> float(fnp.tensordot(fnp.ones((2, 3)), fnp.ones((2, 3))))
+    6.0
+    """
     a, b = promote_all(a, b)
     if isinstance(axes, int):
         ax_a, ax_b = list(range(a.ndim - axes, a.ndim)), list(range(axes))

@@ -78,7 +78,12 @@ def var(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: int 
 
 def std(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: int = 0,
         keepdims: bool = False) -> Any:
-    """Standard deviation, ``sqrt(var)``."""
+    """Standard deviation, ``sqrt(var)``.
+
+    >>> import fad.numpy as fnp
+    >>> float(fnp.std(fnp.array([1.0, 3.0])))
+    1.0
+    """
     return sqrt(var(a, axis, dtype, out, ddof, keepdims))
 
 
