@@ -117,11 +117,14 @@ def cast(x: Any, dtype: np.dtype) -> Any:
 
 def promote_all(*xs: Any) -> list:
     """``xs`` as arrays of their common dtype (``np.result_type``: Python scalars
-    count as arrays, as in ``concatenate`` and the products, not weakly).
+    count as arrays, as in ``concatenate`` and the products, not weakly); at least
+    one is needed.
 
     >>> [x.dtype.name for x in promote_all(np.ones(2, np.float32), 1.0)]
     ['float64', 'float64']
     """
+    if not xs:
+        raise ValueError("need at least one array to concatenate")
     xs = [asarray(x) for x in xs]
     dt = np.result_type(*[dtype_of(x) for x in xs])
     return [cast(x, dt) for x in xs]

@@ -148,13 +148,6 @@ def squeeze(a: Any, axis: Any = None) -> Any:
     return S.reshape(a, tuple(n for i, n in enumerate(a.shape) if i not in axes))
 
 
-def _common(arrays: Sequence[Any]) -> list:
-    arrays = list(arrays)
-    if not arrays:
-        raise ValueError("need at least one array to concatenate")
-    return promote_all(*arrays)
-
-
 def concatenate(arrays: Sequence[Any], axis: int | None = 0) -> Any:
     """Join arrays along an existing axis (``axis=None`` flattens first).
 
@@ -162,7 +155,7 @@ def concatenate(arrays: Sequence[Any], axis: int | None = 0) -> Any:
     >>> fnp.concatenate([fnp.ones((2, 1)), fnp.zeros((2, 2))], axis=1).shape
     (2, 3)
     """
-    arrays = _common(arrays)
+    arrays = promote_all(*arrays)
     if axis is None:
         arrays = [ravel(x) for x in arrays]
         axis = 0
@@ -184,7 +177,7 @@ def stack(arrays: Sequence[Any], axis: int = 0) -> Any:
     >>> fnp.stack([fnp.ones(3), fnp.zeros(3)], axis=-1).shape
     (3, 2)
     """
-    arrays = _common(arrays)
+    arrays = promote_all(*arrays)
     shapes = {x.shape for x in arrays}
     if len(shapes) != 1:
         raise ShapeError(f"all input arrays must have the same shape, got {sorted(shapes)}")
