@@ -26,11 +26,6 @@ from ..programs import avals_of, trace_program
 WEAK = (int, float, complex)  # weakly typed Python scalars (a bool is a bool, as in JAX)
 
 
-def concrete(x: Any) -> Any:
-    """The concrete value of ``x``, or ``None`` while tracing abstractly."""
-    return concrete_or_none(x) if isinstance(x, Tracer) else x
-
-
 def describe(td: PyTreeDef) -> str:
     """How a structure is said in messages: ``a dict with keys [...]``."""
     if td.node is None:
@@ -197,7 +192,7 @@ def scan_length(x_leaves: list, x_tree: PyTreeDef, length: Any) -> int:
 
 def static_int(length: Any) -> int:
     if isinstance(length, Tracer):
-        value = concrete(length)
+        value = concrete_or_none(length)
         if value is None:
             raise ConcretizationError(
                 "fad.lax.scan's length must be a concrete int, but it is traced "

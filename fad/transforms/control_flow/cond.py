@@ -13,7 +13,7 @@ import numpy as np
 
 from ...core.errors import ConcretizationError
 from ...core.primitive import Primitive
-from ...core.trace import Tracer, aval_of, bind
+from ...core.trace import Tracer, aval_of, bind, concrete_or_none
 from ...interpreters.staging import lift_tracers, writable
 from ...primitives.builders import move_axis, to_front, zeros_where_none
 from ...primitives.elementwise import select
@@ -22,7 +22,7 @@ from ...tree import PyTreeDef, tree_flatten, tree_unflatten, treedef_leaf_paths
 from ..leaves import leaf_array
 from ..programs import avals_of, jvp_program, run, trace_program, vjp_program
 from ..vmap import vmap
-from .checks import concrete, scalar, structure_difference, type_differences
+from .checks import scalar, structure_difference, type_differences
 
 _JVP, _VJP = "a jvp of a control-flow body", "a vjp of a control-flow body"
 
@@ -49,7 +49,7 @@ def cond(pred: Any, true_fun: Callable, false_fun: Callable, *operands: Any) -> 
     leaves, in_tree = tree_flatten(list(operands))
     leaves = [leaf_array(x) for x in leaves]
     avals = avals_of(leaves)
-    p = concrete(pred)
+    p = concrete_or_none(pred)
     if p is not None:  # run the branch taken; check the other one's types abstractly
         taken = bool(np.asarray(p))
         out = (true_fun if taken else false_fun)(*operands)

@@ -14,7 +14,7 @@ from ...backends import default_xp
 from ...core.errors import ConcretizationError
 from ...core.ir import ClosedJaxpr
 from ...core.primitive import Primitive
-from ...core.trace import Tracer, aval_of, bind
+from ...core.trace import Tracer, aval_of, bind, concrete_or_none
 from ...interpreters.staging import lift_tracers, writable
 from ...primitives.builders import loop_batch_rule, move_axis, zeros_where_none
 from ...primitives.structural import concatenate_p, convert_element_type, reshape
@@ -22,7 +22,7 @@ from ...tree import tree_flatten, tree_unflatten
 from ..leaves import leaf_array
 from ..programs import avals_of, jvp_program, run, trace_program, vjp_program
 from ..vmap import vmap
-from .checks import Carry, concrete, describe, param_name, scalar, scan_length
+from .checks import Carry, describe, param_name, scalar, scan_length
 
 _JVP, _VJP = "a jvp of a control-flow body", "a vjp of a control-flow body"
 
@@ -73,7 +73,7 @@ def _scan(f: Callable, init: Any, xs: Any, length: Any, reverse: bool, where: st
 
     x_avals = avals_of(x_leaves)
     slice_avals = [type(a)(a.shape[1:], a.dtype) for a in x_avals]
-    abstract = any(isinstance(v, Tracer) and concrete(v) is None
+    abstract = any(isinstance(v, Tracer) and concrete_or_none(v) is None
                    for v in carry.leaves + x_leaves)
     if not abstract:  # concrete: a Python loop, differentiable by every mode
         c, ys = _scan_eagerly(body, carry, x_leaves, slice_avals, n, reverse)
@@ -279,7 +279,7 @@ def _while(cond_fun: Callable, body_fun: Callable, carry: Carry) -> list:
     def b(*xs: Any) -> list:
         return carry.flatten(body_fun(tree_unflatten(tree, xs)))
 
-    if all(not isinstance(v, Tracer) or concrete(v) is not None for v in carry.leaves):
+    if all(not isinstance(v, Tracer) or concrete_or_none(v) is not None for v in carry.leaves):
         done = _while_eagerly(c, b, carry)
         if done is not None:
             return done
@@ -309,7 +309,7 @@ def _while_eagerly(c: Callable, b: Callable, carry: Carry) -> list | None:
     while True:  # once more if a weakly typed carry leaf takes the body's dtype
         val, first = carry.leaves, True
         while True:
-            p = concrete(c(*val)[0])
+            p = concrete_or_none(c(*val)[0])
             if p is None:
                 carry.leaves = val
                 return None
@@ -399,7 +399,7 @@ def fori_loop(lower: int, upper: int, body_fun: Callable, init_val: Any) -> Any:
     upper = scalar(upper, "fad.lax.fori_loop's upper bound must be an integer scalar",
                    "iu", fix)
     where, name = "fad.lax.fori_loop's body_fun", lambda: param_name(body_fun, 1)
-    lo, hi = concrete(lower), concrete(upper)
+    lo, hi = concrete_or_none(lower), concrete_or_none(upper)
     if lo is not None and hi is not None:
         lo, hi = int(lo), int(hi)
 
