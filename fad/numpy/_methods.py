@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import numpy as fnp  # (the package, complete by the time a ufunc is dispatched)
 from ..core.trace import Tracer
 from ..primitives.structural import convert_element_type
 from . import _contractions as C
@@ -33,7 +34,6 @@ def _astype(self: Any, dtype: Any, copy: bool = True) -> Any:
 
 def _ufunc(self: Any, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
     """``np.sin(tracer)`` and friends dispatch to fad.numpy."""
-    import fad.numpy as fnp
     fn = getattr(fnp, ufunc.__name__, None)
     if method != "__call__" or fn is None or kwargs.get("out") is not None:
         return NotImplemented
