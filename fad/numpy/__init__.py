@@ -6,12 +6,13 @@ functions), ``_logic``, ``_reductions`` (sums, products, differences, extrema),
 ``_sorting``, ``_contractions`` (products), ``_complex``, ``_functional``,
 ``_window``, ``_dtypes``, and the public ``linalg`` and ``fft``. ``_base`` holds
 what every function starts with (``asarray``, NumPy's promotion), ``_methods``
-the operators and methods of tracers, ``_unsupported`` the names not provided
-and why. A module imports at its top only those below it (``_base``, then
-``_math`` and ``_shape``, then ``_indexing``...); the few calls upward (``asarray``
-stacking a list of tracers, ``where``'s one-argument form, the complex cases of
-``abs``, ``sign`` and the logarithms, ``repeat``, ``pad``, ``delete`` and
-``resize``) import inside the function.
+the operators and methods of tracers (and the dispatch of ``np.sin(tracer)`` to
+this package), ``_unsupported`` the names not provided and why. A chapter
+imports at its top only those below it (``_base``, then ``_math`` and
+``_shape``, then ``_indexing``...); the few calls upward (``asarray`` stacking a
+list of tracers, ``where``'s one-argument form, the complex cases of ``abs``,
+``sign`` and the logarithms, ``repeat``, ``pad``, ``delete`` and ``resize``)
+import inside the function.
 
 >>> import fad, fad.numpy as fnp
 >>> float(fad.grad(lambda x: fnp.sum(fnp.sin(x) ** 2))(fnp.array([0.5, 1.0]))[0])
