@@ -109,3 +109,6 @@ def ifft2(a: Any, s: Sequence[int] | None = None, axes: Sequence[int] = (-2, -1)
     for k, ax in enumerate(axes):
         out = ifft(out, None if s is None else s[k], ax, norm)
     return out
+
+
+__all__ = ["fft", "ifft", "rfft", "irfft", "fft2", "ifft2"]
