@@ -50,19 +50,34 @@ def zeros(shape: Any, dtype: Any = float) -> Any:
 
 
 def ones(shape: Any, dtype: Any = float) -> Any:
-    """Array of ones (float64 by default)."""
+    """Array of ones (float64 by default).
+
+    >>> import fad.numpy as fnp
+    >>> fnp.ones((2,)).tolist(), fnp.ones(2, "int32").dtype
+    ([1.0, 1.0], dtype('int32'))
+    """
     xp = default_xp()
     return xp.ones(static_shape(shape, "fnp.ones"), dtype=_xp_dtype(xp, dtype))
 
 
 def empty(shape: Any, dtype: Any = float) -> Any:
-    """Uninitialised array (zeros here: fad never exposes garbage)."""
+    """Uninitialised array (zeros here: fad never exposes garbage).
+
+    >>> import fad.numpy as fnp
+    >>> fnp.empty((2, 1)).tolist()
+    [[0.0], [0.0]]
+    """
     return zeros(shape, dtype)
 
 
 def full(shape: Any, fill_value: Any, dtype: Any = None) -> Any:
     """Array filled with ``fill_value`` (a constant; use ``broadcast_to`` for a
-    differentiable fill)."""
+    differentiable fill).
+
+    >>> import fad.numpy as fnp
+    >>> fnp.full((2,), 7).tolist()
+    [7, 7]
+    """
     xp = default_xp()
     shape = static_shape(shape, "fnp.full")
     if isinstance(fill_value, Tracer):
@@ -76,28 +91,55 @@ def _like(a: Any, dtype: Any) -> tuple:
 
 
 def zeros_like(a: Any, dtype: Any = None) -> Any:
-    """Zeros of ``a``'s shape and dtype."""
+    """Zeros of ``a``'s shape and dtype.
+
+    >>> import fad.numpy as fnp
+    >>> fnp.zeros_like(fnp.ones((1, 2))).tolist()
+    [[0.0, 0.0]]
+    """
     shape, dt = _like(a, dtype)
     return zeros(shape, dt)
 
 
 def ones_like(a: Any, dtype: Any = None) -> Any:
-    """Ones of ``a``'s shape and dtype."""
+    """Ones of ``a``'s shape and dtype.
+
+    >>> import fad.numpy as fnp
+    >>> fnp.ones_like(fnp.arange(3)).tolist()
+    [1, 1, 1]
+    """
     shape, dt = _like(a, dtype)
     return ones(shape, dt)
 
 
 def empty_like(a: Any, dtype: Any = None) -> Any:
+    """``zeros_like`` (fad never exposes uninitialised memory).
+
+    >>> import fad.numpy as fnp
+    >>> fnp.empty_like(fnp.ones(2, "float32")).dtype
+    dtype('float32')
+    """
     return zeros_like(a, dtype)
 
 
 def full_like(a: Any, fill_value: Any, dtype: Any = None) -> Any:
+    """An array of ``a``'s shape (and dtype, unless given) filled with ``fill_value``.
+
+    >>> import fad.numpy as fnp
+    >>> fnp.full_like(fnp.zeros(2), 0.5).tolist()
+    [0.5, 0.5]
+    """
     shape, dt = _like(a, dtype)
     return full(shape, fill_value, dt)
 
 
 def eye(N: int, M: int | None = None, k: int = 0, dtype: Any = float) -> Any:
-    """Identity-like matrix with ones on diagonal ``k``."""
+    """Identity-like matrix with ones on diagonal ``k``.
+
+    >>> import fad.numpy as fnp
+    >>> fnp.eye(2, 3, k=1).tolist()
+    [[0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]
+    """
     xp = default_xp()
     what = "A shape for fnp.eye"
     return xp.eye(static_value(N, what), static_value(M, what), k=static_value(k, what),
@@ -105,6 +147,12 @@ def eye(N: int, M: int | None = None, k: int = 0, dtype: Any = float) -> Any:
 
 
 def identity(n: int, dtype: Any = float) -> Any:
+    """The ``n x n`` identity matrix.
+
+    >>> import fad.numpy as fnp
+    >>> fnp.identity(2).tolist()
+    [[1.0, 0.0], [0.0, 1.0]]
+    """
     return eye(n, dtype=dtype)
 
 
@@ -130,7 +178,12 @@ def arange(start: Any, stop: Any = None, step: Any = None, dtype: Any = None) ->
 def linspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True,
              dtype: Any = None) -> Any:
     """``num`` evenly spaced samples from ``start`` to ``stop`` (differentiable in
-    traced ends)."""
+    traced ends).
+
+    >>> import fad.numpy as fnp
+    >>> fnp.linspace(0.0, 1.0, 5).tolist()
+    [0.0, 0.25, 0.5, 0.75, 1.0]
+    """
     if isinstance(start, Tracer) or isinstance(stop, Tracer):
         return traced_linspace(start, stop, num, endpoint, dtype)
     xp = default_xp()

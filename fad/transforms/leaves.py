@@ -133,7 +133,7 @@ def check_like(values: list, avals: list, names: Callable[[], list], context: st
     for k, (v, a) in enumerate(zip(values, avals)):
         inexact = a.dtype.kind in "fc"
         if type(v) in _WEAK_SCALARS and inexact and (type(v) is not complex or
-                                                       a.dtype.kind == "c"):
+                                                     a.dtype.kind == "c"):
             xp = default_xp()
             v = xp.asarray(v, dtype=a.dtype if xp is np else getattr(xp, a.dtype.name))
         else:
