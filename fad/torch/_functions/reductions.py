@@ -18,6 +18,13 @@ from .conversions import to, type_word
 from .shapes import reshape
 
 
+def _int64_if_integer(input: Tensor) -> Tensor:
+    """``input`` in int64 if it holds integers or booleans: PyTorch's sums and
+    products of them are int64 (NumPy's of unsigned integers are uint64, which
+    the facade does not have)."""
+    return to(input, _dtype.int64) if input.dtype.np.kind in "bui" else input
+
+
 def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     d = _dim_param(dim, input.dim())
     dt = None if dtype is None else _dtype.np_dtype(dtype)
@@ -32,7 +39,8 @@ _SUM = OPS["sum"]
 
 
 def nansum(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
-    return call("nansum", input, dim=_dim_param(dim, input.dim()), keepdim=keepdim)
+    return call("nansum", _int64_if_integer(input), dim=_dim_param(dim, input.dim()),
+                keepdim=keepdim)
 
 
 def mean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None
@@ -51,8 +59,7 @@ def mean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = 
 
 def prod(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None
          ) -> Tensor:
-    if dtype is not None:
-        input = to(input, dtype)
+    input = to(input, dtype) if dtype is not None else _int64_if_integer(input)
     if dim is None:
         return call("prod", input)
     return call("prod_dim", input, dim=_wrap_dim(dim, input.dim()), keepdim=keepdim)
@@ -174,10 +181,7 @@ def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
 
 
 def cumsum(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
-    if dtype is not None:
-        input = to(input, dtype)
-    elif input.dtype.np.kind in "bui":
-        input = to(input, _dtype.int64)
+    input = to(input, dtype) if dtype is not None else _int64_if_integer(input)
     return call("cumsum", input, dim=_wrap_dim(dim, input.dim()))
 
 
