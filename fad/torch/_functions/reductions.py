@@ -8,13 +8,13 @@ from typing import Any
 from ... import numpy as fnp
 from .. import _dtype
 from .._creation import zeros
-from .._dtype import array_np_dtype
+from .._dtype import array_np_dtype, type_word
 from .._ops import OPS, call
 from .._recorder import Op, apply
 from ..tensor import Tensor, _wrap_dim, wrap
 from ._common import _dim_param, _dims, exported
 from .arithmetic import maximum, minimum, ne
-from .conversions import to, type_word
+from .conversions import to
 from .shapes import reshape
 
 
