@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from ._creation import manual_seed as _seed
+
 
 def is_available() -> bool:
     """Whether CuPy and a GPU are present."""
@@ -22,7 +24,6 @@ def device_count() -> int:
 
 def manual_seed(seed: int) -> None:
     """Seeds the one generator fad.torch has."""
-    from ._creation import manual_seed as _seed
     _seed(seed)
 
 

@@ -86,10 +86,7 @@ class device:
 _CPU = device("cpu")
 _CUDA = device("cuda", 0)
 
-_TYPE_NAMES = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
-               "int64": "LongTensor", "int32": "IntTensor", "int16": "ShortTensor",
-               "int8": "CharTensor", "uint8": "ByteTensor", "bool": "BoolTensor",
-               "complex64": "ComplexFloatTensor", "complex128": "ComplexDoubleTensor"}
+_TYPE_NAMES = {name: word + "Tensor" for name, word in _dtype.TYPE_WORDS.items()}
 
 
 def _is_cupy(v: Any) -> bool:

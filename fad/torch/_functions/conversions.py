@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import _dtype
 from .._creation import _place
-from .._dtype import array_np_dtype
+from .._dtype import array_np_dtype, type_word
 from .._graph import host
 from .._ops import call
 from ..tensor import Tensor, wrap
@@ -70,16 +70,6 @@ def _check_cast(result: Tensor, dest: Tensor) -> None:
     if result.dtype.np.kind not in _CAST_OK[dest.dtype.np.kind]:
         raise RuntimeError(f"result type {type_word(result.dtype)} can't be cast to the "
                            f"desired output type {type_word(dest.dtype)}")
-
-
-_TYPE_WORDS = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
-               "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
-               "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
-
-
-def type_word(dt: _dtype.dtype) -> str:
-    """PyTorch's word for a dtype in its messages (``Float``, ``Long``...)."""
-    return _TYPE_WORDS.get(dt.name, dt.name)
 
 
 def numel(input: Tensor) -> int:
