@@ -43,7 +43,7 @@ def to(input: Tensor, *args: Any, **kwargs: Any) -> Tensor:
             dtype = a
         elif isinstance(a, Tensor):
             dtype, dev = a.dtype, a.device
-        elif isinstance(a, str | _device):
+        elif isinstance(a, str | _device) or type(a) is int:  # (an int: a CUDA index)
             dev = a
         elif isinstance(a, np.dtype):
             dtype = a
