@@ -14,6 +14,7 @@ from ..backends import default_xp, namespace_of
 from ..core.trace import Tracer
 from . import _dtype, cuda
 from ._dtype import as_dtype, default_np
+from ._grad_mode import GRAD_ENABLED
 from ._graph import host
 from .tensor import Size, Tensor, _is_cupy, mark_shared, wrap
 from .tensor import device as _device
@@ -55,6 +56,27 @@ def _on_device(value: Any, device: Any) -> Any:
     if namespace_of([value]) is xp:
         return value
     return _place(host(value), device)
+
+
+_MOVE_MSG = ("fad.torch: autograd does not record a move between devices ({src} to {dst}), "
+             "so no gradient would reach this tensor; create it on its device "
+             "(device='{dst}') or move it before requires_grad_() or under torch.no_grad()")
+
+
+def to_device(t: Tensor, device: Any) -> Tensor:
+    """A copy of ``t`` on ``device``'s backend (``t.to(device)`` when the device
+    differs). The copy is not recorded by autograd, so a tensor that requires grad
+    is refused while grad mode is on rather than cut from its gradient.
+
+    >>> import fad.torch as torch
+    >>> to_device(torch.ones(2), "cpu").device
+    device(type='cpu')
+    """
+    xp = _xp_for(device)  # (first: a missing CUDA is the error to see)
+    if t._requires_grad and GRAD_ENABLED.get():
+        raise RuntimeError(_MOVE_MSG.format(src=t.device.type, dst=_device(device).type))
+    value = host(t._value)
+    return wrap(value if xp is np else xp.asarray(value))
 
 
 def _finish(value: Any, requires_grad: bool) -> Tensor:

@@ -185,3 +185,65 @@ def test_like_functions_follow_the_tensor_device_unless_told():
                  torch.randn_like):
         out = like(base)
         assert out.device == base.device and out.dtype is torch.float64 and out.shape == (2, 2)
+
+
+class _GpuArray(_CudaArray):
+    """A stand-in for a CuPy array holding a NumPy array (``get()`` copies it out)."""
+    __module__ = "cupy._core.core"
+
+    def __init__(self, data):
+        self._data = np.asarray(data)
+        self.shape, self.dtype = self._data.shape, self._data.dtype
+
+    def get(self):
+        return self._data.copy()
+
+
+@pytest.fixture
+def fake_gpu(monkeypatch):
+    """A stand-in CuPy module that reports one GPU and makes ``_GpuArray`` s."""
+    cupy = types.ModuleType("cupy")
+    cupy.cuda = types.SimpleNamespace(runtime=types.SimpleNamespace(getDeviceCount=lambda: 1))
+    cupy.asarray = lambda a, dtype=None: _GpuArray(np.asarray(a, dtype))
+    cupy.zeros = lambda shape, dtype=None: _GpuArray(np.zeros(shape, dtype))
+    cupy.ones = lambda shape, dtype=None: _GpuArray(np.ones(shape, dtype))
+    cupy.full = lambda shape, v, dtype=None: _GpuArray(np.full(shape, v, dtype))
+    for name in ("float16", "float32", "float64", "int64", "int32", "bool"):
+        setattr(cupy, name, getattr(np, name))
+    monkeypatch.setitem(sys.modules, "cupy", cupy)
+    return cupy
+
+
+@pytest.mark.parametrize("name", ["tensor", "zeros", "ones", "full", "randn", "arange", "eye",
+                                  "zeros_like", "full_like", "Tensor"])
+def test_cuda_creation_lands_on_the_cuda_backend(fake_gpu, name):
+    t = CREATORS[name](device="cuda")
+    assert type(t._value) is _GpuArray and t.is_cuda and t.device == torch.device("cuda:0")
+    assert t.type().startswith("torch.cuda.") and t.get_device() == 0
+    assert torch.cuda.is_available() and torch.cuda.device_count() == 1
+
+
+def test_moves_between_cpu_and_cuda(fake_gpu):
+    t = torch.tensor([1.0, 2.0])
+    g = t.cuda()
+    assert type(g._value) is _GpuArray and g.device.type == "cuda" and g.cuda() is g
+    assert torch.zeros_like(g).is_cuda and torch.zeros_like(g, device="cpu").is_cpu
+    back = g.cpu()
+    assert type(back._value) is np.ndarray and back.tolist() == [1.0, 2.0]
+    assert g.to("cpu").tolist() == [1.0, 2.0] and t.to(0).is_cuda
+    with pytest.raises(TypeError, match=r"Use Tensor\.cpu\(\)"):
+        np.asarray(g)
+
+
+def test_a_move_autograd_cannot_record_is_refused(fake_gpu):
+    x = torch.ones(2, requires_grad=True)
+    with pytest.raises(RuntimeError, match=r"autograd does not record a move between devices "
+                                           r"\(cpu to cuda\)"):
+        x.cuda()
+    with pytest.raises(RuntimeError, match="cpu to cuda"):
+        (x * 2).to("cuda")
+    with torch.no_grad():
+        g = x.cuda()
+    assert g.is_cuda and not g.requires_grad
+    lin = torch.nn.Linear(2, 1)
+    assert lin.cuda() is lin and lin.weight.is_cuda and lin.weight.requires_grad
