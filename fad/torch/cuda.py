@@ -61,7 +61,12 @@ def is_available() -> bool:
 
 
 def device_count() -> int:
-    """How many GPUs CuPy sees (0 without CuPy)."""
+    """How many GPUs CuPy sees (0 without CuPy or a GPU).
+
+    >>> import fad.torch as torch
+    >>> torch.cuda.device_count() >= 0
+    True
+    """
     cupy, _ = _probe()
     return 0 if cupy is None else int(cupy.cuda.runtime.getDeviceCount())
 

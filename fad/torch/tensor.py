@@ -124,7 +124,12 @@ def export_dlpack(t: "Tensor", **kwargs: Any) -> Any:
     ones left out). ``t`` first gets a buffer of its own to share (see
     ``Tensor._own``) and a writable one; an array with negative strides is exported
     as a contiguous copy (PyTorch cannot import such strides), or refused when
-    ``copy=False``."""
+    ``copy=False``.
+
+    >>> import fad.torch as torch
+    >>> type(export_dlpack(torch.zeros(2))).__name__
+    'PyCapsule'
+    """
     v = t._value
     if not hasattr(v, "__dlpack__"):
         raise BufferError(_NO_BUFFER)
@@ -423,6 +428,9 @@ class Tensor:
         """
         a = self.numpy()
         if dtype is not None and a.dtype != np.dtype(dtype):
+            if copy is False:
+                raise ValueError(f"can't view a {a.dtype} tensor as {np.dtype(dtype)} without "
+                                 "a copy (copy=False)")
             return a.astype(dtype)
         return a.copy() if copy else a
 
@@ -473,13 +481,24 @@ class Tensor:
         return self._value
 
     def cpu(self, memory_format: Any = None) -> "Tensor":
-        """The tensor on the CPU (itself when it is there already)."""
+        """The tensor on the CPU (itself when it is there already).
+
+        >>> import fad.torch as torch
+        >>> t = torch.ones(2)
+        >>> t.cpu() is t
+        True
+        """
         return self.to("cpu")
 
     def cuda(self, device: Any = None, non_blocking: bool = False,
              memory_format: Any = None) -> "Tensor":
         """The tensor on a CUDA device (CuPy); without CuPy or a GPU a one-sentence
-        ``RuntimeError`` says which is missing."""
+        ``RuntimeError`` says which is missing.
+
+        >>> import fad.torch as torch
+        >>> torch.ones(2).cuda().is_cuda if torch.cuda.is_available() else True
+        True
+        """
         if device is None:
             device = "cuda"
         elif isinstance(device, int) and not isinstance(device, bool):
@@ -488,6 +507,12 @@ class Tensor:
 
     @property
     def is_cpu(self) -> bool:
+        """Whether the tensor's memory is on the host.
+
+        >>> import fad.torch as torch
+        >>> torch.zeros(1).is_cpu
+        True
+        """
         return _on_host(self._value)
 
     def __bool__(self) -> bool:

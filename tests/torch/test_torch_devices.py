@@ -139,6 +139,9 @@ def test_array_shares_host_memory():
     c = np.array(t, copy=True)
     c[0] = 1.0
     assert t[0].item() == 0.0
+    assert np.asarray(t, copy=False).ctypes.data == t.data_ptr()
+    with pytest.raises(ValueError, match="without a copy"):
+        np.asarray(t, dtype=np.float64, copy=False)
 
 
 def test_array_of_a_tensor_that_requires_grad_as_pytorch():
