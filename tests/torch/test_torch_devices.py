@@ -103,7 +103,8 @@ def test_cuda_is_not_available_here():
 def test_device_objects_as_pytorch():
     assert repr(torch.device("cpu")) == "device(type='cpu')" and str(torch.device("cpu")) == "cpu"
     assert repr(torch.device("cuda:1")) == "device(type='cuda', index=1)"
-    assert torch.device(0) == torch.device("cuda:0") == "cuda"
+    assert (torch.device(0).type, torch.device(0).index) == ("cuda", 0)
+    assert repr(torch.device(0)) == "device(type='cuda', index=0)"
     assert torch.device("cpu") != torch.device("cuda")
     with pytest.raises(RuntimeError, match="Expected one of cpu, cuda device type"):
         torch.device("tpu")
