@@ -219,11 +219,14 @@ def _object_leaf(x: Any) -> Any:
 
 def _unknown_type(x: Any) -> str:
     tp = type(x)
+    hint = "; it has __dlpack__: fnp.from_dlpack(x) reads it" if hasattr(x, "__dlpack__") \
+        else ""
     return (f"fad cannot use an object of type {tp.__module__}.{tp.__qualname__} as an "
             "array: no backend recognises it (fad takes NumPy and CuPy arrays, any Array "
             "API array (with __array_namespace__, e.g. array_api_strict's), objects NumPy "
             "converts (with __array__, e.g. PyTorch tensors), Python numbers and nested "
-            "lists of them; backends registered here: " + ", ".join(sorted(_BACKENDS)) + ")")
+            "lists of them; backends registered here: " + ", ".join(sorted(_BACKENDS)) + ")"
+            + hint)
 
 
 __all__ = ["Backend", "BackendMismatchError", "namespace_of", "backend_for",

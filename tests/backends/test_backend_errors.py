@@ -42,6 +42,22 @@ def test_an_unknown_type_under_a_transformation():
         fad.grad(lambda x: fnp.sum(x * fnp.asarray(Opaque())))(np.ones(2))
 
 
+def test_an_object_with_only_dlpack_is_pointed_to_from_dlpack():
+    class OnlyDLPack:
+        def __init__(self):
+            self.a = np.arange(3.0)
+
+        def __dlpack__(self, **kwargs):
+            return self.a.__dlpack__(**kwargs)
+
+        def __dlpack_device__(self):
+            return self.a.__dlpack_device__()
+    x = OnlyDLPack()
+    with pytest.raises(TypeError, match=r"OnlyDLPack as an array.*fnp\.from_dlpack\(x\)"):
+        fnp.sin(x)
+    np.testing.assert_allclose(fnp.sin(fnp.from_dlpack(x)), np.sin([0.0, 1.0, 2.0]))
+
+
 def test_what_numpy_converts_still_works():
     class HasArray:
         def __array__(self, dtype=None, copy=None):
