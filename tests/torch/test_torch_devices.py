@@ -75,6 +75,18 @@ def test_moving_to_cuda_without_cupy(monkeypatch):
     assert not torch.cuda.is_available() and torch.cuda.device_count() == 0
 
 
+def test_importing_cuda_memory_without_cupy(monkeypatch):
+    monkeypatch.setitem(sys.modules, "cupy", None)
+
+    class CudaMemory:
+        def __dlpack_device__(self):
+            return (2, 0)
+
+        def __dlpack__(self, **kwargs):
+            raise AssertionError("not to be read")
+    assert _cuda_error(lambda: torch.from_dlpack(CudaMemory())) == NO_CUPY
+
+
 def _fake_cupy(count):
     def get_device_count():
         if isinstance(count, Exception):

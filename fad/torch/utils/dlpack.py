@@ -33,7 +33,9 @@ def from_dlpack(ext_tensor: Any, *, device: Any = None, copy: bool | None = None
     """
     legacy = type(ext_tensor).__name__ == "PyCapsule" and _is_legacy(ext_tensor)
     target = None if device is None else _device(device).type
-    if target == "cuda":
+    source = getattr(ext_tensor, "__dlpack_device__", None)
+    if target == "cuda" or (target is None and source is not None and
+                            int(source()[0]) in _CUDA_MEMORY):
         cuda.namespace()  # (says in one sentence what is missing, if anything)
     value = fnp.from_dlpack(ext_tensor, device=target, copy=copy)
     if legacy and type(value) is np.ndarray and not value.flags.writeable:
@@ -42,6 +44,9 @@ def from_dlpack(ext_tensor: Any, *, device: Any = None, copy: bool | None = None
     if not copy:
         mark_shared(t)
     return t
+
+
+_CUDA_MEMORY = (2, 10, 13)  # DLPack's kDLCUDA, kDLROCM, kDLCUDAManaged: read with CuPy
 
 
 def to_dlpack(tensor: Tensor) -> Any:
