@@ -56,6 +56,7 @@ from ._creation import (
     empty,
     empty_like,
     eye,
+    from_dlpack,
     frombuffer,
     fromfunction,
     fromiter,
