@@ -6,6 +6,8 @@
 [0.0, 0.6397]
 """
 
+from importlib import import_module as _import_module
+
 from . import primitives as _primitives  # noqa: F401  (registers every primitive)
 from . import numpy  # noqa: F401  (installs the tracer methods)
 from . import config, nn, tree
@@ -31,8 +33,7 @@ __version__ = "0.1.0"
 
 def __getattr__(name: str):  # fad.viz, fad.torch, fad.testing, fad.scipy load on first use
     if name in ("viz", "torch", "testing", "scipy"):
-        import importlib
-        return importlib.import_module(f"fad.{name}")
+        return _import_module(f"fad.{name}")
     raise AttributeError(f"module 'fad' has no attribute {name!r}")
 
 __all__ = [

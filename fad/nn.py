@@ -102,7 +102,12 @@ def silu(x: Any) -> Any:
 
 
 def tanh(x: Any) -> Any:
-    """Hyperbolic tangent."""
+    """Hyperbolic tangent (``fad.numpy.tanh``).
+
+    >>> import fad, fad.nn as nn
+    >>> float(nn.tanh(0.0)), float(fad.grad(nn.tanh)(0.0))
+    (0.0, 1.0)
+    """
     return fnp.tanh(x)
 
 
@@ -154,7 +159,7 @@ def logsumexp(x: Any, axis: Any = None, keepdims: bool = False) -> Any:
     x = _float(x)
     m_raw = stop_gradient(fnp.max(x, axis=axis, keepdims=True))
     finite = fnp.isfinite(m_raw)
-    m = fnp.where(finite, m_raw, 0.0)
+    m = fnp.where(finite, m_raw, 0.0)  # all -inf (or inf) rows: no shift
     s = fnp.sum(fnp.exp(fnp.subtract(x, m)), axis=axis, keepdims=True)
     # rows whose max is infinite: the value is that max, the gradient 0 (not 0 * inf)
     out = fnp.add(fnp.log(fnp.where(finite, s, 1.0)), m_raw)

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import os
 import platform
+import subprocess
 import sys
+from importlib.metadata import version
 from pathlib import Path
 
 import numpy as np
@@ -106,8 +108,6 @@ def machine() -> dict:
 def fad_commit() -> str:
     """The checked-out commit of the fad repository (read-only git query), '+dirty'
     when fad/ has uncommitted changes."""
-    import subprocess
-
     try:
         head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, text=True,
                               capture_output=True, check=True).stdout.strip()
@@ -121,7 +121,6 @@ def fad_commit() -> str:
 
 def package_version(name: str) -> str:
     try:
-        from importlib.metadata import version
         return version(name)
     except Exception:  # noqa: BLE001 - a version string is informative only
         return "installed"

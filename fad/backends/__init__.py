@@ -82,14 +82,27 @@ def _mixed(args: tuple | list) -> Any:
         strong.append(xp)
     if len(strong) == 1:
         return strong[0]
-    names = [backend_for(xp).name for xp in (strong or [np])] + ["numpy"]
-    raise BackendMismatchError(
-        f"arrays from two backends ({names[0]} and {names[1]}) were mixed in one "
-        "operation; move them to one backend first (fad.device_put(x, backend))")
+    names = [backend_for(xp).name for xp in strong]
+    raise BackendMismatchError(_mismatch(names[0], names[1]))
 
 
 def _weak(a: Any) -> bool:
     return isinstance(a, np.generic) or (type(a) is np.ndarray and a.dtype.kind in "iub")
+
+
+def _mismatch(a: str, b: str) -> str:
+    """The message for arrays of backends ``a`` and ``b`` met in one operation."""
+    if {a, b} == {"cupy", "numpy"}:
+        fix = ("move the NumPy array to the GPU with cupy.asarray(x), or the CuPy array to "
+               "the host with x.get()")
+    elif "cupy" in (a, b):
+        other = b if a == "cupy" else a
+        fix = (f"bring the CuPy array to the host with x.get() (then {other}.asarray), or "
+               f"the {other} array to the GPU with cupy.asarray(x) or cupy.from_dlpack(x)")
+    else:
+        fix = (f"convert one with the other's asarray or from_dlpack (e.g. "
+               f"{b.split('#')[0]}.from_dlpack(x))")
+    return f"arrays from two backends ({a} and {b}) were mixed in one operation; {fix}"
 
 
 # By identity: a namespace is its module object, never its name (another module
@@ -205,9 +218,40 @@ def asarray(x: Any, dtype: Any = None) -> Any:
     dtype('float32')
     """
     xp = default_xp()
-    if dtype is None:
-        return xp.asarray(x)
-    return xp.asarray(x, dtype=getattr(xp, np.dtype(dtype).name))
+    try:
+        a = xp.asarray(x) if dtype is None else \
+            xp.asarray(x, dtype=getattr(xp, np.dtype(dtype).name))
+    except (TypeError, ValueError) as e:
+        if isinstance(x, (*_PY_SCALARS, list, tuple, np.ndarray, np.generic)):
+            raise
+        raise TypeError(_unknown_type(x)) from e
+    if type(a) is np.ndarray and a.dtype.kind == "O" and not isinstance(x, np.ndarray):
+        raise TypeError(_unknown_type(_object_leaf(x)))
+    return a
+
+
+def _object_leaf(x: Any) -> Any:
+    """The first element of nested lists ``x`` that is not a number or a list."""
+    while isinstance(x, list | tuple):
+        for e in x:
+            if not isinstance(e, _PY_SCALARS) and not hasattr(e, "dtype"):
+                x = e
+                break
+        else:
+            break
+    return x
+
+
+def _unknown_type(x: Any) -> str:
+    tp = type(x)
+    hint = "; it has __dlpack__: fnp.from_dlpack(x) reads it" if hasattr(x, "__dlpack__") \
+        else ""
+    return (f"fad cannot use an object of type {tp.__module__}.{tp.__qualname__} as an "
+            "array: no backend recognises it (fad takes NumPy and CuPy arrays, any Array "
+            "API array (with __array_namespace__, e.g. array_api_strict's), objects NumPy "
+            "converts (with __array__, e.g. PyTorch tensors), Python numbers and nested "
+            "lists of them; backends registered here: " + ", ".join(sorted(_BACKENDS)) + ")"
+            + hint)
 
 
 def device_put(x: Any, backend: str | Backend) -> Any:

@@ -13,7 +13,12 @@ from .ir import ShapedArray
 
 
 class UndefinedPrimal:
-    """Stands for the linear operand of a primitive being transposed."""
+    """Stands for the linear operand of a primitive being transposed.
+
+    >>> import numpy as np
+    >>> UndefinedPrimal(ShapedArray((3,), np.dtype("float32")))
+    UndefinedPrimal(f32[3])
+    """
 
     __slots__ = ("aval",)
 
@@ -25,4 +30,10 @@ class UndefinedPrimal:
 
 
 def is_undefined(x: Any) -> bool:
+    """Whether ``x`` is a linear operand being transposed (not a value).
+
+    >>> import numpy as np
+    >>> is_undefined(UndefinedPrimal(ShapedArray((), np.dtype("float64")))), is_undefined(1.0)
+    (True, False)
+    """
     return type(x) is UndefinedPrimal

@@ -42,7 +42,8 @@ class Primitive:
         self.partials: tuple | None = None   # elementwise jvp partials (diagonal)
         self.multilinear = False              # linear in each operand separately
         self.linear_in: tuple | None = None   # operands it is linear in (None: all)
-        self.inline: Callable | None = None   # call primitives: evaluate the body
+        # call primitives (jit's, fad/transforms/jit.py): evaluate the body
+        self.inline: Callable | None = None
         # user-defined reverse rules (custom_vjp, checkpoint):
         # vjp_rule(primals, **params) -> (outputs, pullback(cts) -> cts per operand)
         self.vjp_rule: Callable | None = None

@@ -17,6 +17,7 @@ from typing import Any, Iterator
 
 import numpy as np
 
+from ..backends import BackendMismatchError
 from .errors import (
     FAD_DIR,
     ConcretizationError,
@@ -497,8 +498,9 @@ def primitive_error(prim: Any, args: tuple, params: dict, err: Exception) -> Exc
     avals = ", ".join(aval_of(a).str_short() if not isinstance(a, int | float | complex)
                       else repr(a) for a in args)
     detail = f"{type(err).__name__}: {err}" if not isinstance(err, ShapeError) else str(err)
+    # (a singular matrix stays a LinAlgError, arrays of two backends a BackendMismatchError)
     cls = ShapeError if isinstance(err, ValueError | TypeError | IndexError) and \
-        not isinstance(err, np.linalg.LinAlgError) else type(err)  # singular stays LinAlgError
+        not isinstance(err, np.linalg.LinAlgError | BackendMismatchError) else type(err)
     try:
         return cls(f"primitive '{prim.name}' failed on operands ({avals})"
                    f"{_fmt_params(params)} at {user_source()}:\n  {detail}")

@@ -1,1 +1,3 @@
-"""Transformations as interpreters: jvp, vjp (tape), linearize/transpose, staging, evaluation."""
+"""Transformations as interpreters: forward mode (``jvp``), the reverse-mode tape
+(``tape``), linearize/transpose (``linearize``), batching, staging and evaluation;
+jit's passes over the IR (``optimize``) and its generated code (``codegen``)."""

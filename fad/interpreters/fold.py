@@ -19,7 +19,7 @@ def fold_constants(closed: ClosedJaxpr) -> ClosedJaxpr:
     """Evaluate at compile time the equations whose inputs are all known."""
     jaxpr = closed.jaxpr
     known: dict[Var, Any] = {v: c for v, c in zip(jaxpr.constvars, closed.consts)
-                             if not _is_tracer(c)}
+                             if not isinstance(c, Tracer)}
     env: dict = {}
     eqns = []
     new_constvars = list(jaxpr.constvars)
@@ -43,10 +43,6 @@ def fold_constants(closed: ClosedJaxpr) -> ClosedJaxpr:
             continue
         eqns.append(eqn)
     return dce(rebuild(closed, eqns, env, new_consts, new_constvars))
-
-
-def _is_tracer(x: Any) -> bool:
-    return isinstance(x, Tracer)
 
 
 def _size(aval: ShapedArray) -> int:

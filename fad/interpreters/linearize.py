@@ -1,4 +1,6 @@
-"""Reverse mode as linearize + transpose.
+"""Linearize and transpose: the linear program of ``fad.linearize``, and the
+reverse mode of the tape's entries that have no direct rule (``tape.py``: a
+primitive with neither partials nor a ``transpose``, such as ``reduce_max``).
 
 ``linearize`` runs forward mode with *symbolic* tangents: the tangents are
 tracers of an abstract trace one level below, so every primal operation runs

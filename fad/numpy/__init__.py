@@ -6,9 +6,13 @@ functions), ``_logic``, ``_reductions`` (sums, products, differences, extrema),
 ``_sorting``, ``_contractions`` (products), ``_complex``, ``_functional``,
 ``_window``, ``_dtypes``, and the public ``linalg`` and ``fft``. ``_base`` holds
 what every function starts with (``asarray``, NumPy's promotion), ``_methods``
-the operators and methods of tracers, ``_unsupported`` the names not provided
-and why. A module imports only those below it (``_base``, then ``_math`` and
-``_shape``, then ``_indexing``...).
+the operators and methods of tracers (and the dispatch of ``np.sin(tracer)`` to
+this package), ``_unsupported`` the names not provided and why. A chapter
+imports at its top only those below it (``_base``, then ``_math`` and
+``_shape``, then ``_indexing``...); the few calls upward (``asarray`` stacking a
+list of tracers, ``where``'s one-argument form, the complex cases of ``abs``,
+``sign`` and the logarithms, ``repeat``, ``pad``, ``delete`` and ``resize``)
+import inside the function.
 
 >>> import fad, fad.numpy as fnp
 >>> float(fad.grad(lambda x: fnp.sum(fnp.sin(x) ** 2))(fnp.array([0.5, 1.0]))[0])
@@ -52,6 +56,7 @@ from ._creation import (
     empty,
     empty_like,
     eye,
+    from_dlpack,
     frombuffer,
     fromfunction,
     fromiter,
@@ -368,17 +373,32 @@ ndarray = _np.ndarray
 
 
 def shape(a: object) -> tuple:
-    """The shape of ``a``."""
+    """The shape of ``a``.
+
+    >>> import fad.numpy as fnp
+    >>> fnp.shape([[1, 2]])
+    (1, 2)
+    """
     return asarray(a).shape
 
 
 def ndim(a: object) -> int:
-    """The number of dimensions of ``a``."""
+    """The number of dimensions of ``a``.
+
+    >>> import fad.numpy as fnp
+    >>> fnp.ndim([[1, 2]])
+    2
+    """
     return len(asarray(a).shape)
 
 
 def size(a: object) -> int:
-    """The number of elements of ``a``."""
+    """The number of elements of ``a``.
+
+    >>> import fad.numpy as fnp
+    >>> fnp.size([[1, 2]])
+    2
+    """
     return int(_np.prod(asarray(a).shape))
 
 

@@ -18,7 +18,12 @@ PY_SCALARS = (bool, int, float, complex)
 
 
 def asarray(x: Any, dtype: Any = None) -> Any:
-    """A tracer or backend array for ``x`` (lists and scalars go to the default backend)."""
+    """A tracer or backend array for ``x`` (lists and scalars go to the default backend).
+
+    >>> import fad.numpy as fnp
+    >>> fnp.asarray([1, 2], "float32").dtype
+    dtype('float32')
+    """
     if isinstance(x, Tracer):
         return x if dtype is None else convert_element_type(x, dtype)
     conv = getattr(x, "__fad_array__", None)
@@ -108,6 +113,21 @@ def cast(x: Any, dtype: np.dtype) -> Any:
     if _np_dtype(x.dtype) == dtype:
         return x
     return convert_element_type(x, dtype)
+
+
+def promote_all(*xs: Any) -> list:
+    """``xs`` as arrays of their common dtype (``np.result_type``: Python scalars
+    count as arrays, as in ``concatenate`` and the products, not weakly); at least
+    one is needed.
+
+    >>> [x.dtype.name for x in promote_all(np.ones(2, np.float32), 1.0)]
+    ['float64', 'float64']
+    """
+    if not xs:
+        raise ValueError("need at least one array to concatenate")
+    xs = [asarray(x) for x in xs]
+    dt = np.result_type(*[dtype_of(x) for x in xs])
+    return [cast(x, dt) for x in xs]
 
 
 _WEAK_FITS = {float: "fc", int: "iufc", bool: "biufc", complex: "c"}

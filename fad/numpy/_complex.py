@@ -28,7 +28,12 @@ def real(val: Any) -> Any:
 
 
 def imag(val: Any) -> Any:
-    """Imaginary part (zeros for real arrays)."""
+    """Imaginary part (zeros for real arrays).
+
+    >>> import fad.numpy as fnp
+    >>> fnp.imag(fnp.array([1 + 2j])).tolist(), fnp.imag(fnp.array([1.0])).tolist()
+    ([2.0], [0.0])
+    """
     x = asarray(val)
     if _is_complex(x):
         return bind(CX.imag_p, x)
@@ -59,7 +64,12 @@ def make_complex(re: Any, im: Any) -> Any:
 
 
 def angle(z: Any, deg: bool = False) -> Any:
-    """The argument of ``z``, ``atan2(imag, real)``."""
+    """The argument of ``z``, ``atan2(imag, real)``.
+
+    >>> import fad.numpy as fnp
+    >>> fnp.angle(fnp.array([1j, -1.0])).round(6).tolist()
+    [1.570796, 3.141593]
+    """
     z = asarray(z)
     out = arctan2(imag(z), real(z))
     return out * (180.0 / 3.141592653589793) if deg else out
@@ -74,6 +84,11 @@ def complex_abs(z: Any) -> Any:
 
 
 def iscomplexobj(x: Any) -> bool:
-    """Whether ``x`` has a complex dtype."""
+    """Whether ``x`` has a complex dtype.
+
+    >>> import fad.numpy as fnp
+    >>> fnp.iscomplexobj(fnp.array([1j])), fnp.iscomplexobj(1.0)
+    (True, False)
+    """
     return _is_complex(asarray(x))
 

@@ -19,18 +19,12 @@ from . import _indexing as I
 from . import _math as M
 from . import _reductions as R
 from . import _shape as S
-from ._base import asarray, cast, dtype_of
+from ._base import asarray, promote_all
 from ._base import no_out as _no_out
 from ._complex import conj
 from ._indexing import diagonal
 from ._math import multiply
 from ._shape import _bcast, _slice, flip
-
-
-def _promote_all(*xs: Any) -> list:
-    xs = [asarray(x) for x in xs]
-    dt = np.result_type(*[dtype_of(x) for x in xs])
-    return [cast(x, dt) for x in xs]
 
 
 def matmul(a: Any, b: Any) -> Any:
@@ -40,7 +34,7 @@ def matmul(a: Any, b: Any) -> Any:
     >>> fnp.matmul(fnp.ones((5, 2, 3)), fnp.ones(3)).shape
     (5, 2)
     """
-    a, b = _promote_all(a, b)
+    a, b = promote_all(a, b)
     if a.ndim == 0 or b.ndim == 0:
         raise ShapeError("matmul: input operand does not have enough dimensions "
                          f"(shapes {a.shape} and {b.shape}); use * for scalars")
@@ -70,8 +64,13 @@ def _inner_mismatch(fn: str, a: tuple, b: tuple) -> ShapeError:
 
 def dot(a: Any, b: Any) -> Any:
     """``numpy.dot``: products of scalars, vectors, matrices, and N-d sums over the
-    last axis of ``a`` and the second-to-last of ``b``."""
-    a, b = _promote_all(a, b)
+    last axis of ``a`` and the second-to-last of ``b``.
+
+    >>> import fad.numpy as fnp
+    >>> float(fnp.dot(fnp.array([1.0, 2.0]), fnp.array([3.0, 4.0])))
+    11.0
+    """
+    a, b = promote_all(a, b)
     if a.ndim == 0 or b.ndim == 0:
         return multiply(a, b)
     if b.ndim <= 2:
@@ -91,7 +90,7 @@ def einsum(subscripts: str, *operands: Any, optimize: Any = None) -> Any:
     >>> fnp.einsum("ij,jk->ik", fnp.ones((2, 3)), fnp.ones((3, 4))).shape
     (2, 4)
     """
-    ops = _promote_all(*operands)
+    ops = promote_all(*operands)
     in_specs, out = C.parse_spec(_spell_ellipsis(subscripts, ops), len(ops))
     return bind(C.einsum_p, *ops, spec=",".join(in_specs) + "->" + out)
 
@@ -115,14 +114,24 @@ def _spell_ellipsis(subscripts: str, ops: list) -> str:
 
 
 def outer(a: Any, b: Any) -> Any:
-    """Outer product of the flattened inputs."""
-    a, b = _promote_all(a, b)
+    """Outer product of the flattened inputs.
+
+    >>> import fad.numpy as fnp
+    >>> fnp.outer(fnp.array([1.0, 2.0]), fnp.array([1.0, 0.0, -1.0])).tolist()
+    [[1.0, 0.0, -1.0], [2.0, 0.0, -2.0]]
+    """
+    a, b = promote_all(a, b)
     return multiply(reshape(a, (a.size, 1)), reshape(b, (1, b.size)))
 
 
 def inner(a: Any, b: Any) -> Any:
-    """Sum over the last axes of ``a`` and ``b``."""
-    a, b = _promote_all(a, b)
+    """Sum over the last axes of ``a`` and ``b``.
+
+    >>> import fad.numpy as fnp
+    >>> float(fnp.inner(fnp.array([1.0, 2.0]), fnp.array([3.0, 4.0])))
+    11.0
+    """
+    a, b = promote_all(a, b)
     if a.ndim == 0 or b.ndim == 0:
         return multiply(a, b)
     letters = "abcdefghijklmnopqrstuvwxyz"
@@ -132,8 +141,15 @@ def inner(a: Any, b: Any) -> Any:
 
 
 def tensordot(a: Any, b: Any, axes: Any = 2) -> Any:
-    """Sum products over the given axes (``axes`` an int or a pair of lists)."""
-    a, b = _promote_all(a, b)
+    """Sum products over the given axes (``axes`` an int or a pair of lists).
+
+    >>> import fad.numpy as fnp
+    >>> fnp.tensordot(fnp.ones((2, 3)), fnp.ones((3, 4)), axes=1).shape
+    (2, 4)
+    >>> float(fnp.tensordot(fnp.ones((2, 3)), fnp.ones((2, 3))))
+    6.0
+    """
+    a, b = promote_all(a, b)
     if isinstance(axes, int):
         ax_a, ax_b = list(range(a.ndim - axes, a.ndim)), list(range(axes))
     else:
@@ -157,7 +173,7 @@ def convolve(a: Any, v: Any, mode: str = "full") -> Any:
     >>> fnp.convolve(fnp.array([1.0, 2.0]), fnp.array([1.0, 1.0])).tolist()
     [1.0, 3.0, 2.0]
     """
-    a, v = _promote_all(a, v)
+    a, v = promote_all(a, v)
     if a.ndim != 1 or v.ndim != 1:
         raise ValueError("convolve: both inputs must be 1-d")
     if a.shape[0] < v.shape[0]:
@@ -186,7 +202,7 @@ def correlate(a: Any, v: Any, mode: str = "valid") -> Any:
     >>> fnp.correlate(fnp.array([1.0, 2.0, 3.0]), fnp.array([0.0, 1.0])).tolist()
     [2.0, 3.0]
     """
-    a, v = _promote_all(a, v)
+    a, v = promote_all(a, v)
     return _correlate(a, conj(v), mode)  # NumPy conjugates v (complex arrays)
 
 
@@ -203,7 +219,7 @@ def vdot(a: Any, b: Any, /) -> Any:
     >>> float(fnp.vdot(fnp.ones((2, 2)), fnp.ones((2, 2))))
     4.0
     """
-    a, b = _promote_all(a, b)
+    a, b = promote_all(a, b)
     return matmul(S.ravel(conj(a)), S.ravel(b))  # conj(a): NumPy's, for complex
 
 
@@ -244,7 +260,7 @@ def kron(a: Any, b: Any) -> Any:
     >>> fnp.kron(fnp.eye(2), fnp.ones((1, 2))).tolist()
     [[1.0, 1.0, 0.0, 0.0], [0.0, 0.0, 1.0, 1.0]]
     """
-    a, b = _promote_all(a, b)
+    a, b = promote_all(a, b)
     nd = builtins.max(a.ndim, b.ndim)
     a = S.reshape(a, (1,) * (nd - a.ndim) + a.shape)
     b = S.reshape(b, (1,) * (nd - b.ndim) + b.shape)
@@ -263,7 +279,7 @@ def cross(a: Any, b: Any, axisa: int = -1, axisb: int = -1, axisc: int = -1,
     """
     if axis is not None:
         axisa = axisb = axisc = axis
-    a, b = _promote_all(a, b)
+    a, b = promote_all(a, b)
     a, b = S.moveaxis(a, axisa, -1), S.moveaxis(b, axisb, -1)
     if a.shape[-1] not in (2, 3) or b.shape[-1] not in (2, 3):
         raise ValueError("incompatible dimensions for cross product (dimension must be 2 or 3)")

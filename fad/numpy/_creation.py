@@ -50,19 +50,34 @@ def zeros(shape: Any, dtype: Any = float) -> Any:
 
 
 def ones(shape: Any, dtype: Any = float) -> Any:
-    """Array of ones (float64 by default)."""
+    """Array of ones (float64 by default).
+
+    >>> import fad.numpy as fnp
+    >>> fnp.ones((2,)).tolist(), fnp.ones(2, "int32").dtype
+    ([1.0, 1.0], dtype('int32'))
+    """
     xp = default_xp()
     return xp.ones(static_shape(shape, "fnp.ones"), dtype=_xp_dtype(xp, dtype))
 
 
 def empty(shape: Any, dtype: Any = float) -> Any:
-    """Uninitialised array (zeros here: fad never exposes garbage)."""
+    """Uninitialised array (zeros here: fad never exposes garbage).
+
+    >>> import fad.numpy as fnp
+    >>> fnp.empty((2, 1)).tolist()
+    [[0.0], [0.0]]
+    """
     return zeros(shape, dtype)
 
 
 def full(shape: Any, fill_value: Any, dtype: Any = None) -> Any:
     """Array filled with ``fill_value`` (a constant; use ``broadcast_to`` for a
-    differentiable fill)."""
+    differentiable fill).
+
+    >>> import fad.numpy as fnp
+    >>> fnp.full((2,), 7).tolist()
+    [7, 7]
+    """
     xp = default_xp()
     shape = static_shape(shape, "fnp.full")
     if isinstance(fill_value, Tracer):
@@ -76,28 +91,55 @@ def _like(a: Any, dtype: Any) -> tuple:
 
 
 def zeros_like(a: Any, dtype: Any = None) -> Any:
-    """Zeros of ``a``'s shape and dtype."""
+    """Zeros of ``a``'s shape and dtype.
+
+    >>> import fad.numpy as fnp
+    >>> fnp.zeros_like(fnp.ones((1, 2))).tolist()
+    [[0.0, 0.0]]
+    """
     shape, dt = _like(a, dtype)
     return zeros(shape, dt)
 
 
 def ones_like(a: Any, dtype: Any = None) -> Any:
-    """Ones of ``a``'s shape and dtype."""
+    """Ones of ``a``'s shape and dtype.
+
+    >>> import fad.numpy as fnp
+    >>> fnp.ones_like(fnp.arange(3)).tolist()
+    [1, 1, 1]
+    """
     shape, dt = _like(a, dtype)
     return ones(shape, dt)
 
 
 def empty_like(a: Any, dtype: Any = None) -> Any:
+    """``zeros_like`` (fad never exposes uninitialised memory).
+
+    >>> import fad.numpy as fnp
+    >>> fnp.empty_like(fnp.ones(2, "float32")).dtype
+    dtype('float32')
+    """
     return zeros_like(a, dtype)
 
 
 def full_like(a: Any, fill_value: Any, dtype: Any = None) -> Any:
+    """An array of ``a``'s shape (and dtype, unless given) filled with ``fill_value``.
+
+    >>> import fad.numpy as fnp
+    >>> fnp.full_like(fnp.zeros(2), 0.5).tolist()
+    [0.5, 0.5]
+    """
     shape, dt = _like(a, dtype)
     return full(shape, fill_value, dt)
 
 
 def eye(N: int, M: int | None = None, k: int = 0, dtype: Any = float) -> Any:
-    """Identity-like matrix with ones on diagonal ``k``."""
+    """Identity-like matrix with ones on diagonal ``k``.
+
+    >>> import fad.numpy as fnp
+    >>> fnp.eye(2, 3, k=1).tolist()
+    [[0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]
+    """
     xp = default_xp()
     what = "A shape for fnp.eye"
     return xp.eye(static_value(N, what), static_value(M, what), k=static_value(k, what),
@@ -105,6 +147,12 @@ def eye(N: int, M: int | None = None, k: int = 0, dtype: Any = float) -> Any:
 
 
 def identity(n: int, dtype: Any = float) -> Any:
+    """The ``n x n`` identity matrix.
+
+    >>> import fad.numpy as fnp
+    >>> fnp.identity(2).tolist()
+    [[1.0, 0.0], [0.0, 1.0]]
+    """
     return eye(n, dtype=dtype)
 
 
@@ -130,7 +178,12 @@ def arange(start: Any, stop: Any = None, step: Any = None, dtype: Any = None) ->
 def linspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True,
              dtype: Any = None) -> Any:
     """``num`` evenly spaced samples from ``start`` to ``stop`` (differentiable in
-    traced ends)."""
+    traced ends).
+
+    >>> import fad.numpy as fnp
+    >>> fnp.linspace(0.0, 1.0, 5).tolist()
+    [0.0, 0.25, 0.5, 0.75, 1.0]
+    """
     if isinstance(start, Tracer) or isinstance(stop, Tracer):
         return traced_linspace(start, stop, num, endpoint, dtype)
     xp = default_xp()
@@ -193,6 +246,116 @@ def asanyarray(a: Any, dtype: Any = None) -> Any:
 
 
 ascontiguousarray = asanyarray
+
+
+# DLPack's device types (``__dlpack_device__()[0]``) that a fad backend reads
+_DLPACK_HOST = {1: "CPU", 3: "CUDA host (pinned)"}
+_DLPACK_CUDA = {2: "CUDA", 13: "CUDA managed", 10: "ROCm"}
+_DLPACK_OTHER = {4: "OpenCL", 7: "Vulkan", 8: "Metal", 9: "VPI", 11: "ROCm host",
+                 12: "ext_dev", 14: "oneAPI", 15: "WebGPU", 16: "Hexagon", 17: "MAIA"}
+
+
+def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> Any:
+    """The array ``x`` of another library (anything with ``__dlpack__``: NumPy,
+    PyTorch, JAX, CuPy, ``fad.torch``...) or a DLPack capsule, as an array of
+    fad's backend for its memory, sharing that memory (no copy), as
+    ``numpy.from_dlpack``. Host memory becomes an array of the default backend (or
+    NumPy when that is CuPy), CUDA memory a CuPy array. ``device="cpu"`` asks the
+    producer for a host copy; ``copy=True`` always copies, ``copy=False`` never.
+
+    >>> import numpy as np, fad.numpy as fnp
+    >>> a = np.zeros(3)
+    >>> b = fnp.from_dlpack(a)
+    >>> np.shares_memory(a, b)
+    True
+    """
+    if isinstance(x, Tracer):
+        raise TypeError("fnp.from_dlpack reads the memory of a concrete array; a traced "
+                        "value (inside jit, grad, vmap...) has none: use fnp.asarray(x)")
+    capsule = type(x).__name__ == "PyCapsule"
+    if capsule:
+        x = _Capsule(x)
+    elif not hasattr(x, "__dlpack__") or not hasattr(x, "__dlpack_device__"):
+        raise TypeError(f"fnp.from_dlpack needs an array with __dlpack__ and "
+                        f"__dlpack_device__ (NumPy, PyTorch, JAX, CuPy...) or a DLPack "
+                        f"capsule, not {type(x).__module__}.{type(x).__qualname__}")
+    kind = int(x.__dlpack_device__()[0])
+    target = None if device is None else str(device).split(":")[0]
+    if target not in (None, "cpu", "cuda"):
+        raise ValueError(f"fnp.from_dlpack: unknown device {device!r}; fad's are 'cpu' "
+                         "(NumPy, or the default backend) and 'cuda' (CuPy)")
+    kwargs: dict = {} if copy is None or capsule else {"copy": copy}
+    if target == "cuda" or (target is None and kind in _DLPACK_CUDA):
+        xp = _cupy_namespace(_DLPACK_CUDA.get(kind, _DLPACK_HOST.get(kind, str(kind))))
+    elif target == "cpu" or kind in _DLPACK_HOST:
+        xp = default_xp()
+        if getattr(xp, "__name__", "").split(".")[0] == "cupy" or \
+                not hasattr(xp, "from_dlpack"):
+            xp = np
+        if kind not in _DLPACK_HOST:  # (the producer is asked for a host copy)
+            xp = np
+            kwargs["device"] = "cpu"
+    else:
+        name = _DLPACK_OTHER.get(kind, f"type {kind}")
+        raise BufferError(f"fnp.from_dlpack: the array is in {name} memory, which no fad "
+                          "backend reads (fad reads CPU memory with NumPy and CUDA memory "
+                          "with CuPy)")
+    out = xp.from_dlpack(x, **kwargs)
+    if capsule and copy:
+        out = xp.asarray(out, copy=True)
+    return out
+
+
+def _cupy_namespace(memory: str) -> Any:
+    try:
+        import cupy
+    except ImportError:
+        raise RuntimeError(f"fnp.from_dlpack: the array is in {memory} memory, which fad "
+                           "reads with CuPy, and CuPy is not installed (pip install "
+                           '"fad[cuda]"); or pass device="cpu" for a host copy') from None
+    return cupy
+
+
+class _Capsule:
+    """A DLPack capsule seen as an array: its ``__dlpack__`` hands over the capsule,
+    its ``__dlpack_device__`` reads the device from the capsule's tensor."""
+
+    def __init__(self, capsule: Any):
+        self._capsule = capsule
+        self._device = _capsule_device(capsule)
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        return self._device
+
+    def __dlpack__(self, **_: Any) -> Any:
+        return self._capsule
+
+
+def _capsule_device(capsule: Any) -> tuple[int, int]:
+    """``(device type, index)`` of the tensor in a DLPack capsule: the ``DLDevice``
+    after the data pointer of its ``DLTensor``, which starts a legacy
+    ``DLManagedTensor`` and follows the version, context, deleter and flags of a
+    ``DLManagedTensorVersioned``."""
+    import ctypes
+    api = ctypes.pythonapi
+    api.PyCapsule_GetName.restype = ctypes.c_char_p
+    api.PyCapsule_GetName.argtypes = [ctypes.py_object]
+    api.PyCapsule_GetPointer.restype = ctypes.c_void_p
+    api.PyCapsule_GetPointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+    name = api.PyCapsule_GetName(capsule)
+    word = ctypes.sizeof(ctypes.c_void_p)
+    if name == b"dltensor":
+        offset = word
+    elif name == b"dltensor_versioned":
+        offset = 8 + 2 * word + 8 + word
+    elif name in (b"used_dltensor", b"used_dltensor_versioned"):
+        raise BufferError("this DLPack capsule was imported already (a capsule can be "
+                          "imported once); export the array again")
+    else:
+        raise TypeError(f"not a DLPack capsule (its name is {name!r})")
+    pointer = api.PyCapsule_GetPointer(capsule, name)
+    kind, index = (ctypes.c_int32 * 2).from_address(pointer + offset)
+    return kind, index
 
 
 def tri(N: int, M: int | None = None, k: int = 0, dtype: Any = float) -> Any:

@@ -133,7 +133,12 @@ def _expand_0d_masks(x: Any, index: tuple) -> tuple:
 
 
 def nonzero(a: Any) -> tuple:
-    """Indices of the non-zero elements (concrete values only; not differentiable)."""
+    """Indices of the non-zero elements (concrete values only; not differentiable).
+
+    >>> import fad.numpy as fnp
+    >>> [i.tolist() for i in fnp.nonzero(fnp.array([0, 3, 0, 4]))]
+    [[1, 3]]
+    """
     return tuple(asarray(i) for i in _nonzero_concrete(asarray(a) != 0))
 
 
@@ -152,7 +157,13 @@ def take(a: Any, indices: Any, axis: int | None = None) -> Any:
 
 
 def take_along_axis(arr: Any, indices: Any, axis: int | None) -> Any:
-    """Pick values along ``axis`` at ``indices`` (as from ``argsort``)."""
+    """Pick values along ``axis`` at ``indices`` (as from ``argsort``).
+
+    >>> import fad.numpy as fnp
+    >>> x = fnp.array([[3.0, 1.0, 2.0]])
+    >>> fnp.take_along_axis(x, fnp.argsort(x, axis=1), axis=1).tolist()
+    [[1.0, 2.0, 3.0]]
+    """
     arr = asarray(arr)
     indices = asarray(indices)
     if axis is None:

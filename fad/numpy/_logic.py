@@ -25,7 +25,7 @@ def isclose(a: Any, b: Any, rtol: float = 1e-05, atol: float = 1e-08,
     _, (a, b) = promote("add", operand(a), operand(b))
     with_inf = M.equal(a, b)
     close = M.less_equal(M.absolute(M.subtract(a, b)), M.add(atol, M.multiply(rtol,
-                                                                             M.absolute(b))))
+                                                                              M.absolute(b))))
     out = M.logical_or(with_inf, M.logical_and(close, M.isfinite(b)))
     if equal_nan:
         out = M.logical_or(out, M.logical_and(M.isnan(a), M.isnan(b)))

@@ -177,17 +177,32 @@ def _scaled_log(name: str, x: Any, scale: float) -> Any:
 
 
 def log2(x: Any) -> Any:
-    """Base-2 logarithm, ``log(x) / log(2)``."""
+    """Base-2 logarithm, ``log(x) / log(2)``.
+
+    >>> import fad.numpy as fnp
+    >>> fnp.log2(fnp.array([0.5, 1.0, 1024.0])).tolist()
+    [-1.0, 0.0, 10.0]
+    """
     return _scaled_log("log2", x, 1.0 / 0.6931471805599453)
 
 
 def log10(x: Any) -> Any:
-    """Base-10 logarithm, ``log(x) / log(10)``."""
+    """Base-10 logarithm, ``log(x) / log(10)``.
+
+    >>> import fad.numpy as fnp
+    >>> fnp.log10(fnp.array([1.0, 100.0])).round(12).tolist()  # (to a few ulp of NumPy's)
+    [0.0, 2.0]
+    """
     return _scaled_log("log10", x, 1.0 / 2.302585092994046)
 
 
 def sigmoid(x: Any) -> Any:
-    """The logistic function ``1 / (1 + exp(-x))``, finite for every ``x``."""
+    """The logistic function ``1 / (1 + exp(-x))``, finite for every ``x``.
+
+    >>> import fad.numpy as fnp
+    >>> float(fnp.sigmoid(0.0)), float(fnp.sigmoid(-1000.0))
+    (0.5, 0.0)
+    """
     x = asarray(x)
     _, (x,) = promote("exp", x)
     return bind(E.logistic_p, x)

@@ -6,7 +6,9 @@ from typing import Any
 
 import numpy as np
 
+from .. import numpy as fnp  # (the package, complete by the time a ufunc is dispatched)
 from ..core.trace import Tracer
+from ..primitives.structural import convert_element_type
 from . import _contractions as C
 from . import _creation as K
 from . import _indexing as I
@@ -27,13 +29,11 @@ def _shape_args(args: tuple) -> Any:
 
 
 def _astype(self: Any, dtype: Any, copy: bool = True) -> Any:
-    from ..primitives.structural import convert_element_type
     return convert_element_type(self, np.dtype(dtype))
 
 
 def _ufunc(self: Any, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
     """``np.sin(tracer)`` and friends dispatch to fad.numpy."""
-    import fad.numpy as fnp
     fn = getattr(fnp, ufunc.__name__, None)
     if method != "__call__" or fn is None or kwargs.get("out") is not None:
         return NotImplemented

@@ -58,7 +58,14 @@ def max(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False) -> An
 
 
 def min(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False) -> Any:
-    """Minimum over ``axis``; the derivative is shared equally among ties."""
+    """Minimum over ``axis``; the derivative is shared equally among ties.
+
+    >>> import fad, fad.numpy as fnp
+    >>> float(fnp.min(fnp.array([3.0, 1.0, 2.0])))
+    1.0
+    >>> fad.grad(lambda x: fnp.min(x))(fnp.array([1.0, 1.0, 2.0])).tolist()
+    [0.5, 0.5, 0.0]
+    """
     _no_out(out)
     return _reduce(R.reduce_min_p, asarray(a), axis, keepdims)
 
@@ -88,19 +95,34 @@ def argmax(a: Any, axis: Any = None, out: Any = None, *, keepdims: bool = False)
 
 
 def argmin(a: Any, axis: Any = None, out: Any = None, *, keepdims: bool = False) -> Any:
-    """Index of the minimum (not differentiable)."""
+    """Index of the minimum (not differentiable).
+
+    >>> import fad.numpy as fnp
+    >>> int(fnp.argmin(fnp.array([3.0, 1.0, 2.0])))
+    1
+    """
     _no_out(out)
     return _arg(R.argmin_p, a, axis, keepdims)
 
 
 def any(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False) -> Any:
-    """Whether any element is true."""
+    """Whether any element is true.
+
+    >>> import fad.numpy as fnp
+    >>> fnp.any(fnp.array([0.0, 2.0])).item()
+    True
+    """
     _no_out(out)
     return _reduce(R.reduce_or_p, _truth(a), axis, keepdims)
 
 
 def all(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False) -> Any:
-    """Whether every element is true."""
+    """Whether every element is true.
+
+    >>> import fad.numpy as fnp
+    >>> fnp.all(fnp.array([True, False])).item(), fnp.all(fnp.ones((2, 2)), axis=0).tolist()
+    (False, [True, True])
+    """
     _no_out(out)
     return _reduce(R.reduce_and_p, _truth(a), axis, keepdims)
 

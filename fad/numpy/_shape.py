@@ -18,7 +18,7 @@ from ..primitives import structural as S
 from ..primitives.indexing import gather
 from ..primitives.shapes import normalize_axes
 from ..primitives.sorting import constant
-from ._base import asarray, cast, concrete_array, dtype_of, static_shape
+from ._base import asarray, cast, concrete_array, dtype_of, promote_all, static_shape
 
 
 def _resolve_shape(shape: Any, size: int) -> tuple[int, ...]:
@@ -48,7 +48,12 @@ def reshape(a: Any, newshape: Any = None, order: str = "C", *, shape: Any = None
 
 
 def ravel(a: Any) -> Any:
-    """Flatten to 1-d."""
+    """Flatten to 1-d.
+
+    >>> import fad.numpy as fnp
+    >>> fnp.ravel(fnp.ones((2, 3))).shape
+    (6,)
+    """
     a = asarray(a)
     return S.reshape(a, (math.prod(a.shape),))
 
@@ -68,7 +73,12 @@ def transpose(a: Any, axes: Sequence[int] | None = None) -> Any:
 
 
 def swapaxes(a: Any, axis1: int, axis2: int) -> Any:
-    """Exchange two axes."""
+    """Exchange two axes.
+
+    >>> import fad.numpy as fnp
+    >>> fnp.swapaxes(fnp.zeros((2, 3, 4)), 0, 2).shape
+    (4, 3, 2)
+    """
     a = asarray(a)
     perm = list(range(a.ndim))
     i, j = normalize_axes(axis1, a.ndim)[0], normalize_axes(axis2, a.ndim)[0]
@@ -77,7 +87,12 @@ def swapaxes(a: Any, axis1: int, axis2: int) -> Any:
 
 
 def moveaxis(a: Any, source: Any, destination: Any) -> Any:
-    """Move axes to new positions, others keep their order."""
+    """Move axes to new positions, others keep their order.
+
+    >>> import fad.numpy as fnp
+    >>> fnp.moveaxis(fnp.zeros((2, 3, 4)), 0, -1).shape
+    (3, 4, 2)
+    """
     a = asarray(a)
     src = [normalize_axes(s, a.ndim)[0] for s in np.atleast_1d(source)]
     dst = [normalize_axes(d, a.ndim)[0] for d in np.atleast_1d(destination)]
@@ -88,7 +103,14 @@ def moveaxis(a: Any, source: Any, destination: Any) -> Any:
 
 
 def broadcast_to(array: Any, shape: Any) -> Any:
-    """Broadcast to ``shape`` (its derivative sums back)."""
+    """Broadcast to ``shape`` (its derivative sums back).
+
+    >>> import fad, fad.numpy as fnp
+    >>> fnp.broadcast_to(fnp.arange(3.0), (2, 3)).shape
+    (2, 3)
+    >>> fad.grad(lambda x: fnp.sum(fnp.broadcast_to(x, (2, 3))))(fnp.ones(3)).tolist()
+    [2.0, 2.0, 2.0]
+    """
     return S.broadcast_to(asarray(array), static_shape(shape, "fnp.broadcast_to"))
 
 
@@ -108,7 +130,12 @@ def expand_dims(a: Any, axis: Any) -> Any:
 
 
 def squeeze(a: Any, axis: Any = None) -> Any:
-    """Remove length-1 axes (all of them, or those in ``axis``)."""
+    """Remove length-1 axes (all of them, or those in ``axis``).
+
+    >>> import fad.numpy as fnp
+    >>> fnp.squeeze(fnp.ones((1, 3, 1))).shape, fnp.squeeze(fnp.ones((1, 3, 1)), axis=0).shape
+    ((3,), (3, 1))
+    """
     a = asarray(a)
     if axis is None:
         axes = tuple(i for i, n in enumerate(a.shape) if n == 1)
@@ -121,14 +148,6 @@ def squeeze(a: Any, axis: Any = None) -> Any:
     return S.reshape(a, tuple(n for i, n in enumerate(a.shape) if i not in axes))
 
 
-def _common(arrays: Sequence[Any]) -> list:
-    arrays = [asarray(x) for x in arrays]
-    if not arrays:
-        raise ValueError("need at least one array to concatenate")
-    dt = np.result_type(*[dtype_of(x) for x in arrays])
-    return [cast(x, dt) for x in arrays]
-
-
 def concatenate(arrays: Sequence[Any], axis: int | None = 0) -> Any:
     """Join arrays along an existing axis (``axis=None`` flattens first).
 
@@ -136,7 +155,7 @@ def concatenate(arrays: Sequence[Any], axis: int | None = 0) -> Any:
     >>> fnp.concatenate([fnp.ones((2, 1)), fnp.zeros((2, 2))], axis=1).shape
     (2, 3)
     """
-    arrays = _common(arrays)
+    arrays = promote_all(*arrays)
     if axis is None:
         arrays = [ravel(x) for x in arrays]
         axis = 0
@@ -158,7 +177,7 @@ def stack(arrays: Sequence[Any], axis: int = 0) -> Any:
     >>> fnp.stack([fnp.ones(3), fnp.zeros(3)], axis=-1).shape
     (3, 2)
     """
-    arrays = _common(arrays)
+    arrays = promote_all(*arrays)
     shapes = {x.shape for x in arrays}
     if len(shapes) != 1:
         raise ShapeError(f"all input arrays must have the same shape, got {sorted(shapes)}")
@@ -166,6 +185,12 @@ def stack(arrays: Sequence[Any], axis: int = 0) -> Any:
 
 
 def atleast_1d(a: Any) -> Any:
+    """``a`` with at least one axis (a scalar becomes shape ``(1,)``).
+
+    >>> import fad.numpy as fnp
+    >>> fnp.atleast_1d(3.0).shape
+    (1,)
+    """
     a = asarray(a)
     return S.reshape(a, (1,)) if a.ndim == 0 else a
 

@@ -23,7 +23,7 @@ from . import _indexing as I
 from . import _math as M
 from . import _reductions as R
 from . import _shape as S
-from ._base import asarray, cast, concrete_array, dtype_of, promote
+from ._base import asarray, cast, concrete_array, dtype_of, promote, promote_all
 from ._base import no_out as _no_out
 from ._complex import imag, real
 from ._indexing import diagonal
@@ -78,7 +78,12 @@ def var(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: int 
 
 def std(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: int = 0,
         keepdims: bool = False) -> Any:
-    """Standard deviation, ``sqrt(var)``."""
+    """Standard deviation, ``sqrt(var)``.
+
+    >>> import fad.numpy as fnp
+    >>> float(fnp.std(fnp.array([1.0, 3.0])))
+    1.0
+    """
     return sqrt(var(a, axis, dtype, out, ddof, keepdims))
 
 
@@ -179,7 +184,7 @@ def quantile(a: Any, q: Any, axis: Any = None, out: Any = None, overwrite_input:
     elif isinstance(q, Tracer):  # differentiable in q too: the weight is traced
         frac = M.subtract(M.multiply(asarray(q), float(n - 1)), lo.astype(np.float64))
     x_lo, x_hi = I.take(srt, constant(lo, srt), axis=-1), I.take(srt, constant(hi, srt),
-                                                                  axis=-1)
+                                                                 axis=-1)
     frac = frac.astype(dtype_of(srt))
     # NumPy's linear interpolation: lo + (hi - lo) * frac, from the nearer end
     res = M.where(frac >= 0.5, M.subtract(x_hi, M.multiply(M.subtract(x_hi, x_lo), 1 - frac)),
@@ -299,7 +304,7 @@ def interp(x: Any, xp: Any, fp: Any, left: Any = None, right: Any = None,
         raise NotImplementedError("interp: period= is not supported")
     xp_, fp_ = _float(xp), _float(fp)
     x = _float(x)
-    x, xp_, fp_ = C._promote_all(x, xp_, fp_)
+    x, xp_, fp_ = promote_all(x, xp_, fp_)
     n = xp_.shape[0]
     i = M.clip(M.subtract(searchsorted(xp_, x, side="right"), 1), 0, max(n - 2, 0))
     j = M.minimum(M.add(i, 1), n - 1)
@@ -332,7 +337,7 @@ def cov(m: Any, y: Any = None, rowvar: bool = True, bias: bool = False,
         yy = atleast_2d(_float(y))
         if not rowvar and yy.shape[0] != 1:
             yy = S.transpose(yy)
-        x = S.concatenate(C._promote_all(x, yy), axis=0)
+        x = S.concatenate(promote_all(x, yy), axis=0)
     n = x.shape[1]
     ddof = (0 if bias else 1) if ddof is None else ddof
     xc = M.subtract(x, mean(x, axis=1, keepdims=True))
@@ -422,7 +427,7 @@ def nanquantile(a: Any, q: Any, axis: Any = None, out: Any = None,
         axes = tuple(range(a.ndim)) if axis is None else \
             tuple(v % a.ndim for v in np.atleast_1d(axis).tolist())
         res = S.reshape(res, qs.shape + tuple(1 if i in axes else n
-                                               for i, n in enumerate(a.shape)))
+                                              for i, n in enumerate(a.shape)))
     return res
 
 

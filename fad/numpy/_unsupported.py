@@ -7,9 +7,16 @@ from typing import Any
 
 
 def unsupported(name: str, why: str) -> Any:
+    """A function that raises ``NotImplementedError`` naming ``fad.numpy.{name}``
+    (``name`` may name a submodule's function: ``"linalg.eig"``) and ``why``.
+
+    >>> unsupported("linalg.eig", "complex results")()
+    Traceback (most recent call last):
+    NotImplementedError: fad.numpy.linalg.eig is not supported: complex results
+    """
     def fn(*args: Any, **kwargs: Any) -> Any:
         raise NotImplementedError(f"fad.numpy.{name} is not supported: {why}")
-    fn.__name__ = name
+    fn.__name__ = fn.__qualname__ = name.rpartition(".")[2]
     fn.__doc__ = f"Not supported: ``numpy.{name}`` ({why})."
     return fn
 
@@ -19,7 +26,7 @@ MUTATES = ("it modifies its argument in place and fad's arrays are immutable; bu
 
 
 # NumPy functions of the covered categories that fad.numpy does not provide, and why
-# (tests/test_numpy_coverage.py checks that each raises NotImplementedError naming it).
+# (tests/numpy/test_numpy_coverage.py checks that each raises NotImplementedError naming it).
 NOT_SUPPORTED = {
     "put": MUTATES, "put_along_axis": MUTATES, "place": MUTATES, "putmask": MUTATES,
     "fill_diagonal": MUTATES, "copyto": MUTATES,

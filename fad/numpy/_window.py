@@ -6,4 +6,4 @@ from ._base import numpy_constant
 
 bartlett, blackman, hamming, hanning, kaiser = (
     numpy_constant(name, __name__) for name in ("bartlett", "blackman", "hamming", "hanning",
-                                                 "kaiser"))
+                                                "kaiser"))

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from ..primitives import complex as CX
+from ..primitives.structural import convert_element_type
 from ._base import asarray, dtype_of
 
 
@@ -29,7 +30,6 @@ def _norm_scale(norm: str | None, n: int, inverse: bool) -> float | None:
 def _transform(kind: str, a: Any, n: int | None, axis: int, norm: str | None) -> Any:
     a = asarray(a)
     if dtype_of(a).kind not in "fc":
-        from ..primitives.structural import convert_element_type
         a = convert_element_type(a, "float64")
     axis = axis % a.ndim
     if kind == "irfft":
@@ -44,28 +44,53 @@ def _transform(kind: str, a: Any, n: int | None, axis: int, norm: str | None) ->
 
 
 def fft(a: Any, n: int | None = None, axis: int = -1, norm: str | None = None) -> Any:
-    """One-dimensional discrete Fourier transform along ``axis``."""
+    """One-dimensional discrete Fourier transform along ``axis``.
+
+    >>> import fad.numpy as fnp
+    >>> fnp.fft.fft(fnp.array([1.0, 0.0, 0.0, 0.0])).tolist()
+    [(1+0j), (1+0j), (1+0j), (1+0j)]
+    """
     return _transform("fft", a, n, axis, norm)
 
 
 def ifft(a: Any, n: int | None = None, axis: int = -1, norm: str | None = None) -> Any:
-    """Inverse of ``fft``."""
+    """Inverse of ``fft``.
+
+    >>> import fad.numpy as fnp
+    >>> fnp.fft.ifft(fnp.fft.fft(fnp.array([1.0, 2.0]))).real.tolist()
+    [1.0, 2.0]
+    """
     return _transform("ifft", a, n, axis, norm)
 
 
 def rfft(a: Any, n: int | None = None, axis: int = -1, norm: str | None = None) -> Any:
-    """``fft`` of a real input, keeping the ``n // 2 + 1`` non-negative frequencies."""
+    """``fft`` of a real input, keeping the ``n // 2 + 1`` non-negative frequencies.
+
+    >>> import fad.numpy as fnp
+    >>> fnp.fft.rfft(fnp.ones(4)).tolist()
+    [(4+0j), 0j, 0j]
+    """
     return _transform("rfft", a, n, axis, norm)
 
 
 def irfft(a: Any, n: int | None = None, axis: int = -1, norm: str | None = None) -> Any:
-    """Inverse of ``rfft``: a real signal of length ``n`` (default ``2 (m - 1)``)."""
+    """Inverse of ``rfft``: a real signal of length ``n`` (default ``2 (m - 1)``).
+
+    >>> import fad.numpy as fnp
+    >>> fnp.fft.irfft(fnp.fft.rfft(fnp.array([1.0, 2.0, 3.0, 4.0]))).round(12).tolist()
+    [1.0, 2.0, 3.0, 4.0]
+    """
     return _transform("irfft", a, n, axis, norm)
 
 
 def fft2(a: Any, s: Sequence[int] | None = None, axes: Sequence[int] = (-2, -1),
          norm: str | None = None) -> Any:
-    """Two-dimensional ``fft`` over ``axes``."""
+    """Two-dimensional ``fft`` over ``axes``.
+
+    >>> import fad.numpy as fnp
+    >>> fnp.fft.fft2(fnp.ones((2, 2))).real.tolist()
+    [[4.0, 0.0], [0.0, 0.0]]
+    """
     out = a
     for k, ax in enumerate(axes):
         out = fft(out, None if s is None else s[k], ax, norm)
@@ -74,8 +99,16 @@ def fft2(a: Any, s: Sequence[int] | None = None, axes: Sequence[int] = (-2, -1),
 
 def ifft2(a: Any, s: Sequence[int] | None = None, axes: Sequence[int] = (-2, -1),
           norm: str | None = None) -> Any:
-    """Inverse of ``fft2``."""
+    """Inverse of ``fft2``.
+
+    >>> import fad.numpy as fnp
+    >>> fnp.fft.ifft2(fnp.fft.fft2(fnp.eye(2))).real.round(12).tolist()
+    [[1.0, 0.0], [0.0, 1.0]]
+    """
     out = a
     for k, ax in enumerate(axes):
         out = ifft(out, None if s is None else s[k], ax, norm)
     return out
+
+
+__all__ = ["fft", "ifft", "rfft", "irfft", "fft2", "ifft2"]

@@ -35,8 +35,9 @@ from . import _indexing as I
 from . import _math as M
 from . import _reductions as R
 from . import _shape as S
-from ._base import asarray, cast, dtype_of, no_out
+from ._base import asarray, cast, dtype_of, no_out, promote_all
 from ._complex import conj, imag, real
+from ._unsupported import unsupported
 
 LinAlgError = np.linalg.LinAlgError
 EighResult = namedtuple("EighResult", "eigenvalues eigenvectors")
@@ -111,7 +112,7 @@ def solve(a: Any, b: Any) -> Any:
     """
     a = _matrix(a, "solve")
     b = _float(b)
-    a, b = C._promote_all(a, b)
+    a, b = promote_all(a, b)
     vec = b.ndim == 1
     if vec:
         b = S.reshape(b, (b.shape[0], 1))
@@ -402,7 +403,7 @@ def cond(x: Any, p: Any = None) -> Any:
     if p in (None, 2, -2):
         s = svdvals(x)
         hi, lo = S._slice(s, s.ndim - 1, 0, 1), S._slice(s, s.ndim - 1, s.shape[-1] - 1,
-                                                          s.shape[-1])
+                                                         s.shape[-1])
         r = M.divide(hi, lo) if p != -2 else M.divide(lo, hi)
         return S.squeeze(r, -1)
     return M.multiply(norm(x, p, axis=(-2, -1)), norm(inv(x), p, axis=(-2, -1)))
@@ -634,18 +635,9 @@ def matrix_transpose(x: Any, /) -> Any:
     return S.swapaxes(x, -1, -2)
 
 
-def _complex(name: str) -> Any:
-    def fn(*args: Any, **kwargs: Any) -> Any:
-        raise NotImplementedError(
-            f"fad.numpy.linalg.{name} is not supported: its results are complex in "
-            "general (use eigh / eigvalsh for symmetric matrices)")
-    fn.__name__ = name
-    fn.__doc__ = f"Not supported: ``numpy.linalg.{name}`` (complex results)."
-    return fn
-
-
-eig = _complex("eig")
-eigvals = _complex("eigvals")
+_COMPLEX = "its results are complex in general; use eigh / eigvalsh for symmetric matrices"
+eig = unsupported("linalg.eig", _COMPLEX)
+eigvals = unsupported("linalg.eigvals", _COMPLEX)
 
 __all__ = ["LinAlgError", "cholesky", "cond", "cross", "det", "diagonal", "eig", "eigh",
            "eigvals", "eigvalsh", "inv", "lstsq", "matmul", "matrix_norm", "matrix_power",

@@ -18,7 +18,8 @@ the operands with their batch axis (``None``: not batched):
   broadcasting, batch axis first.
 * ``batch_moving_axis(prim, param)``: the batch axis to the front and the axis
   parameter ``param`` (an int or a tuple of ints) shifted by one.
-* ``loop_batch_rule(prim)``: ``prim`` once per example, stacked (correct, slower).
+* ``loop_batch_rule(prim)``: ``prim`` once per example, stacked (correct, slower;
+  ``stack`` joins the examples, as NumPy's ``stack``).
 
 ``unary`` and ``binary`` make a whole elementwise primitive: implementation,
 shape rule, jvp, batching rule and jit's kernel.
@@ -29,6 +30,7 @@ differentiable: higher derivatives come for free.
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Any, Callable
 
 import numpy as np
@@ -304,16 +306,25 @@ def loop_batch_rule(prim: Primitive) -> Callable:
         results = [bind(prim, *[index_example(v, d, i) for v, d in zip(vals, dims)],
                         **params) for i in range(size)]
         if prim.multiple_results:
-            return [_stack(list(r)) for r in zip(*results)], [0] * len(results[0])
-        return _stack(results), 0
+            return [stack(list(r)) for r in zip(*results)], [0] * len(results[0])
+        return stack(results), 0
     return rule
 
 
-def _stack(xs: list) -> Any:
-    """Same-shaped arrays joined along a new leading axis."""
+def stack(xs: list) -> Any:
+    """Same-shaped arrays joined along a new leading axis, in their common dtype
+    (NumPy's ``stack``, for the layers below ``fad.numpy``).
+
+    >>> import numpy as np
+    >>> y = stack([np.zeros(2, np.float32), np.ones(2)])
+    >>> y.shape, y.dtype
+    ((2, 2), dtype('float64'))
+    """
     ops = _ops()
-    shape = (1,) + tuple(shape_of(xs[0]))
-    rows = [ops.reshape(x, shape) for x in xs]
+    avals = [aval_of(x) for x in xs]
+    dtype = np.result_type(*[a.dtype for a in avals])
+    rows = [ops.reshape(x if a.dtype == dtype else ops.convert_element_type(x, dtype),
+                        (1,) + a.shape) for x, a in zip(xs, avals)]
     return rows[0] if len(rows) == 1 else bind(ops.concatenate_p, *rows, axis=0)
 
 
@@ -338,8 +349,6 @@ def _ops() -> Any:
     defined with these builders, so looked up once, on first use."""
     global _STRUCTURAL
     if _STRUCTURAL is None:
-        from types import SimpleNamespace
-
         from . import indexing, reductions, structural
         _STRUCTURAL = SimpleNamespace(**vars(structural), reduce_sum_p=reductions.reduce_sum_p,
                                       gather=indexing.gather)

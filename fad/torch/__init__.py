@@ -96,6 +96,7 @@ _methods.install()
 
 from . import autograd, cuda, nn, optim, serialization, utils  # noqa: E402
 from .serialization import load, save  # noqa: E402,F401
+from .utils.dlpack import from_dlpack  # noqa: E402,F401
 from ._functions import abs, all, any, max, min, pow, round, sum  # noqa: E402,F401
 
 

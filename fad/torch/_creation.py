@@ -10,30 +10,73 @@ from typing import Any, Sequence
 import numpy as np
 
 from .. import numpy as fnp
-from ..backends import default_xp
+from ..backends import default_xp, namespace_of
 from ..core.trace import Tracer
-from . import _dtype
+from . import _dtype, cuda
 from ._dtype import as_dtype, default_np
+from ._grad_mode import GRAD_ENABLED
 from ._graph import host
 from .tensor import Size, Tensor, _is_cupy, mark_shared, wrap
+from .tensor import device as _device
 
 _REQ_MSG = "Only Tensors of floating point and complex dtype can require gradients"
 
 
 # ------------------------------------------------------------------ placement
 def _xp_for(device: Any) -> Any:
-    if device is not None and str(device).startswith("cuda"):
-        import cupy
-        return cupy
-    return default_xp()
+    """The array namespace of ``device``: the default backend for ``None``, CuPy
+    for ``"cuda"`` (a one-sentence ``RuntimeError`` without CuPy or a GPU), and for
+    ``"cpu"`` the default backend unless that is CuPy, then NumPy."""
+    if device is None:
+        return default_xp()
+    if _device(device).type == "cuda":
+        return cuda.namespace()
+    xp = default_xp()
+    return np if _is_cupy_namespace(xp) else xp
+
+
+def _is_cupy_namespace(xp: Any) -> bool:
+    return getattr(xp, "__name__", "").split(".")[0] == "cupy"
 
 
 def _place(arr: np.ndarray, device: Any = None) -> Any:
-    """Put a host array on the backend of ``device`` (the default backend)."""
+    """Put a host array on the backend of ``device`` (the default backend for ``None``)."""
     xp = _xp_for(device)
     if xp is np:
         return arr
     return xp.asarray(arr)
+
+
+def _on_device(value: Any, device: Any) -> Any:
+    """``value``, moved to the backend of ``device`` when one is given and ``value``
+    is on another."""
+    if device is None or isinstance(value, Tracer):
+        return value
+    xp = _xp_for(device)
+    if namespace_of([value]) is xp:
+        return value
+    return _place(host(value), device)
+
+
+_MOVE_MSG = ("fad.torch: autograd does not record a move between devices ({src} to {dst}), "
+             "so no gradient would reach this tensor; create it on its device "
+             "(device='{dst}') or move it before requires_grad_() or under torch.no_grad()")
+
+
+def to_device(t: Tensor, device: Any) -> Tensor:
+    """A copy of ``t`` on ``device``'s backend (``t.to(device)`` when the device
+    differs). The copy is not recorded by autograd, so a tensor that requires grad
+    is refused while grad mode is on rather than cut from its gradient.
+
+    >>> import fad.torch as torch
+    >>> to_device(torch.ones(2), "cpu").device
+    device(type='cpu')
+    """
+    xp = _xp_for(device)  # (first: a missing CUDA is the error to see)
+    if t._requires_grad and GRAD_ENABLED.get():
+        raise RuntimeError(_MOVE_MSG.format(src=t.device.type, dst=_device(device).type))
+    value = host(t._value)
+    return wrap(value if xp is np else xp.asarray(value))
 
 
 def _finish(value: Any, requires_grad: bool) -> Tensor:
@@ -113,16 +156,14 @@ def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool
         value = value.copy() if hasattr(value, "copy") else value
         if dtype is not None:
             value = fnp.asarray(value, _dtype.np_dtype(dtype))
-        if device is not None and _is_cupy(value) != str(device).startswith("cuda"):
-            value = _place(host(value), device)
-        return _finish(value, requires_grad)
+        return _finish(_on_device(value, device), requires_grad)
     if _is_cupy(data) or (hasattr(data, "__array_namespace__") and
                           not isinstance(data, np.ndarray)):
         xp = data.__array_namespace__()
         value = xp.asarray(data, copy=True)
         if dtype is not None:
             value = xp.astype(value, getattr(xp, _dtype.np_dtype(dtype).name))
-        return _finish(value, requires_grad)
+        return _finish(_on_device(value, device), requires_grad)
     if isinstance(data, np.ndarray | np.generic):
         arr = np.array(data, dtype=None if dtype is None else _dtype.np_dtype(dtype))
     else:
@@ -134,7 +175,8 @@ def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool
 
 def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
     """Like ``tensor`` but shares memory with a NumPy array or Tensor when it can."""
-    if isinstance(data, Tensor) and (dtype is None or as_dtype(dtype) is data.dtype):
+    if isinstance(data, Tensor) and (dtype is None or as_dtype(dtype) is data.dtype) and \
+            (device is None or _device(device).type == data.device.type):
         return data
     if isinstance(data, Tracer) and dtype is None:
         return wrap(data)
@@ -278,23 +320,30 @@ def _like(t: Any, dtype: Any) -> tuple:
     return tuple(t.shape), dt, t
 
 
-def zeros_like(t: Any, *, dtype: Any = None, requires_grad: bool = False, **_: Any) -> Tensor:
+def zeros_like(t: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False,
+               **_: Any) -> Tensor:
+    """Zeros of ``t``'s shape, dtype and device (unless given)."""
     shape, dt, t = _like(t, dtype)
-    return zeros(shape, dtype=dt, requires_grad=requires_grad, device=t.device)
+    return zeros(shape, dtype=dt, requires_grad=requires_grad,
+                  device=t.device if device is None else device)
 
 
-def ones_like(t: Any, *, dtype: Any = None, requires_grad: bool = False, **_: Any) -> Tensor:
+def ones_like(t: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False,
+              **_: Any) -> Tensor:
+    """Ones of ``t``'s shape, dtype and device (unless given)."""
     shape, dt, t = _like(t, dtype)
-    return ones(shape, dtype=dt, requires_grad=requires_grad, device=t.device)
+    return ones(shape, dtype=dt, requires_grad=requires_grad,
+                device=t.device if device is None else device)
 
 
 empty_like = zeros_like
 
 
-def full_like(t: Any, fill_value: Any, *, dtype: Any = None, requires_grad: bool = False,
-              **_: Any) -> Tensor:
+def full_like(t: Any, fill_value: Any, *, dtype: Any = None, device: Any = None,
+              requires_grad: bool = False, **_: Any) -> Tensor:
     shape, dt, t = _like(t, dtype)
-    return full(shape, fill_value, dtype=dt, requires_grad=requires_grad, device=t.device)
+    return full(shape, fill_value, dtype=dt, requires_grad=requires_grad,
+                device=t.device if device is None else device)
 
 
 def arange(start: Any, end: Any = None, step: Any = 1, *, dtype: Any = None,
@@ -428,16 +477,19 @@ def randperm(n: int, **kwargs: Any) -> Tensor:
 
 def randn_like(t: Tensor, **kwargs: Any) -> Tensor:
     kwargs.setdefault("dtype", t.dtype)
+    kwargs.setdefault("device", t.device)
     return randn(tuple(t.shape), **kwargs)
 
 
 def rand_like(t: Tensor, **kwargs: Any) -> Tensor:
     kwargs.setdefault("dtype", t.dtype)
+    kwargs.setdefault("device", t.device)
     return rand(tuple(t.shape), **kwargs)
 
 
 def randint_like(t: Tensor, low: int, high: int | None = None, **kwargs: Any) -> Tensor:
     kwargs.setdefault("dtype", t.dtype)
+    kwargs.setdefault("device", t.device)
     return randint(low, high, tuple(t.shape), **kwargs)
 
 

@@ -50,6 +50,17 @@ complex128 = cdouble = dtype("complex128", np.complex128)
 
 ALL = (float32, float64, float16, int64, int32, int16, int8, uint8, bool, complex64,
        complex128)
+# PyTorch's word for each dtype in its messages; its legacy type names add "Tensor"
+TYPE_WORDS = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
+              "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
+              "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
+
+
+def type_word(d: dtype) -> str:
+    """PyTorch's word for dtype ``d`` in its messages (``Float``, ``Long``...)."""
+    return TYPE_WORDS.get(d.name, d.name)
+
+
 _FROM_NP: dict[np.dtype, dtype] = {d.np: d for d in ALL}
 _PY_TYPES = {builtins.float: float64, builtins.int: int64, builtins.bool: bool,
              builtins.complex: complex128}

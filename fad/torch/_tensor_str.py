@@ -10,6 +10,9 @@ from typing import Any
 
 import numpy as np
 
+from . import _dtype
+from ._graph import host
+
 
 @dataclasses.dataclass
 class _PrinterOptions:
@@ -185,8 +188,6 @@ def _add_suffixes(text: str, suffixes: list[str], indent: int) -> str:
 
 def tensor_repr(t: Any, prefix: str = "tensor(") -> str:
     """``repr`` of a facade Tensor, in PyTorch's format."""
-    from . import _dtype
-    from ._graph import host
     indent = len(prefix)
     suffixes = []
     dev = t.device

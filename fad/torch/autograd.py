@@ -18,6 +18,8 @@ from ..backends import namespace_of
 from ..core.trace import Tracer
 from ..transforms.custom import custom_vjp
 from . import _dtype
+from . import _functions as F
+from ._creation import tensor, zeros_like
 from ._grad_mode import (
     GRAD_ENABLED,
     enable_grad,
@@ -26,7 +28,7 @@ from ._grad_mode import (
     no_grad,
     set_grad_enabled,
 )
-from ._graph import FREED_MSG, Node, edge_of, run_backward
+from ._graph import FREED_MSG, Node, _version_message, edge_of, run_backward
 from .tensor import Tensor, wrap
 
 __all__ = ["backward", "grad", "Function", "FunctionCtx", "Variable", "no_grad",
@@ -61,7 +63,6 @@ def _make_grads(outputs: list, grads: list, create_graph: bool) -> list:
             out.append(wrap(arr) if create_graph else arr)
             continue
         if not isinstance(g, Tensor):
-            from ._creation import tensor
             g = tensor(g, dtype=t.dtype)
         if g.shape != t.shape:
             raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of "
@@ -141,7 +142,6 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool
     res = run_backward(outputs, grads, bool(retain_graph), bool(create_graph), inputs,
                        accumulate=False, allow_unused=bool(allow_unused))
     if materialize_grads:
-        from ._creation import zeros_like
         res = [zeros_like(t) if g is None else g for g, t in zip(res, inputs)]
     del single
     return tuple(res)
@@ -166,7 +166,6 @@ class FunctionCtx:
         saved = getattr(self, "_saved", ())
         for t, v in zip(saved, getattr(self, "_saved_versions", ())):
             if t is not None and t._version != v:
-                from ._graph import _version_message
                 raise RuntimeError(_version_message(None, t, t._version, v))
         return tuple(saved)
 
@@ -441,7 +440,6 @@ class functional:
     @staticmethod
     def jacobian(func: Any, inputs: Any, create_graph: bool = False, strict: bool = False,
                  vectorize: bool = False, strategy: str = "reverse-mode") -> Any:
-        from . import _functions as F
         single = isinstance(inputs, Tensor)
         ins = [x.detach().requires_grad_(True) for x in _as_list(inputs)]
         out = func(*ins)

@@ -1,28 +1,79 @@
-"""``torch.cuda``: the CuPy backend stands in for CUDA."""
+"""``torch.cuda``: the CuPy backend stands in for CUDA.
+
+A ``"cuda"`` device means CuPy's arrays. Without CuPy, or without a GPU, asking
+for one raises a single ``RuntimeError`` sentence saying which is missing (never
+an ``ImportError`` or a CUDA stack trace), and ``is_available()`` is ``False``.
+"""
 
 from __future__ import annotations
 
+from typing import Any
 
-def is_available() -> bool:
-    """Whether CuPy and a GPU are present."""
+_NO_CUPY = ('fad.torch: CUDA is not available: CuPy is not installed '
+            '(pip install "fad[cuda]")')
+_NO_DEVICE = "fad.torch: CUDA is not available: no CUDA device was found"
+
+
+def _probe() -> tuple[Any, str | None]:
+    """``(cupy, None)`` when CuPy and a GPU are present, else ``(None, why not)``."""
     try:
         import cupy
-        return cupy.cuda.runtime.getDeviceCount() > 0
-    except Exception:
-        return False
+    except ImportError:
+        return None, _NO_CUPY
+    try:
+        count = int(cupy.cuda.runtime.getDeviceCount())
+    except Exception as e:  # CuPy's CUDARuntimeError without a driver or a device
+        reason = str(e).splitlines()[0] if str(e) else type(e).__name__
+        return None, f"{_NO_DEVICE} (CuPy says: {reason})"
+    if count < 1:
+        return None, _NO_DEVICE
+    return cupy, None
+
+
+def namespace() -> Any:
+    """The array namespace of the ``"cuda"`` device: CuPy, when it and a GPU are
+    present; otherwise a ``RuntimeError`` of one sentence saying what is missing.
+
+    >>> import fad.torch as torch
+    >>> if not torch.cuda.is_available():
+    ...     try:
+    ...         torch.cuda.namespace()
+    ...     except RuntimeError as e:
+    ...         print(str(e).startswith("fad.torch: CUDA is not available"))
+    ... else:
+    ...     print(True)
+    True
+    """
+    cupy, why = _probe()
+    if cupy is None:
+        raise RuntimeError(why) from None
+    return cupy
+
+
+def is_available() -> bool:
+    """Whether CuPy and a GPU are present.
+
+    >>> import fad.torch as torch
+    >>> isinstance(torch.cuda.is_available(), bool)
+    True
+    """
+    return _probe()[0] is not None
 
 
 def device_count() -> int:
-    try:
-        import cupy
-        return int(cupy.cuda.runtime.getDeviceCount())
-    except Exception:
-        return 0
+    """How many GPUs CuPy sees (0 without CuPy or a GPU).
+
+    >>> import fad.torch as torch
+    >>> torch.cuda.device_count() >= 0
+    True
+    """
+    cupy, _ = _probe()
+    return 0 if cupy is None else int(cupy.cuda.runtime.getDeviceCount())
 
 
 def manual_seed(seed: int) -> None:
     """Seeds the one generator fad.torch has."""
-    from ._creation import manual_seed as _seed
+    from ._creation import manual_seed as _seed  # (_creation imports this module)
     _seed(seed)
 
 

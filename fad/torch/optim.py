@@ -11,6 +11,7 @@ from typing import Any, Callable, Iterable
 
 import numpy as np
 
+from ._grad_mode import enable_grad
 from .tensor import Tensor, wrap
 
 
@@ -69,7 +70,6 @@ class Optimizer:
     def step(self, closure: Callable | None = None) -> Any:
         loss = None
         if closure is not None:
-            from ._grad_mode import enable_grad
             with enable_grad():
                 loss = closure()
         for group, p, g in self._grads():

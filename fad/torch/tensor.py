@@ -15,6 +15,7 @@ from typing import Any, Iterator
 import numpy as np
 
 from .. import numpy as fnp
+from ..backends import namespace_of
 from . import _dtype, _graph
 from ._grad_mode import GRAD_ENABLED
 from ._graph import RemovableHandle, host
@@ -55,6 +56,8 @@ class device:
     def __init__(self, type: Any = "cpu", index: int | None = None):
         if isinstance(type, device):
             type, index = type.type, type.index
+        elif isinstance(type, int) and not isinstance(type, bool):
+            type, index = "cuda", type  # (a bare index names a CUDA device, as in PyTorch)
         type = str(type)
         if ":" in type:
             type, idx = type.split(":")
@@ -86,14 +89,58 @@ class device:
 _CPU = device("cpu")
 _CUDA = device("cuda", 0)
 
-_TYPE_NAMES = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
-               "int64": "LongTensor", "int32": "IntTensor", "int16": "ShortTensor",
-               "int8": "CharTensor", "uint8": "ByteTensor", "bool": "BoolTensor",
-               "complex64": "ComplexFloatTensor", "complex128": "ComplexDoubleTensor"}
+_TYPE_NAMES = {name: word + "Tensor" for name, word in _dtype.TYPE_WORDS.items()}
 
 
 def _is_cupy(v: Any) -> bool:
     return type(v).__module__.startswith("cupy")
+
+
+_HOST_DEVICES = (1, 3)  # DLPack's kDLCPU and kDLCUDAHost: memory the CPU reads
+_NO_BUFFER = ("a traced tensor (inside a fad transformation) has no memory to export; "
+              "export it outside the transformation")
+
+
+def _on_host(v: Any) -> bool:
+    """Whether the array ``v`` lives in host memory (NumPy can view it)."""
+    if type(v) is np.ndarray:
+        return True
+    if _is_cupy(v):
+        return False
+    device_of = getattr(v, "__dlpack_device__", None)
+    if device_of is None:
+        return True
+    try:
+        return int(device_of()[0]) in _HOST_DEVICES
+    except Exception:
+        return True
+
+
+def export_dlpack(t: "Tensor", **kwargs: Any) -> Any:
+    """A DLPack capsule of ``t``'s memory (``kwargs``: ``__dlpack__``'s, the ``None``
+    ones left out). ``t`` first gets a buffer of its own to share (see
+    ``Tensor._own``) and a writable one; an array with negative strides is exported
+    as a contiguous copy (PyTorch cannot import such strides), or refused when
+    ``copy=False``.
+
+    >>> import fad.torch as torch
+    >>> type(export_dlpack(torch.zeros(2))).__name__
+    'PyCapsule'
+    """
+    v = t._value
+    if not hasattr(v, "__dlpack__"):
+        raise BufferError(_NO_BUFFER)
+    v = t._own()
+    if type(v) is np.ndarray:
+        if not v.flags.writeable:  # (a tensor's memory is writable: give t its own)
+            t._value = v = v.copy()
+        if any(s < 0 for s in v.strides):
+            if kwargs.get("copy") is False:
+                raise BufferError("can't export a tensor with negative strides without a "
+                                  "copy; pass copy=None or call .contiguous() first")
+            v = np.ascontiguousarray(v)
+    mark_shared(t)
+    return v.__dlpack__(**{k: a for k, a in kwargs.items() if a is not None})
 
 
 class Tensor:
@@ -354,24 +401,116 @@ class Tensor:
         if type(v) is np.ndarray:
             mark_shared(self)
             return v
-        if _is_cupy(v) and not force:
-            raise TypeError("can't convert cuda:0 device type tensor to numpy. Use "
-                            "Tensor.cpu() to copy the tensor to host memory first.")
-        return host(v)
+        if not _on_host(v):
+            if not force:
+                raise TypeError(f"can't convert {self.device} device type tensor to numpy. "
+                                "Use Tensor.cpu() to copy the tensor to host memory first.")
+            return host(v)
+        try:  # another host backend's array: NumPy's view of the same memory
+            a = np.from_dlpack(v)
+        except Exception:
+            return host(v)
+        mark_shared(self)
+        return a
 
-    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
+        """NumPy's view of the data (``np.asarray(t)``): host tensors only; a CUDA
+        tensor says to call ``.cpu()`` first, as PyTorch's does.
+
+        >>> import numpy as np, fad.torch as torch
+        >>> t = torch.zeros(2)
+        >>> np.asarray(t)[0] = 5.0
+        >>> t
+        tensor([5., 0.])
+        """
         a = self.numpy()
-        return a if dtype is None else a.astype(dtype, copy=False)
+        if dtype is not None and a.dtype != np.dtype(dtype):
+            if copy is False:
+                raise ValueError(f"can't view a {a.dtype} tensor as {np.dtype(dtype)} without "
+                                 "a copy (copy=False)")
+            return a.astype(dtype)
+        return a.copy() if copy else a
+
+    def __array_namespace__(self, *, api_version: str | None = None) -> Any:
+        """The Array API namespace of the tensor's backend (``numpy`` for a CPU
+        tensor, ``cupy`` for a CUDA one); ``api_version`` is accepted and ignored.
+
+        >>> import numpy as np, fad.torch as torch
+        >>> torch.zeros(2).__array_namespace__() is np
+        True
+        """
+        return namespace_of([self._value])
+
+    def __dlpack__(self, *, stream: Any = None, max_version: tuple[int, int] | None = None,
+                   dl_device: tuple[int, int] | None = None,
+                   copy: bool | None = None) -> Any:
+        """The tensor's memory as a DLPack capsule, for ``numpy.from_dlpack``,
+        ``torch.from_dlpack`` and other consumers (no copy unless ``copy=True``,
+        or unless the layout has negative strides, which not every consumer
+        reads). A tensor that requires grad refuses, as PyTorch's does.
+
+        >>> import numpy as np, fad.torch as torch
+        >>> t = torch.zeros(3)
+        >>> np.from_dlpack(t)[0] = 1.0
+        >>> t
+        tensor([1., 0., 0.])
+        """
+        if self._requires_grad:
+            raise BufferError("Can't export tensors that require gradient, use "
+                              "tensor.detach()")
+        return export_dlpack(self, stream=stream, max_version=max_version,
+                             dl_device=dl_device, copy=copy)
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        """``(DLPack device type, index)`` of the tensor's memory: ``(1, 0)`` on the CPU.
+
+        >>> import fad.torch as torch
+        >>> tuple(int(n) for n in torch.zeros(1).__dlpack_device__())
+        (1, 0)
+        """
+        device_of = getattr(self._value, "__dlpack_device__", None)
+        if device_of is None:
+            raise BufferError(_NO_BUFFER)
+        return device_of()
 
     def __fad_array__(self) -> Any:
         """The backend array: what ``fad.numpy`` and fad's transformations see."""
         return self._value
 
-    def cpu(self) -> "Tensor":
+    def cpu(self, memory_format: Any = None) -> "Tensor":
+        """The tensor on the CPU (itself when it is there already).
+
+        >>> import fad.torch as torch
+        >>> t = torch.ones(2)
+        >>> t.cpu() is t
+        True
+        """
         return self.to("cpu")
 
-    def cuda(self, device: Any = None, non_blocking: bool = False) -> "Tensor":
-        return self.to("cuda")
+    def cuda(self, device: Any = None, non_blocking: bool = False,
+             memory_format: Any = None) -> "Tensor":
+        """The tensor on a CUDA device (CuPy); without CuPy or a GPU a one-sentence
+        ``RuntimeError`` says which is missing.
+
+        >>> import fad.torch as torch
+        >>> torch.ones(2).cuda().is_cuda if torch.cuda.is_available() else True
+        True
+        """
+        if device is None:
+            device = "cuda"
+        elif isinstance(device, int) and not isinstance(device, bool):
+            device = f"cuda:{device}"
+        return self.to(device)
+
+    @property
+    def is_cpu(self) -> bool:
+        """Whether the tensor's memory is on the host.
+
+        >>> import fad.torch as torch
+        >>> torch.zeros(1).is_cpu
+        True
+        """
+        return _on_host(self._value)
 
     def __bool__(self) -> bool:
         n = self.numel()

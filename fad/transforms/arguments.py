@@ -86,7 +86,7 @@ def positional_parameter(fun: Callable, name: str) -> bool:
     sig = signature(fun)
     p = sig.parameters.get(name) if sig is not None else None
     return p is not None and p.kind in (inspect.Parameter.POSITIONAL_ONLY,
-                                         inspect.Parameter.POSITIONAL_OR_KEYWORD)
+                                        inspect.Parameter.POSITIONAL_OR_KEYWORD)
 
 
 def require_callable(fun: Any, transformation: str) -> None:

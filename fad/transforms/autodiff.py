@@ -1,4 +1,6 @@
-"""The public transformations: thin compositions of trace -> rewrite -> evaluate."""
+"""Differentiation and staging: ``grad``, ``value_and_grad``, ``vjp``, ``jvp``,
+``linearize``, ``make_jaxpr``, ``stop_gradient`` and ``no_grad``, thin compositions
+of trace -> rewrite -> evaluate (the Jacobians are in ``jacobians``)."""
 
 from __future__ import annotations
 
@@ -258,8 +260,8 @@ def _checked_tangents(tangents: Sequence, p_leaves: list, p_tree: Any, primals: 
         raise TypeError(f"{who}: the tangents must have the structure of the primals, "
                         f"{p_tree!r}, but have the structure {t_tree!r}")
     return check_like(t_leaves, [aval_of(p) for p in p_leaves],
-                       lambda: tree_leaf_paths(list(primals), "primals"), f"{who} got a",
-                       "tangent")
+                      lambda: tree_leaf_paths(list(primals), "primals"), f"{who} got a",
+                      "tangent")
 
 
 def linearize(fun: Callable, *primals: Any) -> tuple:
@@ -292,7 +294,6 @@ def linearize(fun: Callable, *primals: Any) -> tuple:
     return tree_unflatten(out_tree[0], outs), f_jvp
 
 
-# ---------------------------------------------------------------- Jacobians
 # ---------------------------------------------------------------- constants
 def stop_gradient(x: Any) -> Any:
     """The identity, with a zero derivative in every differentiation mode.

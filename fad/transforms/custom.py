@@ -485,7 +485,7 @@ def checkpoint(fun: Callable) -> Callable:
         # closures over running transformations' tracers (a layer's parameters)
         # become inputs eagerly too, so that they are recomputed rather than taped
         return _FlatCall(fun, _positional(fun, args, kwargs), ()).bind(checkpoint_p,
-                                                                      eagerly=True)
+                                                                       eagerly=True)
 
     return remat
 

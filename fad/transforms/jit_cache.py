@@ -197,7 +197,7 @@ def _differences(old: dict, new: dict) -> list[tuple[str, Any, Any]]:
     """``(where, before, now)`` for each argument or leaf that differs (a leaf under a
     changed structure is not listed: the structure is)."""
     moved = [w for w in {**old, **new} if "structure" in (getattr(old.get(w), "kind", ""),
-                                                         getattr(new.get(w), "kind", ""))
+                                                          getattr(new.get(w), "kind", ""))
              and old.get(w) != new.get(w)]
 
     def under(w: str) -> bool:

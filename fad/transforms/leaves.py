@@ -21,22 +21,24 @@ def leaf_array(x: Any) -> Any:
     """An input of a transformation as an array (or tracer)."""
     if type(x) is np.ndarray or isinstance(x, Tracer | ShapedArray | np.generic):
         return x
+    conv = getattr(x, "__fad_array__", None)  # (before the namespace: a facade Tensor
+    if conv is not None:                      # has both, and its array is what counts)
+        return conv()
     if hasattr(x, "__array_namespace__"):
         reject_masked(x)
         return x
-    conv = getattr(x, "__fad_array__", None)
-    if conv is not None:
-        return conv()
     return asarray(x)  # (a Python scalar or nested list)
 
 
 def as_array(x: Any) -> Any:
     """A function's output leaf as a tracer or an array: a Python value (a scalar,
     a nested list) becomes an array of the default backend."""
-    if isinstance(x, Tracer) or hasattr(x, "__array_namespace__") or isinstance(x, np.generic):
+    if isinstance(x, Tracer) or isinstance(x, np.generic):
         return x
     conv = getattr(x, "__fad_array__", None)
-    return as_array(conv()) if conv is not None else asarray(x)
+    if conv is not None:
+        return as_array(conv())
+    return x if hasattr(x, "__array_namespace__") else asarray(x)
 
 
 def reject_masked(x: Any) -> None:
@@ -133,7 +135,7 @@ def check_like(values: list, avals: list, names: Callable[[], list], context: st
     for k, (v, a) in enumerate(zip(values, avals)):
         inexact = a.dtype.kind in "fc"
         if type(v) in _WEAK_SCALARS and inexact and (type(v) is not complex or
-                                                       a.dtype.kind == "c"):
+                                                     a.dtype.kind == "c"):
             xp = default_xp()
             v = xp.asarray(v, dtype=a.dtype if xp is np else getattr(xp, a.dtype.name))
         else:

@@ -21,7 +21,7 @@ from ..core.ir import (
 )
 from ..core.trace import aval_of
 from ..interpreters.evaluate import eval_jaxpr
-from ..transforms import autodiff as api
+from ..transforms import autodiff
 from ..tree import tree_leaf_paths, tree_leaves, tree_structure, tree_unflatten
 from .graph import (
     _BWD_OP,
@@ -319,7 +319,7 @@ def _grad_program(fun: Callable, args: tuple, nums: tuple[int, ...],
               and out_avals[0].dtype.kind in "fc" and out_tree == tree_structure(0))
     name = _fun_name(fun) or "f"
     if scalar:
-        bwd = api.make_jaxpr(api.grad(fun, argnums=nums))(*args)
+        bwd = autodiff.make_jaxpr(autodiff.grad(fun, argnums=nums))(*args)
         title = f"gradient program: make_jaxpr(grad({name}))"
         return bwd, len(in_labels), in_labels, grad_labels, None, title
 
@@ -332,11 +332,11 @@ def _grad_program(fun: Callable, args: tuple, nums: tuple[int, ...],
                 full[i] = d
             return fun(*full)
 
-        _, pull = api.vjp(partial, *[primals[i] for i in nums])
+        _, pull = autodiff.vjp(partial, *[primals[i] for i in nums])
         return pull(ct)
 
     ct = tree_unflatten(out_tree, [np.zeros(a.shape, a.dtype) for a in out_avals])
-    bwd = api.make_jaxpr(pullback)(*args, ct)
+    bwd = autodiff.make_jaxpr(pullback)(*args, ct)
     ct_labels = [f"cotangent of {lab}" for lab in out_labels]
     grad_labels = [f"cotangent of {lab}" for i in nums for lab in arg_labels[i]]
     colors = [_INPUT] * len(in_labels) + [_COTANGENT] * len(ct_labels)
@@ -364,7 +364,7 @@ def _bad_argnum(i: int, n: int) -> int:
 
 def _draw_function(fun: Callable, args: tuple, *, backward: bool, names: Any,
                    argnums: Any) -> Graph:
-    fwd = api.make_jaxpr(fun)(*args)
+    fwd = autodiff.make_jaxpr(fun)(*args)
     bases = _param_names(fun, len(args))
     if isinstance(names, Mapping):
         by_id = _names_by_identity(names)
@@ -418,7 +418,8 @@ def _draw_jaxpr(obj: ClosedJaxpr | Jaxpr, *, backward: bool, names: Any,
 
 def _jaxpr_grad_program(jaxpr: Jaxpr, consts: list, in_labels: list[str],
                         out_labels: list[str], argnums: Any) -> tuple:
-    """The gradient program of a jaxpr, obtained by re-tracing it (fad's invariant 2)."""
+    """The gradient program of a jaxpr, obtained by re-tracing it: ``eval_jaxpr``
+    binds each equation again, under ``grad`` or ``vjp``."""
     avals = [v.aval for v in jaxpr.invars]
     args = tuple(np.zeros(a.shape, a.dtype) for a in avals)
     out_avals = [v.aval for v in jaxpr.outvars]

@@ -32,7 +32,7 @@ import fad.numpy as fnp
 import fad.torch as torch
 import fad.torch._grad_mode as grad_mode
 import fad.torch._graph as graph
-import fad.torch._recorder as ops
+import fad.torch._recorder as recorder
 import fad.torch.autograd as autograd
 import fad.transforms.autodiff as autodiff
 from fad.core import trace
@@ -299,7 +299,7 @@ def test_facade_backward_survives_an_interrupt_anywhere(monkeypatch: pytest.Monk
     """``Tensor.backward()`` (and the forward's program cache) interrupted at any line:
     the ``.grad`` of each leaf is untouched or complete, and running backward again
     gives the right gradients or says the graph was freed, never a wrong value."""
-    monkeypatch.setattr(ops, "_COMPILE_ON_FIRST_SIGHT", True)
+    monkeypatch.setattr(recorder, "_COMPILE_ON_FIRST_SIGHT", True)
     F = torch.nn.functional
     xv, wv = np.array([0.5, -1.0, 2.0]), np.array([1.5, 0.25, -0.5])
     box: dict = {}
@@ -315,16 +315,16 @@ def test_facade_backward_survives_an_interrupt_anywhere(monkeypatch: pytest.Monk
     expected = x0.grad.numpy().copy(), w0.grad.numpy().copy()
 
     def run() -> None:
-        monkeypatch.setattr(ops, "_PROGRAMS", {})
+        monkeypatch.setattr(recorder, "_PROGRAMS", {})
         x, w = torch.tensor(xv, requires_grad=True), torch.tensor(wv, requires_grad=True)
         box.update(x=x, w=w)
         box["y"] = y = loss(x, w)
         y.backward()
 
     def check(where: list) -> None:
-        for p in ops._PROGRAMS.values():
-            assert p is None or p is ops._SEEN_ONCE or \
-                all(hasattr(p, s) for s in ops._Program.__slots__), f"{p} after {where}"
+        for p in recorder._PROGRAMS.values():
+            assert p is None or p is recorder._SEEN_ONCE or \
+                all(hasattr(p, s) for s in recorder._Program.__slots__), f"{p} after {where}"
         x, w, y = box.get("x"), box.get("w"), box.get("y")
         if y is None:
             return
@@ -344,7 +344,7 @@ def test_facade_backward_survives_an_interrupt_anywhere(monkeypatch: pytest.Monk
                      graph._graph_order, graph.edge_of, graph._run_pre_hooks,
                      graph._apply_hooks, graph._run_node_hooks, graph.Node,
                      tensor.accumulate_into, tensor.wrap_grad, tape.tape_pullback,
-                     tape.pullback, ops._apply_program, grad_mode.no_grad)
+                     tape.pullback, recorder._apply_program, grad_mode.no_grad)
     assert inject_everywhere(targets, run, check) > 100
 
 

@@ -14,7 +14,7 @@ CATEGORIES = {
     "creation": """array asarray asanyarray ascontiguousarray asfortranarray
         asarray_chkfinite require copy zeros ones full empty zeros_like ones_like full_like
         empty_like eye identity arange linspace logspace geomspace meshgrid tri diagflat
-        indices fromfunction fromiter frombuffer diag_indices tril_indices triu_indices
+        indices fromfunction fromiter frombuffer from_dlpack diag_indices tril_indices triu_indices
         mask_indices ix_ vander bartlett blackman hamming hanning kaiser""",
     "math": """add subtract multiply divide true_divide floor_divide negative positive
         power pow float_power square sqrt cbrt exp exp2 expm1 log log2 log10 log1p
@@ -92,7 +92,7 @@ OUT_OF_SCOPE = {
     "set routines": "intersect1d setdiff1d setxor1d union1d",
     "bit packing": "packbits unpackbits bitwise_count",
     "memory, errors, configuration": """may_share_memory shares_memory isfortran isscalar
-        iterable info show_config show_runtime get_include test from_dlpack nested_iters
+        iterable info show_config show_runtime get_include test nested_iters
         frompyfunc getbufsize setbufsize geterr seterr geterrcall seterrcall""",
     "matrix class and old dtype helpers": "asmatrix bmat common_type mintypecode",
 }

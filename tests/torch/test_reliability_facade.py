@@ -18,6 +18,7 @@ import pytest
 from facade_graphs import grad_fn_nodes
 
 import fad.torch as ftorch
+import fad.torch._recorder as recorder
 
 MODIFIED = ("one of the variables needed for gradient computation has been modified by "
             "an inplace operation")
@@ -438,10 +439,9 @@ def test_every_recording_path_checks_the_same_values(name: str,
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     """The general path (first sight), the direct forms and the programs (later calls)
     guard the same saved values."""
-    import fad.torch._recorder as ops
-    monkeypatch.setattr(ops, "_DIRECT", {})
-    monkeypatch.setattr(ops, "_PROGRAMS", {})
-    monkeypatch.setattr(ops, "_COMPILE_ON_FIRST_SIGHT", True)
+    monkeypatch.setattr(recorder, "_DIRECT", {})
+    monkeypatch.setattr(recorder, "_PROGRAMS", {})
+    monkeypatch.setattr(recorder, "_COMPILE_ON_FIRST_SIGHT", True)
 
     def run() -> list:
         L = {"w": ftorch.tensor([0.5, -1.0, 2.0], requires_grad=True)}
@@ -449,10 +449,10 @@ def test_every_recording_path_checks_the_same_values(name: str,
         return _checked(PATHS[name](L, C))
 
     first, second, third = run(), run(), run()
-    assert any(v is not None for v in ops._DIRECT.values()) or ops._PROGRAMS
+    assert any(v is not None for v in recorder._DIRECT.values()) or recorder._PROGRAMS
     assert first == second == third
     assert any(items for _, items in first)
-    monkeypatch.setattr(ops, "_signature", lambda *a, **k: None)  # the general path only
+    monkeypatch.setattr(recorder, "_signature", lambda *a, **k: None)  # the general path only
     assert run() == first
 
 

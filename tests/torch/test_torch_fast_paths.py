@@ -17,7 +17,7 @@ from facade_graphs import grad_fn_nodes
 import fad
 import fad.numpy as fnp
 import fad.torch as torch
-import fad.torch._recorder as ops
+import fad.torch._recorder as recorder
 
 F = torch.nn.functional
 
@@ -26,13 +26,13 @@ F = torch.nn.functional
 def fast(monkeypatch: pytest.MonkeyPatch) -> None:
     """Fresh caches; programs compiled on first sight (so that the second call of a
     scenario runs every operation through a fast path)."""
-    monkeypatch.setattr(ops, "_DIRECT", {})
-    monkeypatch.setattr(ops, "_PROGRAMS", {})
-    monkeypatch.setattr(ops, "_COMPILE_ON_FIRST_SIGHT", True)
+    monkeypatch.setattr(recorder, "_DIRECT", {})
+    monkeypatch.setattr(recorder, "_PROGRAMS", {})
+    monkeypatch.setattr(recorder, "_COMPILE_ON_FIRST_SIGHT", True)
 
 
 def _general(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(ops, "_signature", lambda *a, **k: None)
+    monkeypatch.setattr(recorder, "_signature", lambda *a, **k: None)
 
 
 def _graph(t: Any) -> list:
@@ -110,7 +110,7 @@ def test_fast_paths_match_the_general_path(name: str, fast: None,
                                            monkeypatch: pytest.MonkeyPatch) -> None:
     scenario = SCENARIOS[name]
     fast_results = [_run(scenario, _rng_data(seed)) for seed in (0, 0, 1, 2)]
-    assert ops._DIRECT or ops._PROGRAMS
+    assert recorder._DIRECT or recorder._PROGRAMS
     _general(monkeypatch)
     for seed, got in zip((0, 0, 1, 2), fast_results):
         want = _run(scenario, _rng_data(seed))
@@ -130,24 +130,24 @@ def test_the_fast_paths_are_taken(fast: None) -> None:
     for _ in range(3):
         torch.sin(x) * 1.01
         F.log_softmax(y, 1)
-    direct = {k[0].name for k, v in ops._DIRECT.items() if v is not None}
+    direct = {k[0].name for k, v in recorder._DIRECT.items() if v is not None}
     assert {"sin", "mul"} <= direct
-    programs = {k[0][0].name for k, v in ops._PROGRAMS.items()
-                if isinstance(v, ops._Program)}
+    programs = {k[0][0].name for k, v in recorder._PROGRAMS.items()
+                if isinstance(v, recorder._Program)}
     assert "log_softmax" in programs
 
 
 def test_a_program_is_compiled_on_its_second_sighting(monkeypatch: pytest.MonkeyPatch
                                                       ) -> None:
-    monkeypatch.setattr(ops, "_DIRECT", {})
-    monkeypatch.setattr(ops, "_PROGRAMS", {})
-    monkeypatch.setattr(ops, "_COMPILE_ON_FIRST_SIGHT", False)
+    monkeypatch.setattr(recorder, "_DIRECT", {})
+    monkeypatch.setattr(recorder, "_PROGRAMS", {})
+    monkeypatch.setattr(recorder, "_COMPILE_ON_FIRST_SIGHT", False)
     z = torch.tensor(np.ones((2, 3)), requires_grad=True)
     F.softmax(z, 1)
     F.softmax(z, 1)  # first sighting: noted; then the general path
-    assert list(ops._PROGRAMS.values()) == [ops._SEEN_ONCE]
+    assert list(recorder._PROGRAMS.values()) == [recorder._SEEN_ONCE]
     F.softmax(z, 1)
-    assert isinstance(next(iter(ops._PROGRAMS.values())), ops._Program)
+    assert isinstance(next(iter(recorder._PROGRAMS.values())), recorder._Program)
 
 
 def test_scalar_values_do_not_leak_between_calls(fast: None) -> None:

@@ -211,6 +211,16 @@ def test_result_dtype_matches_pytorch(da: str, db: str) -> None:
         assert got[0] == got[1], (op, da, db, got)
 
 
+@pytest.mark.parametrize("dtype", ["uint8", "int16", "int32", "int64", "bool"])
+def test_integer_products_and_cumulative_sums_are_int64_as_in_pytorch(dtype: str) -> None:
+    got = []
+    for T in LIBS:
+        x = T.tensor([[3, 2, 5], [0, 1, 1]]).to(getattr(T, dtype))
+        got.append([(str(y.dtype), y.tolist()) for y in (
+            x.prod(), x.prod(1), T.nansum(x), T.nansum(x, 1), T.cumsum(x, 1))])
+    assert got[0] == got[1], got
+
+
 # ====================================================================== reprs
 @given(st.lists(st.floats(-1e3, 1e3, allow_nan=False, width=32), min_size=0, max_size=12),
        st.sampled_from([(), (-1,), (2, -1), (1, -1, 1)]), st.booleans())

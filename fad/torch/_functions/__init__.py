@@ -9,7 +9,7 @@ from ._common import _shape, _t  # noqa: F401
 from .arithmetic import *  # noqa: F403
 from .arithmetic import rpow, rsub  # noqa: F401
 from .conversions import *  # noqa: F403
-from .conversions import to, type_word  # noqa: F401
+from .conversions import to  # noqa: F401
 from .indexing import *  # noqa: F403
 from .indexing import getitem  # noqa: F401
 from .products import *  # noqa: F403

@@ -11,8 +11,7 @@ from .._creation import tensor
 from ..tensor import Tensor, _wrap_dim
 
 # names a module defines that the ``torch`` namespace does not export
-_INTERNAL = {"inplace", "into", "zeros_like_int", "getitem", "setitem", "to", "rpow", "rsub",
-             "type_word"}
+_INTERNAL = {"inplace", "into", "zeros_like_int", "getitem", "setitem", "to", "rpow", "rsub"}
 
 
 def exported(namespace: dict) -> list[str]:

@@ -9,11 +9,10 @@ from typing import Any
 import numpy as np
 
 from .. import _dtype
-from .._creation import _place
-from .._dtype import array_np_dtype
-from .._graph import host
+from .._creation import to_device
+from .._dtype import array_np_dtype, type_word
 from .._ops import call
-from ..tensor import Tensor, wrap
+from ..tensor import Tensor
 from ..tensor import device as _device
 from ._common import exported
 
@@ -43,13 +42,13 @@ def to(input: Tensor, *args: Any, **kwargs: Any) -> Tensor:
             dtype = a
         elif isinstance(a, Tensor):
             dtype, dev = a.dtype, a.device
-        elif isinstance(a, str | _device):
+        elif isinstance(a, str | _device) or type(a) is int:  # (an int: a CUDA index)
             dev = a
         elif isinstance(a, np.dtype):
             dtype = a
     out = input
     if dev is not None and _device(dev).type != input.device.type:
-        out = wrap(_place(host(input._value), dev), input._requires_grad)
+        out = to_device(input, dev)
     if dtype is not None:
         dt = _dtype.np_dtype(dtype)
         if dt != array_np_dtype(out._value):
@@ -70,16 +69,6 @@ def _check_cast(result: Tensor, dest: Tensor) -> None:
     if result.dtype.np.kind not in _CAST_OK[dest.dtype.np.kind]:
         raise RuntimeError(f"result type {type_word(result.dtype)} can't be cast to the "
                            f"desired output type {type_word(dest.dtype)}")
-
-
-_TYPE_WORDS = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
-               "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
-               "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
-
-
-def type_word(dt: _dtype.dtype) -> str:
-    """PyTorch's word for a dtype in its messages (``Float``, ``Long``...)."""
-    return _TYPE_WORDS.get(dt.name, dt.name)
 
 
 def numel(input: Tensor) -> int:

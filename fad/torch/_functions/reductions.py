@@ -8,14 +8,21 @@ from typing import Any
 from ... import numpy as fnp
 from .. import _dtype
 from .._creation import zeros
-from .._dtype import array_np_dtype
+from .._dtype import array_np_dtype, type_word
 from .._ops import OPS, call
 from .._recorder import Op, apply
 from ..tensor import Tensor, _wrap_dim, wrap
 from ._common import _dim_param, _dims, exported
 from .arithmetic import maximum, minimum, ne
-from .conversions import to, type_word
+from .conversions import to
 from .shapes import reshape
+
+
+def _int64_if_integer(input: Tensor) -> Tensor:
+    """``input`` in int64 if it holds integers or booleans: PyTorch's sums and
+    products of them are int64 (NumPy's of unsigned integers are uint64, which
+    the facade does not have)."""
+    return to(input, _dtype.int64) if input.dtype.np.kind in "bui" else input
 
 
 def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
@@ -32,7 +39,8 @@ _SUM = OPS["sum"]
 
 
 def nansum(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
-    return call("nansum", input, dim=_dim_param(dim, input.dim()), keepdim=keepdim)
+    return call("nansum", _int64_if_integer(input), dim=_dim_param(dim, input.dim()),
+                keepdim=keepdim)
 
 
 def mean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None
@@ -51,8 +59,7 @@ def mean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = 
 
 def prod(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None
          ) -> Tensor:
-    if dtype is not None:
-        input = to(input, dtype)
+    input = to(input, dtype) if dtype is not None else _int64_if_integer(input)
     if dim is None:
         return call("prod", input)
     return call("prod_dim", input, dim=_wrap_dim(dim, input.dim()), keepdim=keepdim)
@@ -174,10 +181,7 @@ def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
 
 
 def cumsum(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
-    if dtype is not None:
-        input = to(input, dtype)
-    elif input.dtype.np.kind in "bui":
-        input = to(input, _dtype.int64)
+    input = to(input, dtype) if dtype is not None else _int64_if_integer(input)
     return call("cumsum", input, dim=_wrap_dim(dim, input.dim()))
 
 

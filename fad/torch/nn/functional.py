@@ -11,6 +11,7 @@ import numpy as np
 from .. import _dtype
 from .. import _functions as F
 from .._creation import _place, default_generator
+from .._dtype import type_word as _type_word
 from .._graph import host
 from .._ops import call
 from ..tensor import Tensor, wrap
@@ -176,7 +177,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Any = None, size_averag
     if target.dtype.is_floating_point:
         if tuple(target.shape) != tuple(input.shape):  # class indices must be integers
             raise RuntimeError(f"expected target dtype to be Long or Byte, but got "
-                               f"{F.type_word(target.dtype)}")
+                               f"{_type_word(target.dtype)}")
         return call("soft_cross_entropy", input, target, dim=dim, weight=_v(weight),
                     reduction=reduction, label_smoothing=label_smoothing)
     if input.dim() > 2:  # (N, C, d1, ...) -> (N * d1 * ..., C)

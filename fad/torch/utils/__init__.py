@@ -1,5 +1,6 @@
-"""``torch.utils``: ``data`` (datasets and loaders)."""
+"""``torch.utils``: ``data`` (datasets and loaders), ``dlpack`` (exchange with other
+libraries)."""
 
-from . import data
+from . import data, dlpack
 
-__all__ = ["data"]
+__all__ = ["data", "dlpack"]

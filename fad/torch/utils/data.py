@@ -8,7 +8,7 @@ from typing import Any, Iterator, Sequence
 import numpy as np
 
 from .. import _functions as F
-from .._creation import default_generator
+from .._creation import default_generator, tensor
 from ..tensor import Tensor
 
 
@@ -71,7 +71,6 @@ def default_collate(batch: list) -> Any:
     if isinstance(first, tuple | list):
         return type(first)(default_collate(list(items)) for items in zip(*batch))
     if isinstance(first, int | float | np.number):
-        from .._creation import tensor
         return tensor(batch)
     return batch
 

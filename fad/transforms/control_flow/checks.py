@@ -26,11 +26,6 @@ from ..programs import avals_of, trace_program
 WEAK = (int, float, complex)  # weakly typed Python scalars (a bool is a bool, as in JAX)
 
 
-def concrete(x: Any) -> Any:
-    """The concrete value of ``x``, or ``None`` while tracing abstractly."""
-    return concrete_or_none(x) if isinstance(x, Tracer) else x
-
-
 def describe(td: PyTreeDef) -> str:
     """How a structure is said in messages: ``a dict with keys [...]``."""
     if td.node is None:
@@ -47,7 +42,7 @@ def describe(td: PyTreeDef) -> str:
 
 
 def structure_difference(a: PyTreeDef, b: PyTreeDef, prefix: str, names: tuple[str, str]
-                          ) -> str:
+                         ) -> str:
     """Where two different pytree structures first differ, and how."""
     while a.node is b.node and a.aux == b.aux and len(a.children) == len(b.children):
         for key, ca, cb in zip(child_keys(a), a.children, b.children):
@@ -60,7 +55,7 @@ def structure_difference(a: PyTreeDef, b: PyTreeDef, prefix: str, names: tuple[s
 
 
 def type_differences(paths: list[str], left: list, right: list,
-                      say: Callable[[str, str, str], str]) -> str:
+                     say: Callable[[str, str, str], str]) -> str:
     """``say(path, left type, right type) (the dtypes differ)`` for each leaf whose
     shape or dtype differs, joined by ``;``."""
     out = []
@@ -133,7 +128,7 @@ class Carry:
             f"{self.where} must return its carry with the shapes and dtypes it "
             "receives, but "
             + type_differences(self.paths(), in_avals, out_avals,
-                                lambda p, a, b: f"{p} goes in as {a} and comes out as {b}")
+                               lambda p, a, b: f"{p} goes in as {a} and comes out as {b}")
             + ". Keep each carry leaf's shape and dtype in the body (for example "
             "new.astype(old.dtype)), or start from an initial value of the types the "
             "body returns.")
@@ -197,7 +192,7 @@ def scan_length(x_leaves: list, x_tree: PyTreeDef, length: Any) -> int:
 
 def static_int(length: Any) -> int:
     if isinstance(length, Tracer):
-        value = concrete(length)
+        value = concrete_or_none(length)
         if value is None:
             raise ConcretizationError(
                 "fad.lax.scan's length must be a concrete int, but it is traced "

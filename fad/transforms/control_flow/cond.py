@@ -13,7 +13,7 @@ import numpy as np
 
 from ...core.errors import ConcretizationError
 from ...core.primitive import Primitive
-from ...core.trace import Tracer, aval_of, bind
+from ...core.trace import Tracer, aval_of, bind, concrete_or_none
 from ...interpreters.staging import lift_tracers, writable
 from ...primitives.builders import move_axis, to_front, zeros_where_none
 from ...primitives.elementwise import select
@@ -22,7 +22,7 @@ from ...tree import PyTreeDef, tree_flatten, tree_unflatten, treedef_leaf_paths
 from ..leaves import leaf_array
 from ..programs import avals_of, jvp_program, run, trace_program, vjp_program
 from ..vmap import vmap
-from .checks import concrete, scalar, structure_difference, type_differences
+from .checks import scalar, structure_difference, type_differences
 
 _JVP, _VJP = "a jvp of a control-flow body", "a vjp of a control-flow body"
 
@@ -44,12 +44,12 @@ def cond(pred: Any, true_fun: Callable, false_fun: Callable, *operands: Any) -> 
     2.0
     """
     pred = scalar(pred, "fad.lax.cond's predicate must be a scalar boolean or number",
-                   "biuf", "Reduce an array predicate with fnp.all or fnp.any, or choose "
-                   "elementwise with fnp.where.")
+                  "biuf", "Reduce an array predicate with fnp.all or fnp.any, or choose "
+                  "elementwise with fnp.where.")
     leaves, in_tree = tree_flatten(list(operands))
     leaves = [leaf_array(x) for x in leaves]
     avals = avals_of(leaves)
-    p = concrete(pred)
+    p = concrete_or_none(pred)
     if p is not None:  # run the branch taken; check the other one's types abstractly
         taken = bool(np.asarray(p))
         out = (true_fun if taken else false_fun)(*operands)
@@ -62,9 +62,9 @@ def cond(pred: Any, true_fun: Callable, false_fun: Callable, *operands: Any) -> 
         return out
     out_trees: list = []
     branches = (trace_program(_flat_branch(false_fun, in_tree, out_trees), avals,
-                       "cond's false branch"),
+                              "cond's false branch"),
                 trace_program(_flat_branch(true_fun, in_tree, out_trees), avals,
-                       "cond's true branch"))
+                              "cond's true branch"))
     _check_branches(out_trees[1], branches[1].out_avals, out_trees[0],
                     branches[0].out_avals)
     (bf, kf), (bt, kt) = lift_tracers(branches[0]), lift_tracers(branches[1])
@@ -72,9 +72,9 @@ def cond(pred: Any, true_fun: Callable, false_fun: Callable, *operands: Any) -> 
         nf, nt = len(kf), len(kt)
         branches = (
             trace_program(lambda *a: run(bf, *a[:nf], *a[nf + nt:]),
-                   avals_of(kf + kt) + avals, "cond's false branch"),
+                          avals_of(kf + kt) + avals, "cond's false branch"),
             trace_program(lambda *a: run(bt, *a[nf:nf + nt], *a[nf + nt:]),
-                   avals_of(kf + kt) + avals, "cond's true branch"))
+                          avals_of(kf + kt) + avals, "cond's true branch"))
         leaves = kf + kt + leaves
     truth = pred if aval_of(pred).dtype.kind == "b" else pred != 0
     index = convert_element_type(truth, np.dtype(np.int32))
@@ -209,8 +209,8 @@ def _cond_batch(size: int, vals: list, dims: list, *, branches: tuple) -> tuple:
                (lambda *xs, b=b: [move_axis(o, None, 0, size) for o in run(b, *xs)])
                for b in branches]
     if dims[0] is None:  # one predicate for the whole batch: a cond of batched bodies
-        fns = tuple(trace_program(lambda *xs, r=r: list(r(*xs)), avals_of(ops), "a batched branch")
-                    for r in batched)
+        fns = tuple(trace_program(lambda *xs, r=r: list(r(*xs)), avals_of(ops),
+                                  "a batched branch") for r in batched)
         return bind(cond_p, index, *ops, branches=fns), [0] * len(branches[0].out_avals)
     # a predicate per example: run both branches, keep each example's choice
     picks = to_front(index, dims[0])

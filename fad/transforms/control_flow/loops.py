@@ -14,15 +14,14 @@ from ...backends import default_xp
 from ...core.errors import ConcretizationError
 from ...core.ir import ClosedJaxpr
 from ...core.primitive import Primitive
-from ...core.trace import Tracer, aval_of, bind
+from ...core.trace import Tracer, bind, concrete_or_none
 from ...interpreters.staging import lift_tracers, writable
-from ...primitives.builders import loop_batch_rule, move_axis, zeros_where_none
-from ...primitives.structural import concatenate_p, convert_element_type, reshape
+from ...primitives.builders import loop_batch_rule, move_axis, stack, zeros_where_none
 from ...tree import tree_flatten, tree_unflatten
 from ..leaves import leaf_array
 from ..programs import avals_of, jvp_program, run, trace_program, vjp_program
 from ..vmap import vmap
-from .checks import Carry, concrete, describe, param_name, scalar, scan_length
+from .checks import Carry, describe, param_name, scalar, scan_length
 
 _JVP, _VJP = "a jvp of a control-flow body", "a vjp of a control-flow body"
 
@@ -73,7 +72,7 @@ def _scan(f: Callable, init: Any, xs: Any, length: Any, reverse: bool, where: st
 
     x_avals = avals_of(x_leaves)
     slice_avals = [type(a)(a.shape[1:], a.dtype) for a in x_avals]
-    abstract = any(isinstance(v, Tracer) and concrete(v) is None
+    abstract = any(isinstance(v, Tracer) and concrete_or_none(v) is None
                    for v in carry.leaves + x_leaves)
     if not abstract:  # concrete: a Python loop, differentiable by every mode
         c, ys = _scan_eagerly(body, carry, x_leaves, slice_avals, n, reverse)
@@ -119,18 +118,7 @@ def _scan_eagerly(body: Callable, carry: Carry, x_leaves: list, slice_avals: lis
         else:
             if reverse:
                 ys.reverse()
-            return c, [_stack([y[k] for y in ys]) for k in range(len(ys[0]))]
-
-
-def _stack(ys: list) -> Any:
-    """The steps' outputs ``ys`` stacked along a new leading axis (of their common
-    dtype, as NumPy's ``stack``)."""
-    dtype = np.result_type(*[aval_of(y).dtype for y in ys])
-    rows = [reshape(y if aval_of(y).dtype == dtype else convert_element_type(y, dtype),
-                    (1,) + aval_of(y).shape) for y in ys]
-    return rows[0] if len(rows) == 1 else bind(concatenate_p, *rows, axis=0)
-
-
+            return c, [stack([y[k] for y in ys]) for k in range(len(ys[0]))]
 
 
 def _scan_impl(xp: Any, *args: Any, body: ClosedJaxpr, length: int, reverse: bool,
@@ -213,8 +201,8 @@ def _scan_vjp_rule(primals: list, *, body: ClosedJaxpr, length: int, reverse: bo
 
         avals = body.in_avals
         bb = trace_program(back, avals[:n_carry] + [type(a)(a.shape, a.dtype) for a in
-                                             avals[:n_carry]] + avals[n_carry:] +
-                    body.out_avals[n_carry:], "scan's vjp body")
+                                                    avals[:n_carry]] + avals[n_carry:] +
+                           body.out_avals[n_carry:], "scan's vjp body")
         got = bind(scan_p, *ct_carry, *carries, *primals[n_carry:], *ct_ys, body=bb,
                    length=length, reverse=not reverse, n_carry=n_carry)
         return list(got[:n_carry]) + list(got[n_carry:])
@@ -255,7 +243,7 @@ def while_loop(cond_fun: Callable, body_fun: Callable, init_val: Any) -> Any:
     192.0
     """
     carry = Carry(init_val, "fad.lax.while_loop's body_fun",
-                   lambda: param_name(body_fun, 0))
+                  lambda: param_name(body_fun, 0))
     return tree_unflatten(carry.tree, _while(cond_fun, body_fun, carry))
 
 
@@ -267,8 +255,8 @@ def _loop_predicate(out: Any) -> Any:
         raise TypeError("fad.lax.while_loop's cond_fun must return a boolean scalar, but "
                         f"it returned {describe(tree)} ({tree}). Return one boolean.")
     return scalar(leaves[0], "fad.lax.while_loop's cond_fun must return a boolean scalar",
-                   "b", "Reduce an array with fnp.all or fnp.any, or compare (v < limit) "
-                   "to get a boolean.")
+                  "b", "Reduce an array with fnp.all or fnp.any, or compare (v < limit) "
+                  "to get a boolean.")
 
 
 def _while(cond_fun: Callable, body_fun: Callable, carry: Carry) -> list:
@@ -281,7 +269,7 @@ def _while(cond_fun: Callable, body_fun: Callable, carry: Carry) -> list:
     def b(*xs: Any) -> list:
         return carry.flatten(body_fun(tree_unflatten(tree, xs)))
 
-    if all(not isinstance(v, Tracer) or concrete(v) is not None for v in carry.leaves):
+    if all(not isinstance(v, Tracer) or concrete_or_none(v) is not None for v in carry.leaves):
         done = _while_eagerly(c, b, carry)
         if done is not None:
             return done
@@ -299,7 +287,7 @@ def _while(cond_fun: Callable, body_fun: Callable, carry: Carry) -> list:
         c0, b0 = cj, bj
         cj = trace_program(lambda *a: run(c0, *a[n:n + n1], *a[:n]), all_avals, "while cond")
         bj = trace_program(lambda *a: run(b0, *a[n + n1:], *a[:n]) + list(a[n:]), all_avals,
-                    "while body")
+                           "while body")
     outs = bind(while_p, *leaves, *kc, *kb, cond=cj, body=bj)
     return list(outs[:n])
 
@@ -311,7 +299,7 @@ def _while_eagerly(c: Callable, b: Callable, carry: Carry) -> list | None:
     while True:  # once more if a weakly typed carry leaf takes the body's dtype
         val, first = carry.leaves, True
         while True:
-            p = concrete(c(*val)[0])
+            p = concrete_or_none(c(*val)[0])
             if p is None:
                 carry.leaves = val
                 return None
@@ -397,11 +385,11 @@ def fori_loop(lower: int, upper: int, body_fun: Callable, init_val: Any) -> Any:
     fix = ("Pass ints (int(b), or b.astype(int) for a traced bound); to step through "
            "floats, loop over an int and compute the float in the body.")
     lower = scalar(lower, "fad.lax.fori_loop's lower bound must be an integer scalar",
-                    "iu", fix)
+                   "iu", fix)
     upper = scalar(upper, "fad.lax.fori_loop's upper bound must be an integer scalar",
-                    "iu", fix)
+                   "iu", fix)
     where, name = "fad.lax.fori_loop's body_fun", lambda: param_name(body_fun, 1)
-    lo, hi = concrete(lower), concrete(upper)
+    lo, hi = concrete_or_none(lower), concrete_or_none(upper)
     if lo is not None and hi is not None:
         lo, hi = int(lo), int(hi)
 
