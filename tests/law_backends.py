@@ -69,9 +69,6 @@ NOT_ON_STRICT: dict[str, str] = {
     "cbrt": "not in the standard (fad raises NotImplementedError: no cbrt)",
     "logaddexp2": "not in the standard (fad raises NotImplementedError: no logaddexp2)",
     **dict.fromkeys(["erf", "erfc", "erfinv", "gammaln", "digamma", "polygamma"], _SPECIAL),
-    "getitem_basic": ("an index that leaves axes out: on a concrete input (the finite "
-                      "differences) that is array_api_strict's own __getitem__, which "
-                      "wants a trailing ellipsis"),
     **dict.fromkeys(["getitem_int_array", "getitem_mask"], _ARRAY_INDEX),
     "lstsq": "fad.numpy's lstsq multiplies array_api_strict arrays by a NumPy scalar (rcond)",
     "quantile": _QUANTILE,
