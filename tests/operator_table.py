@@ -11,8 +11,9 @@ The laws (no hand-written per-function test needed):
 * ``tests/transforms/test_jit.py``: ``jit`` (and the optimised gradient
   program) against eager, in float32 and float64;
 * ``tests/transforms/test_vmap.py``: ``jacfwd`` against ``jacrev``;
-* ``tests/backends/test_array_api_strict.py``: the same law functions (defined
-  at the end of this file) with the inputs on ``array_api_strict``;
+* ``tests/backends/test_backend_laws.py``: the same law functions (defined
+  at the end of this file) with the inputs on ``array_api_strict``, or on the
+  backend ``FAD_TEST_BACKEND`` names (``tests/law_backends.py``);
 * rows with ``chain``: random compositions of transformations
   (``tests/transforms/test_compositions.py``) and of the optimiser's passes
   (``tests/interpreters/test_optimize.py``).
@@ -1173,13 +1174,14 @@ class Example:
 
 
 def host(x: Any) -> Any:
-    """A NumPy copy of an array of any backend (through ``__array__`` / DLPack)."""
+    """A NumPy copy of an array of any backend (``__array__``, CuPy's ``.get()``, DLPack)."""
     if isinstance(x, np.ndarray | np.generic | int | float | complex | bool):
         return np.asarray(x)
     try:
         return np.asarray(x)
     except (TypeError, ValueError, RuntimeError):
-        return np.from_dlpack(x)
+        get = getattr(x, "get", None)  # CuPy: device memory comes to the host by .get()
+        return get() if callable(get) else np.from_dlpack(x)
 
 
 @functools.lru_cache(maxsize=None)

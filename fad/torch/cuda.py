@@ -9,25 +9,15 @@ from __future__ import annotations
 
 from typing import Any
 
-_NO_CUPY = ('fad.torch: CUDA is not available: CuPy is not installed '
-            '(pip install "fad[cuda]")')
-_NO_DEVICE = "fad.torch: CUDA is not available: no CUDA device was found"
+from ..backends.cupy_backend import probe_cupy
+
+_PREFIX = "fad.torch: CUDA is not available: "
 
 
 def _probe() -> tuple[Any, str | None]:
     """``(cupy, None)`` when CuPy and a GPU are present, else ``(None, why not)``."""
-    try:
-        import cupy
-    except ImportError:
-        return None, _NO_CUPY
-    try:
-        count = int(cupy.cuda.runtime.getDeviceCount())
-    except Exception as e:  # CuPy's CUDARuntimeError without a driver or a device
-        reason = str(e).splitlines()[0] if str(e) else type(e).__name__
-        return None, f"{_NO_DEVICE} (CuPy says: {reason})"
-    if count < 1:
-        return None, _NO_DEVICE
-    return cupy, None
+    cupy, why = probe_cupy()
+    return cupy, None if cupy is not None else _PREFIX + why
 
 
 def namespace() -> Any:

@@ -1,0 +1,110 @@
+"""The backends ``tests/backends/test_backend_laws.py`` runs the operator table's
+laws on, and the rows each one opts out of (with the reason), in one table.
+
+The environment variable ``FAD_TEST_BACKEND`` chooses one:
+``array_api_strict`` (the default, and CI's run) or ``cupy``. Any other value is
+a usage error of the whole pytest run. A backend that cannot run here (CuPy
+without a GPU...) makes the law module skip with ``load``'s one-sentence reason.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+ENV = "FAD_TEST_BACKEND"
+DEFAULT = "array_api_strict"
+
+
+@dataclass(frozen=True)
+class LawBackend:
+    """``name``: the value of ``FAD_TEST_BACKEND`` and fad's backend name;
+    ``load()``: ``(namespace, None)``, or ``(None, why it cannot run here)``;
+    ``not_on``: the table's rows that do not run there, each with its reason (a
+    reason starting ``"complex128:"`` drops the row's complex run only)."""
+
+    name: str
+    load: Callable[[], tuple[Any, str | None]]
+    not_on: dict[str, str]
+
+    def skipped(self) -> set[str]:
+        """The rows that do not run at all."""
+        return {n for n, why in self.not_on.items() if not why.startswith("complex128:")}
+
+    def real_only(self) -> set[str]:
+        """The rows that run in real dtypes only."""
+        return {n for n, why in self.not_on.items() if why.startswith("complex128:")}
+
+
+def _load_strict() -> tuple[Any, str | None]:
+    try:
+        import array_api_strict
+    except ImportError:
+        return None, 'array_api_strict is not installed (pip install "fad[test]")'
+    return array_api_strict, None
+
+
+def _load_cupy() -> tuple[Any, str | None]:
+    from fad.backends.cupy_backend import probe_cupy
+    return probe_cupy()
+
+
+# Reasons that hold on every backend but NumPy (fad.numpy makes a NumPy value there).
+_MATRIX_POWER = ("n = 0: fad.numpy's matrix_power returns NumPy's identity (its tangent "
+                 "is NumPy's zeros) whatever the input's backend")
+_QUANTILE = ("fad.numpy's quantile interpolates with NumPy values (the weights, and a "
+             "NumPy condition), which meet the backend's arrays (backends mixed)")
+
+# Reasons of array_api_strict: the standard and nothing more, no implicit conversion.
+_SPECIAL = "special functions are not in the standard (fad raises NotImplementedError)"
+_ARRAY_INDEX = ("the row indexes with NumPy index arrays; on a concrete input that is "
+                "array_api_strict's own __getitem__, which takes its own arrays only")
+_ORDER = "complex128: the standard orders real numbers only (max, min, sort, >)"
+
+NOT_ON_STRICT: dict[str, str] = {
+    "cbrt": "not in the standard (fad raises NotImplementedError: no cbrt)",
+    "logaddexp2": "not in the standard (fad raises NotImplementedError: no logaddexp2)",
+    **dict.fromkeys(["erf", "erfc", "erfinv", "gammaln", "digamma", "polygamma"], _SPECIAL),
+    **dict.fromkeys(["getitem_int_array", "getitem_mask"], _ARRAY_INDEX),
+    "lstsq": "fad.numpy's lstsq multiplies array_api_strict arrays by a NumPy scalar (rcond)",
+    "quantile": _QUANTILE,
+    "matrix_power": _MATRIX_POWER,
+    "median": ("fad.numpy's median calls isnan on a bool array, which the standard "
+               "defines for numeric dtypes only"),
+    "methods": "the row uses x.T on 1-d and 0-d arrays; the standard defines .T for 2-d only",
+    "prod_with_zero": "the row calls the NumPy method .reshape, which the standard lacks",
+    **dict.fromkeys(["maximum", "minimum", "sort", "partition", "ptp", "clip",
+                     "clip_arrays", "where"], _ORDER),
+}
+
+# CuPy goes beyond the standard (cbrt, logaddexp2, einsum, FFTs, cupyx.scipy.special,
+# NumPy's methods and indexing), so only fad's own NumPy values rule rows out.
+NOT_ON_CUPY: dict[str, str] = {
+    "quantile": _QUANTILE,
+    "matrix_power": _MATRIX_POWER,
+}
+
+LAW_BACKENDS: dict[str, LawBackend] = {
+    "array_api_strict": LawBackend("array_api_strict", _load_strict, NOT_ON_STRICT),
+    "cupy": LawBackend("cupy", _load_cupy, NOT_ON_CUPY),
+}
+
+
+def chosen() -> LawBackend:
+    """The backend ``FAD_TEST_BACKEND`` names (``array_api_strict`` when unset or
+    empty); a ``pytest.UsageError`` naming the choices for any other value.
+
+    >>> import os
+    >>> chosen().name == (os.environ.get("FAD_TEST_BACKEND") or "array_api_strict")
+    True
+    """
+    name = os.environ.get(ENV) or DEFAULT
+    if name not in LAW_BACKENDS:
+        raise pytest.UsageError(
+            f"{ENV}={name!r} is not a backend of the law tests; use one of: "
+            + ", ".join(f"{n} (the default)" if n == DEFAULT else n for n in LAW_BACKENDS))
+    return LAW_BACKENDS[name]
