@@ -1,0 +1,182 @@
+"""The Dask backend: chunked ``dask.array`` data, NumPy weights, lazy gradients.
+
+Every gradient here is built under a scheduler that refuses to run, so building
+it computes nothing; it is then computed (locally, or on a ``distributed``
+cluster started in the test) and compared with NumPy's to 1e-10.
+"""
+
+import numpy as np
+import pytest
+
+import fad
+import fad.numpy as fnp
+from fad.backends import BackendMismatchError, get_backend, namespace_of
+
+dask = pytest.importorskip("dask")
+da = pytest.importorskip("dask.array")
+
+
+def _refuse(*args, **kwargs):
+    raise AssertionError("a Dask graph was computed while only being built")
+
+
+@pytest.fixture
+def lazy_only():
+    """Within the test, computing any Dask graph fails."""
+    with dask.config.set(scheduler=_refuse):
+        yield
+
+
+def _data(n=120, d=5, chunk=30, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    y = (rng.random(n) > 0.5).astype(np.float64)
+    w = rng.normal(size=d)
+    return w, X, y, da.from_array(X, chunks=(chunk, d)), da.from_array(y, chunks=chunk)
+
+
+def logistic_loss(w, X, y):
+    """Mean logistic loss: softplus(z) - y z, with z = X w."""
+    z = X @ w
+    return fnp.mean(fnp.logaddexp(0.0, z) - y * z)
+
+
+def mlp_loss(p, X, y):
+    h = fnp.tanh(X @ p["W1"] + p["b1"])
+    r = h @ p["W2"] + p["b2"] - y
+    return fnp.mean(r ** 2) + 1e-3 * fnp.sum(p["W1"] ** 2)
+
+
+def _mlp_params(d=5, hidden=8, seed=1):
+    rng = np.random.default_rng(seed)
+    return {"W1": rng.normal(size=(d, hidden)), "b1": rng.normal(size=hidden),
+            "W2": rng.normal(size=hidden), "b2": np.asarray(0.3)}
+
+
+def _is_dask(x):
+    return isinstance(x, da.Array)
+
+
+# ---------------------------------------------------------------- recognition
+def test_dask_arrays_are_recognised_and_numpy_joins_them():
+    x = da.ones((4, 2), chunks=(2, 2))
+    xp = namespace_of([x])
+    assert xp is get_backend("dask").xp
+    assert namespace_of([np.ones(2), x]) is xp  # Dask's own rule: NumPy operands join
+    assert namespace_of([x, np.ones(2)]) is xp
+
+
+def test_dask_beside_another_backend_is_a_mismatch():
+    strict = pytest.importorskip("array_api_strict")
+    with pytest.raises(BackendMismatchError, match="dask"):
+        namespace_of([da.ones(2, chunks=1), strict.ones(2)])
+
+
+@pytest.mark.parametrize("name, ref", [
+    ("asin", np.arcsin), ("acos", np.arccos), ("atan", np.arctan), ("asinh", np.arcsinh),
+    ("atanh", np.arctanh), ("expm1", np.expm1), ("log1p", np.log1p)])
+def test_the_standard_s_unary_names(name, ref):
+    xn = np.linspace(-0.9, 0.9, 7)
+    out = getattr(get_backend("dask").xp, name)(da.from_array(xn, chunks=3))
+    assert _is_dask(out)
+    np.testing.assert_allclose(out.compute(), ref(xn), rtol=1e-14)
+
+
+def test_the_standard_s_other_names():
+    xp = get_backend("dask").xp
+    a = np.arange(6.0).reshape(2, 3) + 1
+    x = da.from_array(a, chunks=(1, 3))
+    np.testing.assert_allclose(xp.atan2(x, 2.0).compute(), np.arctan2(a, 2.0))
+    np.testing.assert_allclose(xp.pow(x, 2).compute(), a ** 2)
+    np.testing.assert_array_equal(xp.concat([x, x], axis=0).compute(), np.concatenate([a, a]))
+    np.testing.assert_array_equal(xp.permute_dims(x, (1, 0)).compute(), a.T)
+    np.testing.assert_array_equal(xp.matrix_transpose(x).compute(), a.T)
+    assert xp.astype(x, xp.float32).dtype == np.float32
+    np.testing.assert_allclose(xp.vecdot(x, x).compute(), (a * a).sum(-1))
+    np.testing.assert_array_equal(
+        xp.cumulative_sum(x, axis=1, include_initial=True).compute(),
+        np.concatenate([np.zeros((2, 1)), np.cumsum(a, axis=1)], axis=1))
+    np.testing.assert_array_equal(xp.cumulative_prod(x, axis=0).compute(),
+                                  np.cumprod(a, axis=0))
+    assert xp.isdtype(xp.float64, "real floating")
+
+
+# ---------------------------------------------------------------- what Dask cannot do lazily
+def test_scatter_add_at_index_arrays_is_refused_not_computed(lazy_only):
+    b = get_backend("dask")
+    with pytest.raises(NotImplementedError, match="scatter_add.*dask backend"):
+        b.index_add((4,), np.float64, (np.array([0, 0]),), da.ones(2, chunks=1))
+
+
+def test_sort_is_refused_naming_the_primitive_and_backend(lazy_only):
+    x = da.ones(4, chunks=2)
+    with pytest.raises(NotImplementedError, match="sort primitive.*dask backend"):
+        fnp.sort(x)
+
+
+def test_basic_index_add_is_lazy(lazy_only):
+    b = get_backend("dask")
+    out = b.index_add((2, 4), np.float64, (slice(None), slice(1, 3)),
+                      da.ones((2, 2), chunks=1))
+    assert _is_dask(out)
+    with dask.config.set(scheduler="sync"):
+        np.testing.assert_array_equal(out.compute(), [[0, 1, 1, 0], [0, 1, 1, 0]])
+
+
+# ---------------------------------------------------------------- lazy gradients
+def test_logistic_regression_gradient_is_lazy_and_matches_numpy():
+    w, Xn, yn, X, y = _data()
+    want = fad.grad(logistic_loss)(w, Xn, yn)
+    with dask.config.set(scheduler=_refuse):
+        g = fad.grad(logistic_loss)(w, X, y)
+        value = logistic_loss(w, X, y)
+    assert _is_dask(g) and _is_dask(value) and g.shape == w.shape
+    with dask.config.set(scheduler="sync"):
+        np.testing.assert_allclose(g.compute(), want, rtol=0, atol=1e-10)
+        np.testing.assert_allclose(value.compute(), logistic_loss(w, Xn, yn), atol=1e-10)
+
+
+def test_jit_of_the_gradient_is_lazy_and_matches_numpy():
+    w, Xn, yn, X, y = _data(seed=3)
+    want = fad.grad(logistic_loss)(w, Xn, yn)
+    f = fad.jit(fad.grad(logistic_loss))
+    with dask.config.set(scheduler=_refuse):
+        g1 = f(w, X, y)
+        g2 = f(w + 1.0, X, y)
+    assert _is_dask(g1) and _is_dask(g2) and f.trace_count == 1
+    with dask.config.set(scheduler="sync"):
+        np.testing.assert_allclose(g1.compute(), want, rtol=0, atol=1e-10)
+        np.testing.assert_allclose(g2.compute(), fad.grad(logistic_loss)(w + 1.0, Xn, yn),
+                                   rtol=0, atol=1e-10)
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_mlp_gradient_is_lazy_and_matches_numpy(jit):
+    _, Xn, _, X, _ = _data(seed=5)
+    yn = np.sin(Xn[:, 0])
+    y = da.from_array(yn, chunks=30)
+    p = _mlp_params()
+    want = fad.grad(mlp_loss)(p, Xn, yn)
+    f = fad.jit(fad.grad(mlp_loss)) if jit else fad.grad(mlp_loss)
+    with dask.config.set(scheduler=_refuse):
+        g = f(p, X, y)
+    assert all(_is_dask(v) for v in g.values())
+    with dask.config.set(scheduler="sync"):
+        (got,) = dask.compute(g)
+    for k in p:
+        np.testing.assert_allclose(got[k], want[k], rtol=0, atol=1e-10)
+
+
+# ---------------------------------------------------------------- on a cluster
+def test_gradient_computed_on_a_local_distributed_cluster():
+    distributed = pytest.importorskip("distributed")
+    w, Xn, yn, X, y = _data(n=200, chunk=50, seed=7)
+    want = fad.grad(logistic_loss)(w, Xn, yn)
+    with dask.config.set(scheduler=_refuse):
+        g = fad.grad(logistic_loss)(w, X, y)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, host="127.0.0.1",
+                                  processes=True, dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        got = client.compute(g).result()
+    assert type(got) is np.ndarray
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-10)
