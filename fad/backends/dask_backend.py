@@ -9,10 +9,13 @@ over chunked Dask data is a lazy Dask array.
 ``dask.array`` follows NumPy's names rather than the Array API standard's; the
 namespace here (``DaskNamespace``) supplies the standard's names fad's
 primitives call (``asin``, ``atan2``, ``pow``, ``concat``, ``permute_dims``,
-``astype``...) on top of ``dask.array``. What Dask cannot do lazily (sorting,
-scatter-add with index arrays, ``unique_values``...) raises
-``NotImplementedError`` naming the primitive and the backend; nothing goes
-through the host.
+``astype``...) on top of ``dask.array``. Indexing with several NumPy index
+arrays and scatter-add at NumPy index arrays (the gradient of such indexing)
+stay lazy: the flat positions are worked out on the host from the index alone,
+and the values never leave Dask. What Dask cannot do lazily (sorting, index
+arrays that are themselves Dask arrays, ``unique_values``, ``linalg.det`` and
+``eigh``...) raises ``NotImplementedError`` naming the primitive and the
+backend; no data goes through the host.
 """
 
 from __future__ import annotations
@@ -65,6 +68,22 @@ def _lifting(f: Any) -> Any:
     return call
 
 
+class _DaskLinalg(types.ModuleType):
+    """``dask.array.linalg`` with the standard's ``svdvals``."""
+
+    def __init__(self, linalg: Any) -> None:
+        super().__init__("dask.array.linalg")
+        self._linalg = linalg
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(self._linalg, name)
+
+    def svdvals(self, x: Any, /) -> Any:
+        return self._linalg.svd(x)[1]
+
+
 class DaskNamespace(types.ModuleType):
     """``dask.array`` under the Array API standard's names.
 
@@ -83,6 +102,7 @@ class DaskNamespace(types.ModuleType):
             setattr(self, name, _lifting(getattr(da, theirs)))
         for name in _NOT_LAZY:
             setattr(self, name, _not_lazy(name))
+        self.linalg = _DaskLinalg(da.linalg)
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("_") or name in _ABSENT:
@@ -153,9 +173,7 @@ class DaskBackend(Backend):
 
     def index_add(self, shape: tuple, dtype: Any, index: tuple, values: Any) -> Any:
         if not _basic(index):
-            raise self.unsupported(
-                "scatter_add", "adding at index arrays (repeated indices summed) has no "
-                "lazy form in dask.array; index with slices and integers instead")
+            return self._scatter_add(shape, numpy_dtype(dtype), index, values)
         out = self.xp.zeros(shape, dtype=numpy_dtype(dtype))
         index = tuple(i for i in index if i is not None)  # setitem takes no new axes
         values = self.xp.asarray(values)
@@ -164,12 +182,63 @@ class DaskBackend(Backend):
             if values.shape != target.shape and values.size == target.size else values
         return out
 
+    def _scatter_add(self, shape: tuple, dtype: np.dtype, index: tuple, values: Any) -> Any:
+        """Scatter-add at NumPy index arrays, lazily: the flat position of each
+        element of ``zeros(shape)[index]`` is found on the host from the index
+        alone (the values never leave Dask), then ``dask.array.bincount`` sums
+        the values landing on each position (repeated indices summed)."""
+        if any(self.is_dask(i) for i in index):
+            raise self.unsupported(
+                "scatter_add", "adding at Dask index arrays would compute them; index "
+                "with NumPy arrays, slices and integers")
+        da = self.xp._da
+        size = int(np.prod(shape, dtype=np.int64))
+        positions = np.arange(size, dtype=np.int64).reshape(shape)[index]
+        values = da.broadcast_to(da.asarray(values), positions.shape).ravel()
+        at = da.from_array(positions.ravel(), chunks=values.chunks)
+
+        def summed(weights: Any) -> Any:
+            return da.bincount(at, weights=weights, minlength=size)
+        if dtype.kind == "c":
+            out = summed(da.real(values)) + 1j * summed(da.imag(values))
+        else:
+            out = summed(values)
+        return out.astype(dtype).reshape(shape)
+
+    @staticmethod
+    def is_dask(x: Any) -> bool:
+        return is_dask_array(type(x))
+
+    def special(self, primitive: str) -> Any:
+        """The special function of ``scipy.special``, mapped over a Dask array's
+        chunks lazily (broadcasting its operands, as a ufunc does).
+
+        >>> import dask.array as da
+        >>> from fad.backends import get_backend
+        >>> f = get_backend("dask").special("polygamma")
+        >>> float(f(0, da.ones(2, chunks=1)).sum().compute().round(4))
+        -1.1544
+        """
+        f = super().special(primitive)
+        if isinstance(f, np.ufunc):
+            return f  # its __array_ufunc__ maps it over the chunks
+        from dask.array.core import elemwise
+
+        def mapped(*args: Any, **kwargs: Any) -> Any:
+            return elemwise(f, *args, **kwargs)
+        return mapped
+
     def getitem(self, x: Any, index: tuple) -> Any:
         try:
-            return x[index]  # slices, integers, one NumPy index array, masks: lazily
-        except (IndexError, TypeError, ValueError, NotImplementedError) as e:
-            raise self.unsupported("gather", f"dask.array cannot index with {index!r}: "
-                                   f"{e}") from e
+            return x[index]  # slices, integers, one NumPy index array: lazily
+        except (IndexError, TypeError, ValueError, NotImplementedError, AssertionError) as e:
+            if any(self.is_dask(i) for i in index):
+                raise self.unsupported("gather", f"dask.array cannot index with {index!r}: "
+                                       f"{e}") from e
+        # several index arrays: the flat position of each picked element, found on
+        # the host from the index alone, taken from the raveled array (lazily)
+        positions = np.arange(x.size, dtype=np.int64).reshape(x.shape)[index]
+        return self.xp.reshape(x, (-1,))[positions.ravel()].reshape(positions.shape)
 
     def einsum(self, spec: str, *operands: Any) -> Any:
         return self.xp.einsum(spec, *operands)
