@@ -122,6 +122,11 @@ class DaskNamespace(types.ModuleType):
         a = self._da.asarray(obj, dtype=None if dtype is None else numpy_dtype(dtype))
         return a.copy() if copy and a is obj else a
 
+    def eye(self, n_rows: int, n_cols: int | None = None, /, *, k: int = 0,
+            dtype: Any = None, device: Any = None) -> Any:
+        return self._da.eye(n_rows, M=n_cols, k=k,
+                            dtype=float if dtype is None else numpy_dtype(dtype))
+
     def matrix_transpose(self, x: Any, /) -> Any:
         return self._da.swapaxes(x, -1, -2)
 

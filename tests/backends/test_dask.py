@@ -103,6 +103,29 @@ def test_the_standard_s_other_names():
     assert xp.isdtype(xp.float64, "real floating")
 
 
+def test_set_backend_dask_makes_fad_s_arrays_dask_arrays():
+    fad.set_backend("dask")
+    try:
+        made = [fnp.zeros(3), fnp.ones((2, 2)), fnp.eye(3, 2, k=1), fnp.linspace(0, 1, 3),
+                fnp.arange(3.0), fnp.full((2,), 3.0), fnp.asarray([1.0, 2.0])]
+    finally:
+        fad.set_backend("numpy")
+    assert all(_is_dask(a) for a in made)
+    with dask.config.set(scheduler="sync"):
+        np.testing.assert_array_equal(made[2].compute(), np.eye(3, 2, k=1))
+
+
+def test_per_example_gradients_with_vmap_are_lazy():
+    w, Xn, yn, X, y = _data(n=40, chunk=10, seed=9)
+    loss = lambda w, x, t: (fnp.dot(x, w) - t) ** 2
+    per_example = fad.vmap(fad.grad(loss), in_axes=(None, 0, 0))
+    with dask.config.set(scheduler=_refuse):
+        g = per_example(w, X, y)
+    assert _is_dask(g) and g.shape == (40, w.size)
+    with dask.config.set(scheduler="sync"):
+        np.testing.assert_allclose(g.compute(), per_example(w, Xn, yn), rtol=0, atol=1e-10)
+
+
 # ---------------------------------------------------------------- what Dask cannot do lazily
 def test_scatter_add_at_dask_index_arrays_is_refused_not_computed(lazy_only):
     b = get_backend("dask")
