@@ -115,6 +115,15 @@ def test_set_backend_dask_makes_fad_s_arrays_dask_arrays():
         np.testing.assert_array_equal(made[2].compute(), np.eye(3, 2, k=1))
 
 
+def test_device_put_to_and_from_dask():
+    y = fad.device_put(np.arange(4.0), "dask")
+    assert _is_dask(y) and fad.device_put(y, "dask") is y
+    with dask.config.set(scheduler="sync"):
+        back = fad.device_put(y, "numpy")  # asked for: computed
+    assert type(back) is np.ndarray
+    np.testing.assert_array_equal(back, np.arange(4.0))
+
+
 def test_per_example_gradients_with_vmap_are_lazy():
     w, Xn, yn, X, y = _data(n=40, chunk=10, seed=9)
     loss = lambda w, x, t: (fnp.dot(x, w) - t) ** 2
