@@ -7,6 +7,9 @@ table's rows run on inputs in chunks of two (values, ``jvp`` against ``vjp``,
 ``jit`` against eager); those Dask cannot run are in ``NOT_ON_DASK`` with reasons.
 """
 
+import os
+from unittest import mock
+
 import numpy as np
 import pytest
 
@@ -250,10 +253,15 @@ def test_gradient_computed_on_a_local_distributed_cluster():
     want = fad.grad(logistic_loss)(w, Xn, yn)
     with dask.config.set(scheduler=_refuse):
         g = fad.grad(logistic_loss)(w, X, y)
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, host="127.0.0.1",
-                                  processes=True, dashboard_address=None) as cluster, \
+    # (distributed's nanny writes MALLOC_TRIM_THRESHOLD_ into this process's
+    # environment for its workers, which would leave fad's malloc tuning to "the
+    # user" in the tests after this one: the environment is restored on exit)
+    with mock.patch.dict(os.environ), \
+            distributed.LocalCluster(n_workers=2, threads_per_worker=1, host="127.0.0.1",
+                                     processes=True, dashboard_address=None) as cluster, \
             distributed.Client(cluster) as client:
         got = client.compute(g).result()
+        assert len(client.scheduler_info()["workers"]) == 2
     assert type(got) is np.ndarray
     np.testing.assert_allclose(got, want, rtol=0, atol=1e-10)
 
