@@ -212,6 +212,12 @@ class DaskBackend(Backend):
 
     @staticmethod
     def is_dask(x: Any) -> bool:
+        """Whether ``x`` is a Dask array.
+
+        >>> import numpy as np
+        >>> DaskBackend.is_dask(np.ones(2))
+        False
+        """
         return is_dask_array(type(x))
 
     def special(self, primitive: str) -> Any:
@@ -255,7 +261,11 @@ class DaskBackend(Backend):
 
 
 def make_dask_backend() -> Backend:
-    """Import ``dask.array`` and return its backend (a clear error without Dask)."""
+    """Import ``dask.array`` and return its backend (a clear error without Dask).
+
+    >>> make_dask_backend().name
+    'dask'
+    """
     try:
         ns = DaskNamespace()
     except ImportError as e:
