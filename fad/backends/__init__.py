@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from .base import NUMPY, Backend
+from .dask_backend import is_dask_array
 
 _BY_TYPE: dict[type, Any] = {np.ndarray: np, np.float64: np, np.float32: np,
                              np.int64: np, np.bool_: np, np.int32: np,
@@ -40,6 +41,8 @@ def _namespace_of_type(tp: type, value: Any) -> Any:
     elif hasattr(value, "__array_namespace__"):
         xp = value.__array_namespace__()
         backend_for(xp)  # registered when first met (array_api_strict's set-up runs then)
+    elif is_dask_array(tp):
+        xp = get_backend("dask").xp
     else:
         return None
     _BY_TYPE[tp] = xp
@@ -71,6 +74,17 @@ def namespace_of(args: tuple | list) -> Any:
     return np if found is None else found
 
 
+def is_array(x: Any) -> bool:
+    """Whether ``x`` is an array of some backend: it has ``__array_namespace__``,
+    or it is a Dask array (which has none).
+
+    >>> import numpy as np
+    >>> is_array(np.ones(2)), is_array([1.0])
+    (True, False)
+    """
+    return hasattr(x, "__array_namespace__") or is_dask_array(type(x))
+
+
 def _mixed(args: tuple | list) -> Any:
     """The namespace of ``args`` that hold arrays of two namespaces: the other
     one when NumPy's values among them are all weak; else an error."""
@@ -82,6 +96,10 @@ def _mixed(args: tuple | list) -> Any:
         strong.append(xp)
     if len(strong) == 1:
         return strong[0]
+    if len(strong) == 2 and np in strong:
+        other = strong[0] if strong[1] is np else strong[1]
+        if backend_for(other).absorbs_numpy:  # Dask: NumPy arrays join its graph
+            return other
     names = [backend_for(xp).name for xp in strong]
     raise BackendMismatchError(_mismatch(names[0], names[1]))
 
@@ -108,7 +126,7 @@ def _mismatch(a: str, b: str) -> str:
 # By identity: a namespace is its module object, never its name (another module
 # calling itself "numpy" gets a backend of its own, and NumPy's entry stays).
 _BY_NAMESPACE: dict[int, Backend] = {id(np): NUMPY}
-_BUILTIN = ("numpy", "cupy", "array_api_strict", "strict")
+_BUILTIN = ("numpy", "cupy", "array_api_strict", "strict", "dask")
 
 
 def backend_for(xp: Any) -> Backend:
@@ -183,8 +201,12 @@ def _make_builtin(name: str) -> Backend:
     elif name in ("array_api_strict", "strict"):
         from .strict import make_strict_backend
         b = make_strict_backend()
+    elif name == "dask":
+        from .dask_backend import make_dask_backend
+        b = make_dask_backend()
     else:
-        raise ValueError(f"unknown backend {name!r}; known: numpy, cupy, array_api_strict")
+        raise ValueError(f"unknown backend {name!r}; known: numpy, cupy, array_api_strict, "
+                         "dask")
     _BACKENDS[name] = b
     _BY_NAMESPACE.setdefault(id(b.xp), b)
     return b
@@ -291,5 +313,5 @@ def _to_host(x: Any) -> Any:
 
 
 __all__ = ["Backend", "BackendMismatchError", "namespace_of", "backend_for",
-           "get_backend", "set_backend", "default_backend", "default_xp", "asarray",
+           "get_backend", "set_backend", "is_array", "default_backend", "default_xp", "asarray",
            "device_put"]

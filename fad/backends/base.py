@@ -97,6 +97,7 @@ class Backend:
         return out if out.dtype == want else xp.astype(out, want)
 
     special_library: str | None = None  # the module holding its special functions
+    absorbs_numpy = False  # whether NumPy arrays join this backend's operations (Dask)
 
     def special(self, primitive: str) -> Any:
         """The special function ``primitive`` (``erf``, ``gammaln``...) of this

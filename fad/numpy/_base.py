@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from ..backends import asarray as backend_asarray
+from ..backends import is_array
 from ..core.errors import ConcretizationError
 from ..core.trace import Tracer, _np_dtype, concrete_or_none
 from ..primitives.shapes import ufunc_result_dtype
@@ -29,7 +30,7 @@ def asarray(x: Any, dtype: Any = None) -> Any:
     conv = getattr(x, "__fad_array__", None)
     if conv is not None:
         return asarray(conv(), dtype)
-    if hasattr(x, "__array_namespace__") or isinstance(x, np.generic):
+    if is_array(x) or isinstance(x, np.generic):
         return x if dtype is None or _np_dtype(x.dtype) == np.dtype(dtype) \
             else convert_element_type(x, dtype)
     if isinstance(x, list | tuple) and any(isinstance(e, Tracer) or

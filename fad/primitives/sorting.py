@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from ..backends import default_xp, namespace_of
+from ..backends import backend_for, default_xp, namespace_of
 from ..core.ir import ShapedArray
 from ..core.primitive import Primitive
 from ..core.trace import bind, concrete_or_none, shape_of
@@ -29,7 +29,9 @@ def constant(value: np.ndarray, like: Any) -> Any:
     """
     c = concrete_or_none(like)
     xp = namespace_of([c]) if c is not None else default_xp()
-    return value if xp is np else xp.asarray(value)
+    if xp is np or backend_for(xp).absorbs_numpy:  # (Dask indexes with NumPy arrays)
+        return value
+    return xp.asarray(value)
 
 
 def take_along(x: Any, idx: Any, axis: int) -> Any:

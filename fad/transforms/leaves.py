@@ -10,7 +10,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from ..backends import asarray, default_xp, namespace_of
+from ..backends import asarray, default_xp, is_array, namespace_of
 from ..core.ir import ShapedArray
 from ..core.trace import Tracer, aval_of, concrete_or_none
 from ..tree import tree_flatten
@@ -24,7 +24,7 @@ def leaf_array(x: Any) -> Any:
     conv = getattr(x, "__fad_array__", None)  # (before the namespace: a facade Tensor
     if conv is not None:                      # has both, and its array is what counts)
         return conv()
-    if hasattr(x, "__array_namespace__"):
+    if is_array(x):
         reject_masked(x)
         return x
     return asarray(x)  # (a Python scalar or nested list)
@@ -38,7 +38,7 @@ def as_array(x: Any) -> Any:
     conv = getattr(x, "__fad_array__", None)
     if conv is not None:
         return as_array(conv())
-    return x if hasattr(x, "__array_namespace__") else asarray(x)
+    return x if is_array(x) else asarray(x)
 
 
 def reject_masked(x: Any) -> None:

@@ -14,7 +14,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ...backends import asarray
+from ...backends import asarray, is_array
 from ...core.errors import ConcretizationError
 from ...core.ir import ClosedJaxpr
 from ...core.trace import Tracer, aval_of, concrete_or_none
@@ -146,7 +146,7 @@ def scalar(x: Any, what: str, kinds: str, fix: str) -> Any:
     """``x`` as a 0-d array or tracer of a dtype kind in ``kinds``, else a TypeError
     saying ``what`` it must be and naming what it is."""
     if not isinstance(x, bool | int | float | complex | np.generic | Tracer) and not \
-            hasattr(x, "__array_namespace__") and not hasattr(x, "__fad_array__"):
+            is_array(x) and not hasattr(x, "__fad_array__"):
         raise TypeError(f"{what}, got {type(x).__name__} {x!r:.60}. {fix}")
     x = leaf_array(x)
     a = aval_of(x)

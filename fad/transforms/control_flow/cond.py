@@ -11,6 +11,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ...backends.dask_backend import is_dask_array
 from ...core.errors import ConcretizationError
 from ...core.primitive import Primitive
 from ...core.trace import Tracer, aval_of, bind, concrete_or_none
@@ -128,7 +129,8 @@ def _function_key(fun: Callable, extra: tuple) -> tuple | None:
     names = getattr(fun, "__globals__", {})
     for v in [c.cell_contents for c in fun.__closure__ or () if _filled(c)] + \
             list(fun.__defaults__ or ()) + [names[k] for k in code.co_names if k in names]:
-        if isinstance(v, Tracer) or hasattr(type(v), "__array_namespace__"):
+        if isinstance(v, Tracer) or hasattr(type(v), "__array_namespace__") or \
+                is_dask_array(type(v)):
             parts.append(aval_of(v))
         elif isinstance(v, _PLAIN):
             parts.append((type(v), v))
