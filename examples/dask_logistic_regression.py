@@ -4,6 +4,7 @@ The data ``X`` (rows x cols, float64) and labels ``y`` are generated chunk by
 chunk on the workers, so no process ever holds all of it: each local worker's
 memory limit is three quarters of the data's size (300 MiB at least, so below
 the data's size from 400 MiB of data on, e.g. ``--rows 4000000 --cols 16``).
+The workers keep the data when it fits (else each step generates it afresh).
 Each step, ``fad.jit(fad.grad(loss))`` builds a lazy gradient over the chunked
 data (a Dask graph, no computation); the cluster computes it and sends back
 the small gradient; the weights are updated on the host. A progress bar shows
@@ -76,14 +77,17 @@ def connect(scheduler: str | None, memory_limit: int) -> Iterator[Any]:
         yield client
 
 
-def train(client: Any, X: Any, y: Any, steps: int, lr: float,
-          progress: bool = True) -> tuple[np.ndarray, list[float]]:
+def train(client: Any, X: Any, y: Any, steps: int, lr: float, progress: bool = True,
+          persist: bool = True) -> tuple[np.ndarray, list[float]]:
     """``steps`` of gradient descent from zero weights; the gradient and loss of
-    each step are computed by ``client``'s cluster. Returns the weights and the
-    loss before each step and after the last."""
+    each step are computed by ``client``'s cluster. With ``persist`` the data
+    is generated once and kept on the workers, else each step generates its
+    chunks afresh (the same values: the generator is seeded per chunk), one at
+    a time. Returns the weights and the loss before each step and after the last."""
     from tqdm import tqdm
 
-    X, y = client.persist([X, y])  # generated once, kept on the workers
+    if persist:
+        X, y = client.persist([X, y])
     grad = fad.jit(fad.grad(loss))
     w = np.zeros(X.shape[1])
     losses = []
@@ -117,9 +121,12 @@ def main(argv: list[str] | None = None) -> int:
     memory_limit = args.memory_limit or max(data_bytes * 3 // 4, 300 * 2**20)
     X, y = make_data(args.rows, args.cols, args.chunks)
     with connect(args.scheduler, memory_limit) as client:
-        w, losses = train(client, X, y, args.steps, args.lr, not args.no_progress)
+        # the workers keep the data when their half of it fits in half their memory
+        persist = bool(args.scheduler) or data_bytes <= memory_limit
+        w, losses = train(client, X, y, args.steps, args.lr, not args.no_progress, persist)
     print(f"data: {args.rows} x {args.cols} float64 ({data_bytes / 2**20:.1f} MiB) "
-          f"in {args.chunks} chunks")
+          f"in {args.chunks} chunks, {'kept on' if persist else 'generated each step by'} "
+          f"the workers")
     print(f"loss: {losses[0]:.6f} -> {losses[-1]:.6f} after {args.steps} steps")
     return 0
 
