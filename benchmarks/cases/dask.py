@@ -22,6 +22,7 @@ except ImportError:  # pragma: no cover - optional backend
 
 SIZES = {"full": (2_000_000, 32, 8), "quick": (200_000, 32, 8), "tiny": (400, 4, 4)}
 _CLIENTS: dict[bool, Any] = {}
+_DATA: dict[tuple, tuple[Any, Any, Any]] = {}
 
 
 def logistic_loss(w: Any, X: Any, y: Any) -> Any:
@@ -73,22 +74,40 @@ def client(processes: bool) -> Any:
     return _CLIENTS[processes]
 
 
+def cluster_data(rows: int, cols: int, chunks: int, processes: bool) -> tuple[Any, Any, Any]:
+    """(client, X, y): the data generated chunk by chunk on the workers and kept
+    there (once per size and process)."""
+    key = (rows, cols, chunks, processes)
+    if key not in _DATA:
+        cl = client(processes)
+        b = _bounds(rows, chunks)
+        parts = [dask.delayed(chunk, nout=2)(0, i, b[i + 1] - b[i], cols)
+                 for i in range(chunks)]
+        X = da.concatenate([da.from_delayed(p[0], (b[i + 1] - b[i], cols), np.float64)
+                            for i, p in enumerate(parts)])
+        y = da.concatenate([da.from_delayed(p[1], (b[i + 1] - b[i],), np.float64)
+                            for i, p in enumerate(parts)])
+        X, y = cl.persist([X, y])
+        distributed.wait([X, y])
+        _DATA[key] = cl, X, y
+    return _DATA[key]
+
+
 def dask_contender(w: np.ndarray, rows: int, cols: int, chunks: int,
                    processes: bool) -> Callable[[], Any]:
-    """The data generated chunk by chunk on the workers and kept there; a call
-    builds ``fad.jit(fad.grad(loss))``'s lazy gradient and has the cluster
-    compute it."""
-    cl = client(processes)
-    b = _bounds(rows, chunks)
-    parts = [dask.delayed(chunk, nout=2)(0, i, b[i + 1] - b[i], cols) for i in range(chunks)]
-    X = da.concatenate([da.from_delayed(p[0], (b[i + 1] - b[i], cols), np.float64)
-                        for i, p in enumerate(parts)])
-    y = da.concatenate([da.from_delayed(p[1], (b[i + 1] - b[i],), np.float64)
-                        for i, p in enumerate(parts)])
-    X, y = cl.persist([X, y])
-    distributed.wait([X, y])
+    """A call builds ``fad.jit(fad.grad(loss))``'s lazy gradient over the data
+    on the workers and has the cluster compute it."""
+    cl, X, y = cluster_data(rows, cols, chunks, processes)
     grad = fad.jit(fad.grad(logistic_loss))
     return lambda: cl.compute(grad(w, X, y), sync=True)
+
+
+def dask_numpy_contender(w: np.ndarray, rows: int, cols: int, chunks: int,
+                         processes: bool) -> Callable[[], Any]:
+    """The hand-written gradient's expression on the same Dask arrays, computed
+    by the cluster (Dask's own cost, for comparison)."""
+    cl, X, y = cluster_data(rows, cols, chunks, processes)
+    return lambda: cl.compute(logistic_grad_numpy(w, X, y), sync=True)
 
 
 @case("dask_logistic", bars=lambda res: [ratio_bar(res, "fad dask", 3.0)])
@@ -97,17 +116,20 @@ def dask_logistic_case(size: str) -> list[Problem]:
     row chunks: the hand-written NumPy gradient and ``fad.grad`` on NumPy, in
     one process, against ``fad.jit(fad.grad(loss))`` on the same data generated
     and kept on a local two-worker ``distributed`` cluster (one thread each,
-    started once), the gradient computed through the client."""
+    started once), the gradient computed through the client; for comparison, the
+hand-written gradient's expression on the same Dask arrays (``numpy dask``)."""
     rows, cols, chunks = SIZES[size]
     X, y = host_data(rows, cols, chunks)
     w = np.linspace(0.5, -0.5, cols)
-    if distributed is None:
-        on_dask = Contender("fad dask", None, tracemalloc=False,
-                            skip=missing(None, "dask[distributed]"))
-    else:
-        on_dask = guarded("fad dask", lambda: dask_contender(w, rows, cols, chunks,
-                                                             processes=size != "tiny"),
-                          tracemalloc=False)
+    on_dask = []
+    for name, build in [("fad dask", dask_contender), ("numpy dask", dask_numpy_contender)]:
+        if distributed is None:
+            on_dask.append(Contender(name, None, tracemalloc=False,
+                                     skip=missing(None, "dask[distributed]")))
+        else:
+            on_dask.append(guarded(name, lambda b=build: b(w, rows, cols, chunks,
+                                                           processes=size != "tiny"),
+                                   tracemalloc=False))
     contenders = [Contender("numpy", lambda: logistic_grad_numpy(w, X, y)),
-                  fad_contender("fad", fad.grad(logistic_loss), w, X, y), on_dask]
+                  fad_contender("fad", fad.grad(logistic_loss), w, X, y), *on_dask]
     return [Problem(f"{rows:,} x {cols} float64, {chunks} chunks", contenders, rtol=1e-10)]
