@@ -27,3 +27,15 @@ def test_the_example_trains_and_the_loss_falls():
     assert abs(first - 0.693147) < 1e-5  # zero weights: log 2
     assert last < first - 0.01
     assert "in 4 chunks" in run.stdout
+
+
+def test_the_example_s_docstring_examples():
+    import doctest
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "dask_logistic_regression", ROOT / "examples" / "dask_logistic_regression.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    result = doctest.testmod(module)
+    assert result.attempted >= 2 and result.failed == 0
