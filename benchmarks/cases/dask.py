@@ -94,7 +94,7 @@ def cluster_data(rows: int, cols: int, chunks: int, processes: bool) -> tuple[An
 
 
 def dask_contender(w: np.ndarray, rows: int, cols: int, chunks: int,
-                   processes: bool) -> Callable[[], Any]:
+                   processes: bool = True) -> Callable[[], Any]:
     """A call builds ``fad.jit(fad.grad(loss))``'s lazy gradient over the data
     on the workers and has the cluster compute it."""
     cl, X, y = cluster_data(rows, cols, chunks, processes)
@@ -103,11 +103,22 @@ def dask_contender(w: np.ndarray, rows: int, cols: int, chunks: int,
 
 
 def dask_numpy_contender(w: np.ndarray, rows: int, cols: int, chunks: int,
-                         processes: bool) -> Callable[[], Any]:
+                         processes: bool = True) -> Callable[[], Any]:
     """The hand-written gradient's expression on the same Dask arrays, computed
     by the cluster (Dask's own cost, for comparison)."""
     cl, X, y = cluster_data(rows, cols, chunks, processes)
     return lambda: cl.compute(logistic_grad_numpy(w, X, y), sync=True)
+
+
+def _sync(build: Callable, w: np.ndarray, rows: int, cols: int,
+          chunks: int) -> Callable[[], Any]:
+    """The gradient on Dask arrays made from host data, computed by Dask's
+    synchronous scheduler in this process (no cluster, no threads)."""
+    X, y = host_data(rows, cols, chunks)
+    Xd, yd = da.from_array(X, chunks=(-(-rows // chunks), cols)), da.from_array(
+        y, chunks=-(-rows // chunks))
+    f = fad.jit(fad.grad(logistic_loss)) if build is dask_contender else logistic_grad_numpy
+    return lambda: dask.compute(f(w, Xd, yd), scheduler="sync")[0]
 
 
 @case("dask_logistic", bars=lambda res: [ratio_bar(res, "fad dask", 3.0)])
@@ -126,9 +137,11 @@ hand-written gradient's expression on the same Dask arrays (``numpy dask``)."""
         if distributed is None:
             on_dask.append(Contender(name, None, tracemalloc=False,
                                      skip=missing(None, "dask[distributed]")))
+        elif size == "tiny":  # the smoke test: Dask's synchronous scheduler, no cluster
+            on_dask.append(Contender(name, _sync(build, w, rows, cols, chunks),
+                                     tracemalloc=False))
         else:
-            on_dask.append(guarded(name, lambda b=build: b(w, rows, cols, chunks,
-                                                           processes=size != "tiny"),
+            on_dask.append(guarded(name, lambda b=build: b(w, rows, cols, chunks),
                                    tracemalloc=False))
     contenders = [Contender("numpy", lambda: logistic_grad_numpy(w, X, y)),
                   fad_contender("fad", fad.grad(logistic_loss), w, X, y), *on_dask]
