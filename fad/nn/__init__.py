@@ -16,13 +16,13 @@ from typing import Any
 
 import numpy as np
 
-from . import numpy as fnp
-from .core.trace import bind
-from .numpy._base import promote
-from .primitives import elementwise as E
-from .primitives.special_functions import erf_p
-from .primitives.structural import convert_element_type
-from .transforms.autodiff import stop_gradient
+from .. import numpy as fnp
+from ..core.trace import bind
+from ..numpy._base import promote
+from ..primitives import elementwise as E
+from ..primitives.special_functions import erf_p
+from ..primitives.structural import convert_element_type
+from ..transforms.autodiff import stop_gradient
 
 
 def _float(x: Any) -> Any:
