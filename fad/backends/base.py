@@ -99,6 +99,17 @@ class Backend:
     special_library: str | None = None  # the module holding its special functions
     absorbs_numpy = False  # whether NumPy arrays join this backend's operations (Dask)
 
+    def elementwise(self, impl: Any, args: tuple) -> Any:
+        """``impl(xp, *args)``, an elementwise implementation written against a
+        namespace, run on this backend's arrays (a chunked backend runs it chunk
+        by chunk on the chunks' own namespace instead).
+
+        >>> from fad.backends import get_backend
+        >>> get_backend("numpy").elementwise(lambda xp, x: xp.exp(x), (0.0,))
+        np.float64(1.0)
+        """
+        return impl(self.xp, *args)
+
     def special(self, primitive: str) -> Any:
         """The special function ``primitive`` (``erf``, ``gammaln``...) of this
         backend's SciPy-like library (imported on first use), or

@@ -167,6 +167,15 @@ def _ufunc_kernel(prim: Primitive, xp_name: str | Callable) -> None:
     prim.numpy_fn = getattr(np, xp_name)
 
 
+def chunkwise(impl: Callable) -> Callable:
+    """An elementwise implementation ``impl(xp, *operands)`` composed of several
+    namespace calls, handed to the backend to run (``Backend.elementwise``): on
+    NumPy directly; on a chunked backend (Dask) once per chunk, as one operation."""
+    def run(xp: Any, *args: Any) -> Any:
+        return impl(xp, *args) if xp is np else backend_for(xp).elementwise(impl, args)
+    return run
+
+
 def unary(name: str, xp_name: str | Callable, partial: Callable | None,
           out_dtype: Any = None) -> Primitive:
     """An elementwise primitive of one operand, computed by the namespace's
