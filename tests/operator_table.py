@@ -588,7 +588,9 @@ def dynamic_slice_cases(update: bool) -> Cases:
 
 
 def _window(shape: tuple, starts: tuple, sizes: tuple) -> tuple:
-    """``jax.lax``'s clamped window: each start moved into ``[0, n - size]``."""
+    """``jax.lax``'s window: a negative start counted from the end, then each
+    start moved into ``[0, n - size]``."""
+    starts = [s + n if s < 0 else s for s, n in zip(starts, shape)]
     return tuple(slice(min(max(s, 0), n - k), min(max(s, 0), n - k) + k)
                  for s, n, k in zip(starts, shape, sizes))
 

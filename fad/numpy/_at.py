@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.trace import aval_of, bind, shape_of
+from ..core.trace import aval_of, bind, concrete_or_none, shape_of
 from ..primitives.indexing import ARRAY, Indexer, _gather_aval, add_at_p, gather
 from ..primitives.scatter import scatter_max_p, scatter_min_p, scatter_mul_p, scatter_p
 from ..primitives.structural import convert_element_type
@@ -56,9 +56,27 @@ class _Index:
         self.dropped = False  # an out-of-range integer with mode="drop"/"fill"
         if mode in ("clip", "drop", "fill"):
             items, arrays = self._bound(items, arrays, mode, fill)
+        else:
+            self._check(items, arrays)
         self.items = items
         self.indexer = Indexer(items)
         self.arrays = arrays
+
+    def _check(self, items: tuple, arrays: tuple) -> None:
+        """NumPy's IndexError for a concrete index array out of range."""
+        shape, it = shape_of(self.x), iter(arrays)
+        for i, axis in zip(items, _axes(items, len(shape))):
+            if i is not ARRAY:
+                continue
+            a = concrete_or_none(next(it))
+            if a is None or not np.size(a):
+                continue
+            a = np.asarray(a)
+            bad = a[(a < -shape[axis]) | (a >= shape[axis])]
+            if bad.size:
+                raise IndexError(f"index {bad.flat[0]} is out of bounds for axis {axis} with "
+                                 f"size {shape[axis]} (x.at[...] takes mode='clip' or "
+                                 f"mode='drop' to clamp or drop such indices)")
 
     def _bound(self, items: tuple, arrays: tuple, mode: str, fill: Any) -> tuple:
         """Negative indices wrapped, then each index clamped into its axis ("clip")

@@ -2,9 +2,9 @@
 ``dynamic_update_slice`` (and their one-axis forms), re-exported by ``fad.lax``.
 
 The sizes are static; the start indices are operands (0-d integers, possibly
-traced). As in JAX, each start is clamped so that the slice fits:
-``start = min(max(start, 0), n - size)``, so an out-of-range start never
-raises and never shortens the slice.
+traced). As in JAX, a negative start counts from the end (``n + start``), then
+each start is clamped so that the slice fits: ``start = min(max(start, 0), n -
+size)``, so an out-of-range start never raises and never shortens the slice.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from ..core.errors import ShapeError
 from ..core.ir import ShapedArray
 from ..core.linear import is_undefined
 from ..core.primitive import Primitive
-from ..core.trace import Tracer, bind, shape_of
+from ..core.trace import Tracer, aval_of, bind, shape_of
 from .builders import deflinear, loop_batch_rule, to_front, zeros_like
 from .indexing import gather
 from .reductions import reduce_sum_p
@@ -29,20 +29,22 @@ __all__ = ["dynamic_slice", "dynamic_update_slice", "dynamic_index_in_dim",
 
 
 def _window(shape: tuple, starts: tuple, sizes: tuple) -> tuple:
-    """The clamped slices: each start moved into ``[0, n - size]``."""
+    """The slices: a negative start counted from the end, then moved into
+    ``[0, n - size]``."""
     if not len(starts) == len(sizes) == len(shape):
         raise TypeError(f"one start index and one size per axis of the operand "
                         f"(shape {shape}), got {len(starts)} and {len(sizes)}")
+    starts = [int(s) + n if int(s) < 0 else int(s) for s, n in zip(starts, shape)]
     return tuple(slice(s, s + k) for s, k in (
-        (min(max(int(s), 0), n - k), k) for s, n, k in zip(starts, shape, sizes)))
+        (min(max(s, 0), n - k), k) for s, n, k in zip(starts, shape, sizes)))
 
 
 def _check_starts(fn: str, shape: tuple, starts: tuple) -> None:
     if len(starts) != len(shape):
         raise TypeError(f"{fn}: give one start index per axis of the operand "
                         f"(shape {shape}), got {len(starts)}")
-    for s in starts:
-        if s.shape != () or s.dtype.kind not in "iu":
+    for s in starts:  # (a Python int start takes the operand's dtype when staged)
+        if s.shape != ():
             raise TypeError(f"{fn}: start indices are integer scalars, got "
                             f"{s.dtype}{list(s.shape)}")
 
@@ -51,7 +53,7 @@ def _check_starts(fn: str, shape: tuple, starts: tuple) -> None:
 def _slice_aval(x: ShapedArray, *starts: ShapedArray, sizes: tuple) -> ShapedArray:
     _check_starts("dynamic_slice", x.shape, starts)
     if len(sizes) != len(x.shape) or any(not 0 <= k <= n for k, n in zip(sizes, x.shape)):
-        raise ShapeError(f"dynamic_slice: slice_sizes {sizes} must give one size per axis "
+        raise ValueError(f"dynamic_slice: slice_sizes {sizes} must give one size per axis "
                          f"of the operand, each at most that axis' length {x.shape}")
     return ShapedArray(tuple(sizes), x.dtype)
 
@@ -143,11 +145,12 @@ dynamic_update_slice_p.fresh_output = True
 
 
 # ---------------------------------------------------------------- public functions
-def _int(s: Any) -> int:
-    """A concrete start as a Python int (it joins any backend's arrays)."""
-    if isinstance(s, bool | np.bool_) or np.asarray(s).dtype.kind not in "iu":
-        raise TypeError(f"start indices are integer scalars, got {s!r}")
-    return int(s)
+def _int(s: Any) -> Any:
+    """A start: a concrete one as a Python int (it joins any backend's arrays)."""
+    dtype = aval_of(s).dtype
+    if isinstance(s, bool | np.bool_) or dtype.kind not in "iu":
+        raise TypeError(f"start indices are integer scalars, got {s!r} ({dtype})")
+    return s if isinstance(s, Tracer) else int(s)
 
 
 def _starts(start_indices: Any) -> tuple:
@@ -158,13 +161,14 @@ def _starts(start_indices: Any) -> tuple:
         if len(n) != 1:
             raise TypeError(f"start_indices: a sequence of scalars or a 1-d array, got "
                             f"shape {n}")
-        return tuple(gather(start_indices, (k,)) for k in range(n[0]))
-    return tuple(s if isinstance(s, Tracer) else _int(s) for s in start_indices)
+        return tuple(_int(gather(start_indices, (k,))) for k in range(n[0]))
+    return tuple(_int(s) for s in start_indices)
 
 
 def dynamic_slice(operand: Any, start_indices: Any, slice_sizes: Sequence[int]) -> Any:
-    """``operand[s0:s0+k0, s1:s1+k1, ...]`` with run-time starts ``s`` (clamped so
-    the slice fits, as ``jax.lax.dynamic_slice``) and static sizes ``k``.
+    """``operand[s0:s0+k0, s1:s1+k1, ...]`` with run-time starts ``s`` (negative ones
+    counted from the end, then clamped so the slice fits, as
+    ``jax.lax.dynamic_slice``) and static sizes ``k``.
 
     >>> import numpy as np, fad
     >>> x = np.arange(10.0)
@@ -173,8 +177,9 @@ def dynamic_slice(operand: Any, start_indices: Any, slice_sizes: Sequence[int]) 
     >>> fad.lax.dynamic_slice(x, (8,), (3,)).tolist()  # start clamped to 7
     [7.0, 8.0, 9.0]
     """
-    return bind(dynamic_slice_p, operand, *_starts(start_indices),
-                sizes=tuple(int(k) for k in slice_sizes))
+    starts, sizes = _starts(start_indices), tuple(int(k) for k in slice_sizes)
+    _slice_aval(aval_of(operand), *map(aval_of, starts), sizes=sizes)  # (the checks)
+    return bind(dynamic_slice_p, operand, *starts, sizes=sizes)
 
 
 def dynamic_update_slice(operand: Any, update: Any, start_indices: Any) -> Any:
@@ -185,7 +190,9 @@ def dynamic_update_slice(operand: Any, update: Any, start_indices: Any) -> Any:
     >>> fad.lax.dynamic_update_slice(np.zeros(5), np.ones(2), (4,)).tolist()
     [0.0, 0.0, 0.0, 1.0, 1.0]
     """
-    return bind(dynamic_update_slice_p, operand, update, *_starts(start_indices))
+    starts = _starts(start_indices)
+    _update_aval(aval_of(operand), aval_of(update), *map(aval_of, starts))  # (the checks)
+    return bind(dynamic_update_slice_p, operand, update, *starts)
 
 
 def _in_dim_starts(operand: Any, index: Any, axis: int) -> tuple:
