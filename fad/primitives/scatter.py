@@ -33,15 +33,23 @@ _UFUNCS = {"scatter": None, "scatter_mul": np.multiply, "scatter_min": np.minimu
            "scatter_max": np.maximum}
 
 
+def host(a: Any) -> Any:
+    """A NumPy copy of another namespace's array (CuPy's by ``.get()``)."""
+    try:
+        return np.array(a)
+    except TypeError:
+        return a.get()
+
+
 def _write(xp: Any, name: str, x: Any, v: Any, index: tuple, out: Any = None) -> Any:
     """``x`` with ``v`` written (or combined) at ``index``, on NumPy into ``out``
     (which may be ``x``: then in place), elsewhere through the host."""
     if xp.__name__ != "numpy":
-        host = np.array(x)
-        _write(np, name, host, np.asarray(v), tuple(
-            i if isinstance(i, slice | int | type(None) | type(Ellipsis)) else np.asarray(i)
-            for i in index), out=host)
-        return xp.asarray(host)
+        out = host(x)
+        _write(np, name, out, host(v), tuple(
+            i if isinstance(i, slice | int | type(None) | type(Ellipsis)) else host(i)
+            for i in index), out=out)
+        return xp.asarray(out)
     if out is None or out is v or any(out is i for i in index):
         out = np.array(x)  # (a copy; an ndarray even for a NumPy scalar)
     elif out is not x:
@@ -112,7 +120,7 @@ def _winners_impl(xp: Any, like: Any, *idx: Any, indexer: Indexer, shape: tuple)
     """1 where an element of ``x[index]``'s shape is the value that lands at its
     place (the last written there), 0 where a later one overwrites it; in
     ``like``'s dtype and namespace."""
-    index = indexer.build(tuple(np.asarray(i) for i in idx))
+    index = indexer.build(tuple(host(i) for i in idx))
     ids = np.arange(int(np.prod(like.shape)), dtype=np.int64).reshape(like.shape)
     last = np.full(shape, -1, np.int64)
     last[index] = ids

@@ -21,6 +21,7 @@ from ..core.trace import Tracer, aval_of, bind, shape_of
 from .builders import deflinear, loop_batch_rule, to_front, zeros_like
 from .indexing import gather
 from .reductions import reduce_sum_p
+from .scatter import host
 from .structural import broadcast_to, reshape
 
 __all__ = ["dynamic_slice", "dynamic_update_slice", "dynamic_index_in_dim",
@@ -106,9 +107,9 @@ def _update_impl(xp: Any, x: Any, u: Any, *starts: Any, out: Any = None) -> Any:
     (``x``'s own buffer when jit finds it dead)."""
     window = _window(x.shape, starts, u.shape)
     if xp.__name__ != "numpy":
-        host = np.array(x)
-        host[window] = np.asarray(u)
-        return xp.asarray(host)
+        out = host(x)
+        out[window] = host(u)
+        return xp.asarray(out)
     if out is None or out is u or any(out is s for s in starts):
         out = np.array(x)  # (a copy; an ndarray even for a NumPy scalar)
     elif out is not x:
