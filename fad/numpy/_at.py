@@ -15,7 +15,7 @@ import numpy as np
 
 from ..core.trace import aval_of, bind, concrete_or_none, shape_of
 from ..primitives.indexing import ARRAY, Indexer, _gather_aval, add_at_p, gather
-from ..primitives.scatter import scatter_max_p, scatter_min_p, scatter_mul_p, scatter_p
+from ..primitives.scatter import host, scatter_max_p, scatter_min_p, scatter_mul_p, scatter_p
 from ..primitives.structural import convert_element_type
 from . import _creation as K
 from . import _math as M
@@ -71,7 +71,7 @@ class _Index:
             a = concrete_or_none(next(it))
             if a is None or not np.size(a):
                 continue
-            a = np.asarray(a)
+            a = host(a)
             bad = a[(a < -shape[axis]) | (a >= shape[axis])]
             if bad.size:
                 raise IndexError(f"index {bad.flat[0]} is out of bounds for axis {axis} with "
