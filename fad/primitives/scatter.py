@@ -173,7 +173,7 @@ def _unique(x: Any, idx: tuple, indexer: Indexer, unique: bool) -> bool:
     if any(c is None for c in concrete):
         return False
     count = np.zeros(shape_of(x), np.int64)
-    np.add.at(count, indexer.build(tuple(np.asarray(c) for c in concrete)), 1)
+    np.add.at(count, indexer.build(tuple(host(c) for c in concrete)), 1)
     return count.size == 0 or int(count.max()) <= 1
 
 
