@@ -15,6 +15,8 @@ from . import (  # noqa: F401
     indexing,
     linalg,
     reductions,
+    scatter,
+    slicing,
     sorting,
     special,
     special_functions,
@@ -22,5 +24,6 @@ from . import (  # noqa: F401
 )
 
 __all__ = ["REGISTRY", "complex", "contractions", "cumulative", "elementwise",
-           "identities", "indexing", "linalg", "reductions", "sorting", "special",
+           "identities", "indexing", "linalg", "reductions", "scatter",
+           "slicing", "sorting", "special",
            "special_functions", "structural"]
