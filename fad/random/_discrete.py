@@ -196,23 +196,25 @@ def poisson(key: Any, lam: Any, shape: Any = None, dtype: Any = None) -> Any:
     lam = _bound(lam, float_dtype(None, "poisson"))
     shape = lam.shape if shape is None else shape_tuple(shape, "poisson")
     lam = lam if lam.shape == shape else fnp.broadcast_to(lam, shape)
-    big = fnp.greater_equal(lam, 10.0)
-    lam_big = fnp.where(big, lam, 10.0)
+    valid = fnp.logical_and(fnp.isfinite(lam), fnp.greater_equal(lam, 0.0))
+    lam_ok = fnp.where(valid, lam, 0.0)
+    big = fnp.greater_equal(lam_ok, 10.0)
+    lam_big = fnp.where(big, lam_ok, 10.0)
     a, b, inv_alpha, vr = _ptrs_constants(lam_big)
     log_lam = fnp.log(lam_big)
-    neg_lam = fnp.negative(fnp.where(big, 0.0, lam))
+    neg_lam = fnp.negative(fnp.where(big, 0.0, lam_ok))
 
     def body(carry: tuple) -> tuple:
         i, count, log_prod, out, done = carry
         k1, k2 = split(fold_in(key, i))
         u1 = unit_uniform(k1, tuple(shape), lam.dtype)
-        u2 = unit_uniform(k2, tuple(shape), lam.dtype)
+        u2 = fnp.subtract(1.0, unit_uniform(k2, tuple(shape), lam.dtype))  # in (0, 1]
         # Knuth: count the uniforms whose running product stays above e^-lam
         log_prod = fnp.add(log_prod, fnp.log1p(fnp.negative(u1)))
         knuth_end = fnp.less(log_prod, neg_lam)
         # PTRS: a proposal k from u = u1 - 1/2, v = u2
         u = fnp.subtract(u1, 0.5)
-        us = fnp.subtract(0.5, fnp.abs(u))
+        us = fnp.maximum(fnp.subtract(0.5, fnp.abs(u)), 1e-30)
         k = fnp.floor((2.0 * a / us + b) * u + lam_big + 0.43)
         quick = fnp.logical_and(fnp.greater_equal(us, 0.07), fnp.less_equal(u2, vr))
         bad = fnp.logical_or(fnp.less(k, 0.0),
@@ -226,7 +228,6 @@ def poisson(key: Any, lam: Any, shape: Any = None, dtype: Any = None) -> Any:
         out = fnp.where(take, value, out)
         return (i + 1, fnp.add(count, 1.0), log_prod, out, fnp.logical_or(done, ends))
 
-    valid = fnp.logical_and(fnp.isfinite(lam), fnp.greater_equal(lam, 0.0))
     zeros = fnp.zeros(shape, lam.dtype)
     init = (fnp.asarray(np.uint32(0)), zeros, zeros, zeros, fnp.logical_not(valid))
     out = lax.while_loop(lambda c: fnp.logical_not(fnp.all(c[4])), body, init)[3]
