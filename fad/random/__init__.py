@@ -26,6 +26,21 @@ from ._continuous import (
     truncated_normal,
     uniform,
 )
+from ._derived import (
+    chisquare,
+    f,
+    geometric,
+    lognormal,
+    maxwell,
+    orthogonal,
+    pareto,
+    rademacher,
+    rayleigh,
+    t,
+    triangular,
+    wald,
+    weibull_min,
+)
 from ._discrete import bernoulli, categorical, choice, permutation, poisson, randint
 from ._gamma import beta, dirichlet, gamma
 from ._keys import PRNGKey, bits, fold_in, key, key_data, split, wrap_key_data
@@ -33,4 +48,6 @@ from ._keys import PRNGKey, bits, fold_in, key, key_data, split, wrap_key_data
 __all__ = ["key", "PRNGKey", "key_data", "wrap_key_data", "split", "fold_in", "bits",
            "uniform", "normal", "truncated_normal", "exponential", "laplace", "logistic",
            "cauchy", "gumbel", "multivariate_normal", "bernoulli", "categorical", "randint",
-           "permutation", "choice", "poisson", "gamma", "beta", "dirichlet"]
+           "permutation", "choice", "poisson", "gamma", "beta", "dirichlet", "chisquare", "t",
+           "f", "lognormal", "pareto", "weibull_min", "rayleigh", "maxwell", "triangular",
+           "wald", "geometric", "rademacher", "orthogonal"]

@@ -43,6 +43,18 @@ def test_multivariate_normal_mean_and_cov():
     fad.check_grads(f, (np.array([0.1, -0.3, 2.0]), a), atol=1e-6, rtol=1e-6)
 
 
+@pytest.mark.parametrize("name,f,args", [
+    ("lognormal", lambda s: fr.lognormal(KEY, s, (4,)), (0.7,)),
+    ("pareto", lambda b: fr.pareto(KEY, b, (4,)), (2.5,)),
+    ("weibull_min", lambda s, c: fr.weibull_min(KEY, s, c, (4,)), (2.0, 1.5)),
+    ("rayleigh", lambda s: fr.rayleigh(KEY, s, (4,)), (1.3,)),
+    ("triangular", lambda a, m, b: fr.triangular(KEY, a, m, b, (6,)), (-1.0, 0.5, 2.0)),
+    ("wald", lambda m: fr.wald(KEY, m, (4,)), (0.8,)),
+])
+def test_transformed_samplers(name, f, args):
+    fad.check_grads(f, tuple(np.array(a) for a in args), atol=1e-6, rtol=1e-6)
+
+
 def _inverse_cdf_derivative(a, x, h=1e-6):
     """d/da of the quantile at fixed probability, by a central difference of
     SciPy's inverse (the upper tail's functions above the median)."""

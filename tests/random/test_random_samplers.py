@@ -43,6 +43,18 @@ CONTINUOUS = {
     "gamma(300)": (lambda k, s, dt: fr.gamma(k, 300.0, s, dt), stats.gamma(300.0)),
     "beta(2, 3)": (lambda k, s, dt: fr.beta(k, 2.0, 3.0, s, dt), stats.beta(2, 3)),
     "beta(0.5, 0.5)": (lambda k, s, dt: fr.beta(k, 0.5, 0.5, s, dt), stats.beta(0.5, 0.5)),
+    "chisquare(3)": (lambda k, s, dt: fr.chisquare(k, 3.0, s, dt), stats.chi2(3)),
+    "t(5)": (lambda k, s, dt: fr.t(k, 5.0, s, dt), stats.t(5)),
+    "f(4, 7)": (lambda k, s, dt: fr.f(k, 4.0, 7.0, s, dt), stats.f(4, 7)),
+    "lognormal(0.5)": (lambda k, s, dt: fr.lognormal(k, 0.5, s, dt), stats.lognorm(0.5)),
+    "pareto(3)": (lambda k, s, dt: fr.pareto(k, 3.0, s, dt), stats.pareto(3)),
+    "weibull_min(2, 1.5)": (lambda k, s, dt: fr.weibull_min(k, 2.0, 1.5, s, dt),
+                            stats.weibull_min(1.5, scale=2.0)),
+    "rayleigh(2)": (lambda k, s, dt: fr.rayleigh(k, 2.0, s, dt), stats.rayleigh(scale=2.0)),
+    "maxwell": (fr.maxwell, stats.maxwell()),
+    "triangular(0, 1, 3)": (lambda k, s, dt: fr.triangular(k, 0.0, 1.0, 3.0, s, dt),
+                            stats.triang(1 / 3, scale=3.0)),
+    "wald(0.7)": (lambda k, s, dt: fr.wald(k, 0.7, s, dt), stats.invgauss(0.7)),
     "dirichlet marginal": (lambda k, s, dt: fr.dirichlet(k, np.array([1.0, 2.0, 3.5]), s,
                                                          dt)[..., 1],
                            stats.beta(2.0, 4.5)),
@@ -161,6 +173,29 @@ def test_poisson_chi_square(lam):
     assert _chi_square(c[:-1], np.array(q[:-1]) / sum(q[:-1])) > P_MIN
 
 
+def test_geometric_and_rademacher_chi_square():
+    x = np.asarray(fr.geometric(KEY, 0.3, (N,)))
+    assert x.dtype == np.int64 and x.min() >= 1
+    k = np.arange(1, 12)
+    probs = np.append(0.3 * 0.7 ** (k - 1), 0.7 ** 11)
+    counts = np.append(np.bincount(x, minlength=13)[1:12], np.sum(x > 11))
+    assert _chi_square(counts, probs) > P_MIN
+    assert fr.geometric(KEY, 1.0, (3,)).tolist() == [1, 1, 1]
+    r = np.asarray(fr.rademacher(KEY, (N,)))
+    assert set(r.tolist()) == {-1, 1}
+    assert _chi_square([np.sum(r < 0), np.sum(r > 0)], [0.5, 0.5]) > P_MIN
+
+
+@pytest.mark.parametrize("n,m,shape", [(4, None, ()), (5, 2, (3,)), (2, 4, ())])
+def test_orthogonal_matrices(n, m, shape):
+    q = np.asarray(fr.orthogonal(KEY, n, shape, m=m))
+    assert q.shape == shape + (n, n if m is None else m)
+    small = min(q.shape[-2:])
+    gram = (np.swapaxes(q, -1, -2) @ q if q.shape[-2] >= q.shape[-1]
+            else q @ np.swapaxes(q, -1, -2))
+    np.testing.assert_allclose(gram, np.broadcast_to(np.eye(small), gram.shape), atol=1e-12)
+
+
 def test_poisson_edge_cases():
     x = fr.poisson(KEY, np.array([0.0, -1.0, np.nan, np.inf, 1e6]))
     assert x[:4].tolist() == [0, -1, -1, -1]
@@ -230,6 +265,10 @@ SAMPLERS = {
     "choice_no_replace": lambda k: fr.choice(k, 5, (3,), replace=False),
     "poisson": lambda k: fr.poisson(k, np.array([0.5, 3.0, 40.0])),
     "bits": lambda k: fr.bits(k, (3,), np.uint64),
+    "t": lambda k: fr.t(k, 4.0, (3,)),
+    "wald": lambda k: fr.wald(k, 0.7, (3,)),
+    "geometric": lambda k: fr.geometric(k, 0.3, (3,)),
+    "orthogonal": lambda k: fr.orthogonal(k, 3),
 }
 
 
