@@ -42,12 +42,12 @@ from ._derived import (
     weibull_min,
 )
 from ._discrete import bernoulli, categorical, choice, permutation, poisson, randint
-from ._gamma import beta, dirichlet, gamma
+from ._gamma import beta, dirichlet, gamma, loggamma
 from ._keys import PRNGKey, bits, fold_in, key, key_data, split, wrap_key_data
 
-__all__ = ["key", "PRNGKey", "key_data", "wrap_key_data", "split", "fold_in", "bits",
-           "uniform", "normal", "truncated_normal", "exponential", "laplace", "logistic",
-           "cauchy", "gumbel", "multivariate_normal", "bernoulli", "categorical", "randint",
-           "permutation", "choice", "poisson", "gamma", "beta", "dirichlet", "chisquare", "t",
-           "f", "lognormal", "pareto", "weibull_min", "rayleigh", "maxwell", "triangular",
-           "wald", "geometric", "rademacher", "orthogonal"]
+__all__ = ["key", "PRNGKey", "key_data", "wrap_key_data", "split", "fold_in", "bits", "uniform",
+           "normal", "truncated_normal", "exponential", "laplace", "logistic", "cauchy", "gumbel",
+           "multivariate_normal", "bernoulli", "categorical", "randint", "permutation", "choice",
+           "poisson", "gamma", "loggamma", "beta", "dirichlet", "chisquare", "t", "f", "lognormal",
+           "pareto", "weibull_min", "rayleigh", "maxwell", "triangular", "wald", "geometric",
+           "rademacher", "orthogonal"]

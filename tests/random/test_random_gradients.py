@@ -91,6 +91,18 @@ def test_gamma_gradient_is_the_rule_of_the_sample():
     np.testing.assert_allclose(per_key, loop, rtol=1e-13)
 
 
+def test_loggamma_gradient_is_gammas_over_x():
+    a = np.array([1e-3, 0.5, 2.0, 7.0, 300.0])
+    g = np.diag(fad.jacfwd(lambda a: fr.loggamma(KEY, a))(a))
+    x = fr.gamma(KEY, a)
+    np.testing.assert_allclose(g[1:], _dx_da(a, x)[1:] / x[1:], rtol=1e-10)
+    # where x is tiny, P(a, x) ~ x^a / Gamma(a + 1) gives d log x / da =
+    # (digamma(a + 1) - log x) / a, up to a relative O(x)
+    log_x = float(fr.loggamma(KEY, a[:1])[0])
+    assert log_x < -100
+    np.testing.assert_allclose(g[0], (special.digamma(1 + a[0]) - log_x) / a[0], rtol=1e-12)
+
+
 @pytest.mark.parametrize("a", [0.3, 2.5, 400.0])
 def test_gamma_gradient_is_unbiased(a):
     """E[x] = a, so the mean of dx/da is 1 (to a few standard errors)."""

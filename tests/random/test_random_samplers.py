@@ -41,6 +41,8 @@ CONTINUOUS = {
     "gamma(1)": (lambda k, s, dt: fr.gamma(k, 1.0, s, dt), stats.gamma(1.0)),
     "gamma(4.5)": (lambda k, s, dt: fr.gamma(k, 4.5, s, dt), stats.gamma(4.5)),
     "gamma(300)": (lambda k, s, dt: fr.gamma(k, 300.0, s, dt), stats.gamma(300.0)),
+    "loggamma(0.01)": (lambda k, s, dt: fr.loggamma(k, 0.01, s, dt), stats.loggamma(0.01)),
+    "loggamma(3)": (lambda k, s, dt: fr.loggamma(k, 3.0, s, dt), stats.loggamma(3.0)),
     "beta(2, 3)": (lambda k, s, dt: fr.beta(k, 2.0, 3.0, s, dt), stats.beta(2, 3)),
     "beta(0.5, 0.5)": (lambda k, s, dt: fr.beta(k, 0.5, 0.5, s, dt), stats.beta(0.5, 0.5)),
     "chisquare(3)": (lambda k, s, dt: fr.chisquare(k, 3.0, s, dt), stats.chi2(3)),
@@ -224,6 +226,20 @@ def test_multivariate_normal_moments():
 def test_dirichlet_sums_to_one():
     p = np.asarray(fr.dirichlet(KEY, np.array([0.5, 1.0, 2.0]), (100,)))
     assert p.shape == (100, 3) and np.allclose(p.sum(-1), 1.0) and (p >= 0).all()
+
+
+def test_tiny_shape_parameters_stay_finite():
+    """Gamma numbers of a = 0.01 underflow to 0 half the time; beta and dirichlet
+    work from their logarithms, so they stay finite (and mostly 0 or 1)."""
+    b = np.asarray(fr.beta(KEY, 0.01, 0.02, (N,)))
+    assert np.isfinite(b).all() and (b >= 0).all() and (b <= 1).all()
+    assert abs(np.mean(b > 0.5) - 1 / 3) < 0.05  # the mass at 1 -> a / (a + b) as a, b -> 0
+    d = np.asarray(fr.dirichlet(KEY, np.full(4, 0.01), (100,)))
+    assert np.isfinite(d).all() and np.allclose(d.sum(-1), 1.0)
+    lg = np.asarray(fr.loggamma(KEY, 1e-3, (100,)))
+    assert np.isfinite(lg).all() and lg.min() < -745  # below exp's range
+    a = np.array([0.3, 2.0, 500.0])
+    np.testing.assert_allclose(np.exp(fr.loggamma(KEY, a)), fr.gamma(KEY, a), rtol=1e-14)
 
 
 def test_truncated_normal_stays_inside():
