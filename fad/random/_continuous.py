@@ -26,20 +26,21 @@ def float_dtype(dtype: Any, fname: str) -> np.dtype:
     return dt
 
 
-def unit_uniform(key: Any, shape: tuple[int, ...], dt: np.dtype) -> Any:
-    """Uniform numbers in ``[0, 1)`` of ``shape``: the top mantissa-many random
-    bits scaled by ``2**-nmant``, the same numbers as JAX's ``uniform`` (which
-    bit-casts ``1.m`` and subtracts 1: exactly ``m * 2**-nmant``)."""
+def unit_uniform(key: Any, shape: tuple[int, ...], dt: np.dtype, scale: int = 1) -> Any:
+    """Uniform numbers in ``[0, 1)`` of ``shape`` (times ``scale``, a power of 2:
+    exactly): the top mantissa-many random bits scaled by ``2**-nmant``, the same
+    numbers as JAX's ``uniform`` (which bit-casts ``1.m`` and subtracts 1: exactly
+    ``m * 2**-nmant``)."""
     nmant = np.finfo(dt).nmant
     if dt.itemsize == 8:  # the 64 bits are (hi << 32) | lo: m = hi * 2**20 + lo >> 12
         hi, lo = random_words(key, shape)
-        u = fnp.add(fnp.multiply(fnp.astype(hi, dt), 2.0 ** -32),
+        u = fnp.add(fnp.multiply(fnp.astype(hi, dt), scale * 2.0 ** -32),
                     fnp.multiply(fnp.astype(fnp.right_shift(lo, 64 - nmant), dt),
-                                 2.0 ** -nmant))
+                                 scale * 2.0 ** -nmant))
     else:
         nbits = dt.itemsize * 8
         m = fnp.right_shift(raw_bits(key, nbits, shape), nbits - nmant)
-        u = fnp.multiply(fnp.astype(m, dt), np.asarray(2.0 ** -nmant, dt))
+        u = fnp.multiply(fnp.astype(m, dt), np.asarray(scale * 2.0 ** -nmant, dt))
     return unflat(u, shape)
 
 
@@ -89,9 +90,12 @@ def normal(key: Any, shape: Any = (), dtype: Any = None) -> Any:
 
 
 def _normal(key: Any, shape: tuple[int, ...], dt: np.dtype) -> Any:
+    # JAX's uniform(lo, 1) with lo = nextafter(-1, 0): u (1 - lo) + lo, where
+    # 1 - lo rounds to 2 in every float type (so the scaling is exact and the
+    # sum is at least lo: JAX's clamp at lo changes nothing)
     lo = np.nextafter(np.asarray(-1.0, dt), np.asarray(0.0, dt))
-    u = fnp.add(fnp.multiply(unit_uniform(key, shape, dt), np.asarray(1.0, dt) - lo), lo)
-    return fnp.multiply(bind(erfinv_p, fnp.maximum(u, lo)), np.asarray(_SQRT2, dt))
+    u = fnp.add(unit_uniform(key, shape, dt, scale=2), lo)
+    return fnp.multiply(bind(erfinv_p, u), np.asarray(_SQRT2, dt))
 
 
 def truncated_normal(key: Any, lower: Any, upper: Any, shape: Any = None,
