@@ -129,3 +129,19 @@ def test_gamma_float32_and_tiny_shapes():
     assert x.dtype == np.float32 and (x >= 0).all()
     g = fad.grad(lambda a: fnp.sum(fr.gamma(KEY, a, (1000,))))(1e-3)
     assert np.isfinite(g)
+
+
+def test_gamma_second_derivative_and_vmap_over_shapes():
+    """The rule is written in fad's operations: its own derivative is d2x/da2 at
+    fixed CDF (a central difference of SciPy's inverse CDF)."""
+    x = float(fr.gamma(KEY, 2.0))
+    p, h = special.gammainc(2.0, x), 1e-4
+    want = (special.gammaincinv(2 + h, p) - 2 * x + special.gammaincinv(2 - h, p)) / h ** 2
+    got = fad.grad(fad.grad(lambda a: fr.gamma(KEY, a)))(2.0)
+    np.testing.assert_allclose(got, want, rtol=1e-5)  # the second difference's accuracy
+    a = np.array([0.5, 2.0, 5.0])
+    assert np.array_equal(fad.vmap(lambda a: fr.gamma(KEY, a))(a),
+                          [fr.gamma(KEY, x) for x in a])
+    np.testing.assert_allclose(fad.vmap(fad.grad(lambda a: fr.gamma(KEY, a)))(a),
+                               [fad.grad(lambda a: fr.gamma(KEY, a))(x) for x in a],
+                               rtol=1e-13)
