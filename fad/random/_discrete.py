@@ -98,6 +98,16 @@ def _sort_keys(key: Any, shape: tuple[int, ...]) -> Any:
     return unflat(raw_bits(key, 64, shape), shape)
 
 
+def _as_count(x: Any) -> Any:
+    """``x`` as a Python int when it is an integer scalar (a concrete 0-d integer
+    array included), else ``x`` itself."""
+    if isinstance(x, int | np.integer) and not isinstance(x, bool | np.bool_):
+        return operator.index(x)
+    if np.ndim(x) == 0 and np.dtype(getattr(x, "dtype", np.float64)).kind in "iu":
+        return int(x)
+    return x
+
+
 def permutation(key: Any, x: Any, axis: int = 0, independent: bool = False) -> Any:
     """A random permutation of ``range(x)`` (an int ``x``), or ``x`` shuffled along
     ``axis`` (each slice on its own with ``independent``): the order of random
@@ -108,8 +118,9 @@ def permutation(key: Any, x: Any, axis: int = 0, independent: bool = False) -> A
     [0, 1, 2, 3, 4]
     """
     key = check_key(key, "permutation")
-    if isinstance(x, int | np.integer):
-        n = operator.index(x)
+    x = _as_count(x)
+    if isinstance(x, int):
+        n = x
         if n < 0:
             raise ValueError(f"fad.random.permutation: x must be non-negative, got {n}")
         return fnp.argsort(_sort_keys(key, (n,)), stable=True)
@@ -135,8 +146,9 @@ def choice(key: Any, a: Any, shape: Any = (), replace: bool = True, p: Any = Non
     """
     key = check_key(key, "choice")
     shape = shape_tuple(shape, "choice")
-    if isinstance(a, int | np.integer):
-        n, arr = operator.index(a), None
+    a = _as_count(a)
+    if isinstance(a, int):
+        n, arr = a, None
     else:
         arr = fnp.asarray(a)
         if arr.ndim == 0:

@@ -131,6 +131,8 @@ def test_permutation_of_arrays():
     assert (np.sort(z, axis=1) == x).all()
     with pytest.raises(ValueError):
         fr.permutation(KEY, np.float64(3.0))
+    assert np.array_equal(fr.permutation(KEY, np.array(5)), fr.permutation(KEY, 5))
+    assert np.array_equal(fr.choice(KEY, np.int32(5), (3,)), fr.choice(KEY, 5, (3,)))
 
 
 def test_choice():
