@@ -43,32 +43,40 @@ def categorical(key: Any, logits: Any, axis: int = -1, shape: Any = None,
                 replace: bool = True) -> Any:
     """Category indices drawn with probabilities ``softmax(logits)`` along
     ``axis`` (the Gumbel-max trick); ``shape`` must end with the other axes of
-    ``logits`` (its leading axes are independent draws).
+    ``logits``, its leading axes being the draws. ``replace=False`` draws them
+    without replacement (the top indices of one Gumbel-perturbed ``logits``).
 
     >>> import fad.random as fr, numpy as np
     >>> fr.categorical(fr.key(0), np.array([-np.inf, 0.0, -np.inf])).tolist()
     1
+    >>> sorted(fr.categorical(fr.key(0), np.zeros(4), shape=(4,), replace=False).tolist())
+    [0, 1, 2, 3]
     """
     key = check_key(key, "categorical")
-    if not replace:
-        raise NotImplementedError("fad.random.categorical(replace=False) is not supported; "
-                                  "use fad.random.choice(key, n, shape, replace=False, p=...)")
     logits = fnp.asarray(logits)
     if logits.dtype.kind != "f":
         logits = fnp.astype(logits, np.float64)
     ax = operator.index(axis) % logits.ndim
     batch = logits.shape[:ax] + logits.shape[ax + 1:]
     shape = batch if shape is None else shape_tuple(shape, "categorical")
-    if len(shape) < len(batch) or fnp.broadcast_shapes(shape[len(shape) - len(batch):],
-                                                       batch) != tuple(shape[len(shape) -
-                                                                             len(batch):]):
+    tail = tuple(shape[len(shape) - len(batch):])
+    if len(shape) < len(batch) or fnp.broadcast_shapes(tail, batch) != tail:
         raise ValueError(f"fad.random.categorical: shape {tuple(shape)} must end with the "
                          f"logits' other axes {batch}")
     prefix = tuple(shape[:len(shape) - len(batch)])
-    full = prefix + tuple(shape[len(prefix):len(prefix) + ax]) + (logits.shape[ax],) + \
-        tuple(shape[len(prefix) + ax:])
-    noisy = fnp.add(gumbel_noise(key, full, logits.dtype), logits)
-    return fnp.argmax(noisy, axis=len(prefix) + ax)
+    k = logits.shape[ax]
+    with_axis = tail[:ax] + (k,) + tail[ax:]
+    if replace:
+        noisy = fnp.add(gumbel_noise(key, prefix + with_axis, logits.dtype), logits)
+        return fnp.argmax(noisy, axis=len(prefix) + ax)
+    draws = math.prod(prefix)
+    if draws > k:
+        raise ValueError(f"fad.random.categorical: cannot draw {draws} of {k} categories "
+                         "without replacement; pass replace=True or fewer draws")
+    noisy = fnp.add(gumbel_noise(key, with_axis, logits.dtype), logits)
+    top = fnp.argsort(fnp.negative(noisy), axis=ax, stable=True)
+    first = fnp.moveaxis(fnp.take(top, fnp.arange(draws), axis=ax), ax, 0)
+    return fnp.reshape(first, prefix + tail)
 
 
 def randint(key: Any, shape: Any, minval: Any, maxval: Any, dtype: Any = None) -> Any:

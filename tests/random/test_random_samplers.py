@@ -101,6 +101,23 @@ def test_categorical_chi_square():
     assert _chi_square(np.bincount(y[:, 1], minlength=4), p[::-1]) > P_MIN
 
 
+def test_categorical_without_replacement():
+    p = np.array([0.1, 0.2, 0.3, 0.4])
+    draws = np.asarray(fad.vmap(lambda k: fr.categorical(k, np.log(p), shape=(2,),
+                                                          replace=False))(fr.split(KEY, N)))
+    assert (draws[:, 0] != draws[:, 1]).all()
+    assert _chi_square(np.bincount(draws[:, 0], minlength=4), p) > P_MIN
+    # the second draw: P(j second) = sum_{i != j} p_i p_j / (1 - p_i)
+    second = np.array([sum(p[i] * p[j] / (1 - p[i]) for i in range(4) if i != j)
+                       for j in range(4)])
+    assert _chi_square(np.bincount(draws[:, 1], minlength=4), second) > P_MIN
+    batched = np.asarray(fr.categorical(KEY, np.zeros((5, 3)), axis=0, shape=(5, 3),
+                                        replace=False))
+    assert (np.sort(batched, axis=0) == np.arange(5)[:, None]).all()
+    with pytest.raises(ValueError, match="without replacement"):
+        fr.categorical(KEY, np.zeros(3), shape=(4,), replace=False)
+
+
 @pytest.mark.parametrize("lo,hi", [(0, 7), (-3, 2), (10, 11)])
 def test_randint_chi_square(lo, hi):
     x = np.asarray(fr.randint(KEY, (N,), lo, hi))
@@ -277,6 +294,7 @@ SAMPLERS = {
     "multivariate_normal": lambda k: fr.multivariate_normal(k, np.zeros(2), np.eye(2), (2,)),
     "bernoulli": lambda k: fr.bernoulli(k, 0.5, (3,)),
     "categorical": lambda k: fr.categorical(k, np.zeros(4), shape=(3,)),
+    "categorical_no_replace": lambda k: fr.categorical(k, np.zeros((4, 2)), 0, (3, 2), False),
     "randint": lambda k: fr.randint(k, (3,), 0, 9),
     "permutation": lambda k: fr.permutation(k, 5),
     "choice": lambda k: fr.choice(k, 5, (3,), p=np.ones(5) / 5),
