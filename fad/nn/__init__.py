@@ -23,6 +23,7 @@ from ..primitives import elementwise as E
 from ..primitives.special_functions import erf_p
 from ..primitives.structural import convert_element_type
 from ..transforms.autodiff import stop_gradient
+from . import initializers
 
 
 def _float(x: Any) -> Any:
@@ -406,4 +407,4 @@ __all__ = ["relu", "leaky_relu", "elu", "gelu", "sigmoid", "silu", "tanh", "soft
            "log_sigmoid", "softmax", "log_softmax", "logsumexp", "reduce_loss",
            "binary_cross_entropy_with_logits", "binary_cross_entropy", "nll_loss",
            "cross_entropy", "kl_div", "mse_loss", "l1_loss", "huber_loss", "smooth_l1_loss",
-           "one_hot"]
+           "one_hot", "initializers"]
