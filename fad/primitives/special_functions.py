@@ -36,7 +36,8 @@ def _library_function(xp: Any, prim: str) -> Callable:
 
 
 def _same_dtype(result: Any, like: Any) -> Any:
-    return result if result.dtype == like.dtype else result.astype(like.dtype)
+    dtype = getattr(like, "dtype", None)  # None: a Python scalar (a folded literal)
+    return result if dtype is None or result.dtype == dtype else result.astype(dtype)
 
 
 def _kernel_on(xp: Any, prim: str, wrap: Callable) -> Callable:

@@ -239,3 +239,10 @@ def test_polygamma_agrees_with_pytorch():
     x = np.array([0.3, 1.0, 4.0])
     for n in range(4):
         close(fsp.polygamma(n, x), torch.polygamma(n, torch.tensor(x)).numpy(), rtol=1e-8)
+
+
+def test_jit_folds_a_special_function_of_a_python_literal():
+    """jit's simplifier turns ``1.0 * c`` into a Python-float literal; folding the
+    special function of it gives NumPy's float64 value, not an AttributeError."""
+    f = fad.jit(lambda x: fsp.erf(fnp.multiply(fnp.asarray(1.0), 0.5)) + x)
+    assert float(f(0.0)) == pytest.approx(sp.erf(0.5), rel=1e-15)
