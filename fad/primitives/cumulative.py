@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from ..backends import backend_for
 from ..core.errors import ShapeError
 from ..core.ir import ShapedArray
 from ..core.linear import is_undefined
@@ -26,9 +27,11 @@ def _flip(xp: Any, x: Any, axis: int, on: bool) -> Any:
     return xp.flip(x, axis=axis) if on else x
 
 
-def _scan_impl(name: str, fallback: str):
+def _scan_impl(primitive: str, name: str, fallback: str):
+    """The standard's ``name`` (``cumulative_sum``), else the namespace's older
+    ``fallback`` (``cumsum``), else NotImplementedError naming the primitive."""
     def impl(xp: Any, x: Any, *, axis: int, reverse: bool) -> Any:
-        f = getattr(xp, name, None) or getattr(xp, fallback)
+        f = getattr(xp, name, None) or backend_for(xp).function(primitive, fallback)
         return _flip(xp, f(_flip(xp, x, axis, reverse), axis=axis), axis, reverse)
     return impl
 
@@ -40,7 +43,7 @@ def _scan_aval(x: ShapedArray, *, axis: int, reverse: bool) -> ShapedArray:
 
 
 # ------------------------------------------------------------------ cumsum
-cumsum_p = Primitive("cumsum", _scan_impl("cumulative_sum", "cumsum"), _scan_aval)
+cumsum_p = Primitive("cumsum", _scan_impl("cumsum", "cumulative_sum", "cumsum"), _scan_aval)
 deflinear(cumsum_p, lambda ct, x, *, axis, reverse: [cumsum(ct, axis, not reverse)])
 cumsum_p.batch = batch_moving_axis(cumsum_p, "axis")
 
@@ -150,7 +153,7 @@ def _cumprod_jvp(primals: list, tangents: list, *, axis: int, reverse: bool) -> 
     return ans, t
 
 
-cumprod_p = Primitive("cumprod", _scan_impl("cumulative_prod", "cumprod"), _scan_aval)
+cumprod_p = Primitive("cumprod", _scan_impl("cumprod", "cumulative_prod", "cumprod"), _scan_aval)
 cumprod_p.jvp = _cumprod_jvp
 cumprod_p.batch = batch_moving_axis(cumprod_p, "axis")
 

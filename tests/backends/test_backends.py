@@ -93,6 +93,9 @@ def test_what_a_backend_lacks_names_the_primitive_and_the_backend():
         "no fft extension"
     with pytest.raises(NotImplementedError, match="fft primitive.*bare backend"):
         Backend("bare", bare).fft("fft", strict.ones(2), 2, 0, np.dtype("complex128"))
+    from fad.primitives.cumulative import cumsum_p  # neither cumulative_sum nor cumsum
+    with pytest.raises(NotImplementedError, match="cumsum primitive.*array_api backend"):
+        cumsum_p._impl(types.SimpleNamespace(flip=np.flip), np.ones(3), axis=0, reverse=False)
 
 
 def test_array_api_strict_fft_through_the_backend():
