@@ -14,7 +14,8 @@ from . import config, nn, random, tree
 from .transforms.autodiff import (grad, jvp, linearize, make_jaxpr, no_grad, stop_gradient,
                                   value_and_grad, vjp)
 from .transforms.jacobians import hessian, jacfwd, jacrev
-from .backends import default_backend, device_put, set_backend
+from .backends import default_backend, set_backend
+from .primitives.placement import device_put
 from .transforms.check import check_grads
 from .transforms.custom import checkpoint, custom_jvp, custom_vjp
 from .transforms.jit import jit

@@ -14,6 +14,7 @@ from . import (  # noqa: F401
     identities,
     indexing,
     linalg,
+    placement,
     reductions,
     scatter,
     slicing,
@@ -24,6 +25,6 @@ from . import (  # noqa: F401
 )
 
 __all__ = ["REGISTRY", "complex", "contractions", "cumulative", "elementwise",
-           "identities", "indexing", "linalg", "reductions", "scatter",
+           "identities", "indexing", "linalg", "placement", "reductions", "scatter",
            "slicing", "sorting", "special",
            "special_functions", "structural"]
