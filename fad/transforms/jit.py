@@ -22,6 +22,7 @@ from ..interpreters.codegen import compile_jaxpr
 from ..interpreters.evaluate import eval_jaxpr
 from ..interpreters.optimize import optimize
 from ..interpreters.staging import inputs_behind, lift_tracers, trace_to_jaxpr
+from ..tree import _rule as node_rule
 from ..tree import register_pytree_node, tree_flatten, tree_unflatten
 from .arguments import (
     as_positional,
@@ -96,6 +97,7 @@ class Jitted:
         self.static_argnums = tuple(sorted(static_argnums))
         self._cache = SignatureCache()  # bounded; explains re-tracing (jit_cache.py)
         self._fast = self._cache.fast  # (shape, dtype) per NumPy argument -> code
+        self._method: Jitted | None = None  # bound to a static self (``__get__``)
         functools.update_wrapper(self, fun, updated=())  # never copy fun.__dict__
 
     def _split(self, args: tuple) -> tuple[list, Any, tuple]:
@@ -209,6 +211,30 @@ class Jitted:
         if out_tree.node is None:  # a single array
             return outs[0]
         return tree_unflatten(out_tree, outs)
+
+    def call_eagerly(self, *args: Any, **kwargs: Any) -> Any:
+        """The function itself, uncompiled (``fad.disable_jit``)."""
+        return self.fun(*args, **kwargs)
+
+    def __get__(self, obj: Any, objtype: type | None = None) -> Any:
+        """A jitted function in a class body is a method: ``self`` is bound as its
+        first argument, static (hashed into the cache key, one trace per instance)
+        or, for a registered pytree class, a pytree argument."""
+        if obj is None:
+            return self
+        if 0 in self.static_argnums or node_rule(obj, None)[0] is not None:
+            return functools.partial(self, obj)
+        if not _hashable(obj):
+            name = getattr(self.fun, "__qualname__", "method")
+            raise TypeError(
+                f"jitted method {name}: its self, a {type(obj).__name__}, is not hashable, "
+                "so it cannot be a static argument. Define __hash__ and __eq__ on the "
+                "class, or register it as a pytree (fad.tree.register_pytree_node), or "
+                "jit a function that takes the arrays it needs")
+        method = self._method
+        if method is None:
+            method = self._method = Jitted(self.fun, (0,) + self.static_argnums)
+        return functools.partial(method, obj)
 
     def _with_keywords(self, args: tuple, kwargs: dict) -> tuple:
         """Keyword arguments travel as a trailing dict; with static arguments, those
