@@ -11,7 +11,7 @@ from ..core.ir import ShapedArray
 from ..tree import tree_map, tree_unflatten
 from .arguments import require_callable
 from .autodiff import make_jaxpr
-from .jit import Jitted
+from .jit import Jitted, select_call
 
 
 def _abstract(x: Any) -> Any:
@@ -60,19 +60,14 @@ class disable_jit:
     ndarray
     """
 
-    _depth = 0
-    _compiled_call = Jitted.__call__
-
     def __enter__(self) -> disable_jit:
-        if disable_jit._depth == 0:
-            Jitted.__call__ = Jitted.call_eagerly  # type: ignore[method-assign]
-        disable_jit._depth += 1
+        Jitted.eager_depth += 1
+        select_call()
         return self
 
     def __exit__(self, *exc: Any) -> None:
-        disable_jit._depth -= 1
-        if disable_jit._depth == 0:
-            Jitted.__call__ = disable_jit._compiled_call  # type: ignore[method-assign]
+        Jitted.eager_depth -= 1
+        select_call()
 
 
 __all__ = ["eval_shape", "disable_jit"]
