@@ -41,7 +41,13 @@ def identity() -> GradientTransformation:
 
 
 def stateless(f: Callable[[Any, Any], Any]) -> GradientTransformation:
-    """A transformation without state: ``updates -> f(updates, params)``."""
+    """A transformation without state: ``updates -> f(updates, params)``.
+
+    >>> import fad.optim as optim
+    >>> neg = optim.stateless(lambda u, p: [-v for v in u])
+    >>> neg.update([2.0], neg.init([0.0]))[0]
+    [-2.0]
+    """
     return GradientTransformation(lambda params: EmptyState(),
                                   lambda updates, state, params=None: (f(updates, params),
                                                                        state))

@@ -25,33 +25,47 @@ def _count() -> Any:
 
 
 class ScaleByScheduleState(NamedTuple):
+    """The step count of ``scale_by_schedule``."""
+
     count: Any
 
 
 class ScaleByAdamState(NamedTuple):
+    """Adam's step count and running means of ``g`` and ``g^2``."""
+
     count: Any
     mu: Any
     nu: Any
 
 
 class TraceState(NamedTuple):
+    """The momentum of ``trace``."""
+
     trace: Any
 
 
 class ScaleByRmsState(NamedTuple):
+    """RMSprop's running mean of ``g^2``."""
+
     nu: Any
 
 
 class ScaleByRStdDevState(NamedTuple):
+    """Centred RMSprop's running means of ``g`` and ``g^2``."""
+
     mu: Any
     nu: Any
 
 
 class ScaleByRssState(NamedTuple):
+    """Adagrad's sum of ``g^2``."""
+
     sum_of_squares: Any
 
 
 class ScaleByLionState(NamedTuple):
+    """Lion's step count and momentum."""
+
     count: Any
     mu: Any
 
