@@ -270,3 +270,50 @@ def test_jitted_mlp_training_loss_falls():
     assert float(mse(params)) < 0.2 * first
     assert step.trace_count == 1 if hasattr(step, "trace_count") else True
     assert math.isfinite(float(value))
+
+
+# ---------------------------------------------------------------- against optax
+OPTAX_RULES = ["sgd", "momentum", "nesterov", "adam", "adamw", "lamb", "rmsprop",
+               "rmsprop_centered", "adagrad", "lion", "adabelief"]
+
+
+@pytest.mark.parametrize("name", OPTAX_RULES)
+def test_matches_optax(name):
+    """Same names, same defaults, same numbers as optax (where it is installed)."""
+    optax = pytest.importorskip("optax")
+    jax = pytest.importorskip("jax")
+    jax.config.update("jax_enable_x64", True)
+    make = {"momentum": lambda o: o.sgd(0.1, momentum=0.9),
+            "nesterov": lambda o: o.sgd(0.1, momentum=0.9, nesterov=True),
+            "rmsprop_centered": lambda o: o.rmsprop(0.1, centered=True)}.get(
+        name, lambda o: getattr(o, name)(0.1))
+    opt = make(optax)
+    p = jax.numpy.asarray(P0)
+    state = opt.init(p)
+    for _ in range(3):
+        u, state = opt.update(jax.numpy.asarray(grad_np(np.asarray(p))), state, p)
+        p = optax.apply_updates(p, u)
+    ours, _ = run(make(optim))
+    np.testing.assert_allclose(ours, np.asarray(p), rtol=1e-12, atol=1e-14)
+
+
+def test_schedules_match_optax():
+    optax = pytest.importorskip("optax")
+    pairs = [("exponential_decay", dict(init_value=2.0, transition_steps=5, decay_rate=0.5,
+                                        transition_begin=3, staircase=True, end_value=0.1)),
+             ("cosine_decay_schedule", dict(init_value=1.0, decay_steps=20, alpha=0.1,
+                                            exponent=2.0)),
+             ("linear_schedule", dict(init_value=1.0, end_value=0.2, transition_steps=10,
+                                      transition_begin=5)),
+             ("warmup_cosine_decay_schedule", dict(init_value=0.1, peak_value=1.0,
+                                                   warmup_steps=10, decay_steps=30,
+                                                   end_value=0.5)),
+             ("piecewise_constant_schedule", dict(init_value=1.0,
+                                                  boundaries_and_scales={10: 0.1, 20: 0.5})),
+             ("polynomial_schedule", dict(init_value=1.0, end_value=0.1, power=2,
+                                          transition_steps=15))]
+    for name, kw in pairs:
+        ours, theirs = getattr(optim, name)(**kw), getattr(optax, name)(**kw)
+        np.testing.assert_allclose([float(ours(n)) for n in range(40)],
+                                   [float(theirs(n)) for n in range(40)], rtol=1e-6,
+                                   err_msg=name)
