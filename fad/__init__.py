@@ -10,7 +10,7 @@ from importlib import import_module as _import_module
 
 from . import primitives as _primitives  # noqa: F401  (registers every primitive)
 from . import numpy  # noqa: F401  (installs the tracer methods)
-from . import config, nn, tree
+from . import config, nn, random, tree
 from .transforms.autodiff import (grad, jvp, linearize, make_jaxpr, no_grad, stop_gradient,
                                   value_and_grad, vjp)
 from .transforms.jacobians import hessian, jacfwd, jacrev
@@ -40,7 +40,8 @@ def __getattr__(name: str):  # fad.viz, fad.torch, fad.testing, fad.scipy... loa
 __all__ = [
     "jit", "vmap", "grad", "value_and_grad", "vjp", "jvp", "linearize", "jacfwd", "jacrev",
     "hessian", "make_jaxpr", "stop_gradient", "no_grad", "custom_jvp", "custom_vjp",
-    "checkpoint", "check_grads", "tree", "numpy", "nn", "config", "set_backend", "default_backend",
+    "checkpoint", "check_grads", "tree", "numpy", "nn", "random", "config", "set_backend",
+    "default_backend",
     "device_put",
     "ConcretizationError", "UnexpectedTracerError", "ShapeError", "ClosedJaxpr", "Jaxpr",
     "ShapedArray", "RetraceWarning", "eval_shape", "disable_jit"]

@@ -5,9 +5,21 @@
 8.0
 
 The implementations (and their derivative and batching rules) live in
-``fad.transforms.control_flow``.
+``fad.transforms.control_flow``; the dynamic slices in ``fad.primitives.slicing``.
 """
 
+from .primitives.slicing import (
+                                 dynamic_index_in_dim,
+                                 dynamic_slice,
+                                 dynamic_slice_in_dim,
+                                 dynamic_update_index_in_dim,
+                                 dynamic_update_slice,
+                                 dynamic_update_slice_in_dim,
+)
 from .transforms.control_flow import cond, fori_loop, scan, while_loop
 
-__all__ = ["cond", "scan", "while_loop", "fori_loop"]
+__all__ = ["cond", "scan", "while_loop", "fori_loop",
+           # slices at run-time offsets
+           "dynamic_slice", "dynamic_update_slice", "dynamic_index_in_dim",
+           "dynamic_slice_in_dim", "dynamic_update_index_in_dim",
+           "dynamic_update_slice_in_dim"]

@@ -77,6 +77,7 @@ from typing import Any, Callable
 import hypothesis.extra.numpy as hnp
 import numpy as np
 import scipy.special
+from hypothesis import assume
 from hypothesis import strategies as st
 
 import fad
@@ -538,6 +539,90 @@ def take_cases(along: bool) -> Cases:
             return Case((shape,), {"indices": idx, "axis": axis})
         return _finish(draw(), kind)
     return cases
+
+
+def at_cases(unique: bool = False) -> Cases:
+    """``x.at[index]``: a basic index, integer arrays (repeats and negatives, unless
+    ``unique``) or a mask, and values of ``x[index]``'s shape or one broadcasting
+    to it (leading axes dropped, some sides 1)."""
+    def cases(kind: str) -> st.SearchStrategy:
+        @st.composite
+        def draw(draw: Any) -> Case:
+            shape = draw(shape_st(kind))
+            forms = ["basic"] + ["mask"] * (len(shape) > 0) + ["array"] * (
+                len(shape) > 0 and 0 not in shape)
+            form = draw(st.sampled_from(forms))
+            if form == "basic":
+                index = draw(hnp.basic_indices(shape, allow_newaxis=True, allow_ellipsis=True))
+            elif form == "mask":
+                index = (draw(hnp.arrays(np.bool_, shape[:1])),)
+            else:
+                index = draw(hnp.integer_array_indices(
+                    shape, result_shape=hnp.array_shapes(min_dims=kind == "empty", max_dims=2,
+                                                         min_side=_side(kind), max_side=4)))
+            if unique and form == "array":
+                count = np.zeros(shape, np.int64)
+                np.add.at(count, index, 1)
+                assume(count.size == 0 or count.max() <= 1)
+            target = np.empty(shape)[index].shape
+            lead = len(target) if kind == "scalar" else draw(st.integers(0, len(target)))
+            v = tuple(1 if draw(st.booleans()) else n for n in target[lead:])
+            return Case((shape, v), {"index": index})
+        return _finish(draw(), kind)
+    return cases
+
+
+def dynamic_slice_cases(update: bool) -> Cases:
+    """Start indices (some out of range: clamped) and sizes, or an update's shape."""
+    def cases(kind: str) -> st.SearchStrategy:
+        @st.composite
+        def draw(draw: Any) -> Case:
+            shape = draw(shape_st(kind))
+            sizes = tuple(draw(st.integers(0 if kind == "empty" else min(n, 1), n))
+                          for n in shape)
+            starts = tuple(draw(st.integers(-2, n + 1)) for n in shape)
+            if update:
+                return Case((shape, sizes), {"starts": starts})
+            return Case((shape,), {"starts": starts, "sizes": sizes})
+        return _finish(draw(), kind)
+    return cases
+
+
+def _window(shape: tuple, starts: tuple, sizes: tuple) -> tuple:
+    """``jax.lax``'s window: a negative start counted from the end, then each
+    start moved into ``[0, n - size]``."""
+    starts = [s + n if s < 0 else s for s, n in zip(starts, shape)]
+    return tuple(slice(min(max(s, 0), n - k), min(max(s, 0), n - k) + k)
+                 for s, n, k in zip(starts, shape, sizes))
+
+
+def _np_update(ufunc: Any) -> Callable:
+    """NumPy's in-place update (``ufunc.at``, or assignment for ``None``) on a copy."""
+    def ref(x: np.ndarray, v: np.ndarray, *, index: Any) -> np.ndarray:
+        y = np.array(x)  # (a copy; an ndarray even for a NumPy scalar)
+        if ufunc is None:
+            y[index] = v
+        else:
+            ufunc.at(y, index, v)
+        return y
+    return ref
+
+
+def _np_dynamic_update_slice(x: np.ndarray, u: np.ndarray, *, starts: tuple) -> np.ndarray:
+    y = np.array(x)
+    y[_window(x.shape, starts, u.shape)] = u
+    return y
+
+
+def _at(method: str, ufunc: Any) -> dict:
+    return {"fn": lambda xp, x, v, *, index: getattr(xp.at(x)[index], method)(v),
+            "ref": _np_update(ufunc)}
+
+
+# ``x.at[...]``'s values: x on the half-integers, values a quarter off them and
+# all different: no tie between x and a value, nor between two values
+OFF_GRID = Domain("distinct, off grid(0)", lambda rng, shape: (
+    (rng.permutation(math.prod(shape)) - math.prod(shape) // 2) * 0.5 + 0.25).reshape(shape))
 
 
 def one_axis(min_dims: int = 1, none: bool = True, min_side: int | None = None) -> Any:
@@ -1090,6 +1175,18 @@ OPS: list[Op] = [
     Op("take_along_axis",
        lambda xp, x, *, indices, axis: xp.take_along_axis(x, indices, axis=axis),
        take_cases(along=True)),
+    # ---- functional indexed updates (x.at[index]) and dynamic slices (fad.lax)
+    Op("at_set", cases=at_cases(), **_at("set", None)),
+    Op("at_add", cases=at_cases(), **_at("add", np.add)),
+    Op("at_mul", cases=at_cases(unique=True), **_at("multiply", np.multiply)),
+    Op("at_min", cases=at_cases(), domain=(grid(0), OFF_GRID), **_at("min", np.minimum)),
+    Op("at_max", cases=at_cases(), domain=(grid(0), OFF_GRID), **_at("max", np.maximum)),
+    Op("dynamic_slice", lambda xp, x, *, starts, sizes: fad.lax.dynamic_slice(x, starts, sizes),
+       dynamic_slice_cases(update=False),
+       ref=lambda x, *, starts, sizes: x[_window(x.shape, starts, sizes)]),
+    Op("dynamic_update_slice",
+       lambda xp, x, u, *, starts: fad.lax.dynamic_update_slice(x, u, starts),
+       dynamic_slice_cases(update=True), ref=_np_dynamic_update_slice),
     # ---- linear algebra (batched leading axes)
     Op("inv", lambda xp, a: xp.linalg.inv(a), matrices(), WELL, tol=(5e-2, None)),
     Op("solve", lambda xp, a, b: xp.linalg.solve(a, b), matrices(extra=_solve_extra),

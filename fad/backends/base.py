@@ -6,6 +6,11 @@ from typing import Any
 
 import numpy as np
 
+# NumPy's names of primitives -> the Array API standard's, tried when a namespace
+# lacks the former
+_STANDARD_NAMES = {"left_shift": "bitwise_left_shift", "right_shift": "bitwise_right_shift",
+                   "invert": "bitwise_invert"}
+
 
 class Backend:
     """An array namespace ``xp`` and the operations the Array API standard lacks.
@@ -34,6 +39,8 @@ class Backend:
             for part in path.split("."):
                 f = getattr(f, part, None)
                 if f is None:
+                    if path in _STANDARD_NAMES:
+                        return self.function(primitive, _STANDARD_NAMES[path])
                     raise self.unsupported(primitive, f"the namespace has no {path}")
             self._functions[path] = f
         return f
@@ -98,6 +105,17 @@ class Backend:
 
     special_library: str | None = None  # the module holding its special functions
     absorbs_numpy = False  # whether NumPy arrays join this backend's operations (Dask)
+
+    def elementwise(self, impl: Any, args: tuple) -> Any:
+        """``impl(xp, *args)``, an elementwise implementation written against a
+        namespace, run on this backend's arrays (a chunked backend runs it chunk
+        by chunk on the chunks' own namespace instead).
+
+        >>> from fad.backends import get_backend
+        >>> get_backend("numpy").elementwise(lambda xp, x: xp.exp(x), (0.0,))
+        np.float64(1.0)
+        """
+        return impl(self.xp, *args)
 
     def special(self, primitive: str) -> Any:
         """The special function ``primitive`` (``erf``, ``gammaln``...) of this

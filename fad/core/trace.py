@@ -543,6 +543,20 @@ def shape_of(x: Any) -> tuple:
         return ()
 
 
+def same_dtype(x: Any, y: Any) -> bool:
+    """Whether two tracers or arrays hold the same dtype, whatever namespace each
+    dtype object comes from (NumPy's built-in dtypes are singletons: ``is``
+    answers at once; an array_api_strict dtype is translated before comparing,
+    as it refuses to be compared with NumPy's)."""
+    dx, dy = x.dtype, y.dtype
+    if dx is dy:
+        return True
+    if type(dx) is type(dy):
+        return dx == dy
+    return (dx if isinstance(dx, np.dtype) else _np_dtype(dx)) == (
+        dy if isinstance(dy, np.dtype) else _np_dtype(dy))
+
+
 def _np_dtype(dtype: Any) -> np.dtype:
     try:
         return np.dtype(dtype)

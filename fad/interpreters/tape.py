@@ -112,7 +112,7 @@ class VJPTrace(Trace):
             return outs
         # flows_through(prim, _is_float(ans), len(nodes)), spelled out: this line
         # runs for every operation under grad, and two calls cost more than the entry
-        is_float = _FLOAT.get(ans.dtype)
+        is_float = _FLOAT.get(type(ans.dtype))
         if is_float is None:
             is_float = _is_float(ans)
         if not is_float or prim.partials == _NO_PARTIALS[len(nodes)]:
@@ -144,14 +144,20 @@ def unpack_all(trace: Trace, values: Any) -> tuple[list, list]:
     return primals, nodes
 
 
-_FLOAT: dict = {}  # dtype -> is it a float or complex dtype
+# NumPy dtype class -> is it a float or complex dtype. Keyed by the class: each
+# NumPy dtype has its own (``Float64DType``...), and other namespaces' dtypes
+# (array_api_strict's one ``DType`` class) never meet NumPy's in a comparison.
+_FLOAT: dict = {}
 
 
 def _is_float(x: Any) -> bool:
     d = x.dtype
-    r = _FLOAT.get(d)
+    r = _FLOAT.get(type(d))
     if r is None:
-        r = _FLOAT[d] = (d if isinstance(d, np.dtype) else _np_dtype(d)).kind in "fc"
+        if isinstance(d, np.dtype):
+            r = _FLOAT[type(d)] = d.kind in "fc"
+        else:
+            r = _np_dtype(d).kind in "fc"
     return r
 
 

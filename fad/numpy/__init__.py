@@ -24,6 +24,7 @@ from __future__ import annotations
 import numpy as _np
 
 from . import fft, linalg
+from ._at import at
 from ._base import asarray
 from ._complex import angle, conj, conjugate, imag, iscomplexobj, real
 from ._contractions import (

@@ -158,7 +158,9 @@ def promote(ufunc: str, *xs: Any) -> tuple[np.dtype | None, list]:
                 return d, [x, y]
         else:
             d = x.dtype
-            if d == y.dtype and isinstance(d, np.dtype) and d.kind in "fc":
+            # ``is``: NumPy's built-in dtypes are singletons, and an array_api_strict
+            # dtype must not be compared with a NumPy one (it warns)
+            if d is y.dtype and isinstance(d, np.dtype) and d.kind in "fc":
                 return d, [x, y]
     elif len(xs) == 1 and type(xs[0]) not in PY_SCALARS:
         d = xs[0].dtype

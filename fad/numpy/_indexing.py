@@ -58,6 +58,15 @@ def getitem(x: Any, index: Any) -> Any:
     >>> x[1:, None, [0, 3]].shape
     (2, 1, 2)
     """
+    x, items, arrays = parse_index(x, index)
+    return gather(x, items, arrays)
+
+
+def parse_index(x: Any, index: Any) -> tuple:
+    """``(x, items, arrays)``: the static items of ``x[index]`` (``ARRAY`` where an
+    integer index array goes) and those arrays, a boolean mask turned into its
+    nonzero (concrete values only). ``x`` comes back reshaped when a 0-d boolean
+    index adds an axis."""
     x = asarray(x)
     if not isinstance(index, tuple):
         index = (index,)
@@ -96,7 +105,7 @@ def getitem(x: Any, index: Any) -> Any:
                 raise IndexError("only integers, slices (`:`), ellipsis (`...`), "
                                  "numpy.newaxis (`None`) and integer or boolean arrays "
                                  f"are valid indices, got {dtype_of(arr)}")
-    return gather(x, tuple(items), tuple(arrays))
+    return x, tuple(items), tuple(arrays)
 
 
 def _check_mask(shape: tuple, axis: int, mask: tuple) -> None:

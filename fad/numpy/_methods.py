@@ -15,6 +15,7 @@ from . import _indexing as I
 from . import _math as M
 from . import _reductions as R
 from . import _shape as S
+from ._at import at
 from ._sorting import argsort, searchsorted
 from ._statistics import mean, ptp, std, var
 from ._unsupported import MUTATES, sort_method, unsupported
@@ -81,6 +82,7 @@ METHODS = {
     "__divmod__": M.divmod, "__rdivmod__": lambda self, other: M.divmod(other, self),
     "fill": unsupported("ndarray.fill", MUTATES), "put": unsupported("ndarray.put", MUTATES),
     "itemset": unsupported("ndarray.itemset", MUTATES),
+    "at": property(at),
 }
 
 

@@ -22,7 +22,8 @@ def unsupported(name: str, why: str) -> Any:
 
 
 MUTATES = ("it modifies its argument in place and fad's arrays are immutable; build "
-           "the result functionally (fnp.where, fnp.concatenate, x[idx] gathers)")
+           "the result functionally with JAX's .at[]: y = x.at[idx].set(v) "
+           "(.add, .multiply, .min, .max; fnp.at(x)[idx] for a NumPy array)")
 
 
 # NumPy functions of the covered categories that fad.numpy does not provide, and why

@@ -166,7 +166,7 @@ def pinv(a: Any, rcond: Any = None, hermitian: bool = False, *, rtol: Any = None
     a = _matrix(a, "pinv", square=False)
     m, n = a.shape[-2:]
     if rcond is None:
-        rcond = rtol if rtol is not None else builtins.max(m, n) * np.finfo(dtype_of(a)).eps
+        rcond = rtol if rtol is not None else builtins.max(m, n) * float(np.finfo(dtype_of(a)).eps)
     u, s, vh = svd(a, full_matrices=False)
     cutoff = M.multiply(rcond, R.max(s, axis=-1, keepdims=True))
     keep = M.greater(s, cutoff)

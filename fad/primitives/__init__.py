@@ -16,6 +16,8 @@ from . import (  # noqa: F401
     indexing,
     linalg,
     reductions,
+    scatter,
+    slicing,
     sorting,
     special,
     special_functions,
@@ -23,5 +25,6 @@ from . import (  # noqa: F401
 )
 
 __all__ = ["REGISTRY", "complex", "contractions", "cumulative", "effects", "elementwise",
-           "identities", "indexing", "linalg", "reductions", "sorting", "special",
+           "identities", "indexing", "linalg", "reductions", "scatter",
+           "slicing", "sorting", "special",
            "special_functions", "structural"]

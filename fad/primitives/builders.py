@@ -38,7 +38,7 @@ import numpy as np
 from ..backends import backend_for, default_xp
 from ..core.ir import ShapedArray
 from ..core.primitive import Primitive
-from ..core.trace import aval_of, bind, shape_of
+from ..core.trace import aval_of, bind, same_dtype, shape_of
 from . import shapes
 
 
@@ -57,7 +57,7 @@ def defjvp(prim: Primitive, *partials: Callable | None, elementwise: bool = True
                     continue
                 contribution = partial(g, ans, *primals, **params)
                 out_t = contribution if out_t is None else out_t + contribution
-        if out_t is not None and (out_t.shape != ans.shape or out_t.dtype != ans.dtype):
+        if out_t is not None and (out_t.shape != ans.shape or not same_dtype(out_t, ans)):
             out_t = match_shape(out_t, ans)
         return ans, out_t
     prim.jvp = jvp
@@ -115,8 +115,7 @@ def match_shape(t: Any, ans: Any) -> Any:
     shape = shape_of(ans)
     if shape_of(t) != shape:
         t = bind(_ops().broadcast_to_p, t, shape=shape)
-    dtype = ans.dtype
-    if t.dtype != dtype:
+    if not same_dtype(t, ans):
         t = bind(_ops().convert_element_type_p, t, new_dtype=aval_of(ans).dtype)
     return t
 
@@ -166,6 +165,15 @@ def _ufunc_kernel(prim: Primitive, xp_name: str | Callable) -> None:
     prim.kernel = lambda xp: getattr(xp, xp_name) if xp is np else \
         _weak_operands(backend_for(xp).function(prim.name, xp_name))
     prim.numpy_fn = getattr(np, xp_name)
+
+
+def chunkwise(impl: Callable) -> Callable:
+    """An elementwise implementation ``impl(xp, *operands)`` composed of several
+    namespace calls, handed to the backend to run (``Backend.elementwise``): on
+    NumPy directly; on a chunked backend (Dask) once per chunk, as one operation."""
+    def run(xp: Any, *args: Any) -> Any:
+        return impl(xp, *args) if xp is np else backend_for(xp).elementwise(impl, args)
+    return run
 
 
 def unary(name: str, xp_name: str | Callable, partial: Callable | None,

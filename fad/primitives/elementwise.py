@@ -18,7 +18,16 @@ from ..core.linear import is_undefined
 from ..core.primitive import Primitive
 from ..core.trace import _np_dtype, bind
 from . import shapes
-from .builders import binary, defjvp, elementwise_batch, negated, unary, unary_batch, unbroadcast
+from .builders import (
+    binary,
+    chunkwise,
+    defjvp,
+    elementwise_batch,
+    negated,
+    unary,
+    unary_batch,
+    unbroadcast,
+)
 from .structural import convert_element_type
 
 
@@ -55,14 +64,15 @@ isnan_p = unary("isnan", "isnan", None, "bool")
 isfinite_p = unary("isfinite", "isfinite", None, "bool")
 logical_not_p = unary("not", "logical_not", None, "bool")
 # logistic(x) = 1 / (1 + e^-x); d/dx = ans (1 - ans)
-logistic_p = Primitive("logistic", lambda xp, x: _logistic(xp, x), shapes.same)
+logistic_p = Primitive("logistic", chunkwise(lambda xp, x: _logistic(xp, x)), shapes.same)
 defjvp(logistic_p, lambda g, ans, x: g * (ans * (1 - ans)))
 logistic_p.batch = unary_batch(logistic_p)
 
 
 # softplus(x) = log(1 + e^x) = max(x, 0) + log1p(e^-|x|); d/dx = logistic(x)
 softplus_p = Primitive(
-    "softplus", lambda xp, x: xp.maximum(x, 0) + xp.log1p(xp.exp(-xp.abs(x))), shapes.same)
+    "softplus", chunkwise(lambda xp, x: xp.maximum(x, 0) + xp.log1p(xp.exp(-xp.abs(x)))),
+    shapes.same)
 defjvp(softplus_p, lambda g, ans, x: g * bind(logistic_p, x))
 softplus_p.batch = unary_batch(softplus_p)
 

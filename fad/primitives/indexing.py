@@ -169,6 +169,7 @@ scatter_add_p.fresh_output = True
 # it out of ``add`` and ``sub`` (fad/primitives/identities.py); linear in x and v jointly.
 def _add_at_impl(xp: Any, x: Any, v: Any, *idx: Any, indexer: Indexer, sign: int = 1,
                  out: Any = None) -> Any:
+    x = np.asarray(x) if isinstance(x, np.generic) else x  # (a NumPy scalar: 0-d array)
     return backend_for(xp).add_at(x, indexer.build(idx), v, out=out, sign=sign)
 
 
@@ -203,7 +204,8 @@ def _add_at_kernel(xp: Any, *, indexer: Indexer, sign: int = 1) -> Any:
     if indexer.n_arrays:
         return functools.partial(_add_at_impl, xp, indexer=indexer, sign=sign)
     index = indexer.build(())
-    return lambda x, v, out=None: backend.add_at(x, index, v, out=out, sign=sign)
+    return lambda x, v, out=None: backend.add_at(
+        np.asarray(x) if isinstance(x, np.generic) else x, index, v, out=out, sign=sign)
 
 
 add_at_p.kernel = _add_at_kernel

@@ -11,7 +11,7 @@ from ..core.primitive import Primitive
 from ..core.trace import bind
 from . import elementwise as E
 from . import shapes
-from .builders import binary, defjvp, elementwise_batch, unary
+from .builders import binary, chunkwise, defjvp, elementwise_batch, unary
 from .elementwise import select, sqrt
 
 _LN2 = 0.6931471805599453
@@ -52,7 +52,7 @@ def _fmod_impl(xp: Any, x: Any, y: Any) -> Any:
 
 
 # fmod(x, y) = x - y trunc(x / y) (the sign of x); d/dy = -trunc(x / y)
-fmod_p = Primitive("fmod", _fmod_impl, lambda x, y: shapes.elementwise(x, y))
+fmod_p = Primitive("fmod", chunkwise(_fmod_impl), lambda x, y: shapes.elementwise(x, y))
 defjvp(fmod_p, lambda g, ans, x, y: g, lambda g, ans, x, y: g * -bind(trunc_p, x / y))
 fmod_p.batch = elementwise_batch(fmod_p)
 

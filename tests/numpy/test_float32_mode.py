@@ -39,6 +39,15 @@ def test_creation_defaults(x32):
     assert fnp.ones(2, "float16").dtype == np.float16 and fnp.array(True).dtype == bool
 
 
+def test_random_samplers_default_to_32_bits(x32):
+    import fad.random as fr
+    key = fr.PRNGKey(0)
+    assert fr.normal(key, (3,)).dtype == np.float32
+    assert fr.uniform(key, (3,)).dtype == np.float32
+    assert fr.randint(key, (3,), 0, 10).dtype == np.int32
+    assert fr.normal(key, (2,), dtype=np.float64).dtype == np.float64  # (explicit: kept)
+
+
 def test_explicit_64_bit_requests_warn(x32):
     for make in (lambda: fnp.zeros(2, dtype="float64"), lambda: fnp.asarray([1], np.int64),
                  lambda: fnp.arange(3, dtype=np.float64)):

@@ -63,6 +63,7 @@ REQUIRED = set("""
     transpose reshape broadcast_to expand_dims squeeze concatenate stack split array_split
     tile repeat flip roll pad diag diagonal triu tril
     getitem_basic getitem_int_array getitem_mask take take_along_axis
+    at_set at_add at_mul at_min at_max dynamic_slice dynamic_update_slice
     inv solve det slogdet cholesky eigh qr svd norm_vector norm_matrix_sv norm_matrix_abs
     selu celu hard_tanh relu6 hard_sigmoid hard_silu soft_sign squareplus mish glu
     standardize

@@ -193,6 +193,16 @@ CASES = {
                _s(("f", (5,)), ("f", (4,)), indexer=Indexer((slice(1, None),))),
                _s(("f", (4, 3)), _F23, ("i", (2,), 4), indexer=Indexer((ARRAY,)), sign=-1),
                _s(("f", (5,)), ("f", (4,)), indexer=Indexer((slice(None, -1),)), sign=-1)],
+    # x.at[index] updates (repeated, negative indices) and fad.lax's dynamic slices
+    **{name: [_s(("f", (4, 3)), _F23, ("i", (2,), 4), indexer=Indexer((ARRAY,)), **kw),
+              _s(("f", (4, 3)), ("f", (4, 3, 2)), ("i", (3, 2), 3),
+                 indexer=Indexer((slice(None), ARRAY)), **kw),
+              _s(("f", (4, 3)), ("f", (3,)), indexer=Indexer((1,)), **kw)]
+       for name, kw in [("scatter", {}), ("scatter_mul", {"unique": False}),
+                        ("scatter_min", {}), ("scatter_max", {})]},
+    "scatter_winners": [_s(_F23, ("i", (2,), 4), indexer=Indexer((ARRAY,)), shape=(4, 3))],
+    "dynamic_slice": [_s(("f", (4, 3)), ("i", (), 5), ("i", (), 4), sizes=(2, 2))],
+    "dynamic_update_slice": [_s(("f", (4, 3)), ("f", (2, 2)), ("i", (), 5), ("i", (), 4))],
     "eye_like": [_s(_F23, n=3), _s(("f", ()), n=1)],
     "scatter_add": [_s(_F23, ("i", (2,), 4), indexer=Indexer((ARRAY,)), shape=(4, 3)),
                     _s(("f", (3,)), indexer=Indexer((1,)), shape=(4, 3))],
