@@ -19,6 +19,7 @@ from .primitives.placement import device_put
 from .transforms.check import check_grads
 from .transforms.custom import checkpoint, custom_jvp, custom_vjp
 from .transforms.jit import jit
+from .transforms.tools import disable_jit, eval_shape
 from .transforms import jit_cache  # its knobs: fad.jit_cache.MAX_ENTRIES, ...
 from .transforms.jit_cache import RetraceWarning
 from . import lax
@@ -32,8 +33,8 @@ _tune_malloc_once()  # keep freed memory for the next call (glibc; FAD_TUNE_MALL
 __version__ = "0.1.0"
 
 
-def __getattr__(name: str):  # fad.viz, fad.torch, fad.testing, fad.scipy load on first use
-    if name in ("viz", "torch", "testing", "scipy"):
+def __getattr__(name: str):  # fad.viz, fad.torch, fad.testing, fad.scipy... load on first use
+    if name in ("viz", "torch", "testing", "scipy", "optim", "debug", "flatten_util"):
         return _import_module(f"fad.{name}")
     raise AttributeError(f"module 'fad' has no attribute {name!r}")
 
@@ -44,4 +45,4 @@ __all__ = [
     "default_backend",
     "device_put",
     "ConcretizationError", "UnexpectedTracerError", "ShapeError", "ClosedJaxpr", "Jaxpr",
-    "ShapedArray", "RetraceWarning"]
+    "ShapedArray", "RetraceWarning", "eval_shape", "disable_jit"]

@@ -12,6 +12,8 @@
 
 from __future__ import annotations
 
+import builtins
+import functools
 from typing import Any, Callable, Iterable
 
 _NODES: dict[type, tuple[Callable, Callable]] = {}
@@ -51,7 +53,7 @@ def sorted_keys(d: dict) -> list:
                  else f"type {names[0]}")
         raise TypeError(
             f"a dict in a pytree has keys of {kinds} "
-            f"({', '.join(map(repr, list(d)[:6]))}{', ...' if len(d) > 6 else ''}), "
+            f"({', '.join(builtins.map(repr, list(d)[:6]))}{', ...' if len(d) > 6 else ''}), "
             "which cannot be compared with each other: fad sorts a dict's keys to "
             "flatten it (as JAX does). Use keys that sort together (all str, or all int).") \
             from None
@@ -220,29 +222,147 @@ def tree_unflatten(treedef: PyTreeDef, leaves: Iterable) -> Any:
 
 
 def tree_leaves(tree: Any, is_leaf: Callable | None = None) -> list:
+    """The leaves of ``tree`` in order.
+
+    >>> tree_leaves({"b": 1, "a": (2, None)})
+    [2, 1]
+    """
     return tree_flatten(tree, is_leaf)[0]
 
 
-def tree_structure(tree: Any) -> PyTreeDef:
-    return tree_flatten(tree)[1]
+def tree_structure(tree: Any, is_leaf: Callable | None = None) -> PyTreeDef:
+    """The structure of ``tree`` without its leaves.
+
+    >>> tree_structure({"a": (1, 2)})
+    {'a': (*, *)}
+    """
+    return tree_flatten(tree, is_leaf)[1]
 
 
 def tree_map(f: Callable, tree: Any, *rest: Any, is_leaf: Callable | None = None) -> Any:
-    """Apply ``f`` leafwise to ``tree`` (and to the matching leaves of ``rest``)."""
+    """Apply ``f`` leafwise to ``tree`` and to the matching parts of ``rest``, each of
+    which has ``tree``'s structure or extends it (where ``tree`` has a leaf, ``f``
+    receives the whole subtree of the others).
+
+    >>> tree_map(lambda x, y: x + y, {"a": 1, "b": 2}, {"a": 10, "b": 20})
+    {'a': 11, 'b': 22}
+    >>> tree_map(lambda x, y: (x, y), [1, None], [(2, 3), None])
+    [(1, (2, 3)), None]
+    >>> tree_map(lambda x: x is None, [1, None], is_leaf=lambda x: x is None)
+    [False, True]
+    """
     leaves, treedef = tree_flatten(tree, is_leaf)
     others = [treedef_flatten_up_to(treedef, r) for r in rest]
     return tree_unflatten(treedef, [f(x, *xs) for x, *xs in zip(leaves, *others)])
 
 
 def treedef_flatten_up_to(treedef: PyTreeDef, tree: Any) -> list:
+    """The subtrees of ``tree`` at the leaves of ``treedef`` (``tree`` must have
+    ``treedef``'s nodes down to them), in order.
+
+    >>> treedef_flatten_up_to(tree_structure((1, [2])), ((3, 4), [None]))
+    [(3, 4), None]
+    """
     leaves, other = tree_flatten(tree)
-    if other != treedef:
-        raise ValueError(f"pytree structures differ: {treedef!r} and {other!r}")
-    return leaves
+    if other == treedef:
+        return leaves
+    out: list = []
+    stack = [(treedef, tree)]
+    while stack:  # (iterative: pytrees may nest thousands of levels deep)
+        td, sub = stack.pop()
+        if td.node is None:
+            out.append(sub)
+            continue
+        rule, node = _rule(sub, None)
+        children, aux = rule[0](sub) if rule is not None else ((), None)
+        if node is not td.node or aux != td.aux or len(children) != len(td.children):
+            want = (td.aux if td.node is _NamedTuple else td.node).__name__
+            raise ValueError(f"pytree structures differ: {treedef!r} and {other!r} "
+                             f"(a {want} node expected, {type(sub).__name__} found)")
+        stack.extend(reversed(list(zip(td.children, children))))
+    return out
+
+
+def tree_reduce(function: Callable, tree: Any, *initializer: Any,
+                is_leaf: Callable | None = None) -> Any:
+    """``functools.reduce(function, leaves, *initializer)`` over ``tree``'s leaves.
+
+    >>> tree_reduce(lambda a, b: a + b, {"a": 1, "b": (2, 3)})
+    6
+    >>> tree_reduce(max, [], 0)
+    0
+    """
+    if len(initializer) > 1:
+        raise TypeError("tree_reduce takes at most one initializer")
+    leaves = tree_leaves(tree, is_leaf)
+    if not leaves and not initializer:
+        raise TypeError("tree_reduce of a tree without leaves needs an initializer")
+    return functools.reduce(function, leaves, *initializer)
+
+
+def tree_all(tree: Any, *, is_leaf: Callable | None = None) -> bool:
+    """Whether every leaf of ``tree`` is true.
+
+    >>> tree_all({"a": True, "b": (1, None)}), tree_all([True, 0])
+    (True, False)
+    """
+    return builtins.all(tree_leaves(tree, is_leaf))
+
+
+def tree_transpose(outer_treedef: PyTreeDef, inner_treedef: PyTreeDef | None,
+                   pytree_to_transpose: Any) -> Any:
+    """A tree of structure ``outer(inner)`` turned into one of structure
+    ``inner(outer)`` (``inner`` inferred from the first subtree when ``None``).
+
+    >>> outer, inner = tree_structure([0, 0]), tree_structure((0, 0))
+    >>> tree_transpose(outer, inner, [(1, 2), (3, 4)])
+    ([1, 3], [2, 4])
+    """
+    subtrees = treedef_flatten_up_to(outer_treedef, pytree_to_transpose)
+    if inner_treedef is None:
+        inner_treedef = tree_structure(subtrees[0]) if subtrees else _LEAF
+    columns = [treedef_flatten_up_to(inner_treedef, t) for t in subtrees]
+    rows = [tree_unflatten(outer_treedef, list(col)) for col in zip(*columns)] \
+        if columns else [tree_unflatten(outer_treedef, [])] * inner_treedef.num_leaves
+    return tree_unflatten(inner_treedef, rows)
+
+
+class Partial(functools.partial):
+    """``functools.partial`` that is a pytree: its bound arguments are the leaves,
+    the function is static, so it can be passed through ``jit`` and ``vmap``.
+
+    >>> import operator
+    >>> add3 = Partial(operator.add, 3)
+    >>> add3(4), tree_leaves(add3)
+    (7, [3])
+    """
+
+    def __new__(cls, func: Callable, *args: Any, **kwargs: Any) -> Partial:
+        if isinstance(func, functools.partial):  # (flattened: one node, not nested)
+            args, kwargs = func.args + args, {**func.keywords, **kwargs}
+            func = func.func
+        return super().__new__(cls, func, *args, **kwargs)
+
+
+register_pytree_node(Partial, lambda p: ((p.args, p.keywords), p.func),
+                     lambda func, ch: Partial(func, *ch[0], **ch[1]))
 
 
 __all__ = ["tree_map", "tree_flatten", "tree_unflatten", "tree_leaves",
-           "tree_structure", "register_pytree_node", "PyTreeDef"]
+           "tree_structure", "tree_reduce", "tree_all", "tree_transpose",
+           "register_pytree_node", "PyTreeDef", "Partial",
+           "map", "leaves", "flatten", "unflatten", "reduce", "structure", "all",
+           "transpose"]
+
+# ``jax.tree``'s short names
+map = tree_map  # noqa: A001
+leaves = tree_leaves
+flatten = tree_flatten
+unflatten = tree_unflatten
+reduce = tree_reduce
+structure = tree_structure
+all = tree_all  # noqa: A001
+transpose = tree_transpose
 
 
 def tree_leaf_paths(tree: Any, prefix: str = "") -> list[str]:

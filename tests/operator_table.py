@@ -81,6 +81,7 @@ from hypothesis import assume
 from hypothesis import strategies as st
 
 import fad
+import fad.nn
 import fad.scipy.special as fad_special
 from fad.backends.base import numpy_dtype
 
@@ -1227,6 +1228,65 @@ OPS: list[Op] = [
        NONZERO, empty=False),
     Op("matrix_norm", lambda xp, a: xp.linalg.matrix_norm(a, ord="nuc"),
        matrices(square=False), SEPARATED, tol=(5e-2, 1e-4), cdomain=SEPARATED_C),
+]
+
+# ---- fad.nn activations: NumPy references (jax.nn's definitions)
+def _np_elu(x: Any, alpha: float, inner: float = 1.0) -> Any:
+    return np.where(x > 0, x, alpha * np.expm1(np.where(x > 0, 0, x) * inner))
+
+
+def _np_relu6(x: Any) -> Any:
+    return np.minimum(np.maximum(x, 0), 6)
+
+
+NN_REFS = {
+    "selu": lambda x: 1.0507009873554805 * _np_elu(x, 1.6732632423543772),
+    "celu": lambda x: _np_elu(x, 1.5, 1 / 1.5),
+    "hard_tanh": lambda x: np.clip(x, -1, 1),
+    "relu6": _np_relu6,
+    "hard_sigmoid": lambda x: _np_relu6(x + 3) / 6,
+    "hard_silu": lambda x: x * _np_relu6(x + 3) / 6,
+    "soft_sign": lambda x: x / (np.abs(x) + 1),
+    "squareplus": lambda x: (x + np.sqrt(x * x + 4)) / 2,
+    "mish": lambda x: x * np.tanh(np.logaddexp(x, 0)),
+    "glu": lambda x: np.split(x, 2, -1)[0] / (1 + np.exp(-np.split(x, 2, -1)[1])),
+    "standardize": lambda x: (x - x.mean(-1, keepdims=True)) / np.sqrt(
+        np.maximum((x * x).mean(-1, keepdims=True) - x.mean(-1, keepdims=True) ** 2, 0)
+        + 1e-5),
+}
+NN_REAL = "real numbers only: jax.nn's activations compare with 0 or use |x| (not analytic)"
+
+
+def nn_unary(name: str, domain: Domain = REAL, cases: Cases = elementwise(1), **kw: Any
+             ) -> Op:
+    params = {"alpha": 1.5} if name == "celu" else {}
+
+    def ref(x: Any) -> Any:
+        if np.iscomplexobj(x):
+            raise TypeError(f"jax.nn.{name} takes real numbers only")
+        return NN_REFS[name](x)
+    return Op(name, lambda xp, x: getattr(fad.nn, name)(x, **params), cases, domain,
+              ref=ref, real_only=NN_REAL, **kw)
+
+
+def _glu_cases(kind: str) -> Any:
+    if kind == "scalar":
+        return None
+    return _finish(shape_st(kind, 1).map(lambda s: Case((s[:-1] + (2 * s[-1],),))), kind)
+
+
+OPS += [
+    nn_unary("selu", NONZERO),
+    nn_unary("celu", NONZERO),
+    nn_unary("hard_tanh", away(-2, 2, -1, 1)),
+    nn_unary("relu6", away(-2, 8, 0, 6)),
+    nn_unary("hard_sigmoid", away(-5, 5, -3, 3)),
+    nn_unary("hard_silu", away(-5, 5, -3, 3)),
+    nn_unary("soft_sign", NONZERO),
+    nn_unary("squareplus"),
+    nn_unary("mish"),
+    nn_unary("glu", cases=_glu_cases),
+    nn_unary("standardize", DISTINCT, cases=plain(1, 3, min_size=2), empty=False),
 ]
 
 BY_NAME = {op.name: op for op in OPS}

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from . import x64
 from .base import NUMPY, Backend
 from .dask_backend import is_dask_array
 
@@ -240,6 +241,8 @@ def asarray(x: Any, dtype: Any = None) -> Any:
     dtype('float32')
     """
     xp = default_xp()
+    if not x64.ENABLED and dtype is not None:
+        dtype = x64.requested(dtype, "asarray")
     try:
         a = xp.asarray(x) if dtype is None else \
             xp.asarray(x, dtype=getattr(xp, np.dtype(dtype).name))
@@ -249,7 +252,7 @@ def asarray(x: Any, dtype: Any = None) -> Any:
         raise TypeError(_unknown_type(x)) from e
     if type(a) is np.ndarray and a.dtype.kind == "O" and not isinstance(x, np.ndarray):
         raise TypeError(_unknown_type(_object_leaf(x)))
-    return a
+    return a if x64.ENABLED else x64.narrow(a)
 
 
 def _object_leaf(x: Any) -> Any:

@@ -265,13 +265,12 @@ def pp_jaxpr(jaxpr: Jaxpr, indent: int = 0) -> str:
     eqns = []
     for eqn in jaxpr.eqns:
         outs = " ".join(binder(v) for v in eqn.outvars)
-        params = ""
-        if eqn.params:
-            params = "[" + " ".join(
-                f"{k}={pp_param(v)}" for k, v in eqn.params.items()
-                if not callable(v) or isinstance(v, ClosedJaxpr | Jaxpr)) + "]"
+        shown = [f"{k}={pp_param(v)}" for k, v in eqn.params.items()
+                 if not callable(v) or isinstance(v, ClosedJaxpr | Jaxpr)]
+        params = "[" + " ".join(shown) + "]" if shown else ""
         args = " ".join(name(a) for a in eqn.invars)
-        eqns.append(f"{outs} = {eqn.primitive.name}{params} {args}".rstrip())
+        lhs = f"{outs} = " if outs else ""  # (an effect: no outputs)
+        eqns.append(f"{lhs}{eqn.primitive.name}{params} {args}".rstrip())
     outs = ", ".join(name(v) for v in jaxpr.outvars)
     tail = f"in ({outs}{',' if len(jaxpr.outvars) == 1 else ''}) }}"
     one_line = f"{head} {'; '.join(eqns)} {tail}"

@@ -51,6 +51,7 @@ class Primitive:
         self.kernel: Callable | None = None   # kernel(xp, **params) -> fast callable
         self.fresh_output = False             # kernel allocates its result, takes out=
         self.numpy_fn: Callable | None = None # NumPy's function, when it takes no params
+        self.effect = False  # run for what it does (printing): never dropped nor merged
         REGISTRY[name] = self
 
     def impl(self, *args: Any, **params: Any) -> Any:

@@ -74,7 +74,7 @@ def compile_jaxpr(closed: ClosedJaxpr, xp: Any) -> Callable:
                     out_kw = f", out={names[a]}"
                     fresh.discard(a)
                     break
-        lines.append(f"    {outs} = k{i}({ins}{out_kw})")
+        lines.append(f"    {outs} = k{i}({ins}{out_kw})" if eqn.outvars else f"    k{i}({ins})")
         if writes_fresh:
             fresh.update(eqn.outvars)
         else:

@@ -37,7 +37,7 @@ def cse(closed: ClosedJaxpr) -> ClosedJaxpr:
     eqns = []
     for eqn in closed.eqns:
         eqn = renamed(eqn, env)
-        key = _key(eqn)
+        key = None if eqn.primitive.effect else _key(eqn)
         if key is not None and key in seen:
             env.update(zip(eqn.outvars, seen[key]))
             continue

@@ -1,4 +1,4 @@
-"""Pass: dead-code elimination (every primitive is pure)."""
+"""Pass: dead-code elimination (every primitive without an ``effect`` is pure)."""
 
 from __future__ import annotations
 
@@ -6,11 +6,12 @@ from ..core.ir import ClosedJaxpr, Jaxpr, Var
 
 
 def dce(closed: ClosedJaxpr) -> ClosedJaxpr:
-    """Drop equations none of whose outputs is used (every primitive is pure)."""
+    """Drop equations none of whose outputs is used, unless their primitive has an
+    ``effect``."""
     live = set(v for v in closed.jaxpr.outvars if type(v) is Var)
     kept = []
     for eqn in reversed(closed.eqns):
-        if any(v in live for v in eqn.outvars):
+        if eqn.primitive.effect or any(v in live for v in eqn.outvars):
             kept.append(eqn)
             live.update(a for a in eqn.invars if type(a) is Var)
     kept.reverse()

@@ -28,6 +28,7 @@ def fold_constants(closed: ClosedJaxpr) -> ClosedJaxpr:
         eqn = renamed(eqn, env)
         small = all(_size(v.aval) <= FOLD_LIMIT for v in eqn.outvars)
         if small and not eqn.primitive.multiple_results and eqn.primitive.inline is None \
+                and not eqn.primitive.effect \
                 and all(type(a) is Literal or a in known for a in eqn.invars):
             args = [a.val if type(a) is Literal else known[a] for a in eqn.invars]
             with hide_dynamic():

@@ -39,10 +39,10 @@ def linearize_flat(fun: Callable, primals: list, label: str = "fad.vjp",
         with new_main(JVPTrace, label=label) as jvp_main:
             out_primals, out_tangents = forward(jvp_main.trace, fun, primals, tangent_in,
                                                 aux_box)
-        is_zero = [t is None for t in out_tangents]
-        # a tangent that is not a tape variable (a zero) becomes a constant zero
-        outvars = [tape.atom(t) if isinstance(t, JaxprTracer) else None
-                   for t in out_tangents]
+        # a tangent that is not a tape variable (None, or a constant that a custom
+        # rule returned: a linear map's constant output is zero) is a zero
+        is_zero = [not isinstance(t, JaxprTracer) for t in out_tangents]
+        outvars = [None if z else tape.atom(t) for t, z in zip(out_tangents, is_zero)]
     closed = builder.closed([t.ir_var for t in tangent_in],
                             [v for v in outvars if v is not None])
     return out_primals, closed, is_zero

@@ -14,16 +14,28 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from .. import numpy as fnp
 from ..core.trace import bind
 from ..numpy._base import promote
 from ..primitives import elementwise as E
 from ..primitives.special_functions import erf_p
-from ..primitives.structural import convert_element_type
 from ..transforms.autodiff import stop_gradient
 from . import initializers
+from ._activations import (
+    celu,
+    glu,
+    hard_sigmoid,
+    hard_silu,
+    hard_swish,
+    hard_tanh,
+    mish,
+    one_hot,
+    relu6,
+    selu,
+    soft_sign,
+    squareplus,
+    standardize,
+)
 
 
 def _float(x: Any) -> Any:
@@ -391,20 +403,15 @@ def smooth_l1_loss(pred: Any, target: Any, reduction: str = "mean", beta: float 
     return reduce_loss(fnp.where(a < beta, 0.5 * d * d / beta, a - 0.5 * beta), reduction)
 
 
-def one_hot(x: Any, num_classes: int, dtype: Any = np.float64) -> Any:
-    """One-hot encoding of integer class indices along a new last axis.
-
-    >>> import fad.nn as nn, fad.numpy as fnp
-    >>> nn.one_hot(fnp.array([0, 2]), 3).tolist()
-    [[1.0, 0.0, 0.0], [0.0, 0.0, 1.0]]
-    """
-    x = fnp.asarray(x)
-    hot = fnp.equal(fnp.expand_dims(x, -1), fnp.arange(num_classes))
-    return convert_element_type(hot, np.dtype(dtype))
-
-
 __all__ = ["relu", "leaky_relu", "elu", "gelu", "sigmoid", "silu", "tanh", "softplus",
            "log_sigmoid", "softmax", "log_softmax", "logsumexp", "reduce_loss",
            "binary_cross_entropy_with_logits", "binary_cross_entropy", "nll_loss",
            "cross_entropy", "kl_div", "mse_loss", "l1_loss", "huber_loss", "smooth_l1_loss",
-           "one_hot", "initializers"]
+           "initializers",
+           # (fad.nn._activations)
+           "celu", "selu", "glu", "hard_tanh", "relu6", "hard_sigmoid", "hard_silu",
+           "hard_swish", "soft_sign", "squareplus", "mish", "standardize", "one_hot"]
+
+
+def __dir__() -> list[str]:
+    return list(__all__)

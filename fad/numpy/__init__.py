@@ -349,6 +349,7 @@ from ._unsupported import (
     spacing,
     unwrap,
 )
+from ._vectorize import vectorize
 from ._window import bartlett, blackman, hamming, hanning, kaiser
 
 _install()

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from ..backends import asarray as backend_asarray
-from ..backends import is_array
+from ..backends import is_array, x64
 from ..core.errors import ConcretizationError
 from ..core.trace import Tracer, _np_dtype, concrete_or_none
 from ..primitives.shapes import ufunc_result_dtype
@@ -25,6 +25,9 @@ def asarray(x: Any, dtype: Any = None) -> Any:
     >>> fnp.asarray([1, 2], "float32").dtype
     dtype('float32')
     """
+    if not x64.ENABLED:  # float32 mode: 64-bit requests and arrays become 32-bit
+        dtype = x64.requested(dtype, "asarray") if dtype is not None else \
+            x64.NARROW.get(getattr(x, "dtype", None))
     if isinstance(x, Tracer):
         return x if dtype is None else convert_element_type(x, dtype)
     conv = getattr(x, "__fad_array__", None)
@@ -165,6 +168,8 @@ def promote(ufunc: str, *xs: Any) -> tuple[np.dtype | None, list]:
             return d, list(xs)
     keys = tuple(dtype_key(x) for x in xs)
     dtype = ufunc_result_dtype(ufunc, *keys)
+    if not x64.ENABLED:  # (NumPy's int32 -> float64 promotions stay 32-bit)
+        dtype = x64.NARROW.get(dtype, dtype)
     if all(k == dtype for k in keys):
         return dtype, list(xs)
     if all(type(x) in PY_SCALARS for x in xs):

@@ -6,13 +6,16 @@
 from __future__ import annotations
 
 import builtins
+import functools
+import inspect
 from typing import Any, Sequence
 
 import numpy as np
 
-from ..backends import default_xp
+from ..backends import default_xp, x64
 from ..core.trace import Tracer, concrete_or_none
 from ..primitives import cumulative as Cu
+from ..primitives.structural import convert_element_type
 from . import _math as M
 from . import _shape as S
 from ._base import asarray, dtype_of, numpy_constant, static_shape, static_value
@@ -520,3 +523,36 @@ def require(a: Any, dtype: Any = None, requirements: Any = None) -> Any:
 
 fromiter = numpy_constant("fromiter", __name__)
 frombuffer = numpy_constant("frombuffer", __name__)
+
+
+# ---------------------------------------------------------------- float32 mode
+def _narrowed(x: Any) -> Any:
+    n = x64.NARROW.get(getattr(x, "dtype", None))
+    if n is None:
+        return x
+    return convert_element_type(x, n) if isinstance(x, Tracer) else x.astype(n)
+
+
+def _in_mode(fn: Any) -> Any:
+    """``fn`` whose results follow 64-bit mode: narrowed to 32 bits when it is off
+    (an explicit 64-bit ``dtype`` warns). Nothing is added when it is on."""
+    params = list(inspect.signature(fn).parameters)
+    at = params.index("dtype") if "dtype" in params else None
+
+    @functools.wraps(fn)
+    def wrapped(*args: Any, **kwargs: Any) -> Any:
+        out = fn(*args, **kwargs)
+        if x64.ENABLED:
+            return out
+        dtype = kwargs.get("dtype", args[at] if at is not None and len(args) > at else None)
+        x64.requested(dtype, f"fnp.{fn.__name__}")
+        return [_narrowed(o) for o in out] if isinstance(out, list | tuple) \
+            else _narrowed(out)
+    return wrapped
+
+
+(array, zeros, ones, empty, full, zeros_like, ones_like, empty_like, full_like, eye, identity,
+ arange, linspace, logspace, geomspace, tri, indices, fromfunction, meshgrid, vander) = map(
+    _in_mode, (array, zeros, ones, empty, full, zeros_like, ones_like, empty_like, full_like,
+               eye, identity, arange, linspace, logspace, geomspace, tri, indices,
+               fromfunction, meshgrid, vander))

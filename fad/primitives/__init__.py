@@ -10,6 +10,7 @@ from . import (  # noqa: F401
     complex,
     contractions,
     cumulative,
+    effects,
     elementwise,
     identities,
     indexing,
@@ -24,7 +25,7 @@ from . import (  # noqa: F401
     structural,
 )
 
-__all__ = ["REGISTRY", "complex", "contractions", "cumulative", "elementwise",
+__all__ = ["REGISTRY", "complex", "contractions", "cumulative", "effects", "elementwise",
            "identities", "indexing", "linalg", "placement", "reductions", "scatter",
            "slicing", "sorting", "special",
            "special_functions", "structural"]

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from .. import numpy as fnp
+from ..backends import x64
 from ..core.trace import bind
 from ..primitives.special_functions import erf_p, erfinv_p
 from ..transforms.autodiff import stop_gradient
@@ -19,8 +20,9 @@ _SQRT2 = float(np.sqrt(2.0))
 
 
 def float_dtype(dtype: Any, fname: str) -> np.dtype:
-    """``dtype`` (default ``float64``), checked to be a real floating type."""
-    dt = np.dtype(np.float64 if dtype is None else dtype)
+    """``dtype`` (default ``float64``, ``float32`` in float32 mode), checked to be a
+    real floating type."""
+    dt = np.dtype(x64.narrow_dtype(np.float64) if dtype is None else dtype)
     if dt.kind != "f":
         raise ValueError(f"fad.random.{fname}: dtype must be a floating type, got {dt}")
     return dt

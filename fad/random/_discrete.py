@@ -11,6 +11,7 @@ import numpy as np
 
 from .. import lax
 from .. import numpy as fnp
+from ..backends import x64
 from ..core.trace import bind
 from ..primitives.special_functions import gammaln_p
 from ._continuous import _bound, float_dtype, gumbel_noise, unit_uniform
@@ -18,7 +19,7 @@ from ._keys import check_key, fold_in, raw_bits, shape_tuple, split, unflat
 
 
 def _int_dtype(dtype: Any, fname: str) -> np.dtype:
-    dt = np.dtype(np.int64 if dtype is None else dtype)
+    dt = np.dtype(x64.narrow_dtype(np.int64) if dtype is None else dtype)  # (float32 mode)
     if dt.kind not in "iu":
         raise ValueError(f"fad.random.{fname}: dtype must be an integer type, got {dt}")
     return dt

@@ -267,6 +267,39 @@ class custom_jvp(_CustomRules):
         self.jvp_rule = rule
         return rule
 
+    def defjvps(self, *rules: Callable | None) -> None:
+        """Set one rule per argument, ``rule_i(t_i, primal_out, *primals) ->`` that
+        argument's contribution to the output tangent (summed over the arguments);
+        ``None`` for an argument the output does not depend on differentiably.
+
+        >>> import fad, fad.numpy as fnp
+        >>> @fad.custom_jvp
+        ... def f(x, y):
+        ...     return fnp.sin(x) * y
+        >>> f.defjvps(lambda t, ans, x, y: fnp.cos(x) * y * t,
+        ...           lambda t, ans, x, y: fnp.sin(x) * t)
+        >>> float(fad.grad(f, argnums=1)(0.0, 2.0)), float(fad.grad(f)(0.0, 2.0))
+        (0.0, 2.0)
+        """
+        if self.nondiff_argnums:
+            raise TypeError(f"{self.__name__}.defjvps cannot be used with nondiff_argnums: "
+                            "use defjvp")
+
+        def rule(primals: tuple, tangents: tuple) -> tuple:
+            if len(rules) != len(primals):
+                raise TypeError(f"{self.__name__}.defjvps got {len(rules)} rule(s) for "
+                                f"{len(primals)} argument(s): give one per argument "
+                                "(None where there is no derivative)")
+            out = self(*primals)
+            parts = [r(t, out, *primals) for r, t in zip(rules, tangents) if r is not None]
+            if not parts:
+                leaves, tree = tree_flatten(out)
+                return out, tree_unflatten(tree, zeros_where_none([None] * len(leaves),
+                                                                  leaves))
+            return out, functools.reduce(lambda a, b: tree_map(lambda u, v: u + v, a, b),
+                                         parts)
+        self.jvp_rule = rule
+
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         call = self._call(args, kwargs, self.jvp_rule, "decorate one with @f.defjvp")
 

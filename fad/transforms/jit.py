@@ -13,7 +13,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from ..backends import namespace_of
+from ..backends import namespace_of, x64
 from ..core.errors import ConcretizationError
 from ..core.ir import ClosedJaxpr
 from ..core.primitive import Primitive
@@ -22,7 +22,8 @@ from ..interpreters.codegen import compile_jaxpr
 from ..interpreters.evaluate import eval_jaxpr
 from ..interpreters.optimize import optimize
 from ..interpreters.staging import inputs_behind, lift_tracers, trace_to_jaxpr
-from ..tree import register_pytree_node, tree_flatten, tree_unflatten
+from ..tree import _rule as node_rule
+from ..tree import register_pytree_node, tree_flatten, tree_map, tree_unflatten
 from .arguments import (
     as_positional,
     parameter_name,
@@ -96,6 +97,7 @@ class Jitted:
         self.static_argnums = tuple(sorted(static_argnums))
         self._cache = SignatureCache()  # bounded; explains re-tracing (jit_cache.py)
         self._fast = self._cache.fast  # (shape, dtype) per NumPy argument -> code
+        self._method: Jitted | None = None  # bound to a static self (``__get__``)
         functools.update_wrapper(self, fun, updated=())  # never copy fun.__dict__
 
     def _split(self, args: tuple) -> tuple[list, Any, tuple]:
@@ -184,7 +186,8 @@ class Jitted:
             self._cache.put(key, hit)  # (counts the trace in the statement that stores it)
         return hit[0], [], hit[1], leaves
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+    def call_compiled(self, *args: Any, **kwargs: Any) -> Any:
+        """A call (``__call__``, unless ``disable_jit`` or float32 mode rebinds it)."""
         state = current_state()
         key = _numpy_signature(args) if state.empty and not kwargs else None
         if key is not None:  # the hot path: NumPy arrays in, nothing traced
@@ -210,6 +213,38 @@ class Jitted:
             return outs[0]
         return tree_unflatten(out_tree, outs)
 
+    __call__ = call_compiled
+    eager_depth = 0  # open ``fad.disable_jit`` blocks
+
+    def call_eagerly(self, *args: Any, **kwargs: Any) -> Any:
+        """The function itself, uncompiled (``fad.disable_jit``)."""
+        return self.fun(*args, **kwargs)
+
+    def call_narrowed(self, *args: Any, **kwargs: Any) -> Any:
+        """A call in float32 mode: 64-bit arrays among the arguments become 32-bit."""
+        args, kwargs = tree_map(x64.narrow, (args, kwargs))
+        return self.call_compiled(*args, **kwargs)
+
+    def __get__(self, obj: Any, objtype: type | None = None) -> Any:
+        """A jitted function in a class body is a method: ``self`` is bound as its
+        first argument, static (hashed into the cache key, one trace per instance)
+        or, for a registered pytree class, a pytree argument."""
+        if obj is None:
+            return self
+        if 0 in self.static_argnums or node_rule(obj, None)[0] is not None:
+            return functools.partial(self, obj)
+        if not _hashable(obj):
+            name = getattr(self.fun, "__qualname__", "method")
+            raise TypeError(
+                f"jitted method {name}: its self, a {type(obj).__name__}, is not hashable, "
+                "so it cannot be a static argument. Define __hash__ and __eq__ on the "
+                "class, or register it as a pytree (fad.tree.register_pytree_node), or "
+                "jit a function that takes the arrays it needs")
+        method = self._method
+        if method is None:
+            method = self._method = Jitted(self.fun, (0,) + self.static_argnums)
+        return functools.partial(method, obj)
+
     def _with_keywords(self, args: tuple, kwargs: dict) -> tuple:
         """Keyword arguments travel as a trailing dict; with static arguments, those
         given by keyword move to their positions first (so that they are static)."""
@@ -234,6 +269,16 @@ class Jitted:
         closed, _, _, leaves = self._entry(self._with_keywords(args, kwargs) if kwargs
                                            else args)
         return _compiled(closed, namespace_of(leaves)).source
+
+
+def select_call() -> None:
+    """Bind ``Jitted.__call__`` for the current modes (``disable_jit``, float32
+    mode): the compiled call of the default mode checks neither."""
+    Jitted.__call__ = (Jitted.call_eagerly if Jitted.eager_depth else  # type: ignore
+                       Jitted.call_compiled if x64.ENABLED else Jitted.call_narrowed)
+
+
+x64.on_change(select_call)
 
 
 def _static_hint(jitted: Jitted, value: Any, inputs: list, tree: Any, args: tuple) -> str:

@@ -10,7 +10,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from ..backends import asarray, default_xp, is_array, namespace_of
+from ..backends import asarray, default_xp, is_array, namespace_of, x64
 from ..core.ir import ShapedArray
 from ..core.trace import Tracer, aval_of, concrete_or_none
 from ..tree import tree_flatten
@@ -18,15 +18,18 @@ from .arguments import require_inputs
 
 
 def leaf_array(x: Any) -> Any:
-    """An input of a transformation as an array (or tracer)."""
-    if type(x) is np.ndarray or isinstance(x, Tracer | ShapedArray | np.generic):
+    """An input of a transformation as an array (or tracer); 64-bit arrays become
+    32-bit in float32 mode."""
+    if type(x) is np.ndarray or isinstance(x, np.generic):
+        return x if x64.ENABLED else x64.narrow(x)
+    if isinstance(x, Tracer | ShapedArray):
         return x
     conv = getattr(x, "__fad_array__", None)  # (before the namespace: a facade Tensor
     if conv is not None:                      # has both, and its array is what counts)
         return conv()
     if is_array(x):
         reject_masked(x)
-        return x
+        return x if x64.ENABLED else x64.narrow(x)
     return asarray(x)  # (a Python scalar or nested list)
 
 
