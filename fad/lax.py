@@ -5,9 +5,24 @@
 8.0
 
 The implementations (and their derivative and batching rules) live in
-``fad.transforms.control_flow``.
+``fad.transforms.control_flow``; the convolutions and ``reduce_window`` in
+``fad.primitives.convolution`` and ``fad.primitives.windows``.
 """
 
+# convolutions and windowed reductions (fad.primitives.convolution, .windows)
+from .primitives.convolution import (
+    ConvDimensionNumbers,
+    conv,
+    conv_dimension_numbers,
+    conv_general_dilated,
+    conv_general_shape_tuple,
+    conv_transpose,
+    conv_with_general_padding,
+)
+from .primitives.windows import padtype_to_pads, reduce_window
 from .transforms.control_flow import cond, fori_loop, scan, while_loop
 
-__all__ = ["cond", "scan", "while_loop", "fori_loop"]
+__all__ = ["cond", "scan", "while_loop", "fori_loop",
+           "conv_general_dilated", "conv", "conv_with_general_padding", "conv_transpose",
+           "ConvDimensionNumbers", "conv_dimension_numbers", "conv_general_shape_tuple",
+           "reduce_window", "padtype_to_pads"]

@@ -9,6 +9,7 @@ from ..core.primitive import REGISTRY
 from . import (  # noqa: F401
     complex,
     contractions,
+    convolution,
     cumulative,
     elementwise,
     identities,
@@ -19,8 +20,9 @@ from . import (  # noqa: F401
     special,
     special_functions,
     structural,
+    windows,
 )
 
-__all__ = ["REGISTRY", "complex", "contractions", "cumulative", "elementwise",
+__all__ = ["REGISTRY", "complex", "contractions", "convolution", "cumulative", "elementwise",
            "identities", "indexing", "linalg", "reductions", "sorting", "special",
-           "special_functions", "structural"]
+           "special_functions", "structural", "windows"]
