@@ -29,8 +29,8 @@ from ..backends import backend_for
 from ..core.errors import ShapeError
 from ..core.ir import ShapedArray
 from ..core.primitive import Primitive
-from ..core.trace import aval_of, bind, concrete_or_none, shape_of
-from .builders import deflinear, defnondiff, to_front, zeros_like
+from ..core.trace import aval_of, bind, concrete_or_none, hide_dynamic, shape_of
+from .builders import deflinear, defnondiff, to_front
 from .cumulative import pad, reduce_prod_p
 from .elementwise import add_p, max_p, min_p, mul_p
 from .indexing import ARRAY, gather
@@ -275,8 +275,6 @@ def _chooser_jvp(prim: Primitive, arg_prim: Primitive) -> Callable:
             return ans, None
         shape = shape_of(x)
         out_shape = shape_of(ans)
-        if 0 in out_shape:
-            return ans, zeros_like(ans)
         chosen = bind(arg_prim, x, **params)  # the tap of each window's extremum
         table = constant(window_table(shape, **params), x)
         cell = take_along(table, reshape(chosen, out_shape + (1,)), len(out_shape))
@@ -316,8 +314,9 @@ def monoid_of(computation: Callable) -> str:
     ('prod', 'max')
     """
     try:
-        got = tuple(float(np.asarray(computation(np.float64(a), np.float64(b))))
-                    for a, b in _PROBES)
+        with hide_dynamic():  # (on constants: evaluated now, even under jit)
+            got = tuple(float(np.asarray(computation(np.float64(a), np.float64(b))))
+                        for a, b in _PROBES)
     except Exception:  # (any failure means: not one of the four)
         got = None
     for kind, want in _KINDS.items():
