@@ -31,7 +31,7 @@ from ..core.errors import ShapeError
 from ..core.ir import ShapedArray
 from ..core.linear import is_undefined
 from ..core.primitive import Primitive
-from ..core.trace import bind, shape_of
+from ..core.trace import aval_of, bind, shape_of
 from .builders import defmultilinear, loop_batch_rule
 from .indexing import gather
 from .structural import convert_element_type, reshape, transpose
@@ -336,6 +336,10 @@ def conv_general_dilated(lhs: Any, rhs: Any, window_strides: Sequence[int],
     if preferred_element_type is not None:
         lhs = convert_element_type(lhs, preferred_element_type)
         rhs = convert_element_type(rhs, preferred_element_type)
+    if aval_of(lhs).dtype != aval_of(rhs).dtype:
+        raise TypeError(f"{NAME} requires operands of the same dtype, got "
+                        f"{aval_of(lhs).dtype} and {aval_of(rhs).dtype}: convert one first "
+                        "(or pass preferred_element_type)")
     return bind(conv_general_dilated_p, lhs, rhs, window_strides=strides, padding=pads,
                 lhs_dilation=ld, rhs_dilation=rd, dimension_numbers=dn,
                 feature_group_count=groups, batch_group_count=batches)
