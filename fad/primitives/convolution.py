@@ -23,6 +23,7 @@ features (a batched kernel) or into feature groups (both batched).
 
 from __future__ import annotations
 
+import math
 from typing import Any, NamedTuple, Sequence
 
 import numpy as np
@@ -151,11 +152,6 @@ def _conv_impl(xp: Any, lhs: Any, rhs: Any, *, window_strides: tuple, padding: t
     ls, rs, os_ = dimension_numbers
     x, w = xp.permute_dims(lhs, ls), xp.permute_dims(rhs, rs)  # (N, C, ...), (O, I, ...)
     nsp = x.ndim - 2
-    # the output's axes as the contraction leaves them: (batch, spatial..., feature)
-    made = (0, nsp + 1) + tuple(range(1, nsp + 1))
-    perm = [0] * x.ndim
-    for role, axis in enumerate(os_):
-        perm[axis] = made[role]
     shape = _conv_aval(ShapedArray(lhs.shape, np.dtype(np.float64)),
                        ShapedArray(rhs.shape, np.dtype(np.float64)),
                        window_strides=window_strides, padding=padding,
@@ -168,18 +164,30 @@ def _conv_impl(xp: Any, lhs: Any, rhs: Any, *, window_strides: tuple, padding: t
     spatial = tuple(range(2, 2 + nsp))
     x = spread(xp, x, spatial, lhs_dilation, padding, 0)
     v = strided_windows(xp, x, spatial, w.shape[2:], window_strides, rhs_dilation, NAME)
-    axes = ([1, *range(2 + nsp, 2 + 2 * nsp)], [1, *range(2, 2 + nsp)])
+    # tensordot copies the window view into a matrix; the operand order that makes
+    # the copy's inner loop the longer of the output's rows and the kernel's rows
+    # wins: the kernel first when the output is the larger (a forward pass)
+    kernel_first = math.prod(shape[a] for a in os_[2:]) >= math.prod(w.shape[2:])
+    k_axes, v_axes = [1, *range(2, 2 + nsp)], [1, *range(2 + nsp, 2 + 2 * nsp)]
     groups, batches = feature_group_count, batch_group_count
-    if groups == 1 and batches == 1:
-        y = xp.tensordot(v, w, axes=axes)
-    else:  # one contraction per group, the groups' output features side by side
-        if groups > 1:
-            cg, og = x.shape[1] // groups, w.shape[0] // groups
-            pieces = [(v[:, g * cg:(g + 1) * cg], w[g * og:(g + 1) * og]) for g in range(groups)]
-        else:
-            nb, ob = x.shape[0] // batches, w.shape[0] // batches
-            pieces = [(v[b * nb:(b + 1) * nb], w[b * ob:(b + 1) * ob]) for b in range(batches)]
-        y = xp.concat([xp.tensordot(a, b, axes=axes) for a, b in pieces], axis=-1)
+    if groups > 1:
+        cg, og = x.shape[1] // groups, w.shape[0] // groups
+        pieces = [(w[g * og:(g + 1) * og], v[:, g * cg:(g + 1) * cg]) for g in range(groups)]
+    elif batches > 1:
+        nb, ob = x.shape[0] // batches, w.shape[0] // batches
+        pieces = [(w[b * ob:(b + 1) * ob], v[b * nb:(b + 1) * nb]) for b in range(batches)]
+    else:
+        pieces = [(w, v)]
+    if kernel_first:  # (O, N, spatial...)
+        parts = [xp.tensordot(a, b, axes=(k_axes, v_axes)) for a, b in pieces]
+        made = (1, 0) + tuple(range(2, nsp + 2))
+    else:  # (N, spatial..., O)
+        parts = [xp.tensordot(b, a, axes=(v_axes, k_axes)) for a, b in pieces]
+        made = (0, nsp + 1) + tuple(range(1, nsp + 1))
+    y = parts[0] if len(parts) == 1 else xp.concat(parts, axis=0 if kernel_first else -1)
+    perm = [0] * x.ndim
+    for role, axis in enumerate(os_):  # role (batch, feature, spatial...) -> output axis
+        perm[axis] = made[role]
     return xp.permute_dims(y, tuple(perm))
 
 

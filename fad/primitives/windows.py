@@ -20,6 +20,8 @@ position comes from ``reduce_window_argmax`` / ``_argmin`` (integer results).
 
 from __future__ import annotations
 
+import functools
+import itertools
 import math
 from typing import Any, Callable, Sequence
 
@@ -208,10 +210,24 @@ def _rw_impl(kind: str) -> Callable:
             return xp.zeros(out_shape, dtype=x.dtype)
         v, taps = _patches(xp, x, identity_of(kind, x.dtype), f"reduce_window_{kind}",
                            **params)
+        window = v.shape[taps[0]:] if taps else ()
+        if xp is np and math.prod(window) <= _FEW_TAPS:
+            # NumPy reduces short trailing axes of a strided view slowly (inner loops
+            # of one window's length); one in-place ufunc call per tap runs its inner
+            # loop along the image's rows instead (a 2x2 pool: 80 times faster)
+            ufunc = _UFUNCS[kind]
+            out = v[(..., *(0,) * len(window))].copy()
+            for tap in itertools.islice(np.ndindex(*window), 1, None):
+                ufunc(out, v[(..., *tap)], out=out)
+            return out
         if kind == "sum":  # (NumPy's sum would widen small integers)
             return xp.sum(v, axis=taps, dtype=x.dtype)
         return getattr(xp, kind)(v, axis=taps)
     return impl
+
+
+_FEW_TAPS = 64
+_UFUNCS = {"sum": np.add, "max": np.maximum, "min": np.minimum}
 
 
 def _rw_batch(prim: Primitive) -> Callable:
@@ -257,14 +273,32 @@ def _arg_impl(kind: str) -> Callable:
 
 def window_table(shape: tuple, **params: Any) -> np.ndarray:
     """For each window (leading axes) and tap (last axis), the flat index of the
-    operand's cell it reads, or ``prod(shape)`` for a hole or padding cell."""
+    operand's cell it reads, or ``prod(shape)`` for a hole or padding cell
+    (read-only; cached, as gradients of one layer ask for it at every step).
+
+    >>> window_table((3,), window_dimensions=(2,), window_strides=(1,), padding=((1, 0),),
+    ...              base_dilation=(1,), window_dilation=(1,)).tolist()
+    [[3, 0], [0, 1], [1, 2]]
+    """
+    return _window_table(tuple(shape), *(params[k] for k in _GEOMETRY))
+
+
+_GEOMETRY = ("window_dimensions", "window_strides", "padding", "base_dilation",
+             "window_dilation")
+
+
+@functools.lru_cache(maxsize=16)
+def _window_table(shape: tuple, *geometry: tuple) -> np.ndarray:
+    params = dict(zip(_GEOMETRY, geometry))
     n = math.prod(shape)
     out_shape = _params_shape(shape, **params)
-    cells = np.arange(n).reshape(shape)
     if 0 in out_shape:
-        return np.zeros(out_shape + (1,), np.int64)
-    v, _ = _patches(np, cells, n, "reduce_window", **params)
-    return v.reshape(out_shape + (-1,))
+        table = np.zeros(out_shape + (1,), np.int64)
+    else:
+        v, _ = _patches(np, np.arange(n).reshape(shape), n, "reduce_window", **params)
+        table = v.reshape(out_shape + (-1,))
+    table.setflags(write=False)
+    return table
 
 
 def _chooser_jvp(prim: Primitive, arg_prim: Primitive) -> Callable:
