@@ -145,12 +145,17 @@ def _conv_aval(lhs: ShapedArray, rhs: ShapedArray, *, window_strides: tuple, pad
     return ShapedArray(tuple(out), lhs.dtype)
 
 
+def _permute(xp: Any, x: Any, axes: tuple) -> Any:
+    """The standard's ``permute_dims``, or NumPy's older name (CuPy, Dask)."""
+    return (getattr(xp, "permute_dims", None) or xp.transpose)(x, axes)
+
+
 def _conv_impl(xp: Any, lhs: Any, rhs: Any, *, window_strides: tuple, padding: tuple,
                lhs_dilation: tuple, rhs_dilation: tuple,
                dimension_numbers: ConvDimensionNumbers, feature_group_count: int,
                batch_group_count: int) -> Any:
     ls, rs, os_ = dimension_numbers
-    x, w = xp.permute_dims(lhs, ls), xp.permute_dims(rhs, rs)  # (N, C, ...), (O, I, ...)
+    x, w = _permute(xp, lhs, ls), _permute(xp, rhs, rs)  # (N, C, ...), (O, I, ...)
     nsp = x.ndim - 2
     shape = _conv_aval(ShapedArray(lhs.shape, np.dtype(np.float64)),
                        ShapedArray(rhs.shape, np.dtype(np.float64)),
@@ -184,11 +189,12 @@ def _conv_impl(xp: Any, lhs: Any, rhs: Any, *, window_strides: tuple, padding: t
     else:  # (N, spatial..., O)
         parts = [xp.tensordot(b, a, axes=(v_axes, k_axes)) for a, b in pieces]
         made = (0, nsp + 1) + tuple(range(1, nsp + 1))
-    y = parts[0] if len(parts) == 1 else xp.concat(parts, axis=0 if kernel_first else -1)
+    join = getattr(xp, "concat", None) or xp.concatenate
+    y = parts[0] if len(parts) == 1 else join(parts, axis=0 if kernel_first else -1)
     perm = [0] * x.ndim
     for role, axis in enumerate(os_):  # role (batch, feature, spatial...) -> output axis
         perm[axis] = made[role]
-    return xp.permute_dims(y, tuple(perm))
+    return _permute(xp, y, tuple(perm))
 
 
 conv_general_dilated_p = Primitive(NAME, _conv_impl, _conv_aval)

@@ -217,3 +217,17 @@ def test_other_backends_without_sliding_windows_say_so():
     x, w = xp.asarray(normal(1, 1, 4)), xp.asarray(normal(1, 1, 2))
     with pytest.raises(NotImplementedError, match="conv_general_dilated.*array_api_strict"):
         lax.conv(x, w, (1,), "VALID")
+
+
+def test_dask_arrays_stay_dask_arrays():
+    da = pytest.importorskip("dask.array")
+    x, w = normal(2, 3, 6, 6), normal(4, 3, 3, 3)
+
+    def loss(x):
+        return (lax.conv(x, da.from_array(w), (1, 1), "SAME") ** 2).sum()
+    y = lax.conv(da.from_array(x), da.from_array(w), (1, 1), "SAME")
+    assert isinstance(y, da.Array)
+    np.testing.assert_allclose(np.asarray(y), lax.conv(x, w, (1, 1), "SAME"), rtol=1e-12)
+    g = fad.grad(loss)(da.from_array(x))
+    assert isinstance(g, da.Array)
+    np.testing.assert_allclose(np.asarray(g), fad.grad(loss)(x), rtol=1e-12)
