@@ -18,7 +18,8 @@ again:
   batch groups into feature groups).
 
 Batching folds the vmapped axis into the batch axis (a batched input), the output
-features (a batched kernel) or into feature groups (both batched).
+features (a batched kernel), or into feature or batch groups (both batched),
+within each group when the convolution has groups: never a loop.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from ..core.ir import ShapedArray
 from ..core.linear import is_undefined
 from ..core.primitive import Primitive
 from ..core.trace import aval_of, bind, shape_of
-from .builders import defmultilinear, loop_batch_rule
+from .builders import defmultilinear, to_front
 from .indexing import gather
 from .structural import convert_element_type, reshape, transpose
 from .windows import (
@@ -273,22 +274,40 @@ def _conv_transpose_rule(ct: Any, lhs: Any, rhs: Any, **params: Any) -> list:
 conv_general_dilated_p.transpose = _conv_transpose_rule
 
 
+def _fold(x: Any, d: int, axis: int, count: int) -> Any:
+    """The batch axis ``d`` of ``x`` folded into the example's axis ``axis``, read
+    as ``count`` groups: ``(count, rest)`` becomes ``(count, batch, rest)``."""
+    x = split_axis(to_front(x, d), axis + 1, count)
+    return merge_axis(merge_axis(x, 0, axis + 1), axis, axis)
+
+
+def _unfold(y: Any, axis: int, count: int, size: int) -> Any:
+    """``_fold``'s inverse on an output: axis ``axis``, ``(count, batch, rest)``,
+    becomes the batch axis at ``axis`` followed by ``(count, rest)``."""
+    y = split_axis(split_axis(y, axis, count), axis + 1, size)
+    return merge_axis(y, axis, axis + 1)
+
+
 def _conv_batch(size: int, vals: list, dims: list, **p: Any) -> tuple:
     (lhs, rhs), (dl, dr) = vals, dims
     ls, rs, os_ = p["dimension_numbers"]
     groups, batches = p["feature_group_count"], p["batch_group_count"]
-    if batches == 1 and dl is not None and dr is not None:
-        # each example its own feature group: inputs and kernels side by side
-        out = bind(conv_general_dilated_p, merge_axis(lhs, dl, ls[1]),
-                   merge_axis(rhs, dr, rs[0]), **{**p, "feature_group_count": groups * size})
-        return split_axis(out, os_[1], size), os_[1]
-    if batches == 1 and dr is None:  # the examples join the batch
-        out = bind(conv_general_dilated_p, merge_axis(lhs, dl, ls[0]), rhs, **p)
+    if dl is not None and dr is not None:
+        if batches == 1:  # each example its own feature groups
+            out = bind(conv_general_dilated_p, merge_axis(lhs, dl, ls[1]),
+                       merge_axis(rhs, dr, rs[0]), **{**p, "feature_group_count": groups * size})
+            return split_axis(out, os_[1], size), os_[1]
+        # each example its own batch groups
+        out = bind(conv_general_dilated_p, _fold(lhs, dl, ls[0], batches),
+                   _fold(rhs, dr, rs[0], batches), **{**p, "batch_group_count": batches * size})
+        return _unfold(out, os_[1], batches, size), os_[1]
+    if dr is None:  # the examples join the batch (of each batch group)
+        out = bind(conv_general_dilated_p, _fold(lhs, dl, ls[0], batches), rhs, **p)
         return split_axis(out, os_[0], size), os_[0]
-    if groups == 1 and batches == 1:  # dl is None: the kernels join the output features
-        out = bind(conv_general_dilated_p, lhs, merge_axis(rhs, dr, rs[0]), **p)
-        return split_axis(out, os_[1], size), os_[1]
-    return loop_batch_rule(conv_general_dilated_p)(size, vals, dims, **p)
+    # the kernels join the output features (of each group)
+    count = max(groups, batches)
+    out = bind(conv_general_dilated_p, lhs, _fold(rhs, dr, rs[0], count), **p)
+    return _unfold(out, os_[1], count, size), os_[1]
 
 
 conv_general_dilated_p.batch = _conv_batch

@@ -231,3 +231,20 @@ def test_dask_arrays_stay_dask_arrays():
     g = fad.grad(loss)(da.from_array(x))
     assert isinstance(g, da.Array)
     np.testing.assert_allclose(np.asarray(g), fad.grad(loss)(x), rtol=1e-12)
+
+
+@pytest.mark.parametrize("groups", [1, 3])
+def test_per_example_gradients_of_a_grouped_convolution(groups):
+    # vmap of grad: the kernel's cotangent is a convolution with batch groups,
+    # batched in both operands
+    x, w = normal(4, 1, 3, 5, 5), normal(6, 3 // groups, 3, 3)
+
+    def loss(w, x):
+        return (lax.conv_general_dilated(x, w, (1, 1), "SAME",
+                                         feature_group_count=groups) ** 2).sum()
+    got = fad.vmap(fad.grad(loss), in_axes=(None, 0))(w, x)
+    want = np.stack([fad.grad(loss)(w, x[i]) for i in range(4)])
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    got_x = fad.vmap(fad.grad(loss, argnums=1), in_axes=(0, 0))(np.stack([w, -w]), x[:2])
+    want_x = np.stack([fad.grad(loss, argnums=1)(v, x[i]) for i, v in enumerate([w, -w])])
+    np.testing.assert_allclose(got_x, want_x, rtol=1e-12)
