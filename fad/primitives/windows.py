@@ -34,10 +34,10 @@ from ..core.primitive import Primitive
 from ..core.trace import aval_of, bind, concrete_or_none, hide_dynamic, shape_of
 from .builders import deflinear, defnondiff, to_front
 from .cumulative import pad, reduce_prod_p
-from .elementwise import add_p, max_p, min_p, mul_p
+from .elementwise import add_p, eq_p, max_p, min_p, mul_p
 from .indexing import ARRAY, gather
 from .sorting import constant, take_along
-from .structural import reshape
+from .structural import convert_element_type, reshape
 
 Pairs = tuple[tuple[int, int], ...]
 
@@ -265,10 +265,28 @@ def _arg_impl(kind: str) -> Callable:
             return xp.zeros(out_shape, dtype=xp.int64)
         v, taps = _patches(xp, x, identity_of(kind, x.dtype), f"reduce_window_arg{kind}",
                            **params)
+        window = v.shape[taps[0]:] if taps else ()
+        if xp is np and math.prod(window) <= _FEW_TAPS:  # one pass per tap (see _rw_impl)
+            return _arg_by_taps(v, window, np.greater if kind == "max" else np.less)
         flat = xp.reshape(v, out_shape + (math.prod(v.shape[len(out_shape):]),))
         return xp.astype(getattr(xp, "argmax" if kind == "max" else "argmin")(flat, axis=-1),
                          xp.int64)
     return impl
+
+
+def _arg_by_taps(v: np.ndarray, window: tuple, beats: np.ufunc) -> np.ndarray:
+    """The first tap of each window whose value beats (or is NaN, as NumPy's
+    argmax) those before it."""
+    best = v[(..., *(0,) * len(window))].copy()
+    arg = np.zeros(best.shape, np.int64)
+    for k, tap in enumerate(itertools.islice(np.ndindex(*window), 1, None), 1):
+        cand = v[(..., *tap)]
+        wins = beats(cand, best)
+        if best.dtype.kind in "fc":
+            wins |= np.isnan(cand) & ~np.isnan(best)
+        np.copyto(best, cand, where=wins)
+        arg[wins] = k
+    return arg
 
 
 def window_table(shape: tuple, **params: Any) -> np.ndarray:
@@ -307,15 +325,34 @@ def _chooser_jvp(prim: Primitive, arg_prim: Primitive) -> Callable:
         ans = bind(prim, x, **params)
         if t is None:
             return ans, None
-        shape = shape_of(x)
-        out_shape = shape_of(ans)
         chosen = bind(arg_prim, x, **params)  # the tap of each window's extremum
+        window = params["window_dimensions"]
+        if math.prod(window) <= _FEW_TAPS and all(b == 1 for b in params["base_dilation"]) \
+                and all(lo >= 0 and hi >= 0 for lo, hi in params["padding"]):
+            return ans, _tangent_by_taps(t, chosen, shape_of(ans), **params)
+        shape, out_shape = shape_of(x), shape_of(ans)
         table = constant(window_table(shape, **params), x)
         cell = take_along(table, reshape(chosen, out_shape + (1,)), len(out_shape))
         # the tangent at that cell; holes and padding (index prod(shape)) carry zero
         flat = pad(reshape(t, (math.prod(shape),)), ((0, 1),), 0.0)
         return ans, gather(flat, (ARRAY,), (reshape(cell, out_shape),))
     return jvp
+
+
+def _tangent_by_taps(t: Any, chosen: Any, out_shape: tuple, *, window_dimensions: tuple,
+                     window_strides: tuple, padding: Pairs, base_dilation: tuple,
+                     window_dilation: tuple) -> Any:
+    """The tangent of each window's chosen tap, as a sum over the window's taps of
+    the tangent at that tap (a strided slice) where the tap was chosen: slices and
+    masks only, whose transposes are slice assignments (no scatter)."""
+    tp = pad(t, padding, 0.0)
+    out = None
+    for k, tap in enumerate(np.ndindex(*window_dimensions)):
+        part = gather(tp, tuple(slice(i * d, i * d + (n - 1) * s + 1, s) for i, d, n, s in
+                                zip(tap, window_dilation, out_shape, window_strides)))
+        term = part * convert_element_type(bind(eq_p, chosen, k), aval_of(part).dtype)
+        out = term if out is None else out + term
+    return out
 
 
 def _chooser(kind: str) -> tuple[Primitive, Primitive]:

@@ -135,3 +135,16 @@ def test_vmap_and_jit():
                                                for v in x]))
     jg = fad.jit(fad.grad(lambda v: (f(v) ** 2).sum()))(x[0])
     np.testing.assert_array_equal(jg, g[0])
+
+
+def test_large_windows_and_holes_differentiate_too():
+    # more taps than the per-tap loop takes (a global pool), and base dilation:
+    # the gather-by-table path
+    x = distinct(2, 3, 9, 9)
+    xt = torch.tensor(x, requires_grad=True)
+    F.max_pool2d(xt, 9).sum().backward()
+    g = fad.grad(lambda x: max_pool(x, 9, 9).sum())(x)
+    np.testing.assert_array_equal(g, xt.grad.numpy())
+    fad.check_grads(lambda x: lax.reduce_window(x, -np.inf, max, (1, 2, 3), (1, 1, 2),
+                                                "SAME", base_dilation=(1, 2, 1)),
+                    (distinct(2, 3, 5),), order=2)
