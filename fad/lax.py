@@ -5,21 +5,40 @@
 8.0
 
 The implementations (and their derivative and batching rules) live in
-``fad.transforms.control_flow``; the dynamic slices in ``fad.primitives.slicing``.
+``fad.transforms.control_flow``; the dynamic slices in ``fad.primitives.slicing``;
+the convolutions and ``reduce_window`` in ``fad.primitives.convolution`` and
+``fad.primitives.windows``.
 """
 
-from .primitives.slicing import (
-                                 dynamic_index_in_dim,
-                                 dynamic_slice,
-                                 dynamic_slice_in_dim,
-                                 dynamic_update_index_in_dim,
-                                 dynamic_update_slice,
-                                 dynamic_update_slice_in_dim,
+# convolutions and windowed reductions
+from .primitives.convolution import (
+    ConvDimensionNumbers,
+    conv,
+    conv_dimension_numbers,
+    conv_general_dilated,
+    conv_general_shape_tuple,
+    conv_transpose,
+    conv_with_general_padding,
 )
+
+# slices at run-time offsets
+from .primitives.slicing import (
+    dynamic_index_in_dim,
+    dynamic_slice,
+    dynamic_slice_in_dim,
+    dynamic_update_index_in_dim,
+    dynamic_update_slice,
+    dynamic_update_slice_in_dim,
+)
+from .primitives.windows import padtype_to_pads, reduce_window
 from .transforms.control_flow import cond, fori_loop, scan, while_loop
 
 __all__ = ["cond", "scan", "while_loop", "fori_loop",
            # slices at run-time offsets
            "dynamic_slice", "dynamic_update_slice", "dynamic_index_in_dim",
            "dynamic_slice_in_dim", "dynamic_update_index_in_dim",
-           "dynamic_update_slice_in_dim"]
+           "dynamic_update_slice_in_dim",
+           # convolutions and windowed reductions
+           "conv_general_dilated", "conv", "conv_with_general_padding", "conv_transpose",
+           "ConvDimensionNumbers", "conv_dimension_numbers", "conv_general_shape_tuple",
+           "reduce_window", "padtype_to_pads"]

@@ -79,6 +79,8 @@ NOT_ON_STRICT: dict[str, str] = {
     "prod_with_zero": "the row calls the NumPy method .reshape, which the standard lacks",
     **dict.fromkeys(["maximum", "minimum", "sort", "partition", "ptp", "clip",
                      "clip_arrays", "where"], _ORDER),
+    **dict.fromkeys(["conv_general_dilated", "reduce_window_sum", "reduce_window_max"],
+                    "the standard has no sliding_window_view (fad raises NotImplementedError)"),
 }
 
 # CuPy goes beyond the standard (cbrt, logaddexp2, einsum, FFTs, cupyx.scipy.special,

@@ -949,9 +949,151 @@ def _tensordot_cases(kind: str) -> Any:
         Case(((3, 2), (2, 3)), {"axes": ([1], [0])})])
 
 
+# ---- convolutions and windowed reductions (fad.lax): references by a loop over
+# the window's taps (NumPy, independent of fad's strided views)
+def _dilated_padded(x: np.ndarray, axes: tuple, dilation: tuple, padding: tuple,
+                    fill: Any) -> np.ndarray:
+    shape = list(x.shape)
+    for a, d in zip(axes, dilation):
+        shape[a] = (shape[a] - 1) * d + 1 if shape[a] else 0
+    out = np.full(shape, fill, x.dtype)
+    index = [slice(None)] * x.ndim
+    for a, d in zip(axes, dilation):
+        index[a] = slice(None, None, d)
+    out[tuple(index)] = x
+    widths = [(0, 0)] * x.ndim
+    for a, p in zip(axes, padding):
+        widths[a] = p
+    return np.pad(out, widths, constant_values=fill)
+
+
+def _taps(padded: np.ndarray, axes: tuple, window: tuple, strides: tuple,
+          dilation: tuple) -> Any:
+    """Yield (tap, the padded operand read at that tap of every window)."""
+    counts = [(padded.shape[a] - (k - 1) * d - 1) // s + 1
+              for a, k, s, d in zip(axes, window, strides, dilation)]
+    for tap in np.ndindex(*window):
+        index = [slice(None)] * padded.ndim
+        for a, t, d, s, c in zip(axes, tap, dilation, strides, counts):
+            index[a] = slice(t * d, t * d + (c - 1) * s + 1, s) if c > 0 else slice(0, 0)
+        yield tap, padded[tuple(index)]
+
+
+def conv_reference(x: np.ndarray, w: np.ndarray, *, strides: tuple, padding: tuple,
+                   lhs_dilation: tuple, rhs_dilation: tuple, groups: int) -> np.ndarray:
+    """``lax.conv_general_dilated`` on (N, C, ...) and (O, I, ...) arrays."""
+    spatial = tuple(range(2, x.ndim))
+    padded = _dilated_padded(x, spatial, lhs_dilation, padding, 0)
+    cg, og = x.shape[1] // groups, w.shape[0] // groups
+    out = None
+    for tap, patch in _taps(padded, spatial, w.shape[2:], strides, rhs_dilation):
+        for g in range(groups):
+            part = np.einsum("nc...,oc->no...", patch[:, g * cg:(g + 1) * cg],
+                             w[(slice(g * og, (g + 1) * og), slice(None)) + tap])
+            if out is None:
+                out = np.zeros((x.shape[0], w.shape[0]) + part.shape[2:],
+                               np.result_type(x, w))
+            out[:, g * og:(g + 1) * og] += part
+    return out
+
+
+def _conv_row(xp: Any, x: Any, w: Any, **p: Any) -> Any:
+    return fad.lax.conv_general_dilated(
+        x, w, p["strides"], p["padding"], p["lhs_dilation"], p["rhs_dilation"],
+        feature_group_count=p["groups"])
+
+
+def conv_cases(kind: str) -> st.SearchStrategy | None:
+    """1-d and 2-d convolutions: strides, padding, both dilations, feature groups
+    (``empty``: no example in the batch)."""
+    if kind == "scalar":
+        return None
+
+    @st.composite
+    def draw(draw: Any) -> Case:
+        nsp = draw(st.integers(1, 2))
+        ints = lambda lo, hi: tuple(draw(st.integers(lo, hi)) for _ in range(nsp))  # noqa: E731
+        groups = draw(st.integers(1, 2))
+        n = 0 if kind == "empty" else draw(st.integers(1, 2))
+        cg, og = draw(st.integers(1, 2)), draw(st.integers(1, 2))
+        size, k = ints(1, 4), ints(1, 3)
+        p = {"strides": ints(1, 2), "padding": tuple(zip(ints(0, 2), ints(0, 2))),
+             "lhs_dilation": ints(1, 2), "rhs_dilation": ints(1, 2), "groups": groups}
+        return Case(((n, groups * cg) + size, (groups * og, cg) + k), p)
+
+    def fits(c: Case) -> bool:
+        x, w = c.shapes
+        p = c.params
+        return all((n - 1) * ld + 1 + lo + hi >= (kk - 1) * rd + 1 for n, kk, ld, rd, (lo, hi)
+                   in zip(x[2:], w[2:], p["lhs_dilation"], p["rhs_dilation"], p["padding"]))
+    return _finish(draw().filter(fits), kind)
+
+
+def reduce_window_reference(x: np.ndarray, *, kind: str, window: tuple, strides: tuple,
+                            padding: tuple, base_dilation: tuple,
+                            window_dilation: tuple) -> np.ndarray:
+    """``lax.reduce_window`` with add (``kind="sum"``) or max from its identity."""
+    if kind == "max" and np.iscomplexobj(x):
+        raise TypeError("max pooling orders real numbers only")
+    axes = tuple(range(x.ndim))
+    fill = 0 if kind == "sum" else -np.inf
+    padded = _dilated_padded(x, axes, base_dilation, padding, fill)
+    parts = [v for _, v in _taps(padded, axes, window, strides, window_dilation)]
+    return np.sum(parts, axis=0) if kind == "sum" else np.max(parts, axis=0)
+
+
+def _reduce_window_row(kind: str) -> Callable:
+    def fn(xp: Any, x: Any, **p: Any) -> Any:
+        comp, init = (xp.add, 0.0) if kind == "sum" else (xp.maximum, -np.inf)
+        return fad.lax.reduce_window(x, init, comp, p["window"], p["strides"], p["padding"],
+                                     p["base_dilation"], p["window_dilation"])
+    return fn
+
+
+def reduce_window_cases(kind: str, holes: bool) -> st.SearchStrategy | None:
+    """Windows over 1 to 3 axes; ``holes``: base dilation and any padding (else
+    every window holds some input cell: padding less than the window, no holes)."""
+    if kind == "scalar":
+        return None
+
+    @st.composite
+    def draw(draw: Any) -> Case:
+        shape = draw(shape_st(kind, 1, 3))
+        nd = len(shape)
+        ints = lambda lo, hi: tuple(draw(st.integers(lo, hi)) for _ in range(nd))  # noqa: E731
+        window, dilation = ints(1, 3), ints(1, 2)
+        if holes:
+            base, pads = ints(1, 2), tuple(zip(ints(0, 2), ints(0, 2)))
+        else:
+            base = (1,) * nd
+            dilation = dilation if draw(st.booleans()) else (1,) * nd
+            pads = tuple((0, 0) if d > 1 else (draw(st.integers(0, k - 1)),
+                                                draw(st.integers(0, k - 1)))
+                         for k, d in zip(window, dilation))
+        p = {"window": window, "strides": ints(1, 2), "padding": pads, "base_dilation": base,
+             "window_dilation": dilation}
+        return Case((shape,), p)
+
+    def fits(c: Case) -> bool:
+        p = c.params
+        return all((n - 1) * b + 1 + lo + hi >= (k - 1) * d + 1 for n, k, b, d, (lo, hi) in
+                   zip(c.shapes[0], p["window"], p["base_dilation"], p["window_dilation"],
+                       p["padding"])) or kind == "empty"
+    return _finish(draw().filter(fits), kind)
+
+
+def _reduce_window_ref(kind: str) -> Callable:
+    def ref(x: np.ndarray, **p: Any) -> np.ndarray:
+        return reduce_window_reference(x, kind=kind, window=p["window"], strides=p["strides"],
+                                       padding=p["padding"], base_dilation=p["base_dilation"],
+                                       window_dilation=p["window_dilation"])
+    return ref
+
+
 # ``real_only`` reasons
 NO_COMPLEX_LOOP = "real numbers only: NumPy's ufunc has no complex loop (nor has JAX)"
 REAL_SPECIAL = "real numbers only, as jax.scipy.special (SciPy's complex loops aside)"
+REDUCE_WINDOW_REAL = "max pooling orders real numbers only (JAX's reduce_window max too)"
 QUANTILE_REAL = "NumPy's quantile rejects complex input ('a must be an array of real numbers')"
 
 VEC_ORDS = [None, 2, 1, np.inf, -np.inf, 3, 0.5, -1]
@@ -1116,6 +1258,14 @@ OPS: list[Op] = [
     Op("correlate", lambda xp, a, v: xp.correlate(a, v, mode="full"), pair((4,), (3,))),
     Op("trace", lambda xp, x, *, offset, axis1, axis2: xp.trace(x, offset, axis1, axis2),
        diagonal_cases),
+    # ---- convolutions and windowed reductions (fad.lax)
+    Op("conv_general_dilated", _conv_row, conv_cases, tol=(5e-2, None),
+       ref=lambda x, w, **p: conv_reference(x, w, **p)),
+    Op("reduce_window_sum", _reduce_window_row("sum"),
+       lambda kind: reduce_window_cases(kind, holes=True), ref=_reduce_window_ref("sum")),
+    Op("reduce_window_max", _reduce_window_row("max"),
+       lambda kind: reduce_window_cases(kind, holes=False), DISTINCT,
+       ref=_reduce_window_ref("max"), real_only=REDUCE_WINDOW_REAL),
     # ---- FFTs (fad.numpy.fft: the ``fft`` primitive)
     Op("fft", lambda xp, x, *, axis, n, norm: _spectrum("fft")(xp, x, n=n, axis=axis,
                                                                norm=norm),

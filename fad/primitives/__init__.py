@@ -9,6 +9,7 @@ from ..core.primitive import REGISTRY
 from . import (  # noqa: F401
     complex,
     contractions,
+    convolution,
     cumulative,
     effects,
     elementwise,
@@ -23,9 +24,10 @@ from . import (  # noqa: F401
     special,
     special_functions,
     structural,
+    windows,
 )
 
-__all__ = ["REGISTRY", "complex", "contractions", "cumulative", "effects", "elementwise",
-           "identities", "indexing", "linalg", "placement", "reductions", "scatter",
-           "slicing", "sorting", "special",
-           "special_functions", "structural"]
+__all__ = ["REGISTRY", "complex", "contractions", "convolution", "cumulative", "effects",
+           "elementwise", "identities", "indexing", "linalg", "placement", "reductions",
+           "scatter", "slicing", "sorting", "special", "special_functions", "structural",
+           "windows"]

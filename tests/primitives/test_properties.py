@@ -48,7 +48,7 @@ REAL_ONLY = set("""arctan2 cbrt deg2rad rad2deg fabs floor ceil trunc hypot loga
     logaddexp2 fmod remainder copysign quantile rfft erf erfc erfinv gammaln digamma
     polygamma
     selu celu hard_tanh relu6 hard_sigmoid hard_silu soft_sign squareplus mish glu
-    standardize""".split())
+    standardize reduce_window_max""".split())
 
 # rows the table must have: every differentiable function of fad.numpy's chapters
 REQUIRED = set("""
@@ -67,6 +67,7 @@ REQUIRED = set("""
     inv solve det slogdet cholesky eigh qr svd norm_vector norm_matrix_sv norm_matrix_abs
     selu celu hard_tanh relu6 hard_sigmoid hard_silu soft_sign squareplus mish glu
     standardize
+    conv_general_dilated reduce_window_sum reduce_window_max
 """.split())
 
 dtypes = pytest.mark.parametrize("dtype", FLOATS, ids=lambda d: np.dtype(d).name)

@@ -16,6 +16,7 @@ import fad
 import fad.numpy as fnp
 from fad.core.primitive import REGISTRY
 from fad.core.trace import bind
+from fad.primitives.convolution import ConvDimensionNumbers
 from fad.primitives.indexing import ARRAY, Indexer
 
 SETTINGS = settings(derandomize=True, deadline=None, max_examples=2)
@@ -153,6 +154,17 @@ def _s(*operands, **params):
 
 
 _F23 = ("f", (2, 3))
+
+
+def _conv(strides, padding, lhs_dilation, rhs_dilation, groups=1, batches=1,
+          specs=((0, 1, 2),) * 3):
+    return dict(window_strides=strides, padding=padding, lhs_dilation=lhs_dilation,
+                rhs_dilation=rhs_dilation, dimension_numbers=ConvDimensionNumbers(*specs),
+                feature_group_count=groups, batch_group_count=batches)
+
+
+_RW = dict(window_dimensions=(2, 2), window_strides=(1, 2), padding=((1, 0), (0, 1)),
+           base_dilation=(1, 2), window_dilation=(2, 1))
 _BIN = [_s(_F23, _F23), _s(("f", (3,)), _F23), _s(("f", ()), _F23)]
 _BOOL_BIN = [_s(("b", (2, 3)), ("b", (2, 3))), _s(("b", (3,)), ("b", (2, 3)))]
 _RED = [_s(("f", (2, 3, 4)), axes=a) for a in [(0,), (1, 2), (), (0, 1, 2)]]
@@ -226,6 +238,14 @@ CASES = {
     "qr": [_s(("f", (3, 3)))], "svd": [_s(("f", (3, 3)))],
     "cholesky": [_s(("spd", (3, 3)))], "eigh": [_s(("spd", (3, 3)))],
     "solve": [_s(("spd", (3, 3)), ("f", (3, 2)))],
+    # convolutions and windowed reductions
+    "conv_general_dilated": [
+        _s(("f", (2, 3, 5)), ("f", (4, 3, 2)), **_conv((1,), ((0, 1),), (1,), (2,))),
+        _s(("f", (2, 4, 5)), ("f", (6, 2, 3)), **_conv((2,), ((1, 0),), (2,), (1,), groups=2)),
+        _s(("f", (4, 5, 3)), ("f", (4, 3, 2)), **_conv((1,), ((1, 1),), (1,), (1,), batches=2,
+                                                       specs=((0, 2, 1), (0, 1, 2), (2, 0, 1))))],
+    **{f"reduce_window_{k}": [_s(("f", (3, 5)), **_RW)] for k in
+       ("sum", "max", "min", "argmax", "argmin")},
 }
 
 
