@@ -40,6 +40,15 @@ def on_support(inside: Any, z: Any, f: Callable, outside: Any, safe: float = 0.5
     return fnp.where(inside, f(fnp.where(inside, z, safe)), outside)
 
 
+def log_probability(p: Any, complement: Any) -> Any:
+    """``log(p)``, given ``p`` and ``1 - p`` computed each with full precision:
+    ``log1p(-complement)`` where ``p`` is close to 1 (the double where keeps each
+    branch's operand in its own range, for the derivatives)."""
+    small = p < 0.5
+    return fnp.where(small, fnp.log(fnp.where(small, p, 0.5)),
+                     fnp.log1p(-fnp.where(small, 0.5, complement)))
+
+
 def integer_valued(k: Any) -> Any:
     """Where ``k`` is a whole number (a discrete distribution's support)."""
     return k == fnp.floor(k)

@@ -17,7 +17,7 @@ import numpy as np
 
 from ... import numpy as fnp
 from .. import special
-from ._common import location_scale, nan_unless, on_support
+from ._common import location_scale, log_probability, nan_unless, on_support
 
 
 def _valid(name: str, x: Any, a: Any, b: Any, loc: Any, scale: Any) -> tuple:
@@ -64,13 +64,13 @@ def cdf(x: Any, a: Any, b: Any, loc: Any = 0, scale: Any = 1) -> Any:
 
 
 def logcdf(x: Any, a: Any, b: Any, loc: Any = 0, scale: Any = 1) -> Any:
-    """``log(cdf)``.
+    """``log(cdf)``, accurate in both tails.
 
     >>> import fad.scipy.stats as fst
     >>> round(float(fst.beta.logcdf(0.5, 2.0, 1.0)), 12)  # log(1/4)
     -1.38629436112
     """
-    return fnp.log(cdf(x, a, b, loc, scale))
+    return log_probability(cdf(x, a, b, loc, scale), sf(x, a, b, loc, scale))
 
 
 def sf(x: Any, a: Any, b: Any, loc: Any = 0, scale: Any = 1) -> Any:
@@ -85,13 +85,13 @@ def sf(x: Any, a: Any, b: Any, loc: Any = 0, scale: Any = 1) -> Any:
 
 
 def logsf(x: Any, a: Any, b: Any, loc: Any = 0, scale: Any = 1) -> Any:
-    """``log(sf)``.
+    """``log(sf)``, accurate in both tails.
 
     >>> import fad.scipy.stats as fst
     >>> round(float(fst.beta.logsf(0.5, 1.0, 2.0)), 12)  # log(1/4)
     -1.38629436112
     """
-    return fnp.log(sf(x, a, b, loc, scale))
+    return log_probability(sf(x, a, b, loc, scale), cdf(x, a, b, loc, scale))
 
 
 __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"]

@@ -12,7 +12,23 @@ import math
 from typing import Any
 
 from ... import numpy as fnp
-from ._common import arguments, location_scale, nan_unless
+from ._common import arguments, location_scale, log_probability, nan_unless
+
+
+def _cdf(z: Any) -> Any:
+    """``1/2 + atan(z) / pi``, written ``atan2(1, -z) / pi`` below 0 (no
+    cancellation in the lower tail) and ``1 - atan2(1, z) / pi`` above."""
+    return fnp.where(z < 0, fnp.arctan2(1.0, -z) / math.pi, 1 - fnp.arctan2(1.0, z) / math.pi)
+
+
+def _ppf(q: Any) -> Any:
+    """``tan(pi (q - 1/2))``, written ``-1 / tan(pi q)`` and ``1 / tan(pi (1 - q))``
+    in the tails (no rounding of ``q - 1/2`` there)."""
+    low, high = q < 0.25, q > 0.75
+    middle = fnp.tan(math.pi * (fnp.where(low | high, 0.5, q) - 0.5))
+    return fnp.where(low, -1 / fnp.tan(math.pi * fnp.where(low, q, 0.25)),
+                     fnp.where(high, 1 / fnp.tan(math.pi * (1 - fnp.where(high, q, 0.75))),
+                               middle))
 
 
 def logpdf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
@@ -44,18 +60,18 @@ def cdf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
     0.25
     """
     z, scale, ok, _ = location_scale("cauchy.cdf", x, loc, scale)
-    return nan_unless(ok, 0.5 + fnp.arctan(z) / math.pi)
+    return nan_unless(ok, _cdf(z))
 
 
 def logcdf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
-    """``log(cdf)``.
+    """``log(cdf)``, accurate in both tails.
 
     >>> import fad.scipy.stats as fst
     >>> round(float(fst.cauchy.logcdf(-1.0)), 12)
     -1.38629436112
     """
     z, scale, ok, _ = location_scale("cauchy.logcdf", x, loc, scale)
-    return nan_unless(ok, fnp.log(0.5 + fnp.arctan(z) / math.pi))
+    return nan_unless(ok, log_probability(_cdf(z), _cdf(-z)))
 
 
 def sf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
@@ -66,18 +82,18 @@ def sf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
     0.25
     """
     z, scale, ok, _ = location_scale("cauchy.sf", x, loc, scale)
-    return nan_unless(ok, 0.5 - fnp.arctan(z) / math.pi)
+    return nan_unless(ok, _cdf(-z))
 
 
 def logsf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
-    """``log(sf)``.
+    """``log(sf)``, accurate in both tails.
 
     >>> import fad.scipy.stats as fst
     >>> round(float(fst.cauchy.logsf(1.0)), 12)
     -1.38629436112
     """
     z, scale, ok, _ = location_scale("cauchy.logsf", x, loc, scale)
-    return nan_unless(ok, fnp.log(0.5 - fnp.arctan(z) / math.pi))
+    return nan_unless(ok, log_probability(_cdf(-z), _cdf(z)))
 
 
 def ppf(q: Any, loc: Any = 0, scale: Any = 1) -> Any:
@@ -88,18 +104,18 @@ def ppf(q: Any, loc: Any = 0, scale: Any = 1) -> Any:
     1.0
     """
     q, loc, scale = arguments("cauchy.ppf", q, loc, scale)
-    return nan_unless(scale > 0, loc + scale * fnp.tan(math.pi * (q - 0.5)))
+    return nan_unless(scale > 0, loc + scale * _ppf(q))
 
 
 def isf(q: Any, loc: Any = 0, scale: Any = 1) -> Any:
-    """``tan(pi (1/2 - q))``.
+    """``-ppf(q)`` (the distribution is symmetric).
 
     >>> import fad.scipy.stats as fst
     >>> round(float(fst.cauchy.isf(0.25)), 12)
     1.0
     """
     q, loc, scale = arguments("cauchy.isf", q, loc, scale)
-    return nan_unless(scale > 0, loc + scale * fnp.tan(math.pi * (0.5 - q)))
+    return nan_unless(scale > 0, loc - scale * _ppf(q))
 
 
 __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf", "isf"]

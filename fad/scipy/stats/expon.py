@@ -8,12 +8,19 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 
 from ... import numpy as fnp
 from ._common import arguments, location_scale, nan_unless, on_support
+
+
+def _log1mexp(z: Any) -> Any:
+    """``log(1 - e^-z)`` for ``z > 0``: through ``expm1`` near 0, ``log1p`` beyond
+    ``log 2`` (each accurate where the other cancels)."""
+    return fnp.where(z < math.log(2), fnp.log(-fnp.expm1(-z)), fnp.log1p(-fnp.exp(-z)))
 
 
 def logpdf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
@@ -56,7 +63,7 @@ def logcdf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
     -0.458675145387
     """
     z, scale, ok, _ = location_scale("expon.logcdf", x, loc, scale)
-    return nan_unless(ok, on_support(z > 0, z, lambda z: fnp.log(-fnp.expm1(-z)), -np.inf))
+    return nan_unless(ok, on_support(z > 0, z, _log1mexp, -np.inf))
 
 
 def sf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:

@@ -16,7 +16,7 @@ import numpy as np
 
 from ... import numpy as fnp
 from .. import special
-from ._common import location_scale, nan_unless, on_support
+from ._common import location_scale, log_probability, nan_unless, on_support
 
 
 def _valid(name: str, x: Any, a: Any, loc: Any, scale: Any) -> tuple:
@@ -62,13 +62,13 @@ def cdf(x: Any, a: Any, loc: Any = 0, scale: Any = 1) -> Any:
 
 
 def logcdf(x: Any, a: Any, loc: Any = 0, scale: Any = 1) -> Any:
-    """``log(gammainc(a, z))``.
+    """``log(gammainc(a, z))``, accurate in both tails.
 
     >>> import fad.scipy.stats as fst
     >>> round(float(fst.gamma.logcdf(1e-3, 2.0)), 9)
     -14.509324377
     """
-    return fnp.log(cdf(x, a, loc, scale))
+    return log_probability(cdf(x, a, loc, scale), sf(x, a, loc, scale))
 
 
 def sf(x: Any, a: Any, loc: Any = 0, scale: Any = 1) -> Any:
@@ -83,13 +83,13 @@ def sf(x: Any, a: Any, loc: Any = 0, scale: Any = 1) -> Any:
 
 
 def logsf(x: Any, a: Any, loc: Any = 0, scale: Any = 1) -> Any:
-    """``log(gammaincc(a, z))``.
+    """``log(gammaincc(a, z))``, accurate in both tails.
 
     >>> import fad.scipy.stats as fst
     >>> float(fst.gamma.logsf(30.0, 1.0))
     -30.0
     """
-    return fnp.log(sf(x, a, loc, scale))
+    return log_probability(sf(x, a, loc, scale), cdf(x, a, loc, scale))
 
 
 __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"]

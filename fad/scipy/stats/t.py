@@ -20,7 +20,7 @@ from typing import Any
 from ... import numpy as fnp
 from ...transforms.custom import custom_jvp
 from .. import special
-from ._common import location_scale, nan_unless
+from ._common import location_scale, log_probability, nan_unless
 
 
 def _standard_logpdf(z: Any, df: Any) -> Any:
@@ -88,14 +88,14 @@ def cdf(x: Any, df: Any, loc: Any = 0, scale: Any = 1) -> Any:
 
 
 def logcdf(x: Any, df: Any, loc: Any = 0, scale: Any = 1) -> Any:
-    """``log(cdf)``.
+    """``log(cdf)``, accurate in both tails.
 
     >>> import fad.scipy.stats as fst
     >>> round(float(fst.t.logcdf(-40.0, 3.0)), 9)
     -10.971162937
     """
     z, df, _, ok = _valid("logcdf", x, df, loc, scale)
-    return nan_unless(ok, fnp.log(_standard_cdf(z, df)))
+    return nan_unless(ok, log_probability(_standard_cdf(z, df), _standard_cdf(-z, df)))
 
 
 def sf(x: Any, df: Any, loc: Any = 0, scale: Any = 1) -> Any:
@@ -110,14 +110,14 @@ def sf(x: Any, df: Any, loc: Any = 0, scale: Any = 1) -> Any:
 
 
 def logsf(x: Any, df: Any, loc: Any = 0, scale: Any = 1) -> Any:
-    """``log(sf)``.
+    """``log(sf)``, accurate in both tails.
 
     >>> import fad.scipy.stats as fst
     >>> round(float(fst.t.logsf(40.0, 3.0)), 9)
     -10.971162937
     """
     z, df, _, ok = _valid("logsf", x, df, loc, scale)
-    return nan_unless(ok, fnp.log(_standard_cdf(-z, df)))
+    return nan_unless(ok, log_probability(_standard_cdf(-z, df), _standard_cdf(z, df)))
 
 
 __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"]
