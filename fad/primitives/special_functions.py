@@ -148,16 +148,16 @@ log_ndtr_p = unary("log_ndtr", _lookup("log_ndtr"),
                    lambda g, ans, x: g * (exp(-(x * x) * 0.5 - ans) * (1 / _SQRT_2PI)))
 
 
-def _digamma_sum(ans: Any, a: Any, b: Any) -> Any:
+def _digamma_sum(a: Any, b: Any) -> Any:
     return bind(digamma_p, a) - bind(digamma_p, a + b)
 
 
 # betaln(a, b) = gammaln(a) + gammaln(b) - gammaln(a + b), computed without the
 # cancellation; beta = exp(betaln) up to sign: d/da log|B| = digamma(a) - digamma(a + b)
-betaln_p = _library_nary("betaln", lambda g, ans, a, b: g * _digamma_sum(ans, a, b),
-                         lambda g, ans, a, b: g * _digamma_sum(ans, b, a))
-beta_p = _library_nary("beta", lambda g, ans, a, b: g * (ans * _digamma_sum(ans, a, b)),
-                       lambda g, ans, a, b: g * (ans * _digamma_sum(ans, b, a)))
+betaln_p = _library_nary("betaln", lambda g, ans, a, b: g * _digamma_sum(a, b),
+                         lambda g, ans, a, b: g * _digamma_sum(b, a))
+beta_p = _library_nary("beta", lambda g, ans, a, b: g * (ans * _digamma_sum(a, b)),
+                       lambda g, ans, a, b: g * (ans * _digamma_sum(b, a)))
 
 
 def _xlogy(x: Any, y: Any) -> Any:
@@ -170,25 +170,53 @@ def _gamma_density(a: Any, x: Any) -> Any:
     return exp(_xlogy(a - 1, x) - x - bind(gammaln_p, a))
 
 
-# Terms of the series used for d/da gammainc; it is accurate while x stays below
-# about a + 150 (where the truncated terms are below double precision).
+# d/da gammainc sums a series of this many terms where x <= a + 20, and uses a
+# Gauss-Laguerre rule of this many nodes above (where the series would need more)
 GAMMAINC_SERIES_TERMS = 256
+_LAGUERRE_NODES, _LAGUERRE_WEIGHTS = np.polynomial.laguerre.laggauss(64)
+
+
+def _as_column(v: Any, shape: tuple) -> Any:
+    return reshape(broadcast_to(v, shape), shape + (1,))
+
+
+def _gammainc_da_series(a: Any, x: Any, shape: tuple) -> Any:
+    """``d/da P(a, x)`` from ``P(a, x) = sum_n x^(a+n) e^-x / Gamma(a+n+1)``
+    differentiated term by term: each term times ``log x - digamma(a + n + 1)``."""
+    a, x = _as_column(a, shape), _as_column(x, shape)
+    an = a + np.arange(1, GAMMAINC_SERIES_TERMS + 1, dtype=_np_dtype(a.dtype))
+    log_x = log(x)
+    term = exp((an - 1) * log_x - x - bind(gammaln_p, an))
+    return bind(reduce_sum_p, term * (log_x - bind(digamma_p, an)), axes=(len(shape),))
+
+
+def _gammainc_da_quadrature(a: Any, x: Any, shape: tuple) -> Any:
+    """``d/da P = -d/da Q`` with ``Q = int_x^inf t^(a-1) e^-t dt / Gamma(a)``:
+    ``-x^(a-1) e^-x / Gamma(a) int_0^inf e^-u (1 + u/x)^(a-1) (log(x + u) - digamma(a)) du``,
+    by Gauss-Laguerre after the change ``u = s / lam``, ``lam = 1 - (a-1)/x`` (the
+    integrand's own decay rate, so that the rule sees a slowly varying factor)."""
+    dtype = _np_dtype(a.dtype)
+    prefactor = exp((a - 1) * log(x) - x - bind(gammaln_p, a))
+    lam = 1 - (a - 1) / x
+    a_, x_, lam_ = _as_column(a, shape), _as_column(x, shape), _as_column(lam, shape)
+    u = _LAGUERRE_NODES.astype(dtype) / lam_
+    ratio = u / x_
+    weight = exp((a_ - 1) * (bind(log1p_p, ratio) - ratio))  # e^{(1-lam) u} (1 + u/x)^(a-1)
+    integrand = weight * (log(x_ + u) - bind(digamma_p, a_))
+    integral = bind(reduce_sum_p, integrand * _LAGUERRE_WEIGHTS.astype(dtype),
+                    axes=(len(shape),)) / lam
+    return -(prefactor * integral)
 
 
 def _gammainc_da(a: Any, x: Any) -> Any:
-    """``d/da P(a, x)`` from the series ``P(a, x) = sum_n x^(a+n) e^-x / Gamma(a+n+1)``
-    differentiated term by term: each term times ``log x - digamma(a + n + 1)``."""
+    """``d/da P(a, x)``: 0 at ``x = 0``, a series up to ``x = a + 20``, quadrature
+    above; each branch sees only arguments in its own range (the double where)."""
     shape = shapes.broadcast_shapes(a.shape, x.shape)
-    positive = x > 0
-    x = select(positive, x, 1.0 + 0 * x)
-    col = shape + (1,)
-    a, x = reshape(broadcast_to(a, shape), col), reshape(broadcast_to(x, shape), col)
-    n = np.arange(1, GAMMAINC_SERIES_TERMS + 1, dtype=_np_dtype(a.dtype))
-    an = a + n
-    log_x = log(x)
-    term = exp((an - 1) * log_x - x - bind(gammaln_p, an))
-    series = bind(reduce_sum_p, term * (log_x - bind(digamma_p, an)), axes=(len(shape),))
-    return select(positive, series, 0 * series)
+    positive, above = x > 0, x > a + 20
+    one = 1.0 + 0 * x
+    series = _gammainc_da_series(a, select(positive & ~above, x, one), shape)
+    quadrature = _gammainc_da_quadrature(a, select(above, x, a + 30 + 0 * x), shape)
+    return select(above, quadrature, select(positive, series, 0 * series))
 
 
 # gammainc(a, x) = P(a, x), the regularised lower incomplete gamma function;
@@ -212,4 +240,4 @@ zeta_p = _library_nary("zeta", _no_partial("zeta", "x", "no closed form in SciPy
 
 __all__ = ["erf_p", "erfc_p", "erfinv_p", "gammaln_p", "digamma_p", "polygamma_p", "gamma_p",
            "i0e_p", "i1e_p", "ndtri_p", "log_ndtr_p", "betaln_p", "beta_p", "gammainc_p",
-           "gammaincc_p", "betainc_p", "zeta_p", "GAMMAINC_SERIES_TERMS"]
+           "gammaincc_p", "betainc_p", "zeta_p"]
