@@ -19,6 +19,7 @@ form and raise ``NotImplementedError`` when asked for: ``betainc`` in ``a`` and
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any, Callable
 
@@ -173,7 +174,14 @@ def _gamma_density(a: Any, x: Any) -> Any:
 # d/da gammainc sums a series of this many terms where x <= a + 20, and uses a
 # Gauss-Laguerre rule of this many nodes above (where the series would need more)
 GAMMAINC_SERIES_TERMS = 256
-_LAGUERRE_NODES, _LAGUERRE_WEIGHTS = np.polynomial.laguerre.laggauss(64)
+LAGUERRE_NODES = 64
+
+
+@functools.cache
+def _laguerre_rule(dtype: np.dtype) -> tuple:
+    """The Gauss-Laguerre nodes and weights in ``dtype`` (computed on first use)."""
+    nodes, weights = np.polynomial.laguerre.laggauss(LAGUERRE_NODES)
+    return nodes.astype(dtype), weights.astype(dtype)
 
 
 def _as_column(v: Any, shape: tuple) -> Any:
@@ -195,15 +203,15 @@ def _gammainc_da_quadrature(a: Any, x: Any, shape: tuple) -> Any:
     ``-x^(a-1) e^-x / Gamma(a) int_0^inf e^-u (1 + u/x)^(a-1) (log(x + u) - digamma(a)) du``,
     by Gauss-Laguerre after the change ``u = s / lam``, ``lam = 1 - (a-1)/x`` (the
     integrand's own decay rate, so that the rule sees a slowly varying factor)."""
-    dtype = _np_dtype(a.dtype)
+    nodes, weights = _laguerre_rule(_np_dtype(a.dtype))
     prefactor = exp((a - 1) * log(x) - x - bind(gammaln_p, a))
     lam = 1 - (a - 1) / x
     a_, x_, lam_ = _as_column(a, shape), _as_column(x, shape), _as_column(lam, shape)
-    u = _LAGUERRE_NODES.astype(dtype) / lam_
+    u = nodes / lam_
     ratio = u / x_
     weight = exp((a_ - 1) * (bind(log1p_p, ratio) - ratio))  # e^{(1-lam) u} (1 + u/x)^(a-1)
     integrand = weight * (log(x_ + u) - bind(digamma_p, a_))
-    integral = bind(reduce_sum_p, integrand * _LAGUERRE_WEIGHTS.astype(dtype),
+    integral = bind(reduce_sum_p, integrand * weights,
                     axes=(len(shape),)) / lam
     return -(prefactor * integral)
 
