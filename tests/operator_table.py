@@ -788,7 +788,7 @@ def _scipy(name: str) -> Any:
 SCIPY_SPECIAL = SimpleNamespace(**{n: _scipy(n) for n in (
     "erf", "erfc", "erfinv", "gammaln", "digamma", "polygamma", "gamma", "i0", "i0e", "i1",
     "i1e", "ndtr", "ndtri", "log_ndtr", "beta", "betaln", "gammainc", "gammaincc",
-    "betainc", "zeta", "entr", "rel_entr", "kl_div")})
+    "gammaincinv", "betainc", "betaincinv", "zeta", "entr", "rel_entr", "kl_div")})
 
 
 def _multigammaln(a: Any, d: int) -> Any:
@@ -970,10 +970,13 @@ OPS: list[Op] = [
     special_binary("betaln", (POS, POS)),
     special_binary("gammainc", (POS, POS)),
     special_binary("gammaincc", (POS, POS)),
+    special_binary("gammaincinv", (POS, uniform(0.1, 0.9))),
     special_binary("rel_entr", (POS, POS)),
     special_binary("kl_div", (POS, POS)),
     # differentiable in x only (a, b fixed) / in q only (x fixed): no closed form in the others
     Op("betainc", lambda xp, x: _special(xp).betainc(1.5, 2.5, x), elementwise(1),
+       uniform(0.1, 0.9), real_only=REAL_SPECIAL),
+    Op("betaincinv", lambda xp, y: _special(xp).betaincinv(1.5, 2.5, y), elementwise(1),
        uniform(0.1, 0.9), real_only=REAL_SPECIAL),
     Op("zeta", lambda xp, q: _special(xp).zeta(3.0, q), elementwise(1), POS,
        real_only=REAL_SPECIAL),

@@ -1,6 +1,6 @@
 """Special functions: ``erf erfc erfinv gammaln digamma polygamma gamma i0e i1e
-ndtri log_ndtr`` (one operand) and ``betaln beta gammainc gammaincc betainc
-zeta`` (several, broadcast together).
+ndtri log_ndtr`` (one operand) and ``betaln beta gammainc gammaincc gammaincinv
+betainc betaincinv zeta`` (several, broadcast together).
 
 They are computed by the backend's SciPy-like library: ``scipy.special`` for
 NumPy arrays, ``cupyx.scipy.special`` for CuPy arrays (imported on first use:
@@ -13,8 +13,8 @@ float32, and polygamma of float32 in float64: cast back).
 Each derivative is written with these primitives and the elementwise ones, so
 derivatives of every order work: gammaln' = digamma, digamma' = polygamma(1, .),
 polygamma(n, .)' = polygamma(n + 1, .). Three partials do not exist in closed
-form and raise ``NotImplementedError`` when asked for: ``betainc`` in ``a`` and
-``b``, and ``zeta`` in ``x``.
+form and raise ``NotImplementedError`` when asked for: ``betainc`` and
+``betaincinv`` in ``a`` and ``b``, and ``zeta`` in ``x``.
 """
 
 from __future__ import annotations
@@ -234,13 +234,29 @@ gammainc_p = _library_nary("gammainc", lambda g, ans, a, x: g * _gammainc_da(a, 
 gammaincc_p = _library_nary("gammaincc", lambda g, ans, a, x: -(g * _gammainc_da(a, x)),
                             lambda g, ans, a, x: -(g * _gamma_density(a, x)))
 
-# betainc(a, b, x) = I_x(a, b), the regularised incomplete beta function;
-# d/dx I = x^(a-1) (1-x)^(b-1) / B(a, b)
+# gammaincinv(a, p) = x with P(a, x) = p: the inverse function's derivatives,
+# dx/dp = 1 / (dP/dx) and dx/da = -(dP/da) / (dP/dx), at x = the answer
+gammaincinv_p = _library_nary(
+    "gammaincinv", lambda g, ans, a, p: -(g * _gammainc_da(a, ans) / _gamma_density(a, ans)),
+    lambda g, ans, a, p: g / _gamma_density(a, ans))
+
+
+def _beta_density(a: Any, b: Any, x: Any) -> Any:
+    """``d/dx betainc(a, b, x) = x^(a-1) (1-x)^(b-1) / B(a, b)``."""
+    return exp(_xlogy(a - 1, x) + _where_zero(b - 1, 0.0, lambda s: s * bind(log1p_p, -x))
+               - bind(betaln_p, a, b))
+
+
+# betainc(a, b, x) = I_x(a, b), the regularised incomplete beta function, and its
+# inverse in x, betaincinv (derivative 1 / (dI/dx) at the answer)
 _BETAINC_AB = "no closed form; it is a hypergeometric series"
 betainc_p = _library_nary(
     "betainc", _no_partial("betainc", "a", _BETAINC_AB), _no_partial("betainc", "b", _BETAINC_AB),
-    lambda g, ans, a, b, x: g * exp(_xlogy(a - 1, x) + _where_zero(
-        b - 1, 0.0, lambda s: s * bind(log1p_p, -x)) - bind(betaln_p, a, b)))
+    lambda g, ans, a, b, x: g * _beta_density(a, b, x))
+betaincinv_p = _library_nary(
+    "betaincinv", _no_partial("betaincinv", "a", _BETAINC_AB),
+    _no_partial("betaincinv", "b", _BETAINC_AB),
+    lambda g, ans, a, b, y: g / _beta_density(a, b, ans))
 
 # the Hurwitz zeta function sum_k (k + q)^-x; d/dq = -x zeta(x + 1, q)
 zeta_p = _library_nary("zeta", _no_partial("zeta", "x", "no closed form in SciPy's functions"),
@@ -248,4 +264,4 @@ zeta_p = _library_nary("zeta", _no_partial("zeta", "x", "no closed form in SciPy
 
 __all__ = ["erf_p", "erfc_p", "erfinv_p", "gammaln_p", "digamma_p", "polygamma_p", "gamma_p",
            "i0e_p", "i1e_p", "ndtri_p", "log_ndtr_p", "betaln_p", "beta_p", "gammainc_p",
-           "gammaincc_p", "betainc_p", "zeta_p"]
+           "gammaincc_p", "gammaincinv_p", "betainc_p", "betaincinv_p", "zeta_p"]

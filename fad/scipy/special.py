@@ -1,12 +1,12 @@
 """``scipy.special``'s functions, traced and differentiable (as ``jax.scipy.special``).
 
 ``erf erfc erfinv gammaln digamma polygamma gamma i0e i1e ndtri log_ndtr betaln
-beta gammainc gammaincc betainc zeta`` are primitives (computed by
-``scipy.special`` on NumPy arrays, ``cupyx.scipy.special`` on CuPy arrays), with
-derivatives of every order. The others are compositions of ``fad.numpy`` and
-``fad.nn``. The derivatives that do not exist in closed form raise
-``NotImplementedError`` (``betainc`` in ``a`` and ``b``, ``zeta`` in ``x``);
-``gammainc``'s derivative in ``a`` sums a series (for ``x <= a + 20``) or a
+beta gammainc gammaincc gammaincinv betainc betaincinv zeta`` are primitives
+(computed by ``scipy.special`` on NumPy arrays, ``cupyx.scipy.special`` on CuPy
+arrays), with derivatives of every order. The others are compositions of
+``fad.numpy`` and ``fad.nn``. The derivatives that do not exist in closed form
+raise ``NotImplementedError`` (``betainc`` and ``betaincinv`` in ``a`` and ``b``,
+``zeta`` in ``x``); ``gammainc``'s derivative in ``a`` sums a series (for ``x <= a + 20``) or a
 Gauss-Laguerre rule (above), accurate to about 1e-8 for ``a`` up to 2000.
 As in JAX, arguments are real: integers and booleans become the
 default float (float64), a float keeps its dtype (float32 in, float32 out), and
@@ -331,6 +331,25 @@ betainc = _nary(S.betainc_p, "betainc", """The regularised incomplete beta funct
     1.0
     """)
 
+gammaincinv = _nary(S.gammaincinv_p, "gammaincinv", """The inverse of ``gammainc`` in
+    ``x``: the ``x`` with ``gammainc(a, x) = p``; differentiable in ``a`` and ``p``.
+
+    >>> import fad, fad.scipy.special as fsp
+    >>> round(float(fsp.gammaincinv(1.0, 0.5)), 12)  # log 2
+    0.69314718056
+    >>> round(float(fad.grad(fsp.gammaincinv, argnums=1)(1.0, 0.5)), 12)  # e^x
+    2.0
+    """)
+betaincinv = _nary(S.betaincinv_p, "betaincinv", """The inverse of ``betainc`` in
+    ``x``: the ``x`` with ``betainc(a, b, x) = y``; differentiable in ``y``.
+
+    >>> import fad, fad.scipy.special as fsp
+    >>> round(float(fsp.betaincinv(2.0, 1.0, 0.25)), 12)  # sqrt(y)
+    0.5
+    >>> round(float(fad.grad(fsp.betaincinv, argnums=2)(2.0, 1.0, 0.25)), 12)
+    1.0
+    """)
+
 
 def zeta(x: Any, q: Any = None) -> Any:
     """The Hurwitz zeta function ``sum_k (k + q)^-x``, differentiable in ``q``
@@ -419,5 +438,5 @@ def kl_div(x: Any, y: Any) -> Any:
 __all__ = ["erf", "erfc", "erfinv", "gammaln", "digamma", "psi", "polygamma", "logit",
            "expit", "logsumexp", "softmax", "log_softmax", "xlogy", "xlog1py", "gamma",
            "i0", "i0e", "i1", "i1e", "ndtr", "ndtri", "log_ndtr", "beta", "betaln",
-           "gammainc", "gammaincc", "betainc", "zeta", "multigammaln", "entr", "rel_entr",
-           "kl_div"]
+           "gammainc", "gammaincc", "gammaincinv", "betainc", "betaincinv", "zeta",
+           "multigammaln", "entr", "rel_entr", "kl_div"]

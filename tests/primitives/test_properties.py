@@ -47,7 +47,7 @@ COMPLEX_EXAMPLES = max(3, settings().max_examples // 2)
 REAL_ONLY = set("""arctan2 cbrt deg2rad rad2deg fabs floor ceil trunc hypot logaddexp
     logaddexp2 fmod remainder copysign quantile rfft erf erfc erfinv gammaln digamma
     polygamma gamma i0 i1 i0e i1e ndtr ndtri log_ndtr entr beta betaln gammainc gammaincc
-    rel_entr kl_div betainc zeta multigammaln""".split())
+    rel_entr kl_div betainc zeta multigammaln gammaincinv betaincinv""".split())
 
 # rows the table must have: every differentiable function of fad.numpy's chapters
 REQUIRED = set("""
@@ -64,7 +64,7 @@ REQUIRED = set("""
     getitem_basic getitem_int_array getitem_mask take take_along_axis
     inv solve det slogdet cholesky eigh qr svd norm_vector norm_matrix_sv norm_matrix_abs
     gamma i0 i1 i0e i1e ndtr ndtri log_ndtr entr beta betaln gammainc gammaincc rel_entr
-    kl_div betainc zeta multigammaln
+    kl_div betainc zeta multigammaln gammaincinv betaincinv
 """.split())
 
 dtypes = pytest.mark.parametrize("dtype", FLOATS, ids=lambda d: np.dtype(d).name)

@@ -56,6 +56,21 @@ def test_binary_values_broadcast(name):
     np.testing.assert_allclose(got, want, rtol=1e-13, atol=0)
 
 
+def test_inverse_functions():
+    a, p = np.array([0.3, 1.0, 4.5, 300.0])[:, None], np.array([0.0, 1e-10, 0.3, 0.99, 1.0])
+    np.testing.assert_allclose(fsp.gammaincinv(a, p), scipy.special.gammaincinv(a, p),
+                               rtol=1e-13)
+    b = np.array([0.7, 30.0])[:, None, None]
+    np.testing.assert_allclose(fsp.betaincinv(a, b, p), scipy.special.betaincinv(a, b, p),
+                               rtol=1e-13)
+    # the derivatives of the inverse: 1 / dP/dx in p; in a, -dP/da / dP/dx
+    a, p = np.array([0.8, 2.5, 30.0]), np.array([0.1, 0.5, 0.95])
+    fad.check_grads(fsp.gammaincinv, (a, p), order=2, atol=1e-5, rtol=1e-5)
+    fad.check_grads(lambda y: fsp.betaincinv(2.5, 0.7, y), (p,), order=2, atol=1e-5, rtol=1e-5)
+    with pytest.raises(NotImplementedError, match="betaincinv in a"):
+        fad.grad(fsp.betaincinv)(2.0, 3.0, 0.5)
+
+
 def test_betainc_and_multigammaln_values():
     a, b, x = np.array([0.5, 2.0])[:, None, None], np.array([0.7, 30.0])[:, None], \
         np.array([0.0, 1e-5, 0.4, 1.0])

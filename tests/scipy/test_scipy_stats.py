@@ -28,13 +28,18 @@ GRIDS = {
     "logistic": LOCATION_SCALE,
     "cauchy": LOCATION_SCALE,
     "uniform": [(CONTINUOUS, (X / 4, LOC, SCALE)), (("ppf", "isf"), (Q, LOC, SCALE))],
-    "t": [(CONTINUOUS, (X, np.array([1.0, 3.5, 30.0]), 0.3, 1.2))],
+    "t": [(CONTINUOUS, (X, np.array([1.0, 3.5, 30.0]), 0.3, 1.2)),
+          (("ppf",), (np.array([0.0, 1e-12, 0.01, 0.3, 0.4999999, 0.5, 0.77, 1 - 1e-12])[:, None],
+                      np.array([1.0, 3.5, 30.0, 1e4]), 0.3, 1.2))],
     "gamma": [(CONTINUOUS, (np.array([-1.0, 1e-3, 0.5, 2.0, 10.0, 60.0])[:, None],
                             np.array([0.5, 1.0, 3.5, 40.0]), 0.0, 1.0)),
-              (CONTINUOUS, (np.array([0.2, 3.0]), 2.5, 0.1, 2.0))],
+              (CONTINUOUS, (np.array([0.2, 3.0]), 2.5, 0.1, 2.0)),
+              (("ppf",), (Q, np.array([0.5, 1.0, 3.5, 40.0]), 0.1, 2.0))],
     "beta": [(CONTINUOUS, (np.array([-0.5, 1e-6, 0.1, 0.5, 0.9, 1 - 1e-6, 1.5])[:, None, None],
                            np.array([0.5, 2.0])[:, None], np.array([0.7, 3.0]))),
-             (CONTINUOUS, (np.array([0.3, 1.0]), 2.0, 3.0, 0.1, 2.0))],
+             (CONTINUOUS, (np.array([0.3, 1.0]), 2.0, 3.0, 0.1, 2.0)),
+             (("ppf",), (Q[:, None], np.array([0.5, 2.0])[:, None], np.array([0.7, 3.0]), 0.1,
+                         2.0))],
     "poisson": [(("logpmf", "pmf", "cdf"), (np.array([-1.0, 0, 1, 2.5, 3, 10, 40])[:, None],
                                             np.array([0.5, 3.0, 25.0]))),
                 (("logpmf", "pmf", "cdf"), (np.array([1.0, 4.0]), 2.0, 1.0))],
@@ -96,6 +101,11 @@ GRAD_CASES = [
     ("t.cdf", (0.7, 3.5, 0.2, 1.3), (0, 2, 3)),
     ("t.cdf", (0.0, 2.0), (0,)),
     ("t.logsf", (1.5, 4.0, 0.2, 1.3), (0, 2, 3)),
+    ("t.ppf", (0.2, 4.0, 0.2, 1.3), (0, 2, 3)),
+    ("t.ppf", (0.5, 2.5), (0,)),
+    ("t.ppf", (0.3, 2.5), (0,)),
+    ("gamma.ppf", (0.3, 2.5, 0.2, 1.3), (0, 1, 2, 3)),
+    ("beta.ppf", (0.3, 2.5, 1.5, 0.2, 1.3), (0, 3, 4)),
     ("gamma.logpdf", (2.0, 3.5, 0.2, 1.3), (0, 1, 2, 3)),
     ("gamma.cdf", (2.0, 3.5, 0.2, 1.3), (0, 1, 2, 3)),
     ("gamma.logsf", (2.0, 1.5), (0, 1)),
@@ -145,9 +155,10 @@ def test_gamma_derivative_in_shape_matches_scipy_differences():
     assert got == pytest.approx(want, rel=1e-7)
 
 
-@pytest.mark.parametrize("f, argnums", [(fst.t.cdf, 1), (fst.beta.cdf, 1), (fst.beta.sf, 2)])
+@pytest.mark.parametrize("f, argnums", [(fst.t.cdf, 1), (fst.t.ppf, 1), (fst.beta.cdf, 1),
+                                        (fst.beta.sf, 2), (fst.beta.ppf, 1)])
 def test_missing_shape_derivatives_raise(f, argnums):
-    args = (0.3, 2.0, 3.0)[: 2 if f is fst.t.cdf else 3]
+    args = (0.3, 2.0, 3.0)[: 2 if f in (fst.t.cdf, fst.t.ppf) else 3]
     with pytest.raises(NotImplementedError, match="betainc"):
         fad.grad(f, argnums=argnums)(*args)
 

@@ -2,7 +2,8 @@
 ``z^(a-1) (1-z)^(b-1) / B(a, b)`` on ``0 <= z <= 1``. ``logpdf`` and ``pdf`` are
 differentiable in every argument; ``cdf logcdf sf logsf`` (the incomplete beta
 function) in ``x``, ``loc`` and ``scale`` only: their derivative in ``a`` or
-``b`` raises ``NotImplementedError``. ``ppf`` is not provided.
+``b`` raises ``NotImplementedError``; so does ``ppf``'s (``betaincinv``), which is
+differentiable in ``q``, ``loc`` and ``scale``.
 
 >>> import fad.scipy.stats as fst
 >>> round(float(fst.beta.cdf(0.5, 2.0, 1.0)), 12)  # z^2
@@ -17,7 +18,7 @@ import numpy as np
 
 from ... import numpy as fnp
 from .. import special
-from ._common import location_scale, log_probability, nan_unless, on_support
+from ._common import arguments, location_scale, log_probability, nan_unless, on_support
 
 
 def _valid(name: str, x: Any, a: Any, b: Any, loc: Any, scale: Any) -> tuple:
@@ -94,4 +95,16 @@ def logsf(x: Any, a: Any, b: Any, loc: Any = 0, scale: Any = 1) -> Any:
     return log_probability(sf(x, a, b, loc, scale), cdf(x, a, b, loc, scale))
 
 
-__all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"]
+def ppf(q: Any, a: Any, b: Any, loc: Any = 0, scale: Any = 1) -> Any:
+    """The quantile function ``loc + scale betaincinv(a, b, q)``.
+
+    >>> import fad.scipy.stats as fst
+    >>> round(float(fst.beta.ppf(0.25, 2.0, 1.0)), 12)  # sqrt(q)
+    0.5
+    """
+    q, a, b, loc, scale = arguments("beta.ppf", q, a, b, loc, scale)
+    ok = (scale > 0) & (a > 0) & (b > 0) & (q >= 0) & (q <= 1)
+    return nan_unless(ok, loc + scale * special.betaincinv(a, b, q))
+
+
+__all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf"]

@@ -2,7 +2,7 @@
 ``z^(a-1) e^-z / Gamma(a)`` on ``z = (x - loc) / scale >= 0``. Differentiable in
 ``x``, ``a``, ``loc`` and ``scale`` (the distribution function's derivative in
 ``a`` is a series or a quadrature: accurate to about 1e-8 for ``a`` up to 2000).
-``ppf`` is not provided.
+``ppf`` (``gammaincinv``) is differentiable in ``q``, ``a``, ``loc`` and ``scale``.
 
 >>> import fad.scipy.stats as fst
 >>> round(float(fst.gamma.cdf(2.0, 1.0)), 12)  # exponential: 1 - e^-2
@@ -17,7 +17,7 @@ import numpy as np
 
 from ... import numpy as fnp
 from .. import special
-from ._common import location_scale, log_probability, nan_unless, on_support
+from ._common import arguments, location_scale, log_probability, nan_unless, on_support
 
 
 def _valid(name: str, x: Any, a: Any, loc: Any, scale: Any) -> tuple:
@@ -93,4 +93,16 @@ def logsf(x: Any, a: Any, loc: Any = 0, scale: Any = 1) -> Any:
     return log_probability(sf(x, a, loc, scale), cdf(x, a, loc, scale))
 
 
-__all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"]
+def ppf(q: Any, a: Any, loc: Any = 0, scale: Any = 1) -> Any:
+    """The quantile function ``loc + scale gammaincinv(a, q)``.
+
+    >>> import fad.scipy.stats as fst
+    >>> round(float(fst.gamma.ppf(0.5, 1.0)), 12)  # log 2
+    0.69314718056
+    """
+    q, a, loc, scale = arguments("gamma.ppf", q, a, loc, scale)
+    ok = (scale > 0) & (a > 0) & (q >= 0) & (q <= 1)
+    return nan_unless(ok, loc + scale * special.gammaincinv(a, q))
+
+
+__all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf"]

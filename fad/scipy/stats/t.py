@@ -4,7 +4,7 @@
 ``scale``; ``cdf logcdf sf logsf`` (the incomplete beta function) in ``x``,
 ``loc`` and ``scale`` only: their derivative in ``df`` raises
 ``NotImplementedError`` (``betainc``'s derivative in its parameters has no
-closed form). ``ppf`` is not provided.
+closed form). ``ppf`` is differentiable in ``q``, ``loc`` and ``scale``.
 
 >>> import fad, fad.scipy.stats as fst
 >>> round(float(fst.t.cdf(1.0, 1.0)), 12)  # Cauchy: 1/2 + atan(1)/pi
@@ -20,7 +20,7 @@ from typing import Any
 from ... import numpy as fnp
 from ...transforms.custom import custom_jvp
 from .. import special
-from ._common import location_scale, log_probability, nan_unless
+from ._common import arguments, location_scale, log_probability, nan_unless
 
 
 def _standard_logpdf(z: Any, df: Any) -> Any:
@@ -48,6 +48,31 @@ _standard_cdf = custom_jvp(_standard_cdf_values, nondiff_argnums=(1,))
 def _standard_cdf_jvp(df: Any, primals: Any, tangents: Any) -> Any:
     (z,), (tz,) = primals, tangents
     return _standard_cdf(z, df), tz * fnp.exp(_standard_logpdf(z, df))
+
+
+def _standard_ppf_values(q: Any, df: Any) -> Any:
+    """The quantile from the inverse incomplete beta function, in the form that
+    keeps its digits: ``|z| = sqrt(df (1 - x) / x)`` with ``x = I^-1(df/2, 1/2; 2p)``
+    in the tails (``p = min(q, 1 - q)``), ``|z| = sqrt(df y / (1 - y))`` with
+    ``y = I^-1(1/2, df/2; |2q - 1|)`` near the median."""
+    tail = fnp.minimum(q, 1 - q)
+    near = tail > 0.25
+    x = special.betaincinv(df / 2, 0.5 + 0 * df, 2 * fnp.where(near, 0.1, tail))
+    y = special.betaincinv(0.5 + 0 * df, df / 2, fnp.where(near, fnp.abs(2 * q - 1), 0.2))
+    size = fnp.where(near, fnp.sqrt(df * y / (1 - y)), fnp.sqrt(df * (1 - x) / x))
+    return fnp.where(q < 0.5, -size, size)
+
+
+# its derivative in q is 1 / density (the square root's own is infinite at the
+# median, times a zero); in df it goes through betaincinv and raises
+_standard_ppf = custom_jvp(_standard_ppf_values, nondiff_argnums=(1,))
+
+
+@_standard_ppf.defjvp
+def _standard_ppf_jvp(df: Any, primals: Any, tangents: Any) -> Any:
+    (q,), (tq,) = primals, tangents
+    z = _standard_ppf(q, df)
+    return z, tq * fnp.exp(-_standard_logpdf(z, df))
 
 
 def _valid(name: str, x: Any, df: Any, loc: Any, scale: Any) -> tuple:
@@ -120,4 +145,16 @@ def logsf(x: Any, df: Any, loc: Any = 0, scale: Any = 1) -> Any:
     return nan_unless(ok, log_probability(_standard_cdf(-z, df), _standard_cdf(z, df)))
 
 
-__all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"]
+def ppf(q: Any, df: Any, loc: Any = 0, scale: Any = 1) -> Any:
+    """The quantile function, the inverse of ``cdf``.
+
+    >>> import fad.scipy.stats as fst
+    >>> round(float(fst.t.ppf(0.75, 1.0)), 12)  # Cauchy: tan(pi/4)
+    1.0
+    """
+    q, df, loc, scale = arguments("t.ppf", q, df, loc, scale)
+    ok = (scale > 0) & (df > 0) & (q >= 0) & (q <= 1)
+    return nan_unless(ok, loc + scale * _standard_ppf(q, df))
+
+
+__all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf"]
