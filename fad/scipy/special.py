@@ -399,7 +399,7 @@ def _guarded(fn: str, x: Any, y: Any | None, inside: Callable, edge: Callable,
     one = fnp.ones_like(x + y)
     value = inside(fnp.where(ok, x, one), fnp.where(ok, y, one))
     value = fnp.where(ok, value, fnp.where(at_edge, edge(y), outside))
-    return fnp.where(fnp.isnan(x) | fnp.isnan(y), np.nan, value)
+    return fnp.where((x != x) | (y != y), np.nan, value)  # NaN in, NaN out
 
 
 def entr(x: Any) -> Any:
