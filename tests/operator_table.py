@@ -872,7 +872,18 @@ def _scipy(name: str) -> Any:
 
 
 SCIPY_SPECIAL = SimpleNamespace(**{n: _scipy(n) for n in (
-    "erf", "erfc", "erfinv", "gammaln", "digamma", "polygamma")})
+    "erf", "erfc", "erfinv", "gammaln", "digamma", "polygamma", "gamma", "i0", "i0e", "i1",
+    "i1e", "ndtr", "ndtri", "log_ndtr", "beta", "betaln", "gammainc", "gammaincc",
+    "gammaincinv", "betainc", "betaincinv", "zeta", "entr", "rel_entr", "kl_div")})
+
+
+def _multigammaln(a: Any, d: int) -> Any:
+    if np.iscomplexobj(a):
+        raise TypeError("multigammaln takes real numbers only")
+    return np.asarray(scipy.special.multigammaln(a, d)).astype(np.asarray(a).dtype)
+
+
+SCIPY_SPECIAL.multigammaln = _multigammaln
 
 
 def _special(xp: Any) -> Any:
@@ -882,6 +893,11 @@ def _special(xp: Any) -> Any:
 
 def special_unary(name: str, domain: Domain = REAL, **kw: Any) -> Op:
     return Op(name, lambda xp, x: getattr(_special(xp), name)(x), elementwise(1), domain,
+              real_only=REAL_SPECIAL, **kw)
+
+
+def special_binary(name: str, domain: tuple, **kw: Any) -> Op:
+    return Op(name, lambda xp, x, y: getattr(_special(xp), name)(x, y), elementwise(2), domain,
               real_only=REAL_SPECIAL, **kw)
 
 
@@ -1167,6 +1183,33 @@ OPS: list[Op] = [
     special_unary("digamma", uniform(0.5, 4)),
     Op("polygamma", lambda xp, x, *, n: _special(xp).polygamma(n, x),
        with_params(elementwise(1), n=st.sampled_from([0, 1, 2, 3])), uniform(0.5, 4),
+       real_only=REAL_SPECIAL),
+    # ---- scipy.special: Bessel, normal, gamma and beta families, entropies
+    special_unary("gamma", uniform(0.5, 4)),
+    special_unary("i0"),
+    special_unary("i1"),
+    special_unary("i0e", NONZERO),  # e^-|x|: a kink at 0
+    special_unary("i1e", NONZERO),
+    special_unary("ndtr", uniform(-4, 4)),
+    special_unary("ndtri", uniform(0.05, 0.95)),
+    special_unary("log_ndtr", uniform(-8, 3)),
+    special_unary("entr", POS),
+    special_binary("beta", (POS, POS)),
+    special_binary("betaln", (POS, POS)),
+    special_binary("gammainc", (POS, POS)),
+    special_binary("gammaincc", (POS, POS)),
+    special_binary("gammaincinv", (POS, uniform(0.1, 0.9))),
+    special_binary("rel_entr", (POS, POS)),
+    special_binary("kl_div", (POS, POS)),
+    # differentiable in x only (a, b fixed) / in q only (x fixed): no closed form in the others
+    Op("betainc", lambda xp, x: _special(xp).betainc(1.5, 2.5, x), elementwise(1),
+       uniform(0.1, 0.9), real_only=REAL_SPECIAL),
+    Op("betaincinv", lambda xp, y: _special(xp).betaincinv(1.5, 2.5, y), elementwise(1),
+       uniform(0.1, 0.9), real_only=REAL_SPECIAL),
+    Op("zeta", lambda xp, q: _special(xp).zeta(3.0, q), elementwise(1), POS,
+       real_only=REAL_SPECIAL),
+    Op("multigammaln", lambda xp, a, *, d: _special(xp).multigammaln(a, d),
+       with_params(elementwise(1), d=st.sampled_from([1, 2, 3])), uniform(1.5, 4),
        real_only=REAL_SPECIAL),
     # ---- elementwise, binary and ternary (broadcasting)
     binary("add", chain=_CHAIN),

@@ -29,6 +29,7 @@ import numpy as np
 from ..core.trace import bind
 from ..primitives import elementwise as E
 from ..primitives import special as Sp
+from ..primitives import special_functions as SF
 from ._base import asarray, cast, dtype_of, no_out, operand, promote
 
 
@@ -379,6 +380,21 @@ def sinc(x: Any) -> Any:
     for n in range(6, -1, -1):  # sum_n (-1)^n y^2n / (2n+1)!
         poly = add(multiply(poly, y2), (-1) ** n / math.factorial(2 * n + 1))
     return where(small, poly, divide(sin(ys), ys))
+
+
+def i0(x: Any) -> Any:
+    """The modified Bessel function of the first kind of order 0,
+    ``i0e(x) e^|x|`` (the scaled function is a primitive computed by
+    ``scipy.special.i0e``); its derivative is ``I1``. Real input only.
+
+    >>> import fad, fad.numpy as fnp
+    >>> print(f"{float(fnp.i0(1.0)):.12f} {float(fad.grad(fnp.i0)(1.0)):.12f}")  # I0(1), I1(1)
+    1.266065877752 0.565159103992
+    """
+    x = _stat_float(x)
+    if dtype_of(x).kind == "c":
+        raise TypeError("fad.numpy.i0 takes real numbers (as numpy.i0): got a complex array")
+    return multiply(bind(SF.i0e_p, x), exp(absolute(x)))
 
 
 def deg2rad(x: Any, /, out: Any = None) -> Any:

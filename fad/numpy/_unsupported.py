@@ -35,7 +35,6 @@ NOT_SUPPORTED = {
              "use NumPy on concrete values",
     "spacing": "distance to the next float (representation-level, no derivative)",
     "nextafter": "next representable float (representation-level, no derivative)",
-    "i0": "modified Bessel function of order 0: not implemented yet",
     "histogram": "data-dependent bins, no derivative; use NumPy on concrete values",
     "histogram2d": "data-dependent bins, no derivative; use NumPy on concrete values",
     "histogramdd": "data-dependent bins, no derivative; use NumPy on concrete values",
@@ -46,7 +45,7 @@ NOT_SUPPORTED = {
 }
 
 
-(put, put_along_axis, place, putmask, fill_diagonal, copyto, frexp, spacing, nextafter, i0,
+(put, put_along_axis, place, putmask, fill_diagonal, copyto, frexp, spacing, nextafter,
  histogram, histogram2d, histogramdd, histogram_bin_edges, einsum_path, unwrap) = (
     unsupported(name, why) for name, why in NOT_SUPPORTED.items())
 

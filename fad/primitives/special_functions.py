@@ -1,4 +1,6 @@
-"""Special functions: ``erf erfc erfinv gammaln digamma polygamma``.
+"""Special functions: ``erf erfc erfinv gammaln digamma polygamma gamma i0e i1e
+ndtri log_ndtr`` (one operand) and ``betaln beta gammainc gammaincc gammaincinv
+betainc betaincinv zeta`` (several, broadcast together).
 
 They are computed by the backend's SciPy-like library: ``scipy.special`` for
 NumPy arrays, ``cupyx.scipy.special`` for CuPy arrays (imported on first use:
@@ -8,23 +10,30 @@ are floats (``fad.scipy.special`` promotes integers to the default float, as
 JAX does), and a result keeps its operand's dtype (SciPy computes float16 in
 float32, and polygamma of float32 in float64: cast back).
 
-Each derivative is another of these primitives, so derivatives of every order
-work: gammaln' = digamma, digamma' = polygamma(1, .), polygamma(n, .)' =
-polygamma(n + 1, .).
+Each derivative is written with these primitives and the elementwise ones, so
+derivatives of every order work: gammaln' = digamma, digamma' = polygamma(1, .),
+polygamma(n, .)' = polygamma(n + 1, .). Three partials do not exist in closed
+form and raise ``NotImplementedError`` when asked for: ``betainc`` and
+``betaincinv`` in ``a`` and ``b``, and ``zeta`` in ``x``.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any, Callable
+
+import numpy as np
 
 from ..backends import backend_for
 from ..core.ir import ShapedArray
 from ..core.primitive import Primitive
-from ..core.trace import bind
+from ..core.trace import _np_dtype, bind
 from . import shapes
 from .builders import defjvp, elementwise_batch, unary
-from .elementwise import exp
+from .elementwise import eq, exp, log, log1p_p, select, sign
+from .reductions import reduce_sum_p
+from .structural import broadcast_to, reshape
 
 _FOUND: dict[tuple[int, str], Callable] = {}
 
@@ -80,23 +89,180 @@ digamma_p = unary("digamma", _lookup("digamma"),
                   lambda g, ans, x: g * bind(polygamma_p, 1, x))
 
 
+def _library_nary(name: str, *partials: Callable | None) -> Primitive:
+    """An elementwise primitive of several operands (broadcast together) computed
+    by the library's function ``name``; its result has the last operand's dtype
+    (the front ends pass floats of one dtype, or an integer order first)."""
+    def aval(*xs: ShapedArray) -> ShapedArray:
+        return ShapedArray(shapes.broadcast_shapes(*(x.shape for x in xs)), xs[-1].dtype)
+
+    def keep_dtype(fn: Callable) -> Callable:
+        return lambda *xs: _same_dtype(fn(*xs), xs[-1])
+
+    def kernel(xp: Any) -> Callable:
+        return _kernel_on(xp, name, keep_dtype)
+
+    prim = Primitive(name, lambda xp, *xs: kernel(xp)(*xs), aval)
+    defjvp(prim, *partials)
+    prim.kernel = kernel
+    prim.batch = elementwise_batch(prim)
+    return prim
+
+
+def _no_partial(prim: str, operand: str, why: str) -> Callable:
+    """The partial of an operand that has no derivative rule: raises on use."""
+    def partial(*args: Any, **params: Any) -> Any:
+        raise NotImplementedError(f"the derivative of {prim} in {operand} is not "
+                                  f"implemented ({why}); differentiate in the other operands")
+    return partial
+
+
+def _where_zero(x: Any, at_zero: float, f: Callable) -> Any:
+    """``f(x)``, with ``at_zero`` (the limit) where ``x == 0``; ``f`` sees 1 there
+    (the double where: no NaN reaches the derivative)."""
+    zero = eq(x, 0.0)
+    return select(zero, at_zero + 0 * x, f(select(zero, 1.0 + 0 * x, x)))
+
+
 # polygamma(n, x) = d^n/dx^n digamma(x); the order n is an integer operand (no
 # derivative), broadcast with x; d/dx polygamma(n, x) = polygamma(n + 1, x)
-def _polygamma_aval(n: ShapedArray, x: ShapedArray) -> ShapedArray:
-    return ShapedArray(shapes.broadcast_shapes(n.shape, x.shape), x.dtype)
+polygamma_p = _library_nary("polygamma", None,
+                            lambda g, ans, n, x: g * bind(polygamma_p, n + 1, x))
+
+# gamma' = gamma digamma
+gamma_p = unary("gamma", _lookup("gamma"), lambda g, ans, x: g * (ans * bind(digamma_p, x)))
+
+# the exponentially scaled modified Bessel functions i0e = e^{-|x|} I0, i1e = e^{-|x|} I1:
+# I0' = I1 gives i0e' = i1e - sign(x) i0e; I1' = I0 - I1 / x gives
+# i1e' = i0e - i1e (sign(x) + 1/x), whose limit at 0 is 1/2
+i0e_p = unary("i0e", _lookup("i0e"),
+              lambda g, ans, x: g * (bind(i1e_p, x) - sign(x) * ans))
+i1e_p = unary("i1e", _lookup("i1e"), lambda g, ans, x: g * (
+    bind(i0e_p, x) - sign(x) * ans - _where_zero(x, 0.5, lambda s: bind(i1e_p, s) / s)))
+
+_SQRT_2PI = math.sqrt(2 * math.pi)
+# ndtri is the inverse of ndtr, whose derivative is the normal density
+ndtri_p = unary("ndtri", _lookup("ndtri"),
+                lambda g, ans, x: g * (_SQRT_2PI * exp(ans * ans * 0.5)))
+# log_ndtr' = phi(x) / ndtr(x) = exp(-x^2/2 - log_ndtr(x)) / sqrt(2 pi): no overflow
+# in either tail
+log_ndtr_p = unary("log_ndtr", _lookup("log_ndtr"),
+                   lambda g, ans, x: g * (exp(-(x * x) * 0.5 - ans) * (1 / _SQRT_2PI)))
 
 
-def _polygamma_kernel(xp: Any) -> Callable:
-    def keep_dtype(fn: Callable) -> Callable:
-        return lambda n, x: _same_dtype(fn(n, x), x)
-    return _kernel_on(xp, "polygamma", keep_dtype)
+def _digamma_sum(a: Any, b: Any) -> Any:
+    return bind(digamma_p, a) - bind(digamma_p, a + b)
 
 
-polygamma_p = Primitive("polygamma", lambda xp, n, x: _polygamma_kernel(xp)(n, x),
-                        _polygamma_aval)
-defjvp(polygamma_p, None, lambda g, ans, n, x: g * bind(polygamma_p, n + 1, x))
-polygamma_p.kernel = _polygamma_kernel
+# betaln(a, b) = gammaln(a) + gammaln(b) - gammaln(a + b), computed without the
+# cancellation; beta = exp(betaln) up to sign: d/da log|B| = digamma(a) - digamma(a + b)
+betaln_p = _library_nary("betaln", lambda g, ans, a, b: g * _digamma_sum(a, b),
+                         lambda g, ans, a, b: g * _digamma_sum(b, a))
+beta_p = _library_nary("beta", lambda g, ans, a, b: g * (ans * _digamma_sum(a, b)),
+                       lambda g, ans, a, b: g * (ans * _digamma_sum(b, a)))
 
-polygamma_p.batch = elementwise_batch(polygamma_p)
 
-__all__ = ["erf_p", "erfc_p", "erfinv_p", "gammaln_p", "digamma_p", "polygamma_p"]
+def _xlogy(x: Any, y: Any) -> Any:
+    """``x log(y)``, 0 where ``x == 0`` (also at ``y == 0``)."""
+    return _where_zero(x, 0.0, lambda s: s * log(y))
+
+
+def _gamma_density(a: Any, x: Any) -> Any:
+    """``d/dx gammainc(a, x) = x^(a-1) e^-x / Gamma(a)``."""
+    return exp(_xlogy(a - 1, x) - x - bind(gammaln_p, a))
+
+
+# d/da gammainc sums a series of this many terms where x <= a + 20, and uses a
+# Gauss-Laguerre rule of this many nodes above (where the series would need more)
+GAMMAINC_SERIES_TERMS = 256
+LAGUERRE_NODES = 64
+
+
+@functools.cache
+def _laguerre_rule(dtype: np.dtype) -> tuple:
+    """The Gauss-Laguerre nodes and weights in ``dtype`` (computed on first use)."""
+    nodes, weights = np.polynomial.laguerre.laggauss(LAGUERRE_NODES)
+    return nodes.astype(dtype), weights.astype(dtype)
+
+
+def _as_column(v: Any, shape: tuple) -> Any:
+    return reshape(broadcast_to(v, shape), shape + (1,))
+
+
+def _gammainc_da_series(a: Any, x: Any, shape: tuple) -> Any:
+    """``d/da P(a, x)`` from ``P(a, x) = sum_n x^(a+n) e^-x / Gamma(a+n+1)``
+    differentiated term by term: each term times ``log x - digamma(a + n + 1)``."""
+    a, x = _as_column(a, shape), _as_column(x, shape)
+    an = a + np.arange(1, GAMMAINC_SERIES_TERMS + 1, dtype=_np_dtype(a.dtype))
+    log_x = log(x)
+    term = exp((an - 1) * log_x - x - bind(gammaln_p, an))
+    return bind(reduce_sum_p, term * (log_x - bind(digamma_p, an)), axes=(len(shape),))
+
+
+def _gammainc_da_quadrature(a: Any, x: Any, shape: tuple) -> Any:
+    """``d/da P = -d/da Q`` with ``Q = int_x^inf t^(a-1) e^-t dt / Gamma(a)``:
+    ``-x^(a-1) e^-x / Gamma(a) int_0^inf e^-u (1 + u/x)^(a-1) (log(x + u) - digamma(a)) du``,
+    by Gauss-Laguerre after the change ``u = s / lam``, ``lam = 1 - (a-1)/x`` (the
+    integrand's own decay rate, so that the rule sees a slowly varying factor)."""
+    nodes, weights = _laguerre_rule(_np_dtype(a.dtype))
+    prefactor = exp((a - 1) * log(x) - x - bind(gammaln_p, a))
+    lam = 1 - (a - 1) / x
+    a_, x_, lam_ = _as_column(a, shape), _as_column(x, shape), _as_column(lam, shape)
+    u = nodes / lam_
+    ratio = u / x_
+    weight = exp((a_ - 1) * (bind(log1p_p, ratio) - ratio))  # e^{(1-lam) u} (1 + u/x)^(a-1)
+    integrand = weight * (log(x_ + u) - bind(digamma_p, a_))
+    integral = bind(reduce_sum_p, integrand * weights,
+                    axes=(len(shape),)) / lam
+    return -(prefactor * integral)
+
+
+def _gammainc_da(a: Any, x: Any) -> Any:
+    """``d/da P(a, x)``: 0 at ``x = 0``, a series up to ``x = a + 20``, quadrature
+    above; each branch sees only arguments in its own range (the double where)."""
+    shape = shapes.broadcast_shapes(a.shape, x.shape)
+    positive, above = x > 0, x > a + 20
+    one = 1.0 + 0 * x
+    series = _gammainc_da_series(a, select(positive & ~above, x, one), shape)
+    quadrature = _gammainc_da_quadrature(a, select(above, x, a + 30 + 0 * x), shape)
+    return select(above, quadrature, select(positive, series, 0 * series))
+
+
+# gammainc(a, x) = P(a, x), the regularised lower incomplete gamma function;
+# gammaincc = Q = 1 - P
+gammainc_p = _library_nary("gammainc", lambda g, ans, a, x: g * _gammainc_da(a, x),
+                           lambda g, ans, a, x: g * _gamma_density(a, x))
+gammaincc_p = _library_nary("gammaincc", lambda g, ans, a, x: -(g * _gammainc_da(a, x)),
+                            lambda g, ans, a, x: -(g * _gamma_density(a, x)))
+
+# gammaincinv(a, p) = x with P(a, x) = p: the inverse function's derivatives,
+# dx/dp = 1 / (dP/dx) and dx/da = -(dP/da) / (dP/dx), at x = the answer
+gammaincinv_p = _library_nary(
+    "gammaincinv", lambda g, ans, a, p: -(g * _gammainc_da(a, ans) / _gamma_density(a, ans)),
+    lambda g, ans, a, p: g / _gamma_density(a, ans))
+
+
+def _beta_density(a: Any, b: Any, x: Any) -> Any:
+    """``d/dx betainc(a, b, x) = x^(a-1) (1-x)^(b-1) / B(a, b)``."""
+    return exp(_xlogy(a - 1, x) + _where_zero(b - 1, 0.0, lambda s: s * bind(log1p_p, -x))
+               - bind(betaln_p, a, b))
+
+
+# betainc(a, b, x) = I_x(a, b), the regularised incomplete beta function, and its
+# inverse in x, betaincinv (derivative 1 / (dI/dx) at the answer)
+_BETAINC_AB = "no closed form; it is a hypergeometric series"
+betainc_p = _library_nary(
+    "betainc", _no_partial("betainc", "a", _BETAINC_AB), _no_partial("betainc", "b", _BETAINC_AB),
+    lambda g, ans, a, b, x: g * _beta_density(a, b, x))
+betaincinv_p = _library_nary(
+    "betaincinv", _no_partial("betaincinv", "a", _BETAINC_AB),
+    _no_partial("betaincinv", "b", _BETAINC_AB),
+    lambda g, ans, a, b, y: g / _beta_density(a, b, ans))
+
+# the Hurwitz zeta function sum_k (k + q)^-x; d/dq = -x zeta(x + 1, q)
+zeta_p = _library_nary("zeta", _no_partial("zeta", "x", "no closed form in SciPy's functions"),
+                       lambda g, ans, x, q: g * (-x * bind(zeta_p, x + 1, q)))
+
+__all__ = ["erf_p", "erfc_p", "erfinv_p", "gammaln_p", "digamma_p", "polygamma_p", "gamma_p",
+           "i0e_p", "i1e_p", "ndtri_p", "log_ndtr_p", "betaln_p", "beta_p", "gammainc_p",
+           "gammaincc_p", "gammaincinv_p", "betainc_p", "betaincinv_p", "zeta_p"]

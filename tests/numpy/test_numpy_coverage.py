@@ -66,8 +66,8 @@ NOT_SUPPORTED = [
     "put", "put_along_axis", "place", "putmask", "fill_diagonal", "copyto",
     # float representation, no derivative
     "frexp", "spacing", "nextafter",
-    # no primitive for them (i0: a Bessel function; unwrap: discontinuous)
-    "i0", "unwrap",
+    # discontinuous: no derivative to give
+    "unwrap",
     # data-dependent binning, no derivative (NumPy on concrete values does it)
     "histogram", "histogram2d", "histogramdd", "histogram_bin_edges",
     # a contraction planner, not a computation
