@@ -611,6 +611,9 @@ class Tensor:
         self._cow = False
 
 
+Tensor.__module__ = "fad.torch"  # (as PyTorch's ``<class 'torch.Tensor'>``)
+
+
 def _autograd() -> Any:
     """``fad.torch.autograd`` (imported late: it imports this module)."""
     global _AUTOGRAD
