@@ -132,6 +132,20 @@ def _unary_bool(name: str) -> Any:
     return method
 
 
+def _contiguous(self: Tensor, memory_format: Any = None) -> Tensor:
+    """``self`` if its memory is in row-major order, else a recorded copy that is.
+
+    >>> import fad.torch as torch
+    >>> torch.ones(2, 3).t().contiguous().is_contiguous()
+    True
+    """
+    if self.is_contiguous():
+        return self
+    out = F.clone(self)
+    out._value = np.ascontiguousarray(out._value)  # (same values: only the layout changes)
+    return out
+
+
 METHODS: dict[str, Any] = {name: getattr(F, name) for name in _SAME}
 METHODS.update({name + "_": _inplace(name) for name in _INPLACE})
 METHODS.update({
@@ -166,7 +180,7 @@ METHODS.update({
     "half": _cast(_dtype.float16), "long": _cast(_dtype.int64), "int": _cast(_dtype.int32),
     "short": _cast(_dtype.int16), "char": _cast(_dtype.int8), "byte": _cast(_dtype.uint8),
     "bool": _cast(_dtype.bool), "cfloat": _cast(_dtype.complex64),
-    "contiguous": lambda self, memory_format=None: self,
+    "contiguous": _contiguous,
     "where": _where,
     "T": property(_T), "mT": property(_mT), "H": property(_T), "mH": property(_mT),
     "dim_order": lambda self: tuple(range(self.dim())),

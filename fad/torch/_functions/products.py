@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import _dtype
 from .._ops import call
 from .._recorder import _broadcast_message
 from ..tensor import Tensor
@@ -19,7 +20,35 @@ def _matrix_check(x: Tensor, name: str, n: int) -> None:
         raise RuntimeError(f"{name} must be a {'matrix' if n == 2 else f'{n}D tensor'}")
 
 
+# C++'s names of the dtypes, which PyTorch's matrix products print
+_CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
+              "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
+              "uint8": "unsigned char", "bool": "bool", "complex64": "c10::complex<float>",
+              "complex128": "c10::complex<double>"}
+
+
+def _same_dtype(a: Tensor, b: Tensor, style: str) -> None:
+    """PyTorch's error for a matrix product of two dtypes (NumPy would promote)."""
+    if a._value.dtype == b._value.dtype:
+        return
+    da, db = a.dtype, b.dtype
+    if style == "dot" or (style == "matmul" and a.dim() == 1 and b.dim() == 1):
+        msg = (f"dot : expected both vectors to have same dtype, but found "
+               f"{_dtype.type_word(da)} and {_dtype.type_word(db)}")
+    elif style == "bmm":
+        msg = f"expected scalar type {_dtype.type_word(da)} but found {_dtype.type_word(db)}"
+    elif style == "addmm":
+        msg = (f"mat1 and mat2 must have the same dtype, but got {_dtype.type_word(da)} and "
+               f"{_dtype.type_word(db)}")
+    else:
+        msg = (f"expected m1 and m2 to have the same dtype, but got: "
+               f"{_CPP_NAMES.get(da.name, da.name)} != {_CPP_NAMES.get(db.name, db.name)}")
+    raise RuntimeError(msg)
+
+
 def matmul(input: Tensor, other: Tensor) -> Tensor:
+    if isinstance(input, Tensor) and isinstance(other, Tensor):
+        _same_dtype(input, other, "matmul")
     try:
         return call("matmul", input, other)
     except RuntimeError:  # in PyTorch's words (checked on failure: matmul is hot)
@@ -77,6 +106,7 @@ def _dot_shapes(sa: tuple, sb: tuple) -> None:
 def mm(input: Tensor, mat2: Tensor) -> Tensor:
     _matrix_check(input, "self", 2)
     _matrix_check(mat2, "mat2", 2)
+    _same_dtype(input, mat2, "mm")
     try:
         return call("mm", input, mat2)
     except RuntimeError:
@@ -87,6 +117,7 @@ def mm(input: Tensor, mat2: Tensor) -> Tensor:
 def bmm(input: Tensor, mat2: Tensor) -> Tensor:
     _matrix_check(input, "batch1", 3)
     _matrix_check(mat2, "batch2", 3)
+    _same_dtype(input, mat2, "bmm")
     if input.shape[0] != mat2.shape[0] or input.shape[2] != mat2.shape[1]:
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
                            f"[{input.shape[0]}, {input.shape[2]}] but got: [{mat2.shape[0]}, "
@@ -105,6 +136,7 @@ def dot(input: Tensor, other: Tensor) -> Tensor:
         raise RuntimeError(f"1D tensors expected, but got {input.dim()}D and {other.dim()}D "
                            "tensors")
     _dot_shapes(tuple(input.shape), tuple(other.shape))
+    _same_dtype(input, other, "dot")
     return call("dot", input, other)
 
 
@@ -123,6 +155,7 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: An
     if mat1.dim() != 2 or mat2.dim() != 2:
         name, m = ("mat1", mat1) if mat1.dim() != 2 else ("mat2", mat2)
         raise RuntimeError(f"{name} must be a matrix, got {m.dim()}-D tensor")
+    _same_dtype(mat1, mat2, "addmm")
     try:
         return call("addmm", input, mat1, mat2, beta=beta, alpha=alpha)
     except RuntimeError:  # in PyTorch's words (checked on failure: addmm is hot)
