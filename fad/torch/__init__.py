@@ -98,6 +98,19 @@ from . import autograd, cuda, nn, optim, serialization, utils  # noqa: E402
 from .serialization import load, save  # noqa: E402,F401
 from .utils.dlpack import from_dlpack  # noqa: E402,F401
 from ._functions import abs, all, any, max, min, pow, round, sum  # noqa: E402,F401
+from ._functions.writes import accepts_out as _accepts_out  # noqa: E402
+
+# the torch.* functions that take PyTorch's ``out=`` (the others that do already
+# handle it themselves); Tensor methods keep the plain functions
+_OUT = """addmm all amax amin any argmax argmin bmm cat clamp clip concat concatenate cumsum
+dot eq float_power floor_divide fmax fmin fmod gather ge ger greater greater_equal gt hstack
+index_select inner le less less_equal logical_and logical_or logical_xor logsumexp lt matmul
+max maximum mean min minimum mm mv nansum ne nonzero not_equal outer pow prod remainder round
+sort stack std std_mean sum take_along_dim topk tril triu var var_mean vdot vstack where
+full arange eye linspace""".split()
+for _name in _OUT:
+    if _name in globals():
+        globals()[_name] = _accepts_out(globals()[_name], _name)
 
 
 def is_inference_mode_enabled() -> bool:
@@ -135,5 +148,5 @@ def compile(model: object = None, **kwargs: object) -> object:
     return model
 
 
-del _dtype, annotations
+del _dtype, _name, annotations
 

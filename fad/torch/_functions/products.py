@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import collections
 import math
 from typing import Any
 
@@ -162,6 +163,41 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: An
         _mm_shapes(tuple(mat1.shape), tuple(mat2.shape))
         _expanded(tuple(input.shape), (mat1.shape[0], mat2.shape[1]))
         raise
+
+
+def cross(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:
+    """The cross product of 3-vectors along ``dim`` (``None``: the first dimension
+    of size 3, as PyTorch's deprecated default).
+
+    >>> import fad.torch as torch
+    >>> torch.cross(torch.tensor([1., 0, 0]), torch.tensor([0., 1, 0]), dim=0)
+    tensor([0., 0., 1.])
+    """
+    if dim is None:
+        dim = next((i for i, n in enumerate(_t(input).shape) if n == 3), None)
+        if dim is None:
+            raise RuntimeError("no dimension of size 3 in input")
+    for x in (input, other):
+        if x.shape[dim] != 3:
+            raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got "
+                               f"{input.shape[dim]} and {other.shape[dim]}")
+    return call("cross", input, other, dim=dim)
+
+
+_svd_result = collections.namedtuple("svd", ["U", "S", "V"])
+
+
+def svd(input: Tensor, some: bool = True, compute_uv: bool = True) -> Any:
+    """``(U, S, V)`` with ``input = U @ diag(S) @ V.mH`` (reduced when ``some``).
+
+    >>> import fad.torch as torch
+    >>> [tuple(x.shape) for x in torch.svd(torch.ones(3, 2))]
+    [(3, 2), (2,), (2, 2)]
+    """
+    u, s, v = call("svd", input, some=some)
+    if not compute_uv:
+        return _svd_result(u.detach() * 0, s, v.detach() * 0)  # (PyTorch's zero U, V)
+    return _svd_result(u, s, v)
 
 
 def einsum(equation: str, *operands: Any) -> Tensor:
