@@ -41,6 +41,7 @@ from ._creation import (
     from_numpy,
     full,
     full_like,
+    get_default_device,
     get_rng_state,
     initial_seed,
     linspace,
@@ -57,6 +58,7 @@ from ._creation import (
     randn_like,
     randperm,
     seed,
+    set_default_device,
     set_rng_state,
     tensor,
     zeros,
@@ -94,7 +96,7 @@ from .tensor import Size, Tensor, device
 
 _methods.install()
 
-from . import autograd, cuda, nn, optim, serialization, utils  # noqa: E402
+from . import autograd, backends, cuda, nn, optim, serialization, utils  # noqa: E402
 from .serialization import load, save  # noqa: E402,F401
 from .utils.dlpack import from_dlpack  # noqa: E402,F401
 from ._functions import abs, all, any, max, min, pow, round, sum  # noqa: E402,F401
@@ -123,10 +125,6 @@ nan = __import__("math").nan
 pi = __import__("math").pi
 e = __import__("math").e
 __version__ = "2.13.0+fad"
-
-
-def get_default_device() -> device:
-    return device("cpu")
 
 
 def set_num_threads(n: int) -> None:

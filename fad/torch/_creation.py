@@ -23,12 +23,39 @@ _REQ_MSG = "Only Tensors of floating point and complex dtype can require gradien
 
 
 # ------------------------------------------------------------------ placement
+_DEFAULT_DEVICE: list = [None]  # (set_default_device's choice; None: the default backend)
+
+
+def set_default_device(device: Any) -> None:
+    """The device where factory functions put tensors when given none
+    (``None``: back to the CPU).
+
+    >>> import fad.torch as torch
+    >>> torch.set_default_device("cpu"); torch.get_default_device()
+    device(type='cpu')
+    >>> torch.set_default_device(None)
+    """
+    _DEFAULT_DEVICE[0] = None if device is None else _device(device)
+
+
+def get_default_device() -> Any:
+    """The device factory functions use when given none (``cpu`` unless set).
+
+    >>> import fad.torch as torch
+    >>> torch.get_default_device()
+    device(type='cpu')
+    """
+    return _DEFAULT_DEVICE[0] or _device("cpu")
+
+
 def _xp_for(device: Any) -> Any:
     """The array namespace of ``device``: the default backend for ``None``, CuPy
     for ``"cuda"`` (a one-sentence ``RuntimeError`` without CuPy or a GPU), and for
     ``"cpu"`` the default backend unless that is CuPy, then NumPy."""
     if device is None:
-        return default_xp()
+        device = _DEFAULT_DEVICE[0]
+        if device is None:
+            return default_xp()
     if _device(device).type == "cuda":
         return cuda.namespace()
     xp = default_xp()
@@ -50,6 +77,7 @@ def _place(arr: np.ndarray, device: Any = None) -> Any:
 def _on_device(value: Any, device: Any) -> Any:
     """``value``, moved to the backend of ``device`` when one is given and ``value``
     is on another."""
+    device = _DEFAULT_DEVICE[0] if device is None else device
     if device is None or isinstance(value, Tracer):
         return value
     xp = _xp_for(device)
