@@ -24,8 +24,9 @@ class Linear(Module):
         self.in_features = in_features
         self.out_features = out_features
         self.weight = Parameter(empty(out_features, in_features, dtype=dtype))
-        self.bias = Parameter(empty(out_features, dtype=dtype)) if bias else None
-        if not bias:
+        if bias:
+            self.bias = Parameter(empty(out_features, dtype=dtype))
+        else:
             self.register_parameter("bias", None)
         self.reset_parameters()
 
@@ -48,7 +49,10 @@ class Bilinear(Module):
         super().__init__()
         bound = 1 / math.sqrt(in1)
         self.weight = Parameter(init.uniform_(empty(out, in1, in2), -bound, bound))
-        self.bias = Parameter(init.uniform_(empty(out), -bound, bound)) if bias else None
+        if bias:
+            self.bias = Parameter(init.uniform_(empty(out), -bound, bound))
+        else:
+            self.register_parameter("bias", None)
 
     def forward(self, a: Tensor, b: Tensor) -> Tensor:
         return NF.bilinear(a, b, self.weight, self.bias)
