@@ -248,7 +248,7 @@ def _bitwise(name: str) -> Any:
         for a in args:
             if isinstance(a, Tensor) and a.dtype.np.kind not in "biu" or isinstance(a, float):
                 dt = a.dtype if isinstance(a, Tensor) else _dtype.float32
-                raise RuntimeError(f'"bitwise_{name}_cpu" not implemented for '
+                raise NotImplementedError(f'"bitwise_{name}_cpu" not implemented for '
                                    f"'{_dtype.type_word(dt)}'")
         return apply(op, args)
     fn.__name__ = fn.__qualname__ = "bitwise_" + name

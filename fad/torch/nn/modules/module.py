@@ -3,6 +3,7 @@ traversal, ``state_dict``/``load_state_dict``, hooks, conversions and ``repr``."
 
 from __future__ import annotations
 
+import warnings
 from collections import OrderedDict, namedtuple
 from typing import Any, Callable, Iterator
 
@@ -72,6 +73,11 @@ class _BackwardHookIdentity(Function):
 
 
 _STORES = ("_parameters", "_modules", "_buffers")
+_NO_INPUT_GRAD_HOOK = (
+    "Full backward hook is firing when gradients are computed with respect to module "
+    "outputs since no inputs require gradients. See https://docs.pytorch.org/docs/main/"
+    "generated/torch.nn.Module.html#torch.nn.Module.register_full_backward_hook for more "
+    "details.")
 
 
 def _add_hook(hooks: list, fn: Callable, prepend: bool) -> RemovableHandle:
@@ -250,8 +256,9 @@ class Module:
 
         def on_grad_output(grads: tuple) -> None:
             state["grad_output"] = grads
-            if not state.get("inputs_hooked"):  # (no input needs a gradient: PyTorch
-                self._run_backward_hooks((None,) * state["n_in"], grads)  # calls it here)
+            if not state.get("inputs_hooked"):  # (no input needs a gradient)
+                warnings.warn(_NO_INPUT_GRAD_HOOK, UserWarning, stacklevel=2)
+                self._run_backward_hooks((None,) * state["n_in"], grads)
         new = _BackwardHookIdentity.apply(on_grad_output, *(outs[i] for i in pos))
         full = list(outs)
         for i, t in zip(pos, new):
