@@ -31,7 +31,7 @@ inner outer ger addmm""".split()
 
 # in-place variants ``x.add_(...)``: computed out of place, then stored into ``x``
 # (cast to ``x``'s dtype, as PyTorch does for comparisons and logic)
-_INPLACE = """add sub subtract mul multiply div divide true_divide floor_divide pow float_power
+_INPLACE = """add sub subtract mul multiply div divide true_divide floor_divide pow
 clamp clip clamp_min clamp_max exp log log2 log10 sqrt abs absolute neg negative relu sigmoid
 tanh sin cos tan asin arcsin acos arccos atan arctan atan2 arctan2 sinh cosh floor ceil round
 trunc fix frac sign sgn reciprocal square masked_fill remainder fmod exp2 expm1 log1p rsqrt erf
@@ -61,6 +61,14 @@ def _inplace_view(name: str) -> Any:
     method.__name__ = name + "_"
     method.__doc__ = f"In-place ``{name}``: ``self`` takes the view's shape."
     return method
+
+
+def _float_power_(self: Tensor, exponent: Any) -> Tensor:
+    if self.dtype.name not in ("float64", "complex128"):
+        word = _dtype.type_word(self.dtype)
+        raise RuntimeError(f"the base given to float_power_ has dtype {word} but the "
+                           "operation's result requires dtype Double")
+    return F.inplace(self, lambda s: F.float_power(s, exponent))
 
 
 def _iop(fn: Any) -> Any:
@@ -192,7 +200,7 @@ METHODS.update({
     "__eq__": F.eq, "__ne__": F.ne, "__lt__": F.lt, "__le__": F.le, "__gt__": F.gt,
     "__ge__": F.ge,
     "__getitem__": F.getitem, "__setitem__": F.setitem,
-    "zero_": _zero_, "fill_": _fill_, "copy_": _copy_,
+    "zero_": _zero_, "fill_": _fill_, "copy_": _copy_, "float_power_": _float_power_,
     "uniform_": _random_(lambda r, s, a=0.0, b=1.0: r.uniform(a, b, s)),
     "normal_": _random_(lambda r, s, mean=0.0, std=1.0: r.normal(mean, std, s)),
     "bernoulli_": _random_(lambda r, s, p=0.5: r.random(s) < p),
