@@ -96,8 +96,10 @@ from .tensor import Size, Tensor, device
 
 _methods.install()
 
-from . import autograd, backends, cuda, nn, optim, serialization, utils  # noqa: E402
+from . import autograd, backends, cuda, nn, optim, profiler, serialization, utils  # noqa: E402
 from .serialization import load, save  # noqa: E402,F401
+
+autograd.profiler = profiler  # (``torch.autograd.profiler.profile``, as PyTorch's)
 from .utils.dlpack import from_dlpack  # noqa: E402,F401
 from ._functions import abs, all, any, max, min, pow, round, sum  # noqa: E402,F401
 from ._functions.writes import accepts_out as _accepts_out  # noqa: E402
