@@ -29,9 +29,8 @@ _CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
 
 
 def _same_dtype(a: Tensor, b: Tensor, style: str) -> None:
-    """PyTorch's error for a matrix product of two dtypes (NumPy would promote)."""
-    if a._value.dtype == b._value.dtype:
-        return
+    """PyTorch's error for a matrix product of two different dtypes (NumPy would
+    promote); called once the dtypes are known to differ."""
     da, db = a.dtype, b.dtype
     if style == "dot" or (style == "matmul" and a.dim() == 1 and b.dim() == 1):
         msg = (f"dot : expected both vectors to have same dtype, but found "
@@ -48,7 +47,8 @@ def _same_dtype(a: Tensor, b: Tensor, style: str) -> None:
 
 
 def matmul(input: Tensor, other: Tensor) -> Tensor:
-    if isinstance(input, Tensor) and isinstance(other, Tensor):
+    if isinstance(input, Tensor) and isinstance(other, Tensor) and \
+            input._value.dtype != other._value.dtype:
         _same_dtype(input, other, "matmul")
     try:
         return call("matmul", input, other)
@@ -107,7 +107,8 @@ def _dot_shapes(sa: tuple, sb: tuple) -> None:
 def mm(input: Tensor, mat2: Tensor) -> Tensor:
     _matrix_check(input, "self", 2)
     _matrix_check(mat2, "mat2", 2)
-    _same_dtype(input, mat2, "mm")
+    if input._value.dtype != mat2._value.dtype:
+        _same_dtype(input, mat2, "mm")
     try:
         return call("mm", input, mat2)
     except RuntimeError:
@@ -118,7 +119,8 @@ def mm(input: Tensor, mat2: Tensor) -> Tensor:
 def bmm(input: Tensor, mat2: Tensor) -> Tensor:
     _matrix_check(input, "batch1", 3)
     _matrix_check(mat2, "batch2", 3)
-    _same_dtype(input, mat2, "bmm")
+    if input._value.dtype != mat2._value.dtype:
+        _same_dtype(input, mat2, "bmm")
     if input.shape[0] != mat2.shape[0] or input.shape[2] != mat2.shape[1]:
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
                            f"[{input.shape[0]}, {input.shape[2]}] but got: [{mat2.shape[0]}, "
@@ -137,7 +139,8 @@ def dot(input: Tensor, other: Tensor) -> Tensor:
         raise RuntimeError(f"1D tensors expected, but got {input.dim()}D and {other.dim()}D "
                            "tensors")
     _dot_shapes(tuple(input.shape), tuple(other.shape))
-    _same_dtype(input, other, "dot")
+    if input._value.dtype != other._value.dtype:
+        _same_dtype(input, other, "dot")
     return call("dot", input, other)
 
 
@@ -156,7 +159,8 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: An
     if mat1.dim() != 2 or mat2.dim() != 2:
         name, m = ("mat1", mat1) if mat1.dim() != 2 else ("mat2", mat2)
         raise RuntimeError(f"{name} must be a matrix, got {m.dim()}-D tensor")
-    _same_dtype(mat1, mat2, "addmm")
+    if mat1._value.dtype != mat2._value.dtype:
+        _same_dtype(mat1, mat2, "addmm")
     try:
         return call("addmm", input, mat1, mat2, beta=beta, alpha=alpha)
     except RuntimeError:  # in PyTorch's words (checked on failure: addmm is hot)

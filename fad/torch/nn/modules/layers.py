@@ -14,6 +14,12 @@ from .. import functional as NF
 from .. import init
 from .module import Module, Parameter
 
+__all__ = ["Linear", "Bilinear", "Embedding", "ReLU", "ReLU6", "Sigmoid", "Tanh", "GELU", "SiLU",
+           "ELU", "LeakyReLU", "Softplus", "Softmax", "LogSoftmax", "Identity",
+           "Flatten", "Dropout", "Sequential", "ModuleList", "ModuleDict",
+           "ParameterList"]
+
+
 
 class Linear(Module):
     """``y = x @ W.T + b`` with PyTorch's default initialisation."""

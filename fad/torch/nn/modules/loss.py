@@ -9,6 +9,10 @@ from ...tensor import Tensor
 from .. import functional as NF
 from .module import Module
 
+__all__ = ["MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss", "BCELoss", "BCEWithLogitsLoss",
+           "NLLLoss", "CrossEntropyLoss", "KLDivLoss"]
+
+
 
 class _Loss(Module):
     def __init__(self, size_average: Any = None, reduce: Any = None, reduction: str = "mean",

@@ -15,6 +15,9 @@ from ..._graph import RemovableHandle, host
 from ...autograd import Function
 from ...tensor import Tensor, wrap
 
+__all__ = ["Parameter", "Module"]
+
+
 
 class Parameter(Tensor):
     """A leaf tensor that ``Module`` registers as a parameter (requires grad).
