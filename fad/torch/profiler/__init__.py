@@ -129,6 +129,8 @@ _PLAIN_CODE = _recorder.apply.__code__
 
 
 def _timed(op: Any, args: tuple, params: dict) -> Any:
+    if not _ACTIVE:  # (another thread closed the last profile meanwhile)
+        return _ORIGINAL_APPLY(op, args, params)
     rec = _ACTIVE[-1]
     rec.begin()
     start = time.perf_counter()
