@@ -41,6 +41,7 @@ from ._creation import (
     from_numpy,
     full,
     full_like,
+    get_default_device,
     get_rng_state,
     initial_seed,
     linspace,
@@ -57,6 +58,7 @@ from ._creation import (
     randn_like,
     randperm,
     seed,
+    set_default_device,
     set_rng_state,
     tensor,
     zeros,
@@ -94,10 +96,25 @@ from .tensor import Size, Tensor, device
 
 _methods.install()
 
-from . import autograd, cuda, nn, optim, serialization, utils  # noqa: E402
+from . import autograd, backends, cuda, nn, optim, profiler, serialization, utils  # noqa: E402
 from .serialization import load, save  # noqa: E402,F401
+
+autograd.profiler = profiler  # (``torch.autograd.profiler.profile``, as PyTorch's)
 from .utils.dlpack import from_dlpack  # noqa: E402,F401
 from ._functions import abs, all, any, max, min, pow, round, sum  # noqa: E402,F401
+from ._functions.writes import accepts_out as _accepts_out  # noqa: E402
+
+# the torch.* functions that take PyTorch's ``out=`` (the others that do already
+# handle it themselves); Tensor methods keep the plain functions
+_OUT = """addmm all amax amin any argmax argmin bmm cat clamp clip concat concatenate cumsum
+dot eq float_power floor_divide fmax fmin fmod gather ge ger greater greater_equal gt hstack
+index_select inner le less less_equal logical_and logical_or logical_xor logsumexp lt matmul
+max maximum mean min minimum mm mv nansum ne nonzero not_equal outer pow prod remainder round
+sort stack std std_mean sum take_along_dim topk tril triu var var_mean vdot vstack where
+full arange eye linspace""".split()
+for _name in _OUT:
+    if _name in globals():
+        globals()[_name] = _accepts_out(globals()[_name], _name)
 
 
 def is_inference_mode_enabled() -> bool:
@@ -110,10 +127,6 @@ nan = __import__("math").nan
 pi = __import__("math").pi
 e = __import__("math").e
 __version__ = "2.13.0+fad"
-
-
-def get_default_device() -> device:
-    return device("cpu")
 
 
 def set_num_threads(n: int) -> None:
@@ -135,5 +148,5 @@ def compile(model: object = None, **kwargs: object) -> object:
     return model
 
 
-del _dtype, annotations
+del _dtype, _name, annotations
 

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import builtins
+import json
 import math
 from typing import Any, Sequence
 
@@ -23,12 +24,39 @@ _REQ_MSG = "Only Tensors of floating point and complex dtype can require gradien
 
 
 # ------------------------------------------------------------------ placement
+_DEFAULT_DEVICE: list = [None]  # (set_default_device's choice; None: the default backend)
+
+
+def set_default_device(device: Any) -> None:
+    """The device where factory functions put tensors when given none
+    (``None``: back to the CPU).
+
+    >>> import fad.torch as torch
+    >>> torch.set_default_device("cpu"); torch.get_default_device()
+    device(type='cpu')
+    >>> torch.set_default_device(None)
+    """
+    _DEFAULT_DEVICE[0] = None if device is None else _device(device)
+
+
+def get_default_device() -> Any:
+    """The device factory functions use when given none (``cpu`` unless set).
+
+    >>> import fad.torch as torch
+    >>> torch.get_default_device()
+    device(type='cpu')
+    """
+    return _DEFAULT_DEVICE[0] or _device("cpu")
+
+
 def _xp_for(device: Any) -> Any:
     """The array namespace of ``device``: the default backend for ``None``, CuPy
     for ``"cuda"`` (a one-sentence ``RuntimeError`` without CuPy or a GPU), and for
     ``"cpu"`` the default backend unless that is CuPy, then NumPy."""
     if device is None:
-        return default_xp()
+        device = _DEFAULT_DEVICE[0]
+        if device is None:
+            return default_xp()
     if _device(device).type == "cuda":
         return cuda.namespace()
     xp = default_xp()
@@ -50,6 +78,7 @@ def _place(arr: np.ndarray, device: Any = None) -> Any:
 def _on_device(value: Any, device: Any) -> Any:
     """``value``, moved to the backend of ``device`` when one is given and ``value``
     is on another."""
+    device = _DEFAULT_DEVICE[0] if device is None else device
     if device is None or isinstance(value, Tracer):
         return value
     xp = _xp_for(device)
@@ -404,11 +433,26 @@ class Generator:
     def initial_seed(self) -> int:
         return self._seed
 
-    def get_state(self) -> Any:
-        return self.rng.bit_generator.state
+    def get_state(self) -> Tensor:
+        """The generator's state as a ``uint8`` tensor (PyTorch's ``ByteTensor``):
+        the bit generator's state, as JSON text.
 
-    def set_state(self, state: Any) -> "Generator":
-        self.rng.bit_generator.state = state
+        >>> import fad.torch as torch
+        >>> g = torch.Generator().manual_seed(1)
+        >>> s = g.get_state(); a = torch.rand(2, generator=g)
+        >>> s.dtype, torch.rand(2, generator=g.set_state(s)).tolist() == a.tolist()
+        (torch.uint8, True)
+        """
+        text = json.dumps(self.rng.bit_generator.state).encode()
+        return wrap(np.frombuffer(text, dtype=np.uint8).copy())
+
+    def set_state(self, new_state: Any) -> "Generator":
+        """Restore a state ``get_state`` returned."""
+        if isinstance(new_state, Tensor):
+            if new_state.dtype.name != "uint8":
+                raise TypeError(f"expected a torch.ByteTensor, but got {new_state.type()}")
+            new_state = json.loads(np.asarray(host(new_state._value)).tobytes().decode())
+        self.rng.bit_generator.state = new_state
         return self
 
 

@@ -30,9 +30,17 @@ take_along_dim masked_fill nonzero tril triu trace clone to type_as matmul mm bm
 inner outer ger addmm""".split()
 
 # in-place variants ``x.add_(...)``: computed out of place, then stored into ``x``
-_INPLACE = """add sub mul div pow clamp clip clamp_min clamp_max exp log sqrt abs neg relu
-sigmoid tanh sin cos floor ceil round trunc sign reciprocal square masked_fill
-remainder fmod exp2 expm1 log1p rsqrt""".split()
+# (cast to ``x``'s dtype, as PyTorch does for comparisons and logic)
+_INPLACE = """add sub subtract mul multiply div divide true_divide floor_divide pow
+clamp clip clamp_min clamp_max exp log log2 log10 sqrt abs absolute neg negative relu sigmoid
+tanh sin cos tan asin arcsin acos arccos atan arctan atan2 arctan2 sinh cosh floor ceil round
+trunc fix frac sign sgn reciprocal square masked_fill remainder fmod exp2 expm1 log1p rsqrt erf
+erfc erfinv lgamma digamma cumsum tril triu addmm eq ne not_equal lt less le less_equal gt
+greater ge greater_equal logical_and logical_or logical_xor logical_not bitwise_and bitwise_or
+bitwise_xor bitwise_not""".split()
+
+# in-place views ``x.t_()``: ``x`` takes the view's shape
+_INPLACE_VIEWS = "t transpose swapaxes swapdims squeeze unsqueeze".split()
 
 
 def _inplace(name: str) -> Any:
@@ -43,6 +51,24 @@ def _inplace(name: str) -> Any:
     method.__name__ = name + "_"
     method.__doc__ = f"In-place ``{name}``."
     return method
+
+
+def _inplace_view(name: str) -> Any:
+    fn = getattr(F, name)
+
+    def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        return F.inplace_view(self, lambda s: fn(s, *args, **kwargs))
+    method.__name__ = name + "_"
+    method.__doc__ = f"In-place ``{name}``: ``self`` takes the view's shape."
+    return method
+
+
+def _float_power_(self: Tensor, exponent: Any) -> Tensor:
+    if self.dtype.name not in ("float64", "complex128"):
+        word = _dtype.type_word(self.dtype)
+        raise RuntimeError(f"the base given to float_power_ has dtype {word} but the "
+                           "operation's result requires dtype Double")
+    return F.inplace(self, lambda s: F.float_power(s, exponent))
 
 
 def _iop(fn: Any) -> Any:
@@ -132,8 +158,30 @@ def _unary_bool(name: str) -> Any:
     return method
 
 
+def _invert(self: Tensor) -> Tensor:
+    if self.dtype.np.kind not in "biu":
+        raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type "
+                        "tensors")
+    return F.bitwise_not(self)
+
+
+def _contiguous(self: Tensor, memory_format: Any = None) -> Tensor:
+    """``self`` if its memory is in row-major order, else a recorded copy that is.
+
+    >>> import fad.torch as torch
+    >>> torch.ones(2, 3).t().contiguous().is_contiguous()
+    True
+    """
+    if self.is_contiguous():
+        return self
+    out = F.clone(self)
+    out._value = np.ascontiguousarray(out._value)  # (same values: only the layout changes)
+    return out
+
+
 METHODS: dict[str, Any] = {name: getattr(F, name) for name in _SAME}
 METHODS.update({name + "_": _inplace(name) for name in _INPLACE})
+METHODS.update({name + "_": _inplace_view(name) for name in _INPLACE_VIEWS})
 METHODS.update({
     "__add__": F.add, "__radd__": F.add, "__iadd__": _iop(F.add),
     "__sub__": F.sub, "__rsub__": F.rsub, "__isub__": _iop(F.sub),
@@ -145,14 +193,14 @@ METHODS.update({
     "__pow__": F.pow, "__rpow__": F.rpow, "__ipow__": _iop(F.pow),
     "__matmul__": F.matmul, "__rmatmul__": lambda self, other: F.matmul(other, self),
     "__neg__": F.neg, "__pos__": lambda self: self, "__abs__": F.abs,
-    "__invert__": F.logical_not,
-    "__and__": F.logical_and, "__rand__": F.logical_and, "__iand__": _iop(F.logical_and),
-    "__or__": F.logical_or, "__ror__": F.logical_or, "__ior__": _iop(F.logical_or),
-    "__xor__": F.logical_xor, "__rxor__": F.logical_xor,
+    "__invert__": _invert,
+    "__and__": F.bitwise_and, "__rand__": F.bitwise_and, "__iand__": _iop(F.bitwise_and),
+    "__or__": F.bitwise_or, "__ror__": F.bitwise_or, "__ior__": _iop(F.bitwise_or),
+    "__xor__": F.bitwise_xor, "__rxor__": F.bitwise_xor, "__ixor__": _iop(F.bitwise_xor),
     "__eq__": F.eq, "__ne__": F.ne, "__lt__": F.lt, "__le__": F.le, "__gt__": F.gt,
     "__ge__": F.ge,
     "__getitem__": F.getitem, "__setitem__": F.setitem,
-    "zero_": _zero_, "fill_": _fill_, "copy_": _copy_,
+    "zero_": _zero_, "fill_": _fill_, "copy_": _copy_, "float_power_": _float_power_,
     "uniform_": _random_(lambda r, s, a=0.0, b=1.0: r.uniform(a, b, s)),
     "normal_": _random_(lambda r, s, mean=0.0, std=1.0: r.normal(mean, std, s)),
     "bernoulli_": _random_(lambda r, s, p=0.5: r.random(s) < p),
@@ -166,7 +214,7 @@ METHODS.update({
     "half": _cast(_dtype.float16), "long": _cast(_dtype.int64), "int": _cast(_dtype.int32),
     "short": _cast(_dtype.int16), "char": _cast(_dtype.int8), "byte": _cast(_dtype.uint8),
     "bool": _cast(_dtype.bool), "cfloat": _cast(_dtype.complex64),
-    "contiguous": lambda self, memory_format=None: self,
+    "contiguous": _contiguous,
     "where": _where,
     "T": property(_T), "mT": property(_mT), "H": property(_T), "mH": property(_mT),
     "dim_order": lambda self: tuple(range(self.dim())),

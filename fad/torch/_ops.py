@@ -71,6 +71,12 @@ def _max_dim(a: Any, dim: int, keepdim: bool, arg: Callable) -> list:
     return [vals, idx]
 
 
+def _svd(a: Any, some: bool) -> list:
+    """``torch.svd``'s ``(U, S, V)``, ``V`` the conjugate transpose of NumPy's ``Vh``."""
+    u, s, vh = fnp.linalg.svd(a, full_matrices=not some)
+    return [u, s, fnp.conj(fnp.swapaxes(vh, -1, -2))]
+
+
 def _as_vector(fun: Callable) -> Callable:
     """``fun(a, dim)`` where a 0-d ``a`` counts as one element along dim 0."""
     def adapted(a: Any, dim: int) -> Any:
@@ -388,6 +394,13 @@ _TABLE: dict[str, tuple] = {
                              "AddBackward0", None, True),
     "kl_div": (nn.kl_div, "KlDivBackward0", EW, True),
     "dropout": (lambda a, mask=None, scale=1.0: a * mask * scale, "MulBackward0", None, True),
+    # bitwise operations, cross product, SVD (torch.svd's V, not Vh)
+    "bitwise_and": (fnp.bitwise_and, None, EW, False),
+    "bitwise_or": (fnp.bitwise_or, None, EW, False),
+    "bitwise_xor": (fnp.bitwise_xor, None, EW, False),
+    "bitwise_not": (fnp.bitwise_not, None, None, False),
+    "cross": (lambda a, b, dim=-1: fnp.cross(a, b, axis=dim), "LinalgCrossBackward0", EW, True),
+    "svd": (lambda a, some=True: _svd(a, some), "LinalgSvdBackward0", None, True, True),
 }
 
 OPS: dict[str, Op] = {}

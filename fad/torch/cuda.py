@@ -1,8 +1,10 @@
 """``torch.cuda``: the CuPy backend stands in for CUDA.
 
-A ``"cuda"`` device means CuPy's arrays. Without CuPy, or without a GPU, asking
-for one raises a single ``RuntimeError`` sentence saying which is missing (never
-an ``ImportError`` or a CUDA stack trace), and ``is_available()`` is ``False``.
+A ``"cuda"`` device means CuPy's arrays. Without CuPy, asking for one raises
+PyTorch's ``AssertionError: Torch not compiled with CUDA enabled`` (with a note
+saying how to install CuPy); with CuPy but no GPU, a ``RuntimeError`` of one
+sentence (never an ``ImportError`` or a CUDA stack trace). ``is_available()`` is
+then ``False``.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from typing import Any
 from ..backends.cupy_backend import probe_cupy
 
 _PREFIX = "fad.torch: CUDA is not available: "
+NOT_COMPILED = "Torch not compiled with CUDA enabled"
 
 
 def _probe() -> tuple[Any, str | None]:
@@ -28,14 +31,18 @@ def namespace() -> Any:
     >>> if not torch.cuda.is_available():
     ...     try:
     ...         torch.cuda.namespace()
-    ...     except RuntimeError as e:
-    ...         print(str(e).startswith("fad.torch: CUDA is not available"))
+    ...     except (AssertionError, RuntimeError) as e:
+    ...         print(str(e) == "Torch not compiled with CUDA enabled" or "CUDA" in str(e))
     ... else:
     ...     print(True)
     True
     """
     cupy, why = _probe()
     if cupy is None:
+        if why.startswith(_PREFIX + "CuPy is not installed"):
+            err = AssertionError(NOT_COMPILED)
+            err.add_note(why)
+            raise err from None
         raise RuntimeError(why) from None
     return cupy
 

@@ -346,6 +346,24 @@ class Tensor:
         v = self._value
         return bool(v.flags.c_contiguous) if type(v) is np.ndarray else True
 
+    def stride(self, dim: int | None = None) -> Any:
+        """The step, in elements, between neighbours along each dimension.
+
+        >>> import fad.torch as torch
+        >>> torch.ones(2, 3).stride(), torch.ones(2, 3).t().stride()
+        ((3, 1), (1, 3))
+        """
+        v = self._value
+        if type(v) is np.ndarray and v.itemsize:
+            st = tuple(s // v.itemsize for s in v.strides)
+        else:
+            st, acc = [], 1
+            for n in reversed(v.shape):
+                st.insert(0, acc)
+                acc *= max(n, 1)
+            st = tuple(st)
+        return st if dim is None else st[_wrap_dim(dim, len(st))]
+
     def type(self, dtype: Any = None, non_blocking: bool = False) -> Any:
         if dtype is None:
             prefix = "torch.cuda." if self.is_cuda else "torch."
@@ -562,9 +580,18 @@ class Tensor:
         return self.__repr__()
 
     def __format__(self, spec: str) -> str:
-        if self.dim() == 0 and spec:
+        """A 0-d tensor formats as its number (``f"{loss:.4f}"``); any other
+        tensor only without a spec (``str(t)``), as PyTorch.
+
+        >>> import fad.torch as torch
+        >>> f"{torch.tensor(2.5):.3f}", f"{torch.tensor([1, 2])}"
+        ('2.500', 'tensor([1, 2])')
+        """
+        if self.dim() == 0:
             return format(self.item(), spec)
-        return format(str(self), spec)
+        if spec:
+            raise TypeError("unsupported format string passed to Tensor.__format__")
+        return str(self)
 
     def __deepcopy__(self, memo: dict) -> "Tensor":
         if self._grad_fn is not None:
@@ -609,6 +636,9 @@ class Tensor:
                 pass
         self._value = fnp.asarray(val, _dtype.array_np_dtype(v))
         self._cow = False
+
+
+Tensor.__module__ = "fad.torch"  # (as PyTorch's ``<class 'torch.Tensor'>``)
 
 
 def _autograd() -> Any:

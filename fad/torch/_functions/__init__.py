@@ -17,7 +17,7 @@ from .reductions import *  # noqa: F403
 from .shapes import *  # noqa: F403
 from .shapes import _expanded  # noqa: F401
 from .writes import *  # noqa: F403
-from .writes import inplace, into, setitem  # noqa: F401
+from .writes import inplace, inplace_view, into, setitem  # noqa: F401
 
 __all__ = [*arithmetic.__all__, *reductions.__all__, *shapes.__all__, *indexing.__all__,
            *conversions.__all__, *products.__all__, *writes.__all__]

@@ -234,6 +234,34 @@ logical_or = _binary("logical_or")
 logical_xor = _binary("logical_xor")
 
 
+def _bitwise(name: str) -> Any:
+    """``torch.bitwise_<name>``: integer and bool tensors only, as PyTorch.
+
+    >>> import fad.torch as torch
+    >>> torch.bitwise_and(torch.tensor([12]), torch.tensor([10])), ~torch.tensor([12])
+    (tensor([8]), tensor([-13]))
+    """
+    op = OPS["bitwise_" + name]
+
+    def fn(input: Any, other: Any = None) -> Tensor:
+        args = (input,) if name == "not" else (input, other)
+        for a in args:
+            if isinstance(a, Tensor) and a.dtype.np.kind not in "biu" or isinstance(a, float):
+                dt = a.dtype if isinstance(a, Tensor) else _dtype.float32
+                raise NotImplementedError(f'"bitwise_{name}_cpu" not implemented for '
+                                   f"'{_dtype.type_word(dt)}'")
+        return apply(op, args)
+    fn.__name__ = fn.__qualname__ = "bitwise_" + name
+    fn.__doc__ = f"Elementwise bitwise ``{name}`` of integer or bool tensors."
+    return fn
+
+
+bitwise_and = _bitwise("and")
+bitwise_or = _bitwise("or")
+bitwise_xor = _bitwise("xor")
+bitwise_not = _bitwise("not")
+
+
 def equal(input: Tensor, other: Tensor) -> bool:
     a, b = _t(input), _t(other)
     return a.shape == b.shape and bool(eq(a, b).all().item())

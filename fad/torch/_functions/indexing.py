@@ -44,6 +44,26 @@ def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:
     return call("where", input, other, cond=_idx(condition))
 
 
+def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,
+           return_counts: bool = False, dim: int | None = None) -> Any:
+    """The distinct values (sorted), with the inverse indices and the counts when
+    asked; ``dim`` takes distinct slices along it. Never differentiable.
+
+    >>> import fad.torch as torch
+    >>> torch.unique(torch.tensor([3, 1, 1, 2]), return_counts=True)
+    (tensor([1, 2, 3]), tensor([2, 1, 1]))
+    """
+    if dim is not None:
+        dim = _wrap_dim(dim, input.dim())
+    # (a data-dependent shape, as nonzero's: computed on the host, like it)
+    vals, inv, counts = np.unique(np.asarray(host(input._value)), return_inverse=True,
+                                  return_counts=True, axis=dim)
+    vals, counts = wrap(vals), wrap(counts.astype(np.int64))
+    inv = wrap(inv.astype(np.int64).reshape(tuple(input.shape) if dim is None else (-1,)))
+    out = (vals,) + ((inv,) if return_inverse else ()) + ((counts,) if return_counts else ())
+    return out if len(out) > 1 else vals
+
+
 def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
     idx = np.nonzero(np.asarray(host(input._value)))
     if as_tuple:

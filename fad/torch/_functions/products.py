@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import collections
 import math
 from typing import Any
 
 import numpy as np
 
+from .. import _dtype
 from .._ops import call
 from .._recorder import _broadcast_message
 from ..tensor import Tensor
@@ -19,7 +21,35 @@ def _matrix_check(x: Tensor, name: str, n: int) -> None:
         raise RuntimeError(f"{name} must be a {'matrix' if n == 2 else f'{n}D tensor'}")
 
 
+# C++'s names of the dtypes, which PyTorch's matrix products print
+_CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
+              "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
+              "uint8": "unsigned char", "bool": "bool", "complex64": "c10::complex<float>",
+              "complex128": "c10::complex<double>"}
+
+
+def _same_dtype(a: Tensor, b: Tensor, style: str) -> None:
+    """PyTorch's error for a matrix product of two different dtypes (NumPy would
+    promote); called once the dtypes are known to differ."""
+    da, db = a.dtype, b.dtype
+    if style == "dot" or (style == "matmul" and a.dim() == 1 and b.dim() == 1):
+        msg = (f"dot : expected both vectors to have same dtype, but found "
+               f"{_dtype.type_word(da)} and {_dtype.type_word(db)}")
+    elif style == "bmm":
+        msg = f"expected scalar type {_dtype.type_word(da)} but found {_dtype.type_word(db)}"
+    elif style == "addmm":
+        msg = (f"mat1 and mat2 must have the same dtype, but got {_dtype.type_word(da)} and "
+               f"{_dtype.type_word(db)}")
+    else:
+        msg = (f"expected m1 and m2 to have the same dtype, but got: "
+               f"{_CPP_NAMES.get(da.name, da.name)} != {_CPP_NAMES.get(db.name, db.name)}")
+    raise RuntimeError(msg)
+
+
 def matmul(input: Tensor, other: Tensor) -> Tensor:
+    if isinstance(input, Tensor) and isinstance(other, Tensor) and \
+            input._value.dtype != other._value.dtype:
+        _same_dtype(input, other, "matmul")
     try:
         return call("matmul", input, other)
     except RuntimeError:  # in PyTorch's words (checked on failure: matmul is hot)
@@ -77,6 +107,8 @@ def _dot_shapes(sa: tuple, sb: tuple) -> None:
 def mm(input: Tensor, mat2: Tensor) -> Tensor:
     _matrix_check(input, "self", 2)
     _matrix_check(mat2, "mat2", 2)
+    if input._value.dtype != mat2._value.dtype:
+        _same_dtype(input, mat2, "mm")
     try:
         return call("mm", input, mat2)
     except RuntimeError:
@@ -87,6 +119,8 @@ def mm(input: Tensor, mat2: Tensor) -> Tensor:
 def bmm(input: Tensor, mat2: Tensor) -> Tensor:
     _matrix_check(input, "batch1", 3)
     _matrix_check(mat2, "batch2", 3)
+    if input._value.dtype != mat2._value.dtype:
+        _same_dtype(input, mat2, "bmm")
     if input.shape[0] != mat2.shape[0] or input.shape[2] != mat2.shape[1]:
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
                            f"[{input.shape[0]}, {input.shape[2]}] but got: [{mat2.shape[0]}, "
@@ -105,6 +139,8 @@ def dot(input: Tensor, other: Tensor) -> Tensor:
         raise RuntimeError(f"1D tensors expected, but got {input.dim()}D and {other.dim()}D "
                            "tensors")
     _dot_shapes(tuple(input.shape), tuple(other.shape))
+    if input._value.dtype != other._value.dtype:
+        _same_dtype(input, other, "dot")
     return call("dot", input, other)
 
 
@@ -123,12 +159,49 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: An
     if mat1.dim() != 2 or mat2.dim() != 2:
         name, m = ("mat1", mat1) if mat1.dim() != 2 else ("mat2", mat2)
         raise RuntimeError(f"{name} must be a matrix, got {m.dim()}-D tensor")
+    if mat1._value.dtype != mat2._value.dtype:
+        _same_dtype(mat1, mat2, "addmm")
     try:
         return call("addmm", input, mat1, mat2, beta=beta, alpha=alpha)
     except RuntimeError:  # in PyTorch's words (checked on failure: addmm is hot)
         _mm_shapes(tuple(mat1.shape), tuple(mat2.shape))
         _expanded(tuple(input.shape), (mat1.shape[0], mat2.shape[1]))
         raise
+
+
+def cross(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:
+    """The cross product of 3-vectors along ``dim`` (``None``: the first dimension
+    of size 3, as PyTorch's deprecated default).
+
+    >>> import fad.torch as torch
+    >>> torch.cross(torch.tensor([1., 0, 0]), torch.tensor([0., 1, 0]), dim=0)
+    tensor([0., 0., 1.])
+    """
+    if dim is None:
+        dim = next((i for i, n in enumerate(_t(input).shape) if n == 3), None)
+        if dim is None:
+            raise RuntimeError("no dimension of size 3 in input")
+    for x in (input, other):
+        if x.shape[dim] != 3:
+            raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got "
+                               f"{input.shape[dim]} and {other.shape[dim]}")
+    return call("cross", input, other, dim=dim)
+
+
+_svd_result = collections.namedtuple("svd", ["U", "S", "V"])
+
+
+def svd(input: Tensor, some: bool = True, compute_uv: bool = True) -> Any:
+    """``(U, S, V)`` with ``input = U @ diag(S) @ V.mH`` (reduced when ``some``).
+
+    >>> import fad.torch as torch
+    >>> [tuple(x.shape) for x in torch.svd(torch.ones(3, 2))]
+    [(3, 2), (2,), (2, 2)]
+    """
+    u, s, v = call("svd", input, some=some)
+    if not compute_uv:
+        return _svd_result(u.detach() * 0, s, v.detach() * 0)  # (PyTorch's zero U, V)
+    return _svd_result(u, s, v)
 
 
 def einsum(equation: str, *operands: Any) -> Tensor:

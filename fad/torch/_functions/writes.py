@@ -103,6 +103,19 @@ def inplace(self: Tensor, compute: Any) -> Tensor:
     return self
 
 
+def inplace_view(self: Tensor, compute: Any) -> Tensor:
+    """``self.t_()``, ``self.unsqueeze_(0)``...: ``self`` takes the shape (and the
+    recorded node) of the view ``compute(self)``; its memory is unchanged."""
+    if GRAD_ENABLED.get() and self._requires_grad and self._grad_fn is None:
+        _check_recordable(self)
+    out = compute(self)
+    self._value = out._value
+    if out._grad_fn is not None:
+        self._grad_fn, self._output_nr = out._grad_fn, out._output_nr
+    self._vc[0] += 1
+    return self
+
+
 def write_through(t: Tensor, out: Tensor) -> None:
     """The recorded in-place result ``out`` written into the buffer that ``t`` shares
     with other tensors, as PyTorch's ``CopySlices`` does: every tensor viewing that
@@ -229,6 +242,37 @@ def into(name: str, out: Any, args: tuple, compute: Any) -> Tensor:
         out._write(result._value)
     out._version += 1
     return out
+
+
+def accepts_out(fn: Any, name: str | None = None) -> Any:
+    """``fn`` taking PyTorch's ``out=`` keyword too: the result written into
+    ``out`` (a tensor, or a tuple of tensors for a function returning several)
+    by ``into``; without ``out``, ``fn`` itself runs.
+
+    >>> import fad.torch as torch
+    >>> y = torch.empty(0)
+    >>> torch.cat([torch.ones(1), torch.zeros(1)], out=y) is y, y.tolist()
+    (True, [1.0, 0.0])
+    """
+    name = name or fn.__name__
+
+    def wrapper(*args: Any, out: Any = None, **kwargs: Any) -> Any:
+        if out is None:
+            return fn(*args, **kwargs)
+        flat = [b for a in args for b in (a if isinstance(a, list | tuple) else (a,))]
+        if isinstance(out, list | tuple):
+            result = fn(*args, **kwargs)
+            if not isinstance(result, tuple) or len(result) != len(out):
+                raise TypeError(f"{name}(): argument 'out' must be a Tensor or a tuple of "
+                                f"{len(result) if isinstance(result, tuple) else 1}")
+            for o, r in zip(out, result):
+                into(name, o, flat, lambda r=r: r)
+            return type(result)(*out) if hasattr(result, "_fields") else tuple(out)
+        return into(name, out, flat, lambda: fn(*args, **kwargs))
+    wrapper.__name__ = wrapper.__qualname__ = name
+    wrapper.__doc__ = fn.__doc__
+    wrapper.__wrapped__ = fn
+    return wrapper
 
 
 __all__ = exported(globals())

@@ -153,6 +153,9 @@ def _check_targets(input: Tensor, target: Tensor) -> None:
     tv = target._value
     if (tv.dtype.kind if type(tv) is np.ndarray else target.dtype.np.kind) not in "iu":
         raise RuntimeError(f"expected scalar type Long but found {target.dtype}")
+    if target.dtype.name not in ("int64", "uint8"):  # (class indices: int64, as PyTorch)
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got "
+                           f"{_type_word(target.dtype)}")
     shape = input._value.shape
     n = shape[0] if len(shape) > 1 else 1
     tn = tv.shape[0] if len(tv.shape) else 1

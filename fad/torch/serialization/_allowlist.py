@@ -57,6 +57,7 @@ def _default_globals() -> tuple[dict[str, Any], set[int]]:
         "numpy.ndarray": np.ndarray,
         "torch.Tensor": Tensor, "torch.nn.parameter.Parameter": Parameter,
         "fad.torch.tensor.Tensor": Tensor, "fad.torch.nn.modules.Parameter": Parameter,
+        "fad.torch.Tensor": Tensor,
     }
     for d in _dtype.ALL:
         data[f"torch.{d.name}"] = data[f"fad.torch._dtype.{d.name}"] = d

@@ -1,0 +1,51 @@
+"""``torch.nn``'s modules: ``Module`` and ``Parameter`` (``module``), layers and
+containers (``layers``), losses (``loss``). Every class prints (and pickles) as
+``fad.torch.nn.modules.<Name>``."""
+
+from __future__ import annotations
+
+from .layers import (
+    ELU,
+    GELU,
+    Bilinear,
+    Dropout,
+    Embedding,
+    Flatten,
+    Identity,
+    LeakyReLU,
+    Linear,
+    LogSoftmax,
+    ModuleDict,
+    ModuleList,
+    ParameterList,
+    ReLU,
+    ReLU6,
+    Sequential,
+    Sigmoid,
+    SiLU,
+    Softmax,
+    Softplus,
+    Tanh,
+)
+from .loss import (
+    BCELoss,
+    BCEWithLogitsLoss,
+    CrossEntropyLoss,
+    HuberLoss,
+    KLDivLoss,
+    L1Loss,
+    MSELoss,
+    NLLLoss,
+    SmoothL1Loss,
+)
+from .module import Module, Parameter, _IncompatibleKeys, _rebuild_param
+
+__all__ = ["Module", "Parameter", "ParameterList", "Linear", "Bilinear", "Embedding", "ReLU",
+           "ReLU6", "Sigmoid", "Tanh", "GELU", "SiLU", "ELU", "LeakyReLU", "Softplus",
+           "Softmax", "LogSoftmax", "Identity", "Flatten", "Dropout", "Sequential",
+           "ModuleList", "ModuleDict", "MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss",
+           "BCELoss", "BCEWithLogitsLoss", "NLLLoss", "CrossEntropyLoss", "KLDivLoss"]
+
+for _obj in [globals()[n] for n in __all__] + [_rebuild_param, _IncompatibleKeys]:
+    _obj.__module__ = __name__
+del _obj

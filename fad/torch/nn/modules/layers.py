@@ -1,0 +1,284 @@
+"""Layers and containers of ``torch.nn``: ``Linear``, activations, ``Dropout``,
+``Sequential``, ``ModuleList``, ``ModuleDict``, ``ParameterList``."""
+
+from __future__ import annotations
+
+import math
+from collections import OrderedDict
+from typing import Any, Iterator
+
+from ... import _functions as F
+from ..._creation import empty
+from ...tensor import Tensor
+from .. import functional as NF
+from .. import init
+from .module import Module, Parameter
+
+__all__ = ["Linear", "Bilinear", "Embedding", "ReLU", "ReLU6", "Sigmoid", "Tanh", "GELU", "SiLU",
+           "ELU", "LeakyReLU", "Softplus", "Softmax", "LogSoftmax", "Identity",
+           "Flatten", "Dropout", "Sequential", "ModuleList", "ModuleDict",
+           "ParameterList"]
+
+
+
+class Linear(Module):
+    """``y = x @ W.T + b`` with PyTorch's default initialisation."""
+
+    def __init__(self, in_features: int, out_features: int, bias: bool = True,
+                 device: Any = None, dtype: Any = None):
+        super().__init__()
+        self.in_features = in_features
+        self.out_features = out_features
+        self.weight = Parameter(empty(out_features, in_features, dtype=dtype))
+        if bias:
+            self.bias = Parameter(empty(out_features, dtype=dtype))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            bound = 1 / math.sqrt(self.in_features) if self.in_features > 0 else 0
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return NF.linear(input, self.weight, self.bias)
+
+    def extra_repr(self) -> str:
+        return (f"in_features={self.in_features}, out_features={self.out_features}, "
+                f"bias={self.bias is not None}")
+
+
+class Bilinear(Module):
+    def __init__(self, in1: int, in2: int, out: int, bias: bool = True):
+        super().__init__()
+        bound = 1 / math.sqrt(in1)
+        self.weight = Parameter(init.uniform_(empty(out, in1, in2), -bound, bound))
+        if bias:
+            self.bias = Parameter(init.uniform_(empty(out), -bound, bound))
+        else:
+            self.register_parameter("bias", None)
+
+    def forward(self, a: Tensor, b: Tensor) -> Tensor:
+        return NF.bilinear(a, b, self.weight, self.bias)
+
+
+class Embedding(Module):
+    def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx: int | None = None,
+                 **_: Any):
+        super().__init__()
+        self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
+        self.weight = Parameter(init.normal_(empty(num_embeddings, embedding_dim)))
+
+    def forward(self, input: Tensor) -> Tensor:
+        return NF.embedding(input, self.weight)
+
+    def extra_repr(self) -> str:
+        return f"{self.num_embeddings}, {self.embedding_dim}"
+
+
+class _Simple(Module):
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__()
+        self._args = args
+        self._kwargs = kwargs
+
+    def extra_repr(self) -> str:
+        parts = [repr(a) for a in self._args] + [f"{k}={v}" for k, v in self._kwargs.items()]
+        return ", ".join(parts)
+
+
+class ReLU(_Simple):
+    def forward(self, input: Tensor) -> Tensor:
+        return NF.relu(input)
+
+
+class ReLU6(_Simple):
+    def forward(self, input: Tensor) -> Tensor:
+        return NF.relu6(input)
+
+
+class Sigmoid(_Simple):
+    def forward(self, input: Tensor) -> Tensor:
+        return F.sigmoid(input)
+
+
+class Tanh(_Simple):
+    def forward(self, input: Tensor) -> Tensor:
+        return F.tanh(input)
+
+
+class GELU(_Simple):
+    def forward(self, input: Tensor) -> Tensor:
+        return NF.gelu(input, self._kwargs.get("approximate", "none"))
+
+
+class SiLU(_Simple):
+    def forward(self, input: Tensor) -> Tensor:
+        return NF.silu(input)
+
+
+class ELU(_Simple):
+    def forward(self, input: Tensor) -> Tensor:
+        return NF.elu(input, self._kwargs.get("alpha", self._args[0] if self._args else 1.0))
+
+
+class LeakyReLU(_Simple):
+    def forward(self, input: Tensor) -> Tensor:
+        slope = self._kwargs.get("negative_slope", self._args[0] if self._args else 0.01)
+        return NF.leaky_relu(input, slope)
+
+
+class Softplus(_Simple):
+    def forward(self, input: Tensor) -> Tensor:
+        return NF.softplus(input, self._kwargs.get("beta", 1.0),
+                           self._kwargs.get("threshold", 20.0))
+
+
+class Softmax(Module):
+    def __init__(self, dim: int | None = None):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.softmax(input, self.dim)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"
+
+
+class LogSoftmax(Softmax):
+    def forward(self, input: Tensor) -> Tensor:
+        return F.log_softmax(input, self.dim)
+
+
+class Identity(_Simple):
+    def forward(self, input: Tensor) -> Tensor:
+        return input
+
+
+class Flatten(Module):
+    def __init__(self, start_dim: int = 1, end_dim: int = -1):
+        super().__init__()
+        self.start_dim, self.end_dim = start_dim, end_dim
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.flatten(input, self.start_dim, self.end_dim)
+
+    def extra_repr(self) -> str:
+        return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
+
+
+class Dropout(Module):
+    def __init__(self, p: float = 0.5, inplace: bool = False):
+        super().__init__()
+        self.p, self.inplace = p, inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return NF.dropout(input, self.p, self.training, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"p={self.p}, inplace={self.inplace}"
+
+
+class _Ordered(Module):
+    """A container of the values of one of its dictionaries (``_modules``, or
+    ``_parameters``), in order: ``c[i]``, ``len(c)``, ``iter(c)``."""
+
+    _held = "_modules"
+
+    def __init__(self, items: Any = None):
+        super().__init__()
+        for x in items or []:
+            self.append(x)
+
+    def __getitem__(self, i: Any) -> Any:
+        return list(getattr(self, self._held).values())[i]
+
+    def __len__(self) -> int:
+        return len(getattr(self, self._held))
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(getattr(self, self._held).values())
+
+
+class Sequential(_Ordered):
+    """Modules applied one after the other."""
+
+    def __init__(self, *args: Any):
+        super().__init__()
+        if len(args) == 1 and isinstance(args[0], OrderedDict):
+            for k, m in args[0].items():
+                self.add_module(k, m)
+        else:
+            for i, m in enumerate(args):
+                self.add_module(str(i), m)
+
+    def forward(self, input: Any) -> Any:
+        for m in self._modules.values():
+            input = m(input)
+        return input
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            return Sequential(*list(self._modules.values())[i])
+        return super().__getitem__(i)
+
+    def append(self, module: Module) -> "Sequential":
+        self.add_module(str(len(self)), module)
+        return self
+
+
+class ModuleList(_Ordered):
+    def __init__(self, modules: Any = None):
+        super().__init__(modules)
+
+    def append(self, module: Module) -> "ModuleList":
+        self.add_module(str(len(self._modules)), module)
+        return self
+
+    def extend(self, modules: Any) -> "ModuleList":
+        for m in modules:
+            self.append(m)
+        return self
+
+
+class ModuleDict(Module):
+    def __init__(self, modules: Any = None):
+        super().__init__()
+        for k, m in (dict(modules) if modules else {}).items():
+            self.add_module(k, m)
+
+    def __getitem__(self, k: str) -> Module:
+        return self._modules[k]
+
+    def __setitem__(self, k: str, m: Module) -> None:
+        self.add_module(k, m)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._modules)
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def keys(self) -> Any:
+        return self._modules.keys()
+
+    def items(self) -> Any:
+        return self._modules.items()
+
+    def values(self) -> Any:
+        return self._modules.values()
+
+
+class ParameterList(_Ordered):
+    _held = "_parameters"
+
+    def __init__(self, values: Any = None):
+        super().__init__(values)
+
+    def append(self, value: Any) -> "ParameterList":
+        p = value if isinstance(value, Parameter) else Parameter(value)
+        self.register_parameter(str(len(self._parameters)), p)
+        return self

@@ -1,0 +1,183 @@
+"""PyTorch's conventions in the facade: formatting, dtype rules of the matrix
+products and class targets, strides, CUDA without a GPU, seeds, backends,
+bitwise operators, ``unique``/``cross``/``svd`` (skipped without torch)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+real_torch = pytest.importorskip("torch")
+import fad.torch as ftorch  # noqa: E402
+
+
+def outcome(fn: Any) -> Any:
+    """``fn()``'s value (as a list, for tensors), or ``(exception type, message)``."""
+    try:
+        r = fn()
+    except Exception as e:  # noqa: BLE001  (the exception is the result compared)
+        return type(e).__name__, str(e)
+    if isinstance(r, tuple):
+        return tuple(x.tolist() if hasattr(x, "tolist") else x for x in r)
+    return r.tolist() if hasattr(r, "tolist") else r
+
+
+def same(fn: Any) -> Any:
+    r, f = outcome(lambda: fn(real_torch)), outcome(lambda: fn(ftorch))
+    assert r == f
+    return f
+
+
+@pytest.mark.parametrize("case", [
+    lambda t: f"{t.tensor(1.23456):.3f}",
+    lambda t: f"{t.tensor(3):d}",
+    lambda t: f"{t.tensor(2.5):>8}",
+    lambda t: f"{t.tensor([1.0, 2.0])}",
+    lambda t: format(t.tensor([[1, 2], [3, 4]]), ""),
+    lambda t: f"{t.tensor([1.23456]):.3f}",
+    lambda t: f"{t.tensor([1.0, 2.0]):.3f}",
+    lambda t: "{:.2e}".format(t.tensor(12345.0)),
+])
+def test_format(case):
+    same(case)
+
+
+@pytest.mark.parametrize("case", [
+    lambda t: t.mm(t.ones(2, 2, dtype=t.float64), t.ones(2, 2)),
+    lambda t: t.matmul(t.ones(2, 2, dtype=t.float64), t.ones(2, 2)),
+    lambda t: t.ones(3, 2, 2, dtype=t.float64) @ t.ones(2, 2),
+    lambda t: t.matmul(t.ones(2, 2, dtype=t.int64), t.ones(2, 2, dtype=t.int32)),
+    lambda t: t.matmul(t.ones(2, dtype=t.float64), t.ones(2)),
+    lambda t: t.mm(t.ones(2, 2, dtype=t.float16), t.ones(2, 2)),
+    lambda t: t.bmm(t.ones(1, 2, 2, dtype=t.float64), t.ones(1, 2, 2)),
+    lambda t: t.nn.functional.linear(t.ones(2, 2, dtype=t.float64), t.ones(2, 2), t.ones(2)),
+    lambda t: t.nn.functional.linear(t.ones(3, 2, 2, dtype=t.float64), t.ones(2, 2)),
+    lambda t: t.mm(t.ones(2, 2), t.ones(2, 2)),
+])
+def test_matrix_product_dtypes(case):
+    same(case)
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int16", "int64", "uint8"])
+@pytest.mark.parametrize("loss", ["cross_entropy", "nll_loss"])
+def test_class_targets_must_be_int64(loss, dtype):
+    def run(t):
+        x = t.tensor([[0.1, 0.2, 0.7], [0.3, 0.3, 0.4]])
+        return getattr(t.nn.functional, loss)(x, t.tensor([0, 2], dtype=getattr(t, dtype)))
+    r, f = outcome(lambda: run(real_torch)), outcome(lambda: run(ftorch))
+    if isinstance(r, tuple):
+        assert r == f
+    else:
+        np.testing.assert_allclose(r, f, rtol=1e-6)
+
+
+@pytest.mark.parametrize("case", [
+    lambda t: t.ones(2, 3).stride(),
+    lambda t: t.ones(2, 3).t().stride(),
+    lambda t: t.ones(2, 3, 4).permute(2, 0, 1).stride(),
+    lambda t: t.ones(2, 3).stride(-1),
+    lambda t: t.ones(2, 3).t().is_contiguous(),
+    lambda t: t.ones(2, 3).t().contiguous().is_contiguous(),
+    lambda t: t.ones(2, 3).t().contiguous().stride(),
+    lambda t: t.ones(2, 3).t().clone().is_contiguous(),
+    lambda t: t.ones(()).stride(),
+])
+def test_strides_and_contiguity(case):
+    same(case)
+
+
+def test_contiguous_keeps_the_gradient():
+    x = ftorch.arange(6.0).reshape(2, 3).requires_grad_()
+    y = x.t().contiguous()
+    (y * ftorch.arange(6.0).reshape(3, 2)).sum().backward()
+    assert x.grad.tolist() == [[0.0, 2.0, 4.0], [1.0, 3.0, 5.0]]
+
+
+@pytest.mark.skipif(ftorch.cuda.is_available() or real_torch.cuda.is_available(),
+                    reason="a GPU is present")
+@pytest.mark.parametrize("case", [
+    lambda t: t.ones(2).cuda(),
+    lambda t: t.ones(2).to("cuda"),
+    lambda t: t.ones(2, device="cuda"),
+    lambda t: t.zeros(2, device="cuda:0"),
+    lambda t: t.cuda.is_available(),
+    lambda t: t.backends.mps.is_available(),
+])
+def test_cuda_without_a_gpu(case):
+    same(case)
+
+
+def test_manual_seed_seeds_every_random_function():
+    def draw():
+        t = ftorch
+        t.manual_seed(7)
+        return [x.tolist() for x in (
+            t.rand(3), t.randn(3), t.randint(0, 10, (3,)), t.randperm(5),
+            t.empty(3).normal_(), t.empty(3).uniform_(), t.nn.functional.dropout(t.ones(8)),
+            t.nn.init.normal_(t.empty(3)), t.nn.init.kaiming_uniform_(t.empty(2, 2)),
+            t.nn.Linear(2, 2).weight)]
+    assert draw() == draw()
+
+
+def test_generator_argument_and_state():
+    g = ftorch.Generator().manual_seed(3)
+    a = ftorch.rand(3, generator=g)
+    state = g.get_state()
+    b = ftorch.rand(3, generator=g)
+    g.set_state(state)
+    assert ftorch.rand(3, generator=g).tolist() == b.tolist()
+    assert ftorch.rand(3, generator=ftorch.Generator().manual_seed(3)).tolist() == a.tolist()
+
+
+def test_default_device():
+    assert same(lambda t: str(t.get_default_device())) == "cpu"
+    ftorch.set_default_device("cpu")
+    try:
+        assert ftorch.zeros(1).device == ftorch.device("cpu")
+    finally:
+        ftorch.set_default_device(None)
+
+
+@pytest.mark.parametrize("case", [
+    lambda t: t.tensor([12, 5]) & t.tensor([10, 3]),
+    lambda t: t.tensor([12, 5]) | 2,
+    lambda t: t.tensor([12, 5]) ^ t.tensor([10, 3]),
+    lambda t: ~t.tensor([12, -1]),
+    lambda t: ~t.tensor([True, False]),
+    lambda t: t.tensor([True, False]) & t.tensor([True, True]),
+    lambda t: t.bitwise_not(t.tensor([1, 2], dtype=t.uint8)),
+    lambda t: t.bitwise_and(t.ones(2), t.ones(2)),
+    lambda t: ~t.ones(2),
+])
+def test_bitwise(case):
+    same(case)
+
+
+@pytest.mark.parametrize("case", [
+    lambda t: t.unique(t.tensor([3, 1, 1, 2])),
+    lambda t: t.unique(t.tensor([[3, 1], [1, 2]]), return_inverse=True, return_counts=True),
+    lambda t: t.unique(t.tensor([[1, 2], [1, 2], [0, 1]]), dim=0, return_counts=True),
+    lambda t: t.unique(t.tensor([2.5, 2.5, -1.0]), sorted=True, return_inverse=True),
+    lambda t: t.cross(t.tensor([[1.0, 0, 0]]), t.tensor([[0.0, 1, 0]]), dim=1),
+])
+def test_unique_and_cross(case):
+    same(case)
+
+
+def test_cross_gradient_and_svd():
+    x = ftorch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = ftorch.tensor([-1.0, 0.5, 2.0])
+    ftorch.cross(x, y, dim=0).sum().backward()
+    xr = real_torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    real_torch.cross(xr, real_torch.tensor([-1.0, 0.5, 2.0]), dim=0).sum().backward()
+    np.testing.assert_allclose(x.grad.tolist(), xr.grad.tolist())
+    a = ftorch.tensor([[3.0, 1.0], [1.0, 2.0], [0.0, 1.0]], requires_grad=True)
+    u, s, v = ftorch.svd(a)
+    assert tuple(u.shape) == (3, 2) and tuple(v.shape) == (2, 2)
+    np.testing.assert_allclose(((u * s) @ v.T).tolist(), a.tolist(), atol=1e-5)
+    s.sum().backward()  # d(nuclear norm)/dA = U V^T
+    np.testing.assert_allclose(a.grad.tolist(), (u @ v.T).tolist(), atol=1e-5)
+    np.testing.assert_allclose(s.tolist(), real_torch.svd(real_torch.tensor(
+        [[3.0, 1.0], [1.0, 2.0], [0.0, 1.0]]))[1].tolist(), rtol=1e-5)
