@@ -39,10 +39,13 @@ def _ufunc_kwargs(out: Any, dtype: Any, xs: list) -> list:
     return xs if dtype is None else [cast(asarray(x), np.dtype(dtype)) for x in xs]
 
 
-def _unary(prim: Any, ufunc: str, example: float = 1.0) -> Callable:
+def _unary(prim: Any, ufunc: str, example: float = 1.0, predicate: bool = False) -> Callable:
+    """``predicate``: a test of any dtype's values (``isnan``), whose operand keeps
+    its dtype (promoting to the result's dtype, bool, would cast it)."""
     def fn(x: Any, /, out: Any = None, *, dtype: Any = None) -> Any:
         x = asarray(x)
-        _, (x,) = promote(ufunc, x)
+        if not predicate:
+            _, (x,) = promote(ufunc, x)
         if out is not None or dtype is not None:
             (x,) = _ufunc_kwargs(out, dtype, [x])
         return bind(prim, x)
@@ -121,8 +124,8 @@ def sign(x: Any, /, out: Any = None, *, dtype: Any = None) -> Any:
     return where(nonzero, divide(x, where(nonzero, r, 1.0)), 0.0)
 floor = _unary(E.floor_p, "floor")
 ceil = _unary(E.ceil_p, "ceil")
-isnan = _unary(E.isnan_p, "isnan")
-isfinite = _unary(E.isfinite_p, "isfinite")
+isnan = _unary(E.isnan_p, "isnan", predicate=True)
+isfinite = _unary(E.isfinite_p, "isfinite", predicate=True)
 logical_not = _unary(E.logical_not_p, "logical_not")
 add = _binary(E.add_p, "add")
 subtract = _binary(E.sub_p, "subtract")

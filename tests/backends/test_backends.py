@@ -102,3 +102,11 @@ def test_array_api_strict_fft_through_the_backend():
     x = strict.asarray([1.0, 2.0, 3.0])
     y = get_backend("array_api_strict").fft("fft", x, 3, 0, np.dtype("complex128"))
     np.testing.assert_allclose(np.asarray(y), np.fft.fft([1.0, 2.0, 3.0]))
+
+
+def test_predicates_keep_their_operand_dtype_on_array_api_strict():
+    # isnan / isfinite test values of any dtype: the operand is not cast to bool
+    x = strict.asarray([1.0, float("nan"), float("inf")])
+    assert np.asarray(fnp.isnan(x)).tolist() == [False, True, False]
+    assert np.asarray(fnp.isfinite(x)).tolist() == [True, False, False]
+    assert np.asarray(fnp.isfinite(strict.asarray([1, 2]))).tolist() == [True, True]
