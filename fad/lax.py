@@ -8,6 +8,29 @@ The implementations (and their derivative and batching rules) live in
 ``fad.transforms.control_flow``.
 """
 
-from .transforms.control_flow import cond, fori_loop, scan, while_loop
+from .transforms.autodiff import stop_gradient
+from .transforms.control_flow import (
+    associative_scan,
+    cond,
+    cumlogsumexp,
+    cummax,
+    cummin,
+    cumprod,
+    cumsum,
+    fori_loop,
+    map,
+    scan,
+    select,
+    select_n,
+    sort,
+    sort_key_val,
+    switch,
+    top_k,
+    while_loop,
+)
 
-__all__ = ["cond", "scan", "while_loop", "fori_loop"]
+__all__ = ["cond", "scan", "while_loop", "fori_loop",
+           # control flow, selection, running reductions and orderings
+           "switch", "map", "select", "select_n", "stop_gradient", "associative_scan",
+           "cumsum", "cumprod", "cummax", "cummin", "cumlogsumexp", "sort", "sort_key_val",
+           "top_k"]
