@@ -58,19 +58,20 @@ def scan(f: Callable, init: Any, xs: Any = None, length: int | None = None,
     """
     k = _unroll_factor(unroll)
     where, name = "fad.lax.scan's body f", lambda: param_name(f, 0)
-    if k != 1:
+    if k is None or k > 1:
         x_leaves, x_tree = tree_flatten(xs)
         x_leaves = [leaf_array(x) for x in x_leaves]
         n = scan_length(x_leaves, x_tree, length)
-        k = n if k is True else min(k, n)
+        k = n if k is None else min(k, n)
         if k > 1 and _is_abstract(Carry(init, where, name).leaves + x_leaves):
             return _unrolled(f, init, x_leaves, x_tree, n, k, reverse, where, name)
     return _scan(f, init, xs, length, reverse, where, name)
 
 
-def _unroll_factor(unroll: Any) -> int | bool:
+def _unroll_factor(unroll: Any) -> int | None:
+    """Steps per iteration; None: all of them."""
     if isinstance(unroll, bool | np.bool_):
-        return True if unroll else 1
+        return None if unroll else 1
     if isinstance(unroll, int | np.integer) and unroll >= 1:
         return int(unroll)
     raise ValueError(f"fad.lax.scan's unroll must be a positive int or a bool, got "
@@ -443,8 +444,10 @@ def _while_reverse_error(*args: Any, **params: Any) -> None:
         "in reverse mode when its number of steps is not known while tracing (under "
         "fad.jit, or a per-example predicate under fad.vmap): reverse mode must store "
         "every step. Use a bounded loop: fad.lax.fori_loop with concrete (Python int) "
-        "bounds, or fad.lax.scan; or forward mode (fad.jvp, fad.jacfwd). Without jit, "
-        "fad.grad runs the loop in Python and differentiates it.")
+        "bounds (a bound passed to a jitted function stays a Python int when marked "
+        "static: fad.jit(f, static_argnums=...)), or fad.lax.scan; or forward mode "
+        "(fad.jvp, fad.jacfwd). Without jit, fad.grad runs the loop in Python and "
+        "differentiates it.")
 
 
 def _while_vjp_rule(primals: list, *, cond: ClosedJaxpr, body: ClosedJaxpr) -> tuple:
