@@ -3,6 +3,13 @@
 >>> import fad, fad.numpy as fnp
 >>> float(fad.lax.fori_loop(0, 3, lambda i, x: x * 2.0, 1.0))
 8.0
+>>> fad.lax.associative_scan(fnp.add, fnp.arange(4.0)).tolist()
+[0.0, 1.0, 3.0, 6.0]
+
+Control flow (``cond switch scan map while_loop fori_loop``), selection
+(``select select_n stop_gradient``), the parallel prefix ``associative_scan``,
+running reductions (``cumsum cumprod cummax cummin cumlogsumexp``) and orderings
+(``sort sort_key_val top_k``).
 
 The implementations (and their derivative and batching rules) live in
 ``fad.transforms.control_flow``.

@@ -908,7 +908,7 @@ def _running(ufunc: Any, ordered: bool = False) -> Callable:
 
 def _index(xp: Any, i: Any) -> Any:
     """An integer index from a float array drawn away from the integers."""
-    return xp.floor(xp.real(i)).astype(np.int32)
+    return xp.astype(xp.floor(xp.real(i)), np.int32)
 
 
 _BRANCHES = (lambda xp: xp.sin, lambda xp: lambda v: v * v, lambda xp: xp.exp)

@@ -84,15 +84,16 @@ def switch(index: Any, branches: Sequence[Callable], *operands: Any) -> Any:
     if not branches:
         raise ValueError("fad.lax.switch needs at least one branch; got an empty "
                          "sequence.")
-    index = scalar(index, "fad.lax.switch's index must be an integer scalar", "biu",
-                   "Convert it with .astype(int) (a float index is not rounded).")
+    index = scalar(index, "fad.lax.switch's index must be an integer scalar", "iu",
+                   "Convert it with .astype(int) (a float index is not rounded; for a "
+                   "boolean, use fad.lax.cond).")
     n = len(branches)
     p = concrete_or_none(index)
     if p is not None:
         k: Any = min(max(int(np.asarray(p)), 0), n - 1)
     else:
         k = convert_element_type(index, np.dtype(np.int32))
-        k = bind(min_p, bind(max_p, k, np.int32(0)), np.int32(n - 1))
+        k = bind(min_p, bind(max_p, k, 0), n - 1)
     return _branch(k, tuple(branches), tuple(f"branches[{i}]" for i in range(n)), 0,
                    "switch", operands)
 

@@ -7,8 +7,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from ...core.trace import aval_of, bind
 from ...primitives.elementwise import lt_p, sub_p
 from ...primitives.elementwise import select as _select
@@ -86,11 +84,10 @@ def pick(which: Any, cases: list) -> Any:
     against the cases): a balanced tree of ``select``s, depth log2(n)."""
     if len(cases) == 1:
         return cases[0]
-    mid = len(cases) // 2
-    dtype = aval_of(which).dtype
-    low = bind(lt_p, which, np.asarray(mid, dtype))
-    return _select(low, pick(which, cases[:mid]),
-                   pick(bind(sub_p, which, np.asarray(mid, dtype)), cases[mid:]))
+    mid = len(cases) // 2  # (a Python int: weakly typed, on any backend)
+    rest = cases[mid:]
+    high = pick(bind(sub_p, which, mid), rest) if len(rest) > 1 else rest[0]
+    return _select(bind(lt_p, which, mid), pick(which, cases[:mid]), high)
 
 
 __all__ = ["select", "select_n"]
