@@ -227,8 +227,7 @@ def _running_arg_jvp(primals: list, tangents: list, *, prim: Primitive, axis: in
     n = shape[axis]
     pos = broadcast_to(constant(np.arange(n, dtype=np.int64).reshape(
         [-1 if d == axis else 1 for d in range(len(shape))]), x), shape)
-    miss = np.int64(n if reverse else -1)
-    marked = select(bind(eq_p, x, ans), pos, miss)
+    marked = select(bind(eq_p, x, ans), pos, n if reverse else -1)  # (weak: any backend)
     idx = bind(cummin_p if reverse else cummax_p, marked, axis=axis, reverse=reverse)
     return ans, take_along(g, idx, axis)
 

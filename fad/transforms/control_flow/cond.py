@@ -20,7 +20,7 @@ from ...core.trace import Tracer, aval_of, bind, concrete_or_none
 from ...interpreters.staging import lift_tracers, writable
 from ...primitives.builders import move_axis, to_front, zeros_where_none
 from ...primitives.elementwise import max_p, min_p
-from ...primitives.structural import convert_element_type
+from ...primitives.structural import convert_element_type, reshape
 from ...tree import PyTreeDef, tree_flatten, tree_unflatten, treedef_leaf_paths
 from ..leaves import leaf_array
 from ..programs import avals_of, jvp_program, run, trace_program, vjp_program
@@ -279,7 +279,7 @@ def _cond_batch(size: int, vals: list, dims: list, *, branches: tuple) -> tuple:
     merged = []
     for outs in zip(*results):
         shape = aval_of(outs[0]).shape
-        merged.append(pick(picks.reshape((size,) + (1,) * (len(shape) - 1)), list(outs)))
+        merged.append(pick(reshape(picks, (size,) + (1,) * (len(shape) - 1)), list(outs)))
     return merged, [0] * len(merged)
 
 

@@ -206,7 +206,7 @@ def _scan_eagerly(body: Callable, carry: Carry, x_leaves: list, slice_avals: lis
     while True:  # once more if a weakly typed carry leaf takes the body's dtype
         c, ys = carry.leaves, []
         for i in (range(n - 1, -1, -1) if reverse else range(n)):
-            out = body(*c, *[x[i] for x in x_leaves])
+            out = body(*c, *[x[i, ...] for x in x_leaves])
             c = out[:nc]
             if not ys and carry.settle(avals_of(c)):
                 break
@@ -222,7 +222,7 @@ def _scan_impl(xp: Any, *args: Any, body: ClosedJaxpr, length: int, reverse: boo
     carry, xs = list(args[:n_carry]), args[n_carry:]
     ys = []
     for i in (range(length - 1, -1, -1) if reverse else range(length)):
-        out = run(body, *carry, *[x[i] for x in xs])
+        out = run(body, *carry, *[x[i, ...] for x in xs])
         carry, y = out[:n_carry], out[n_carry:]
         ys.append(y)
     if reverse:
@@ -444,8 +444,8 @@ def _while_reverse_error(*args: Any, **params: Any) -> None:
         "in reverse mode when its number of steps is not known while tracing (under "
         "fad.jit, or a per-example predicate under fad.vmap): reverse mode must store "
         "every step. Use a bounded loop: fad.lax.fori_loop with concrete (Python int) "
-        "bounds (a bound passed to a jitted function stays a Python int when marked "
-        "static: fad.jit(f, static_argnums=...)), or fad.lax.scan; or forward mode "
+        "bounds, or fad.lax.scan (a bound passed to a jitted function stays a Python "
+        "int when marked static: fad.jit(f, static_argnums=...)); or forward mode "
         "(fad.jvp, fad.jacfwd). Without jit, fad.grad runs the loop in Python and "
         "differentiates it.")
 
