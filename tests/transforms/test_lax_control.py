@@ -50,6 +50,9 @@ def test_switch_is_clamped_indexing_in_every_mode(i):
     t = np.array([1.0, 0.5, -2.0])
     assert_allclose(fad.jvp(lambda x: fad.jit(f)(x, i), (X,), (t,))[1],
                     fad.jvp(ref, (X,), (t,))[1])
+    f_lin = fad.linearize(lambda x: fad.jit(f)(x, i), X)[1]
+    assert_allclose(f_lin(t), fad.jvp(ref, (X,), (t,))[1])
+    assert_allclose(fad.vjp(lambda x: fad.jit(f)(x, i), X)[1](1.0), fad.grad(ref)(X))
 
 
 def test_switch_is_one_primitive_holding_every_branch():
