@@ -3,6 +3,13 @@
 >>> import fad, fad.numpy as fnp
 >>> float(fad.lax.fori_loop(0, 3, lambda i, x: x * 2.0, 1.0))
 8.0
+>>> fad.lax.associative_scan(fnp.add, fnp.arange(4.0)).tolist()
+[0.0, 1.0, 3.0, 6.0]
+
+Control flow (``cond switch scan map while_loop fori_loop``), selection
+(``select select_n stop_gradient``), the parallel prefix ``associative_scan``,
+running reductions (``cumsum cumprod cummax cummin cumlogsumexp``) and orderings
+(``sort sort_key_val top_k``).
 
 The implementations (and their derivative and batching rules) live in
 ``fad.transforms.control_flow``; the dynamic slices in ``fad.primitives.slicing``;
@@ -31,7 +38,26 @@ from .primitives.slicing import (
     dynamic_update_slice_in_dim,
 )
 from .primitives.windows import padtype_to_pads, reduce_window
-from .transforms.control_flow import cond, fori_loop, scan, while_loop
+from .transforms.autodiff import stop_gradient
+from .transforms.control_flow import (
+    associative_scan,
+    cond,
+    cumlogsumexp,
+    cummax,
+    cummin,
+    cumprod,
+    cumsum,
+    fori_loop,
+    map,
+    scan,
+    select,
+    select_n,
+    sort,
+    sort_key_val,
+    switch,
+    top_k,
+    while_loop,
+)
 
 __all__ = ["cond", "scan", "while_loop", "fori_loop",
            # slices at run-time offsets
@@ -41,4 +67,8 @@ __all__ = ["cond", "scan", "while_loop", "fori_loop",
            # convolutions and windowed reductions
            "conv_general_dilated", "conv", "conv_with_general_padding", "conv_transpose",
            "ConvDimensionNumbers", "conv_dimension_numbers", "conv_general_shape_tuple",
-           "reduce_window", "padtype_to_pads"]
+           "reduce_window", "padtype_to_pads",
+           # control flow, selection, running reductions and orderings
+           "switch", "map", "select", "select_n", "stop_gradient", "associative_scan",
+           "cumsum", "cumprod", "cummax", "cummin", "cumlogsumexp", "sort", "sort_key_val",
+           "top_k"]

@@ -1106,6 +1106,116 @@ def _reduce_window_ref(kind: str) -> Callable:
     return ref
 
 
+# ---------------------------------------------------------------- fad.lax rows' helpers
+def same_shapes(n: int, min_dims: int = 0) -> Cases:
+    """``n`` arrays of one shape (lax takes no broadcasting)."""
+    def cases(kind: str) -> st.SearchStrategy | None:
+        if kind == "scalar" and min_dims:
+            return None
+        return _finish(shape_st(kind, min_dims).map(lambda s: Case((s,) * n)), kind)
+    return cases
+
+
+def scan_axis_cases(kind: str) -> st.SearchStrategy | None:
+    """One array, an ``axis`` (an int) and ``reverse``."""
+    return with_params(one_axis(none=False), reverse=st.booleans())(kind)
+
+
+def top_k_cases(kind: str) -> st.SearchStrategy | None:
+    if kind == "scalar":
+        return None
+
+    @st.composite
+    def draw(draw: Any) -> Case:
+        shape = draw(shape_st(kind, min_dims=1))
+        return Case((shape,), {"k": draw(st.integers(0, shape[-1]))})
+    return _finish(draw(), kind)
+
+
+def _ordered(*arrays: np.ndarray) -> None:
+    """The references of orderings take real numbers only, as ``jax.lax``."""
+    if any(np.iscomplexobj(a) for a in arrays):
+        raise TypeError("jax.lax orders real numbers only")
+
+
+def _running(ufunc: Any, ordered: bool = False) -> Callable:
+    """NumPy's reference of ``lax.cum*``: ``ufunc.accumulate``, from the end when
+    ``reverse``."""
+    def ref(x: np.ndarray, *, axis: int, reverse: bool) -> np.ndarray:
+        if ordered:
+            _ordered(x)
+        flip = (lambda v: np.flip(v, axis)) if reverse else (lambda v: v)
+        return flip(ufunc.accumulate(flip(x), axis=axis))
+    return ref
+
+
+def _index(xp: Any, i: Any) -> Any:
+    """An integer index from a float array drawn away from the integers."""
+    return xp.astype(xp.floor(xp.real(i)), np.int32)
+
+
+_BRANCHES = (lambda xp: xp.sin, lambda xp: lambda v: v * v, lambda xp: xp.exp)
+
+
+def _switch(xp: Any, i: Any, x: Any) -> Any:
+    branches = [b(xp) for b in _BRANCHES]
+    if xp is np:
+        return branches[min(max(int(_index(np, i)), 0), 2)](x)
+    return fad.lax.switch(_index(xp, i), branches, x)
+
+
+def _select_n(xp: Any, w: Any, a: Any, b: Any, c: Any) -> Any:
+    which = xp.clip(_index(xp, w), 0, 2)
+    return np.choose(which, [a, b, c]) if xp is np else fad.lax.select_n(which, a, b, c)
+
+
+def _linear_recurrence(xp: Any, a: Any, b: Any) -> Any:
+    """h_t = a_t h_(t-1) + b_t from h = 0 along axis 0: the associative operator
+    (a, b) . (a', b') = (a a', a' b + b'), or (NumPy) the loop."""
+    if xp is np:
+        h, hs = np.zeros_like(b[:1]), []
+        for t in range(a.shape[0]):
+            h = a[t:t + 1] * h + b[t:t + 1]
+            hs.append(h)
+        prod = np.cumprod(a, axis=0)
+        return _cat(np, [prod, np.concatenate(hs, axis=0) if hs else b])
+    out = fad.lax.associative_scan(lambda l, r: (l[0] * r[0], r[0] * l[1] + r[1]), (a, b))
+    return _cat(xp, list(out))
+
+
+def _assoc_add(xp: Any, x: Any, *, axis: int, reverse: bool) -> Any:
+    return fad.lax.associative_scan(xp.add, x, reverse=reverse, axis=axis)
+
+
+def _lax_map(xp: Any, x: Any) -> Any:
+    f = (lambda v: xp.sin(v) * xp.sum(v))
+    if xp is np:
+        return np.stack([f(v) for v in x]) if len(x) else np.zeros_like(x)
+    return fad.lax.map(f, x)
+
+
+def _sort_multi(xp: Any, a: Any, b: Any, *, axis: int) -> Any:
+    """Three operands in the lexicographic order of (floor(a), b)."""
+    key = xp.floor(a)
+    if xp is np:
+        _ordered(a, b)
+        order = np.argsort(b, axis=axis, kind="stable")
+        order = np.take_along_axis(order, np.argsort(np.take_along_axis(key, order, axis),
+                                                     axis=axis, kind="stable"), axis)
+        return _cat(np, [np.take_along_axis(v, order, axis) for v in (key, b, a)])
+    return _cat(xp, fad.lax.sort((key, b, a), dimension=axis, num_keys=2))
+
+
+def _top_k(xp: Any, x: Any, *, k: int) -> Any:
+    if xp is np:
+        _ordered(x)
+        return -np.sort(-x, axis=-1)[..., :k]
+    return fad.lax.top_k(x, k)[0]
+
+
+ORDERED_ONLY = "real numbers only: an ordering (jax.lax rejects complex operands)"
+
+
 # ``real_only`` reasons
 NO_COMPLEX_LOOP = "real numbers only: NumPy's ufunc has no complex loop (nor has JAX)"
 REAL_SPECIAL = "real numbers only, as jax.scipy.special (SciPy's complex loops aside)"
@@ -1421,7 +1531,29 @@ OPS: list[Op] = [
        NONZERO, empty=False),
     Op("matrix_norm", lambda xp, a: xp.linalg.matrix_norm(a, ord="nuc"),
        matrices(square=False), SEPARATED, tol=(5e-2, 1e-4), cdomain=SEPARATED_C),
+    # ---- fad.lax: control flow, running reductions, orderings
+    Op("switch", _switch, one_of_cases(pair((), (2, 3)), pair((), ()), pair((), (0,))),
+       (away(-1, 3, 0.0, 1.0, 2.0), REAL)),
+    Op("select_n", _select_n, same_shapes(4), (away(-1, 3, 0.0, 1.0, 2.0), REAL, REAL, REAL)),
+    Op("lax_map", _lax_map, plain(1, 2)),
+    Op("associative_scan_add", _assoc_add, scan_axis_cases, ref=_running(np.add)),
+    Op("associative_scan_linear", _linear_recurrence, same_shapes(2, min_dims=1),
+       uniform(-1.2, 1.2)),
+    Op("lax_cumsum", lambda xp, x, *, axis, reverse: fad.lax.cumsum(x, axis, reverse),
+       scan_axis_cases, ref=_running(np.add)),
+    Op("cummax", lambda xp, x, *, axis, reverse: fad.lax.cummax(x, axis, reverse),
+       scan_axis_cases, DISTINCT, ref=_running(np.maximum, True), real_only=ORDERED_ONLY),
+    Op("cummin", lambda xp, x, *, axis, reverse: fad.lax.cummin(x, axis, reverse),
+       scan_axis_cases, DISTINCT, ref=_running(np.minimum, True), real_only=ORDERED_ONLY),
+    Op("cumlogsumexp", lambda xp, x, *, axis, reverse: fad.lax.cumlogsumexp(x, axis, reverse),
+       scan_axis_cases, ref=_running(np.logaddexp),
+       real_only="real numbers only, as jax.lax.cumlogsumexp (NumPy's logaddexp too)"),
+    Op("top_k", _top_k, top_k_cases, DISTINCT, real_only=ORDERED_ONLY),
+    Op("lax_sort_multi", _sort_multi,
+       lambda kind: with_params(same_shapes(2, min_dims=1), axis=st.just(-1))(kind),
+       (grid(0.25), DISTINCT), real_only=ORDERED_ONLY),
 ]
+
 
 # ---- fad.nn activations: NumPy references (jax.nn's definitions)
 def _np_elu(x: Any, alpha: float, inner: float = 1.0) -> Any:

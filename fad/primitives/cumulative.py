@@ -1,15 +1,23 @@
-"""Scans and products along axes: ``cumsum``, ``cumprod``, ``reduce_prod``; and
-``pad`` (constant padding), which the scans use to shift arrays.
+"""Scans and products along axes: ``cumsum``, ``cumprod``, ``cummax``,
+``cummin``, ``cumlogsumexp``, ``reduce_prod``; and ``pad`` (constant padding),
+which the scans use to shift arrays.
 
 ``cumsum`` is linear: its transpose is the cumulative sum in the other
 direction. ``cumprod`` and ``reduce_prod`` have tangents written with scans of
 products only (never a division), so they are exact where some ``x`` is zero.
+``cummax``/``cummin`` pass each output the tangent of its running argmax (on
+ties, the latest in scan order); ``cumlogsumexp``'s tangent is the running
+softmax-weighted sum of tangents, by a scan of (value, tangent) pairs whose
+weights never exceed 1 (stable for any magnitude).
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any
+
+import numpy as np
 
 from ..backends import backend_for
 from ..core.errors import ShapeError
@@ -18,9 +26,13 @@ from ..core.linear import is_undefined
 from ..core.primitive import Primitive
 from ..core.trace import bind, shape_of
 from .builders import batch_moving_axis, defjvp, deflinear, loop_batch_rule, to_front, zeros_like
+from .elementwise import eq_p, select
 from .indexing import gather, slice_axis
 from .reductions import _reduced, reduce_sum_p
-from .structural import reshape, transpose
+from .sorting import constant, take_along
+from .special import _weight as logaddexp_weight
+from .special import logaddexp_p
+from .structural import broadcast_to, reshape, transpose
 
 
 def _flip(xp: Any, x: Any, axis: int, on: bool) -> Any:
@@ -33,6 +45,29 @@ def _scan_impl(primitive: str, name: str, fallback: str):
     def impl(xp: Any, x: Any, *, axis: int, reverse: bool) -> Any:
         f = getattr(xp, name, None) or backend_for(xp).function(primitive, fallback)
         return _flip(xp, f(_flip(xp, x, axis, reverse), axis=axis), axis, reverse)
+    return impl
+
+
+def _accumulate_impl(name: str):
+    """``xp.<name>.accumulate`` (a NumPy ufunc's) along the axis, else a
+    Hillis-Steele scan of ``xp.<name>`` (log2(n) rounds) on namespaces without it."""
+    def impl(xp: Any, x: Any, *, axis: int, reverse: bool) -> Any:
+        f = getattr(xp, name)
+        x = _flip(xp, x, axis, reverse)
+        if hasattr(f, "accumulate"):
+            return _flip(xp, f.accumulate(x, axis=axis), axis, reverse)
+        concat = getattr(xp, "concat", None) or xp.concatenate
+        n, k = x.shape[axis], 1
+        while k < n:
+            part = [slice(None)] * x.ndim
+            part[axis] = slice(0, k)
+            head = x[tuple(part)]
+            part[axis] = slice(k, None)
+            later = x[tuple(part)]
+            part[axis] = slice(0, n - k)
+            x = concat([head, f(x[tuple(part)], later)], axis=axis)
+            k *= 2
+        return _flip(xp, x, axis, reverse)
     return impl
 
 
@@ -139,17 +174,31 @@ def shift(x: Any, axis: int, k: int, fill: float, reverse: bool = False) -> Any:
 
 
 # ------------------------------------------------------------------ cumprod
+def pair_scan(pair: tuple, fills: tuple, combine: Any, axis: int, reverse: bool) -> tuple:
+    """The inclusive scan of a tuple of arrays by an associative
+    ``combine(earlier, later)``, in Hillis-Steele rounds (shifts by 1, 2, 4...;
+    ``fills`` is the identity element, one value per array).
+
+    >>> import numpy as np
+    >>> pair_scan((np.array([1.0, 2.0, 3.0]),), (0.0,),
+    ...           lambda a, b: (a[0] + b[0],), 0, False)[0].tolist()
+    [1.0, 3.0, 6.0]
+    """
+    n, k = shape_of(pair[0])[axis], 1
+    while k < n:
+        earlier = tuple(shift(v, axis, k, f, reverse) for v, f in zip(pair, fills))
+        pair = combine(earlier, pair)
+        k *= 2
+    return pair
+
+
 def _cumprod_jvp(primals: list, tangents: list, *, axis: int, reverse: bool) -> tuple:
-    """Tangent by a Hillis-Steele scan over (value, tangent) pairs:
+    """Tangent by a scan over (value, tangent) pairs:
     (y, t) * (y', t') = (y y', t y' + y t'). Only products: exact at zeros."""
     (x,), (g,) = primals, tangents
     ans = bind(cumprod_p, x, axis=axis, reverse=reverse)
-    y, t = x, g
-    n, k = shape_of(x)[axis], 1
-    while k < n:
-        ys, ts = shift(y, axis, k, 1.0, reverse), shift(t, axis, k, 0.0, reverse)
-        y, t = y * ys, t * ys + y * ts
-        k *= 2
+    _, t = pair_scan((x, g), (1.0, 0.0), lambda a, b: (b[0] * a[0], b[1] * a[0] + b[0] * a[1]),
+                     axis, reverse)
     return ans, t
 
 
@@ -166,6 +215,55 @@ def cumprod(x: Any, axis: int, reverse: bool = False) -> Any:
     [1.0, 2.0, 6.0]
     """
     return bind(cumprod_p, x, axis=axis, reverse=reverse)
+
+
+# ------------------------------------------------------------------ cummax, cummin
+def _running_arg_jvp(primals: list, tangents: list, *, prim: Primitive, axis: int,
+                     reverse: bool) -> tuple:
+    """Each output's tangent is that of its running argmax (argmin): the position
+    closest to it, in scan order, where ``x`` equals its own running extremum
+    (the latest such position forwards, so the cummax of the positions; the
+    earliest backwards, the reversed cummin)."""
+    (x,), (g,) = primals, tangents
+    ans = bind(prim, x, axis=axis, reverse=reverse)
+    shape = shape_of(x)
+    n = shape[axis]
+    pos = broadcast_to(constant(np.arange(n, dtype=np.int64).reshape(
+        [-1 if d == axis else 1 for d in range(len(shape))]), x), shape)
+    marked = select(bind(eq_p, x, ans), pos, n if reverse else -1)  # (weak: any backend)
+    idx = bind(cummin_p if reverse else cummax_p, marked, axis=axis, reverse=reverse)
+    return ans, take_along(g, idx, axis)
+
+
+def _running_extremum(name: str, xp_name: str) -> Primitive:
+    prim = Primitive(name, _accumulate_impl(xp_name), _scan_aval)
+    prim.jvp = functools.partial(_running_arg_jvp, prim=prim)
+    prim.batch = batch_moving_axis(prim, "axis")
+    return prim
+
+
+cummax_p = _running_extremum("cummax", "maximum")
+cummin_p = _running_extremum("cummin", "minimum")
+
+
+# ------------------------------------------------------------------ cumlogsumexp
+def _cumlogsumexp_jvp(primals: list, tangents: list, *, axis: int, reverse: bool) -> tuple:
+    """y_i = log sum_{j<=i} e^{x_j}, dy_i = sum_{j<=i} e^{x_j - y_i} dx_j: a scan of
+    (y, t) pairs, (y, t) + (y', t') = (logaddexp(y, y'), t w(y, y') + t' w(y', y)),
+    w(a, b) = logistic(a - b) <= 1 (logaddexp's own partials)."""
+    (x,), (g,) = primals, tangents
+    ans = bind(cumlogsumexp_p, x, axis=axis, reverse=reverse)
+
+    def combine(a: tuple, b: tuple) -> tuple:
+        return (bind(logaddexp_p, a[0], b[0]),
+                a[1] * logaddexp_weight(a[0], b[0]) + b[1] * logaddexp_weight(b[0], a[0]))
+    _, t = pair_scan((x, g), (-np.inf, 0.0), combine, axis, reverse)
+    return ans, t
+
+
+cumlogsumexp_p = Primitive("cumlogsumexp", _accumulate_impl("logaddexp"), _scan_aval)
+cumlogsumexp_p.jvp = _cumlogsumexp_jvp
+cumlogsumexp_p.batch = batch_moving_axis(cumlogsumexp_p, "axis")
 
 
 # ------------------------------------------------------------------ reduce_prod
@@ -197,5 +295,6 @@ reduce_prod_p = Primitive("reduce_prod", lambda xp, x, *, axes: xp.prod(x, axis=
 defjvp(reduce_prod_p, _prod_partial, elementwise=False)
 reduce_prod_p.batch = batch_moving_axis(reduce_prod_p, "axes")
 
-__all__ = ["cumsum_p", "cumprod_p", "reduce_prod_p", "pad_p", "cumsum", "cumprod", "pad",
-           "shift", "others_product"]
+__all__ = ["cumsum_p", "cumprod_p", "cummax_p", "cummin_p", "cumlogsumexp_p",
+           "reduce_prod_p", "pad_p", "cumsum", "cumprod", "pad", "shift", "others_product",
+           "pair_scan"]

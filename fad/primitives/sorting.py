@@ -1,5 +1,8 @@
 """Sorting: ``sort`` (differentiable: the tangent is permuted like the values),
-``argsort`` and ``searchsorted`` (integer results, no derivative).
+``argsort`` and ``searchsorted`` (integer results, no derivative); and, composed
+of these and ``gather`` (so differentiable wherever the picked values are),
+``top_k`` and ``sort_by_keys`` (several operands in the lexicographic order of
+the first ones).
 
 Ties: ``argsort`` is stable, and ``sort``'s tangent is the tangent gathered at
 that stable order, so tied values pass on their tangents in input order.
@@ -17,6 +20,7 @@ from ..core.primitive import Primitive
 from ..core.trace import bind, concrete_or_none, shape_of
 from .builders import batch_moving_axis, defjvp, defnondiff, loop_batch_rule
 from .indexing import ARRAY, gather
+from .structural import convert_element_type_p
 
 
 def constant(value: np.ndarray, like: Any) -> Any:
@@ -79,3 +83,48 @@ def _searchsorted_batch(size: int, vals: list, dims: list, *, side: str) -> tupl
 
 
 searchsorted_p.batch = _searchsorted_batch
+
+
+# ------------------------------------------------------------------ compositions
+def _reversed(x: Any, axis: int) -> Any:
+    return gather(x, (slice(None),) * axis + (slice(None, None, -1),))
+
+
+def top_k(x: Any, k: int) -> tuple:
+    """The ``k`` largest values along the last axis, in descending order, and their
+    positions (int32; ties: the lower position first).
+
+    >>> import numpy as np
+    >>> v, i = top_k(np.array([1.0, 3.0, 3.0, 2.0]), 3)
+    >>> v.tolist(), i.tolist()
+    ([3.0, 3.0, 2.0], [1, 2, 3])
+    """
+    shape = shape_of(x)
+    axis, n = len(shape) - 1, shape[-1]
+    # a stable descending order, ties by increasing position: the stable ascending
+    # order of the reversed values, read backwards, positions mapped i -> n - 1 - i
+    order = bind(argsort_p, _reversed(x, axis), axis=axis)
+    last = gather(_reversed(order, axis), (slice(None),) * axis + (slice(0, k),))
+    idx = bind(convert_element_type_p, np.int64(n - 1) - last, new_dtype=np.dtype(np.int32))
+    return take_along(x, idx, axis), idx
+
+
+def sort_by_keys(operands: list, axis: int, num_keys: int) -> list:
+    """``operands`` (one shape) permuted along ``axis`` into the stable
+    lexicographic order of ``operands[:num_keys]`` (the first the primary key).
+
+    >>> import numpy as np
+    >>> k, v = sort_by_keys([np.array([2, 1, 2]), np.array([1.0, 2.0, 3.0])], 0, 1)
+    >>> k.tolist(), v.tolist()
+    ([1, 2, 2], [2.0, 1.0, 3.0])
+    """
+    keys = operands[:num_keys]
+    order = bind(argsort_p, keys[-1], axis=axis)
+    for key in reversed(keys[:-1]):  # stable sorts from the last key to the first
+        order = take_along(order, bind(argsort_p, take_along(key, order, axis), axis=axis),
+                           axis)
+    return [take_along(op, order, axis) for op in operands]
+
+
+__all__ = ["sort_p", "argsort_p", "searchsorted_p", "constant", "take_along", "top_k",
+           "sort_by_keys"]

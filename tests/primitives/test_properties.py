@@ -50,7 +50,9 @@ REAL_ONLY = set("""arctan2 cbrt deg2rad rad2deg fabs floor ceil trunc hypot loga
     selu celu hard_tanh relu6 hard_sigmoid hard_silu soft_sign squareplus mish glu
     standardize reduce_window_max
     gamma i0 i1 i0e i1e ndtr ndtri log_ndtr entr beta betaln gammainc gammaincc
-    rel_entr kl_div betainc zeta multigammaln gammaincinv betaincinv""".split())
+    rel_entr kl_div betainc zeta multigammaln gammaincinv betaincinv
+
+    cummax cummin cumlogsumexp top_k lax_sort_multi""".split())
 
 # rows the table must have: every differentiable function of fad.numpy's chapters
 REQUIRED = set("""
@@ -72,6 +74,8 @@ REQUIRED = set("""
     conv_general_dilated reduce_window_sum reduce_window_max
     gamma i0 i1 i0e i1e ndtr ndtri log_ndtr entr beta betaln gammainc gammaincc rel_entr
     kl_div betainc zeta multigammaln gammaincinv betaincinv
+    switch select_n lax_map associative_scan_add associative_scan_linear lax_cumsum cummax
+    cummin cumlogsumexp top_k lax_sort_multi
 """.split())
 
 dtypes = pytest.mark.parametrize("dtype", FLOATS, ids=lambda d: np.dtype(d).name)

@@ -232,6 +232,8 @@ CASES = {
                      _s(("sorted", (5,)), ("f", (4,)), side="right")],
     "cumsum": [_s(_F23, axis=a, reverse=r) for a in (0, 1) for r in (False, True)],
     "cumprod": [_s(_F23, axis=a, reverse=r) for a in (0, 1) for r in (False, True)],
+    **{name: [_s(_F23, axis=a, reverse=r) for a in (0, 1) for r in (False, True)]
+       for name in ("cummax", "cummin", "cumlogsumexp")},
     "reduce_prod": _RED,
     "pad": [_s(_F23, ("f", ()), widths=((1, 0), (0, 2)))],
     # linear algebra (square matrices; symmetric positive definite where required)

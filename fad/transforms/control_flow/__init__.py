@@ -14,6 +14,11 @@ are abstract (under ``jit``/``make_jaxpr``, or a per-example predicate under
 * ``while_loop``: forward mode only (the number of steps is data-dependent), as
   in JAX; under concrete tracing reverse mode works too (it is a Python loop).
 * ``fori_loop``: a ``scan`` when the bounds are Python ints, else a ``while_loop``.
+* ``switch``: ``cond`` with n branches (the same primitive); ``map``: a ``scan``
+  with no carry; ``select``/``select_n``; ``associative_scan``: a parallel
+  prefix written in fad operations.
+* ``cumsum cumprod cummax cummin cumlogsumexp sort sort_key_val top_k``:
+  ``jax.lax``'s signatures over the primitives (``ordered.py``).
 
 Each one checks its program as JAX does, with the same outcome in every mode
 (eagerly, under ``jit``, ``grad`` and ``vmap``): a loop body keeps its carry's
@@ -26,7 +31,12 @@ zero-step ``scan`` thus stacks empty ``ys`` of the body's output types); an
 eager ``cond`` traces the branch it does not take.
 """
 
-from .cond import cond
-from .loops import fori_loop, scan, while_loop
+from .associative import associative_scan
+from .cond import cond, switch
+from .loops import fori_loop, map, scan, while_loop
+from .ordered import cumlogsumexp, cummax, cummin, cumprod, cumsum, sort, sort_key_val, top_k
+from .selection import select, select_n
 
-__all__ = ["cond", "scan", "while_loop", "fori_loop"]
+__all__ = ["cond", "scan", "while_loop", "fori_loop", "switch", "map", "select",
+           "select_n", "associative_scan", "cumsum", "cumprod", "cummax", "cummin",
+           "cumlogsumexp", "sort", "sort_key_val", "top_k"]

@@ -1,12 +1,14 @@
-"""``fad.lax.cond``: the branch taken runs when the predicate is concrete; under
-abstract tracing both branches are staged into the ``cond`` primitive, whose
-rules transform both (reverse mode re-runs the taken branch's vjp backwards;
-under ``vmap`` with a per-example predicate both run and ``select`` merges
-them)."""
+"""``fad.lax.cond`` and ``switch``: the branch taken runs when the predicate
+(index) is concrete; under abstract tracing every branch is staged into the one
+``cond`` primitive (its ``branches`` indexed by an int32 operand), whose rules
+transform every branch (reverse mode re-runs the taken branch's vjp backwards;
+under ``vmap`` with a per-example index every branch runs and a tree of
+``select``s merges them)."""
 
 from __future__ import annotations
 
 import types
+from collections.abc import Sequence
 from typing import Any, Callable
 
 import numpy as np
@@ -17,13 +19,14 @@ from ...core.primitive import Primitive
 from ...core.trace import Tracer, aval_of, bind, concrete_or_none
 from ...interpreters.staging import lift_tracers, writable
 from ...primitives.builders import move_axis, to_front, zeros_where_none
-from ...primitives.elementwise import select
-from ...primitives.structural import convert_element_type
+from ...primitives.elementwise import max_p, min_p
+from ...primitives.structural import convert_element_type, reshape
 from ...tree import PyTreeDef, tree_flatten, tree_unflatten, treedef_leaf_paths
 from ..leaves import leaf_array
 from ..programs import avals_of, jvp_program, run, trace_program, vjp_program
 from ..vmap import vmap
 from .checks import scalar, structure_difference, type_differences
+from .selection import pick
 
 _JVP, _VJP = "a jvp of a control-flow body", "a vjp of a control-flow body"
 
@@ -47,40 +50,96 @@ def cond(pred: Any, true_fun: Callable, false_fun: Callable, *operands: Any) -> 
     pred = scalar(pred, "fad.lax.cond's predicate must be a scalar boolean or number",
                   "biuf", "Reduce an array predicate with fnp.all or fnp.any, or choose "
                   "elementwise with fnp.where.")
+    p = concrete_or_none(pred)
+    if p is not None:
+        index: Any = int(bool(np.asarray(p)))
+    else:
+        truth = pred if aval_of(pred).dtype.kind == "b" else pred != 0
+        index = convert_element_type(truth, np.dtype(np.int32))
+    return _branch(index, (false_fun, true_fun), ("false_fun", "true_fun"), 1, "cond",
+                   operands)
+
+
+def switch(index: Any, branches: Sequence[Callable], *operands: Any) -> Any:
+    """``branches[index](*operands)``, ``index`` clamped to ``[0, len(branches) - 1]``.
+
+    One ``cond`` primitive holds every branch (no nesting): the branch taken runs
+    when ``index`` is concrete; under ``jit`` every branch is staged; under
+    ``vmap`` with a per-example index every branch runs and ``select_n`` keeps
+    each example's. The branches return the same structure, shapes and dtypes.
+
+    >>> import fad
+    >>> fs = [lambda x: x + 1.0, lambda x: x * 10.0, lambda x: -x]
+    >>> f = fad.jit(lambda i, x: fad.lax.switch(i, fs, x))
+    >>> [float(f(i, 2.0)) for i in (-5, 1, 2, 7)]
+    [3.0, 20.0, -2.0, -2.0]
+    >>> float(fad.grad(lambda x: fad.lax.switch(1, fs, x))(2.0))
+    10.0
+    """
+    if callable(branches) or not isinstance(branches, Sequence) or \
+            not all(callable(b) for b in branches):
+        raise TypeError("fad.lax.switch's branches must be a sequence of functions, got "
+                        f"{type(branches).__name__} {branches!r:.60}. Pass a list "
+                        "[f0, f1, ...].")
+    if not branches:
+        raise ValueError("fad.lax.switch needs at least one branch; got an empty "
+                         "sequence.")
+    index = scalar(index, "fad.lax.switch's index must be an integer scalar", "iu",
+                   "Convert it with .astype(int) (a float index is not rounded; for a "
+                   "boolean, use fad.lax.cond).")
+    n = len(branches)
+    p = concrete_or_none(index)
+    if p is not None:
+        k: Any = min(max(int(np.asarray(p)), 0), n - 1)
+    else:
+        k = convert_element_type(index, np.dtype(np.int32))
+        k = bind(min_p, bind(max_p, k, 0), n - 1)
+    return _branch(k, tuple(branches), tuple(f"branches[{i}]" for i in range(n)), 0,
+                   "switch", operands)
+
+
+def _branch(index: Any, funs: tuple, names: tuple, ref: int, label: str,
+            operands: tuple) -> Any:
+    """``funs[index](*operands)`` (``index`` an int, or an int32 tracer in range);
+    every branch's output types are checked against branch ``ref``'s."""
     leaves, in_tree = tree_flatten(list(operands))
     leaves = [leaf_array(x) for x in leaves]
     avals = avals_of(leaves)
-    p = concrete_or_none(pred)
-    if p is not None:  # run the branch taken; check the other one's types abstractly
-        taken = bool(np.asarray(p))
-        out = (true_fun if taken else false_fun)(*operands)
+    if isinstance(index, int):  # run the branch taken; check the others abstractly
+        out = funs[index](*operands)
         outs, tree = tree_flatten(out)
         mine = (tree, avals_of([leaf_array(o) for o in outs]))
-        other = _other_branch_types(false_fun if taken else true_fun, in_tree, avals, mine,
-                                    f"cond's {'false' if taken else 'true'} branch")
-        if other is not None and other != mine:
-            _check_branches(*(mine + other if taken else other + mine))
+        for j, fun in enumerate(funs):
+            if j == index:
+                continue
+            other = _other_branch_types(fun, in_tree, avals, mine,
+                                        f"{label}'s {names[j]}")
+            if other is not None and other != mine:
+                pair = (index, j) if index == ref or j != ref else (j, index)
+                found = {index: mine, j: other}
+                _check_branches(label, *(names[i] for i in pair),
+                                *found[pair[0]], *found[pair[1]])
         return out
     out_trees: list = []
-    branches = (trace_program(_flat_branch(false_fun, in_tree, out_trees), avals,
-                              "cond's false branch"),
-                trace_program(_flat_branch(true_fun, in_tree, out_trees), avals,
-                              "cond's true branch"))
-    _check_branches(out_trees[1], branches[1].out_avals, out_trees[0],
-                    branches[0].out_avals)
-    (bf, kf), (bt, kt) = lift_tracers(branches[0]), lift_tracers(branches[1])
-    if kf or kt:  # both branches take every lifted constant, each ignoring the other's
-        nf, nt = len(kf), len(kt)
-        branches = (
-            trace_program(lambda *a: run(bf, *a[:nf], *a[nf + nt:]),
-                          avals_of(kf + kt) + avals, "cond's false branch"),
-            trace_program(lambda *a: run(bt, *a[nf:nf + nt], *a[nf + nt:]),
-                          avals_of(kf + kt) + avals, "cond's true branch"))
-        leaves = kf + kt + leaves
-    truth = pred if aval_of(pred).dtype.kind == "b" else pred != 0
-    index = convert_element_type(truth, np.dtype(np.int32))
-    outs = bind(cond_p, index, *leaves, branches=branches)
-    return tree_unflatten(out_trees[0], outs)
+    programs = [trace_program(_flat_branch(f, in_tree, out_trees), avals,
+                              f"{label}'s {name}") for f, name in zip(funs, names)]
+    for j in range(len(funs)):
+        if j != ref:
+            _check_branches(label, names[ref], names[j], out_trees[ref],
+                            programs[ref].out_avals, out_trees[j], programs[j].out_avals)
+    lifted = [lift_tracers(p) for p in programs]
+    consts = [k for _, ks in lifted for k in ks]
+    if consts:  # every branch takes every lifted constant, ignoring the others'
+        every = avals_of(consts) + avals
+        starts = np.cumsum([0] + [len(ks) for _, ks in lifted]).tolist()
+        nk = len(consts)
+        programs = [trace_program(
+            lambda *a, b=b, lo=lo, hi=hi: run(b, *a[lo:hi], *a[nk:]), every,
+            f"{label}'s {name}")
+            for (b, _), lo, hi, name in zip(lifted, starts, starts[1:], names)]
+        leaves = consts + leaves
+    outs = bind(cond_p, index, *leaves, branches=tuple(programs))
+    return tree_unflatten(out_trees[ref], outs)
 
 
 # The output types of branches not taken that matched the branch taken, by
@@ -159,22 +218,22 @@ def _flat_branch(fun: Callable, in_tree: PyTreeDef, out_trees: list) -> Callable
     return f
 
 
-def _check_branches(t_tree: PyTreeDef, t_avals: list, f_tree: PyTreeDef, f_avals: list
-                    ) -> None:
-    if t_tree != f_tree:
+def _check_branches(label: str, a: str, b: str, a_tree: PyTreeDef, a_avals: list,
+                    b_tree: PyTreeDef, b_avals: list) -> None:
+    if a_tree != b_tree:
         raise TypeError(
-            "fad.lax.cond's branches must return the same structure, shapes and dtypes, "
-            "but " + structure_difference(t_tree, f_tree, "the output",
-                                           ("from true_fun", "from false_fun"))
-            + f" (true_fun returns {t_tree}, false_fun {f_tree}). Make both branches "
-            "return the same containers.")
-    if t_avals != f_avals:
+            f"fad.lax.{label}'s branches must return the same structure, shapes and "
+            "dtypes, but " + structure_difference(a_tree, b_tree, "the output",
+                                                  (f"from {a}", f"from {b}"))
+            + f" ({a} returns {a_tree}, {b} {b_tree}). Make the branches return the "
+            "same containers.")
+    if a_avals != b_avals:
         raise TypeError(
-            "fad.lax.cond's branches must return the same structure, shapes and dtypes, "
-            "but " + type_differences(
-                treedef_leaf_paths(t_tree, "the output"), t_avals, f_avals,
-                lambda p, a, b: f"{p} is {a} from true_fun but {b} from false_fun")
-            + ". Make both branches return the same types (for example with "
+            f"fad.lax.{label}'s branches must return the same structure, shapes and "
+            "dtypes, but " + type_differences(
+                treedef_leaf_paths(a_tree, "the output"), a_avals, b_avals,
+                lambda p, x, y: f"{p} is {x} from {a} but {y} from {b}")
+            + ". Make the branches return the same types (for example with "
             ".astype(...) in one of them).")
 
 
@@ -214,13 +273,13 @@ def _cond_batch(size: int, vals: list, dims: list, *, branches: tuple) -> tuple:
         fns = tuple(trace_program(lambda *xs, r=r: list(r(*xs)), avals_of(ops),
                                   "a batched branch") for r in batched)
         return bind(cond_p, index, *ops, branches=fns), [0] * len(branches[0].out_avals)
-    # a predicate per example: run both branches, keep each example's choice
+    # an index per example: run every branch, keep each example's choice
     picks = to_front(index, dims[0])
-    outs_f, outs_t = batched[0](*ops), batched[1](*ops)
+    results = [b(*ops) for b in batched]
     merged = []
-    for f_out, t_out in zip(outs_f, outs_t):
-        mask = picks.reshape((size,) + (1,) * (len(f_out.shape) - 1))
-        merged.append(select(mask != 0, t_out, f_out))
+    for outs in zip(*results):
+        shape = aval_of(outs[0]).shape
+        merged.append(pick(reshape(picks, (size,) + (1,) * (len(shape) - 1)), list(outs)))
     return merged, [0] * len(merged)
 
 

@@ -14,9 +14,17 @@ from ...backends import default_xp
 from ...core.errors import ConcretizationError
 from ...core.ir import ClosedJaxpr
 from ...core.primitive import Primitive
-from ...core.trace import Tracer, bind, concrete_or_none
+from ...core.trace import Tracer, aval_of, bind, concrete_or_none
 from ...interpreters.staging import lift_tracers, writable
-from ...primitives.builders import loop_batch_rule, move_axis, stack, zeros_where_none
+from ...primitives.builders import (
+    index_example,
+    loop_batch_rule,
+    move_axis,
+    stack,
+    zeros_where_none,
+)
+from ...primitives.indexing import slice_axis
+from ...primitives.structural import concatenate_p, reshape
 from ...tree import tree_flatten, tree_unflatten
 from ..leaves import leaf_array
 from ..programs import avals_of, jvp_program, run, trace_program, vjp_program
@@ -28,7 +36,7 @@ _JVP, _VJP = "a jvp of a control-flow body", "a vjp of a control-flow body"
 
 # ---------------------------------------------------------------- scan
 def scan(f: Callable, init: Any, xs: Any = None, length: int | None = None,
-         reverse: bool = False) -> tuple:
+         reverse: bool = False, unroll: int | bool = 1) -> tuple:
     """``carry, y = f(carry, x)`` over the leading axis of ``xs``; returns the final
     carry and the stacked ``y``.
 
@@ -48,8 +56,98 @@ def scan(f: Callable, init: Any, xs: Any = None, length: int | None = None,
     >>> fad.lax.scan(lambda c, x: (c + fnp.sum(x), 2 * x), 0.0, fnp.zeros((0, 2)))[1].shape
     (0, 2)
     """
-    return _scan(f, init, xs, length, reverse, "fad.lax.scan's body f",
-                 lambda: param_name(f, 0))
+    k = _unroll_factor(unroll)
+    where, name = "fad.lax.scan's body f", lambda: param_name(f, 0)
+    if k is None or k > 1:
+        x_leaves, x_tree = tree_flatten(xs)
+        x_leaves = [leaf_array(x) for x in x_leaves]
+        n = scan_length(x_leaves, x_tree, length)
+        k = n if k is None else min(k, n)
+        if k > 1 and _is_abstract(Carry(init, where, name).leaves + x_leaves):
+            return _unrolled(f, init, x_leaves, x_tree, n, k, reverse, where, name)
+    return _scan(f, init, xs, length, reverse, where, name)
+
+
+def _unroll_factor(unroll: Any) -> int | None:
+    """Steps per iteration; None: all of them."""
+    if isinstance(unroll, bool | np.bool_):
+        return None if unroll else 1
+    if isinstance(unroll, int | np.integer) and unroll >= 1:
+        return int(unroll)
+    raise ValueError(f"fad.lax.scan's unroll must be a positive int or a bool, got "
+                     f"{unroll!r:.60}. Pass 1 for no unrolling, True to unroll fully.")
+
+
+def _is_abstract(leaves: list) -> bool:
+    return any(isinstance(v, Tracer) and concrete_or_none(v) is None for v in leaves)
+
+
+def _unrolled(f: Callable, init: Any, x_leaves: list, x_tree: Any, n: int, k: int,
+              reverse: bool, where: str, name: Callable[[], str]) -> tuple:
+    """A scan of ``n`` steps as a scan of ``n // k`` blocks of ``k`` steps (the
+    ``xs`` reshaped to ``(n // k, k, ...)``), then one of the remaining steps (the
+    first ones when ``reverse``)."""
+    m = n // k * k
+    lo, hi = (n - m, n) if reverse else (0, m)
+    blocks = [reshape(slice_axis(x, 0, lo, hi), (m // k, k) + aval_of(x).shape[1:])
+              for x in x_leaves]
+    order = range(k - 1, -1, -1) if reverse else range(k)
+
+    def block(c: Any, xb: Any) -> tuple:
+        ys: list = [None] * k
+        leaves = tree_flatten(xb)[0]
+        for j in order:
+            c, ys[j] = f(c, tree_unflatten(x_tree, [index_example(x, 0, j) for x in leaves]))
+        flat = [tree_flatten(y) for y in ys]
+        return c, tree_unflatten(flat[0][1], [stack([leaf_array(y[0][i]) for y in flat])
+                                              for i in range(len(flat[0][0]))])
+
+    c, yb = _scan(block, init, tree_unflatten(x_tree, blocks), m // k, reverse, where,
+                  name)
+    y_leaves, y_tree = tree_flatten(yb)
+    ys = [reshape(y, (m,) + aval_of(y).shape[2:]) for y in y_leaves]
+    if m == n:
+        return c, tree_unflatten(y_tree, ys)
+    rest = [slice_axis(x, 0, 0, n - m) if reverse else slice_axis(x, 0, m, n)
+            for x in x_leaves]
+    c, yr = _scan(f, c, tree_unflatten(x_tree, rest), n - m, reverse, where, name)
+    parts = [(r, y) if reverse else (y, r) for y, r in zip(ys, tree_flatten(yr)[0])]
+    return c, tree_unflatten(y_tree, [bind(concatenate_p, *p, axis=0) for p in parts])
+
+
+def map(f: Callable, xs: Any, batch_size: int | None = None) -> Any:
+    """``f`` applied to each slice of ``xs`` along its leading axis, the results
+    stacked: a ``scan`` with no carry. With ``batch_size`` the slices go through
+    ``vmap(f)`` that many at a time (the remainder in one more call).
+
+    >>> import fad, fad.numpy as fnp
+    >>> fad.lax.map(lambda x: x * x, fnp.arange(4.0)).tolist()
+    [0.0, 1.0, 4.0, 9.0]
+    >>> fad.lax.map(lambda x: fnp.sum(x), fnp.ones((5, 2)), batch_size=2).tolist()
+    [2.0, 2.0, 2.0, 2.0, 2.0]
+    """
+    if batch_size is None:
+        return scan(lambda _, x: (None, f(x)), None, xs)[1]
+    if isinstance(batch_size, bool) or not isinstance(batch_size, int | np.integer) or \
+            batch_size < 1:
+        raise ValueError(f"fad.lax.map's batch_size must be a positive int, got "
+                         f"{batch_size!r:.60}. Pass None to map one slice at a time.")
+    bs = int(batch_size)
+    x_leaves, x_tree = tree_flatten(xs)
+    x_leaves = [leaf_array(x) for x in x_leaves]
+    n = scan_length(x_leaves, x_tree, None)
+    m = n // bs * bs
+    fb = vmap(f)
+    blocks = [reshape(slice_axis(x, 0, 0, m), (m // bs, bs) + aval_of(x).shape[1:])
+              for x in x_leaves]
+    yb = scan(lambda _, xb: (None, fb(xb)), None, tree_unflatten(x_tree, blocks),
+              length=m // bs)[1]
+    y_leaves, y_tree = tree_flatten(yb)
+    ys = [reshape(y, (m,) + aval_of(y).shape[2:]) for y in y_leaves]
+    if m < n:
+        rest = fb(tree_unflatten(x_tree, [slice_axis(x, 0, m, n) for x in x_leaves]))
+        ys = [bind(concatenate_p, y, r, axis=0) for y, r in zip(ys, tree_flatten(rest)[0])]
+    return tree_unflatten(y_tree, ys)
 
 
 def _scan(f: Callable, init: Any, xs: Any, length: Any, reverse: bool, where: str,
@@ -72,9 +170,7 @@ def _scan(f: Callable, init: Any, xs: Any, length: Any, reverse: bool, where: st
 
     x_avals = avals_of(x_leaves)
     slice_avals = [type(a)(a.shape[1:], a.dtype) for a in x_avals]
-    abstract = any(isinstance(v, Tracer) and concrete_or_none(v) is None
-                   for v in carry.leaves + x_leaves)
-    if not abstract:  # concrete: a Python loop, differentiable by every mode
+    if not _is_abstract(carry.leaves + x_leaves):  # a Python loop: every mode differentiates it
         c, ys = _scan_eagerly(body, carry, x_leaves, slice_avals, n, reverse)
         return tree_unflatten(carry.tree, c), tree_unflatten(y_tree[0], ys)
     closed = carry.settle_abstractly(body, slice_avals, "scan's body")
@@ -110,7 +206,7 @@ def _scan_eagerly(body: Callable, carry: Carry, x_leaves: list, slice_avals: lis
     while True:  # once more if a weakly typed carry leaf takes the body's dtype
         c, ys = carry.leaves, []
         for i in (range(n - 1, -1, -1) if reverse else range(n)):
-            out = body(*c, *[x[i] for x in x_leaves])
+            out = body(*c, *[x[i, ...] for x in x_leaves])
             c = out[:nc]
             if not ys and carry.settle(avals_of(c)):
                 break
@@ -126,7 +222,7 @@ def _scan_impl(xp: Any, *args: Any, body: ClosedJaxpr, length: int, reverse: boo
     carry, xs = list(args[:n_carry]), args[n_carry:]
     ys = []
     for i in (range(length - 1, -1, -1) if reverse else range(length)):
-        out = run(body, *carry, *[x[i] for x in xs])
+        out = run(body, *carry, *[x[i, ...] for x in xs])
         carry, y = out[:n_carry], out[n_carry:]
         ys.append(y)
     if reverse:
@@ -348,8 +444,10 @@ def _while_reverse_error(*args: Any, **params: Any) -> None:
         "in reverse mode when its number of steps is not known while tracing (under "
         "fad.jit, or a per-example predicate under fad.vmap): reverse mode must store "
         "every step. Use a bounded loop: fad.lax.fori_loop with concrete (Python int) "
-        "bounds, or fad.lax.scan; or forward mode (fad.jvp, fad.jacfwd). Without jit, "
-        "fad.grad runs the loop in Python and differentiates it.")
+        "bounds, or fad.lax.scan (a bound passed to a jitted function stays a Python "
+        "int when marked static: fad.jit(f, static_argnums=...)); or forward mode "
+        "(fad.jvp, fad.jacfwd). Without jit, fad.grad runs the loop in Python and "
+        "differentiates it.")
 
 
 def _while_vjp_rule(primals: list, *, cond: ClosedJaxpr, body: ClosedJaxpr) -> tuple:
