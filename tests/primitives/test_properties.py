@@ -51,7 +51,6 @@ REAL_ONLY = set("""arctan2 cbrt deg2rad rad2deg fabs floor ceil trunc hypot loga
     standardize reduce_window_max
     gamma i0 i1 i0e i1e ndtr ndtri log_ndtr entr beta betaln gammainc gammaincc
     rel_entr kl_div betainc zeta multigammaln gammaincinv betaincinv
-
     cummax cummin cumlogsumexp top_k lax_sort_multi""".split())
 
 # rows the table must have: every differentiable function of fad.numpy's chapters
