@@ -96,8 +96,9 @@ _methods.install()
 
 from . import autograd, cuda, nn, optim, serialization, utils  # noqa: E402
 # torch.func, torch.linalg, torch.special and their top-level aliases
-from . import func  # noqa: E402
+from . import func, linalg, special  # noqa: E402
 from .func import vmap  # noqa: E402,F401
+from .linalg import _inverse as inverse, _torch_svd as svd, det  # noqa: E402,F401
 from .serialization import load, save  # noqa: E402,F401
 from .utils.dlpack import from_dlpack  # noqa: E402,F401
 from ._functions import abs, all, any, max, min, pow, round, sum  # noqa: E402,F401
