@@ -114,3 +114,27 @@ def test_functional_call_errors() -> None:
         ftorch.func.functional_call(lin, {"weights": ftorch.ones(1, 2)}, (ftorch.ones(2),))
     with pytest.raises(RuntimeError, match="randomness"):
         ftorch.vmap(lambda x: x, randomness="sometimes")
+
+
+def test_checkpoint_gradients_match_pytorch() -> None:
+    from torch.utils.checkpoint import checkpoint as t_ckpt
+
+    from fad.torch.utils.checkpoint import checkpoint as f_ckpt
+
+    xs = np.random.default_rng(2).normal(size=(5, 4))
+    tm, fm = _mlp(torch), _mlp(ftorch)
+    with ftorch.no_grad():
+        for (_, fp), (_, tp) in zip(fm.named_parameters(), tm.named_parameters()):
+            fp.copy_(ftorch.tensor(tp.detach().numpy()))
+    grads = []
+    for lib, model, ckpt in ((torch, tm, t_ckpt), (ftorch, fm, f_ckpt)):
+        x = lib.tensor(xs, requires_grad=True)
+        h = ckpt(model[0], x, use_reentrant=False)
+        y = ckpt(lambda a, b: (a.tanh() * b).sin(), h, h, use_reentrant=False)
+        (model[2](y) ** 2).sum().backward()
+        grads.append([_np(x.grad)] + [_np(p.grad) for p in model.parameters()])
+    for a, b in zip(grads[1], grads[0]):
+        np.testing.assert_allclose(a, b, **TOL)
+    w = ftorch.ones(4, requires_grad=True)
+    with pytest.raises(RuntimeError, match="pass it as an argument"):
+        f_ckpt(lambda a: a * w, ftorch.ones(4), use_reentrant=False)
