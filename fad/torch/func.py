@@ -23,7 +23,8 @@ import numpy as np
 from ..transforms import autodiff as _ad
 from ..transforms import jacobians as _jac
 from ..transforms.vmap import vmap as _vmap
-from ..tree import tree_map
+from ..tree import tree_flatten, tree_map, tree_unflatten
+from ._recorder import Op, apply
 from .tensor import Tensor, wrap
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap",
@@ -55,6 +56,31 @@ def _lift(func: Callable) -> Callable:
     return on_arrays
 
 
+def _recorded(inner: Callable, label: str) -> Callable:
+    """``inner`` (a fad transformation, on arrays) called on facade tensors as one
+    recorded operation: when an argument requires grad, the result's ``grad_fn`` is
+    fad's reverse mode of the whole transformation, so ``.backward()`` through
+    ``torch.func.grad(f)(x)`` gives second derivatives, as in PyTorch."""
+    def run(*args: Any, **kwargs: Any) -> Any:
+        flat, tree = tree_flatten((args, kwargs))
+        slots = [i for i, x in enumerate(flat) if isinstance(x, Tensor)]
+        out_tree: list = []
+
+        def body(*arrays: Any) -> list:
+            leaves = list(flat)
+            for i, a in zip(slots, arrays):
+                leaves[i] = a
+            a_, kw = tree_unflatten(tree, leaves)
+            outs, td = tree_flatten(inner(*a_, **kw))
+            out_tree.append(td)
+            return outs
+
+        res = apply(Op(label, body, label, None, True, multi=True),
+                    tuple(flat[i] for i in slots))
+        return tree_unflatten(out_tree[-1], list(res))
+    return run
+
+
 def _argnums(argnums: int | Sequence[int]) -> int | tuple:
     return argnums if isinstance(argnums, int) else tuple(argnums)
 
@@ -66,8 +92,8 @@ def grad(func: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False
     >>> torch.func.grad(lambda x: x.sin().sum())(torch.zeros(2, dtype=torch.float64))
     tensor([1., 1.], dtype=torch.float64)
     """
-    inner = _ad.grad(_lift(func), _argnums(argnums), has_aux=has_aux)
-    return lambda *args, **kwargs: _wrap(inner(*_unwrap(args), **_unwrap(kwargs)))
+    return _recorded(_ad.grad(_lift(func), _argnums(argnums), has_aux=has_aux),
+                     "TorchFuncGradBackward")
 
 
 def grad_and_value(func: Callable, argnums: int | Sequence[int] = 0,
@@ -81,10 +107,10 @@ def grad_and_value(func: Callable, argnums: int | Sequence[int] = 0,
     """
     inner = _ad.value_and_grad(_lift(func), _argnums(argnums), has_aux=has_aux)
 
-    def run(*args: Any, **kwargs: Any) -> tuple:
-        value, g = inner(*_unwrap(args), **_unwrap(kwargs))
-        return _wrap((g, value))
-    return run
+    def swapped(*args: Any, **kwargs: Any) -> tuple:
+        value, g = inner(*args, **kwargs)
+        return g, value
+    return _recorded(swapped, "TorchFuncGradBackward")
 
 
 def vjp(func: Callable, *primals: Any, has_aux: bool = False) -> tuple:
@@ -113,8 +139,8 @@ def jvp(func: Callable, primals: Sequence, tangents: Sequence, *,
     >>> torch.func.jvp(lambda x: x * x, (torch.ones(2),), (torch.ones(2),))
     (tensor([1., 1.]), tensor([2., 2.]))
     """
-    return _wrap(_ad.jvp(_lift(func), tuple(_unwrap(tuple(primals))),
-                        tuple(_unwrap(tuple(tangents))), has_aux=has_aux))
+    return _recorded(lambda p, t: _ad.jvp(_lift(func), tuple(p), tuple(t), has_aux=has_aux),
+                     "TorchFuncJvpBackward")(tuple(primals), tuple(tangents))
 
 
 def _jacobian(transform: Callable) -> Callable:
@@ -123,8 +149,7 @@ def _jacobian(transform: Callable) -> Callable:
         if has_aux:
             raise NotImplementedError(f"torch.func.{transform.__name__}: has_aux=True is not "
                                       "supported; return the auxiliary value separately")
-        inner = transform(_lift(func), _argnums(argnums))
-        return lambda *args, **kwargs: _wrap(inner(*_unwrap(args), **_unwrap(kwargs)))
+        return _recorded(transform(_lift(func), _argnums(argnums)), "TorchFuncJacobianBackward")
     make.__name__ = transform.__name__
     return make
 
@@ -169,11 +194,8 @@ def vmap(func: Callable, in_dims: Any = 0, out_dims: Any = 0, randomness: str = 
     if randomness not in ("error", "different", "same"):
         raise RuntimeError(f"Only allowed values for randomness are 'error', 'different', "
                            f"or 'same'. Got {randomness}")
-    inner = _vmap(_lift(func), in_axes=in_dims, out_axes=out_dims)
-
-    def run(*args: Any, **kwargs: Any) -> Any:
-        return _wrap(inner(*_unwrap(args), **_unwrap(kwargs)))
-    return run
+    return _recorded(_vmap(_lift(func), in_axes=in_dims, out_axes=out_dims),
+                     "TorchFuncVmapBackward")
 
 
 @contextlib.contextmanager

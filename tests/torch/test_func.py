@@ -138,3 +138,18 @@ def test_checkpoint_gradients_match_pytorch() -> None:
     w = ftorch.ones(4, requires_grad=True)
     with pytest.raises(RuntimeError, match="pass it as an argument"):
         f_ckpt(lambda a: a * w, ftorch.ones(4), use_reentrant=False)
+
+
+def test_transform_results_backward_to_their_inputs_as_in_pytorch() -> None:
+    """A ``torch.func`` result whose input requires grad carries a ``grad_fn``:
+    ``.backward()`` through it gives second derivatives (a gradient penalty)."""
+    x = np.array([0.3, -0.8, 1.1])
+    grads = []
+    for lib in (torch, ftorch):
+        y = lib.tensor(x, requires_grad=True)
+        g = lib.func.grad(lambda t: (t.sin() * t ** 2).sum())(y)
+        j = lib.func.jacrev(lambda t: t.exp() * t)(y)
+        v = lib.vmap(lambda t: t.cos() * 2)(y)
+        ((g ** 2).sum() + j.sum() + v.sum()).backward()
+        grads.append(_np(y.grad))
+    np.testing.assert_allclose(grads[1], grads[0], **TOL)
