@@ -24,11 +24,12 @@ from ..transforms import autodiff as _ad
 from ..transforms import jacobians as _jac
 from ..transforms.vmap import vmap as _vmap
 from ..tree import tree_flatten, tree_map, tree_unflatten
+from ._functions import stack
 from ._recorder import Op, apply
 from .tensor import Tensor, wrap
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap",
-           "functional_call"]
+           "functional_call", "stack_module_state"]
 
 
 def _is_array(x: Any) -> bool:
@@ -256,3 +257,27 @@ def functional_call(module: Any, parameter_and_buffer_dicts: Any, args: Any = No
         args = (args,)
     with _swapped(module, dicts):
         return module(*args, **(kwargs or {}))
+
+
+def stack_module_state(models: Sequence[Any]) -> tuple:
+    """``(params, buffers)``: each parameter and buffer of the same-structured
+    ``models`` stacked along a new leading axis (the parameters as new leaves that
+    require grad), for ``vmap`` over an ensemble with ``functional_call``.
+
+    >>> import fad.torch as torch
+    >>> params, buffers = torch.func.stack_module_state([torch.nn.Linear(2, 3)] * 4)
+    >>> params["weight"].shape, params["weight"].requires_grad
+    (torch.Size([4, 3, 2]), True)
+    """
+    models = list(models)
+    if not models:
+        raise RuntimeError("stack_module_state: Expected at least one model, got 0.")
+    if any(m.training != models[0].training for m in models):
+        raise RuntimeError("stack_module_state: Expected all models to have the same "
+                           "training/eval mode.")
+    names = [k for k, _ in models[0].named_parameters()]
+    params = {k: stack([dict(m.named_parameters())[k].detach() for m in models])
+              .requires_grad_() for k in names}
+    bnames = [k for k, _ in models[0].named_buffers()]
+    buffers = {k: stack([dict(m.named_buffers())[k] for m in models]) for k in bnames}
+    return params, buffers

@@ -153,3 +153,23 @@ def test_transform_results_backward_to_their_inputs_as_in_pytorch() -> None:
         ((g ** 2).sum() + j.sum() + v.sum()).backward()
         grads.append(_np(y.grad))
     np.testing.assert_allclose(grads[1], grads[0], **TOL)
+
+
+def test_model_ensembling_matches_pytorch() -> None:
+    """The ensembling tutorial: ``stack_module_state`` + ``vmap`` of
+    ``functional_call``."""
+    xs = np.random.default_rng(3).normal(size=(5, 4))
+    outs = []
+    for lib in (torch, ftorch):
+        models = [_mlp(lib) for _ in range(3)]
+        for i, m in enumerate(models):
+            with lib.no_grad():
+                for k, p in enumerate(m.parameters()):
+                    p.copy_(lib.tensor(np.full(tuple(p.shape), 0.1 * (i + 1) - 0.05 * k)))
+        params, buffers = lib.func.stack_module_state(models)
+        assert all(p.requires_grad for p in params.values())
+
+        def one(p, b, x, base=models[0], lib=lib):
+            return lib.func.functional_call(base, (p, b), (x,))
+        outs.append(_np(lib.vmap(one, in_dims=(0, 0, None))(params, buffers, lib.tensor(xs))))
+    np.testing.assert_allclose(outs[1], outs[0], **TOL)
