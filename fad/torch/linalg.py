@@ -25,7 +25,11 @@ __all__ = ["norm", "vector_norm", "matrix_norm", "inv", "solve", "det", "slogdet
            "qr", "svd", "svdvals", "eigh", "eigvalsh", "pinv", "lstsq", "matrix_rank", "cross",
            "vecdot", "multi_dot", "LinAlgError"]
 
-LinAlgError = fnp.linalg.LinAlgError
+
+
+class LinAlgError(RuntimeError, fnp.linalg.LinAlgError):
+    """``torch.linalg.LinAlgError``: a singular or not positive-definite input (a
+    ``RuntimeError`` as in PyTorch, and NumPy's ``LinAlgError``)."""
 
 
 def _result(name: str, fields: str) -> type:
@@ -58,7 +62,13 @@ def _float_input(fname: str, *ts: Any) -> None:
 
 def _call(name: str, *args: Any, **params: Any) -> Any:
     _float_input(f"linalg.{name}", *args)
-    return apply(_OPS[name], args, params)
+    try:
+        return apply(_OPS[name], args, params)
+    except RuntimeError as e:
+        _, sep, detail = str(e).rpartition("LinAlgError: ")
+        if sep:
+            raise LinAlgError(f"linalg.{name}: {detail}") from None
+        raise
 
 
 def _last2(a: Any, dim: tuple) -> Any:

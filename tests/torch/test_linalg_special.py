@@ -158,3 +158,20 @@ def test_special_keeps_float32_and_promotes_integers() -> None:
     assert ftorch.special.erf(x32).dtype is ftorch.float32
     assert str(ftorch.special.expit(ftorch.tensor([1, 2])).dtype) == str(
         torch.special.expit(torch.tensor([1, 2])).dtype)
+
+
+def test_linalg_failures_raise_linalg_error() -> None:
+    for fn, a in ((ftorch.linalg.inv, ftorch.zeros(2, 2)),
+                  (ftorch.linalg.cholesky, -ftorch.eye(2))):
+        with pytest.raises(ftorch.linalg.LinAlgError, match=f"linalg.{fn.__name__}: "):
+            fn(a)
+        with pytest.raises(RuntimeError):
+            fn(a)
+
+
+def test_linalg_edge_cases_match_pytorch() -> None:
+    for lib in (torch, ftorch):
+        assert tuple(lib.linalg.det(lib.zeros(0, 3, 3)).shape) == (0,)
+        assert str(lib.linalg.inv(lib.eye(3)).dtype) == "torch.float32"
+        assert float(lib.linalg.norm(lib.tensor(3.0))) == 3.0
+    assert tuple(ftorch.linalg.norm(ftorch.ones(2, 3, 4), dim=(0, 2)).shape) == (3,)
