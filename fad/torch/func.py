@@ -147,10 +147,15 @@ def jvp(func: Callable, primals: Sequence, tangents: Sequence, *,
 def _jacobian(transform: Callable) -> Callable:
     def make(func: Callable, argnums: int | Sequence[int] = 0, *, has_aux: bool = False,
              **_: Any) -> Callable:
-        if has_aux:
-            raise NotImplementedError(f"torch.func.{transform.__name__}: has_aux=True is not "
-                                      "supported; return the auxiliary value separately")
-        return _recorded(transform(_lift(func), _argnums(argnums)), "TorchFuncJacobianBackward")
+        lifted = _lift(func)
+        if not has_aux:
+            return _recorded(transform(lifted, _argnums(argnums)), "TorchFuncJacobianBackward")
+        # ``(jacobian, aux)``: the auxiliary output comes from one more evaluation of ``func``
+        jac = transform(lambda *a, **k: lifted(*a, **k)[0], _argnums(argnums))
+
+        def with_aux(*args: Any, **kwargs: Any) -> tuple:
+            return jac(*args, **kwargs), lifted(*args, **kwargs)[1]
+        return _recorded(with_aux, "TorchFuncJacobianBackward")
     make.__name__ = transform.__name__
     return make
 

@@ -173,3 +173,15 @@ def test_model_ensembling_matches_pytorch() -> None:
             return lib.func.functional_call(base, (p, b), (x,))
         outs.append(_np(lib.vmap(one, in_dims=(0, 0, None))(params, buffers, lib.tensor(xs))))
     np.testing.assert_allclose(outs[1], outs[0], **TOL)
+
+
+@pytest.mark.parametrize("name", ["jacrev", "jacfwd"])
+def test_jacobian_has_aux_matches_pytorch(name: str) -> None:
+    x = np.array([0.3, -1.2, 2.0])
+    res = []
+    for lib in (torch, ftorch):
+        jac, aux = getattr(lib.func, name)(lambda t: (t.sin() * t, t.cos()), has_aux=True)(
+            lib.tensor(x))
+        res.append((_np(jac), _np(aux)))
+    for a, b in zip(res[1], res[0]):
+        np.testing.assert_allclose(a, b, **TOL)
