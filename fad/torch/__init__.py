@@ -97,6 +97,10 @@ from .tensor import Size, Tensor, device
 _methods.install()
 
 from . import autograd, backends, cuda, nn, optim, profiler, serialization, utils  # noqa: E402
+# torch.func, torch.linalg, torch.special and their top-level aliases
+from . import func, linalg, special  # noqa: E402
+from .func import vmap  # noqa: E402,F401
+from .linalg import _inverse as inverse, _torch_svd as svd, det  # noqa: E402,F401
 from .serialization import load, save  # noqa: E402,F401
 
 autograd.profiler = profiler  # (``torch.autograd.profiler.profile``, as PyTorch's)

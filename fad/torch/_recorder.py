@@ -229,8 +229,9 @@ def _saved_positions(tape: list, args: tuple, vals: list, params: dict, outs: li
     for entry in tape:
         out_flags, in_flags = entry_reads(entry)
         read += [x for x, f in zip(entry.primals, in_flags) if f]
-        outs_e = entry.ans if entry.prim.multiple_results else (entry.ans,)
-        read += [x for x, f in zip(outs_e, out_flags) if f]
+        if out_flags:  # (none for a vjp_rule's entry, whose ``ans`` is its pullback)
+            outs_e = entry.ans if entry.prim.multiple_results else (entry.ans,)
+            read += [x for x, f in zip(outs_e, out_flags) if f]
     roots = {id(_root(x)) for x in read}
     saved = tuple([i for i, a in enumerate(args)
                    if isinstance(a, Tensor) and id(_root(vals[i])) in roots])

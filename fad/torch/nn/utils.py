@@ -14,15 +14,26 @@ from ..tensor import Tensor, wrap
 
 
 def _params(parameters: Any) -> list:
+    """The parameters (one tensor or an iterable of them) that have a gradient."""
     if isinstance(parameters, Tensor):
-        return [parameters]
-    return [p for p in parameters if p.grad is not None]
+        parameters = [parameters]
+    return [p for p in parameters if p._grad is not None]
 
 
 def clip_grad_norm_(parameters: Any, max_norm: float, norm_type: float = 2.0,
                     error_if_nonfinite: bool = False, foreach: Any = None) -> Tensor:
     """Scale the gradients in place so that their joint norm is at most ``max_norm``;
-    returns the norm before clipping."""
+    returns the norm before clipping (``error_if_nonfinite``: raise when it is NaN
+    or infinite).
+
+    >>> import fad.torch as torch
+    >>> p = torch.ones(2, requires_grad=True)
+    >>> p.grad = torch.tensor([3.0, 4.0])
+    >>> torch.nn.utils.clip_grad_norm_(p, max_norm=1.0)
+    tensor(5.)
+    >>> p.grad
+    tensor([0.6000, 0.8000])
+    """
     params = _params(parameters)
     if not params:
         return wrap(np.asarray(0.0, np.float32))
@@ -43,6 +54,15 @@ def clip_grad_norm_(parameters: Any, max_norm: float, norm_type: float = 2.0,
 
 
 def clip_grad_value_(parameters: Any, clip_value: float, foreach: Any = None) -> None:
+    """Clamp the gradients in place to ``[-clip_value, clip_value]``.
+
+    >>> import fad.torch as torch
+    >>> p = torch.ones(2, requires_grad=True)
+    >>> p.grad = torch.tensor([3.0, -0.5])
+    >>> torch.nn.utils.clip_grad_value_(p, 1.0)
+    >>> p.grad
+    tensor([ 1.0000, -0.5000])
+    """
     for p in _params(parameters):
         p.grad._write(np.clip(host(p.grad._value), -clip_value, clip_value))
 

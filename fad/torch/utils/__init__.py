@@ -1,6 +1,6 @@
 """``torch.utils``: ``data`` (datasets and loaders), ``dlpack`` (exchange with other
-libraries)."""
+libraries), ``checkpoint`` (activation checkpointing)."""
 
-from . import data, dlpack
+from . import checkpoint, data, dlpack
 
-__all__ = ["data", "dlpack"]
+__all__ = ["checkpoint", "data", "dlpack"]

@@ -1,0 +1,288 @@
+"""``torch.func``: PyTorch's function transforms on fad's.
+
+Each transform unwraps the facade tensors of its arguments, runs fad's
+transformation (``fad.grad``, ``fad.vjp``, ``fad.jvp``, ``fad.jacrev``,
+``fad.jacfwd``, ``fad.hessian``, ``fad.vmap``) on a function that wraps the
+traced values back into facade tensors, so code written with ``torch.`` operations
+traces; the results come back as tensors. The transforms compose
+(``vmap(grad(f))``, ``jacrev(jacfwd(f))``) because each one only sees arrays.
+
+>>> import fad.torch as torch
+>>> x = torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64)
+>>> torch.func.grad(lambda x: (x ** 2).sum())(x)
+tensor([2., 4., 6.], dtype=torch.float64)
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any, Callable, Iterator, Sequence
+
+import numpy as np
+
+from ..transforms import autodiff as _ad
+from ..transforms import jacobians as _jac
+from ..transforms.vmap import vmap as _vmap
+from ..tree import tree_flatten, tree_map, tree_unflatten
+from ._functions import stack
+from ._recorder import Op, apply
+from .tensor import Tensor, wrap
+
+__all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap",
+           "functional_call", "stack_module_state"]
+
+
+def _is_array(x: Any) -> bool:
+    return hasattr(x, "shape") and hasattr(x, "dtype")
+
+
+def _unwrap(tree: Any) -> Any:
+    """Facade tensors (leaves of ``tree``) replaced by their arrays (or tracers)."""
+    return tree_map(lambda x: x._value if isinstance(x, Tensor) else x, tree)
+
+
+def _wrap(tree: Any) -> Any:
+    """Arrays and tracers (leaves of ``tree``) wrapped as facade tensors."""
+    def one(x: Any) -> Any:
+        if isinstance(x, Tensor) or not _is_array(x):
+            return x
+        return wrap(np.asarray(x) if isinstance(x, np.generic) else x)
+    return tree_map(one, tree)
+
+
+def _lift(func: Callable) -> Callable:
+    """``func`` on facade tensors as a function of arrays (what fad transforms)."""
+    def on_arrays(*args: Any, **kwargs: Any) -> Any:
+        return _unwrap(func(*_wrap(args), **_wrap(kwargs)))
+    return on_arrays
+
+
+def _recorded(inner: Callable, label: str) -> Callable:
+    """``inner`` (a fad transformation, on arrays) called on facade tensors as one
+    recorded operation: when an argument requires grad, the result's ``grad_fn`` is
+    fad's reverse mode of the whole transformation, so ``.backward()`` through
+    ``torch.func.grad(f)(x)`` gives second derivatives, as in PyTorch."""
+    def run(*args: Any, **kwargs: Any) -> Any:
+        flat, tree = tree_flatten((args, kwargs))
+        slots = [i for i, x in enumerate(flat) if isinstance(x, Tensor)]
+        out_tree: list = []
+
+        def body(*arrays: Any) -> list:
+            leaves = list(flat)
+            for i, a in zip(slots, arrays):
+                leaves[i] = a
+            a_, kw = tree_unflatten(tree, leaves)
+            outs, td = tree_flatten(inner(*a_, **kw))
+            out_tree.append(td)
+            return outs
+
+        res = apply(Op(label, body, label, None, True, multi=True),
+                    tuple(flat[i] for i in slots))
+        return tree_unflatten(out_tree[-1], list(res))
+    return run
+
+
+def _argnums(argnums: int | Sequence[int]) -> int | tuple:
+    return argnums if isinstance(argnums, int) else tuple(argnums)
+
+
+def grad(func: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Callable:
+    """The gradient of the scalar ``func`` with respect to the ``argnums`` arguments.
+
+    >>> import fad.torch as torch
+    >>> torch.func.grad(lambda x: x.sin().sum())(torch.zeros(2, dtype=torch.float64))
+    tensor([1., 1.], dtype=torch.float64)
+    """
+    return _recorded(_ad.grad(_lift(func), _argnums(argnums), has_aux=has_aux),
+                     "TorchFuncGradBackward")
+
+
+def grad_and_value(func: Callable, argnums: int | Sequence[int] = 0,
+                   has_aux: bool = False) -> Callable:
+    """``(gradient, value)`` of ``func`` (``(gradient, (value, aux))`` with ``has_aux``).
+
+    >>> import fad.torch as torch
+    >>> g, v = torch.func.grad_and_value(lambda x: (x * x).sum())(torch.ones(2))
+    >>> g, v
+    (tensor([2., 2.]), tensor(2.))
+    """
+    inner = _ad.value_and_grad(_lift(func), _argnums(argnums), has_aux=has_aux)
+
+    def swapped(*args: Any, **kwargs: Any) -> tuple:
+        value, g = inner(*args, **kwargs)
+        return g, value
+    return _recorded(swapped, "TorchFuncGradBackward")
+
+
+def vjp(func: Callable, *primals: Any, has_aux: bool = False) -> tuple:
+    """``(output, vjp_fn)`` (and ``aux``): ``vjp_fn(cotangent)`` is the tuple of the
+    cotangents of the primals.
+
+    >>> import fad.torch as torch
+    >>> out, vjp_fn = torch.func.vjp(lambda x: 3 * x, torch.ones(2))
+    >>> vjp_fn(torch.ones(2))
+    (tensor([3., 3.]),)
+    """
+    res = _ad.vjp(_lift(func), *_unwrap(primals), has_aux=has_aux)
+    pullback = res[1]
+
+    def vjp_fn(cotangents: Any, *rest: Any) -> tuple:
+        ct = _unwrap((cotangents,) + rest if rest else cotangents)
+        return _wrap(tuple(pullback(ct)))
+    return (_wrap(res[0]), vjp_fn) + tuple(_wrap(res[2:]))
+
+
+def jvp(func: Callable, primals: Sequence, tangents: Sequence, *,
+        has_aux: bool = False) -> tuple:
+    """``(output, jvp_out)``: ``func`` and its directional derivative along ``tangents``.
+
+    >>> import fad.torch as torch
+    >>> torch.func.jvp(lambda x: x * x, (torch.ones(2),), (torch.ones(2),))
+    (tensor([1., 1.]), tensor([2., 2.]))
+    """
+    return _recorded(lambda p, t: _ad.jvp(_lift(func), tuple(p), tuple(t), has_aux=has_aux),
+                     "TorchFuncJvpBackward")(tuple(primals), tuple(tangents))
+
+
+def _jacobian(transform: Callable) -> Callable:
+    def make(func: Callable, argnums: int | Sequence[int] = 0, *, has_aux: bool = False,
+             **_: Any) -> Callable:
+        lifted = _lift(func)
+        if not has_aux:
+            return _recorded(transform(lifted, _argnums(argnums)), "TorchFuncJacobianBackward")
+        # ``(jacobian, aux)``: the auxiliary output comes from one more evaluation of ``func``
+        jac = transform(lambda *a, **k: lifted(*a, **k)[0], _argnums(argnums))
+
+        def with_aux(*args: Any, **kwargs: Any) -> tuple:
+            return jac(*args, **kwargs), lifted(*args, **kwargs)[1]
+        return _recorded(with_aux, "TorchFuncJacobianBackward")
+    make.__name__ = transform.__name__
+    return make
+
+
+jacrev = _jacobian(_jac.jacrev)
+jacrev.__doc__ = """The Jacobian of ``func`` by reverse mode (one row per output element).
+
+>>> import fad.torch as torch
+>>> torch.func.jacrev(lambda x: x ** 2)(torch.tensor([1.0, 2.0]))
+tensor([[2., 0.],
+        [0., 4.]])
+"""
+jacfwd = _jacobian(_jac.jacfwd)
+jacfwd.__doc__ = """The Jacobian of ``func`` by forward mode (one column per input element).
+
+>>> import fad.torch as torch
+>>> torch.func.jacfwd(lambda x: x ** 2)(torch.tensor([1.0, 2.0]))
+tensor([[2., 0.],
+        [0., 4.]])
+"""
+hessian = _jacobian(_jac.hessian)
+hessian.__doc__ = """The Hessian of the scalar ``func`` (``jacfwd(jacrev(func))``).
+
+>>> import fad.torch as torch
+>>> torch.func.hessian(lambda x: (x ** 3).sum())(torch.tensor([1.0, 2.0]))
+tensor([[ 6.,  0.],
+        [ 0., 12.]])
+"""
+
+
+def vmap(func: Callable, in_dims: Any = 0, out_dims: Any = 0, randomness: str = "error", *,
+         chunk_size: int | None = None) -> Callable:
+    """``func`` mapped over the ``in_dims`` axes of its arguments (``None``: not
+    mapped), the mapped axis of the outputs at ``out_dims``. ``randomness`` and
+    ``chunk_size`` are accepted; random draws inside follow fad's ``vmap``.
+
+    >>> import fad.torch as torch
+    >>> torch.vmap(lambda a, b: (a * b).sum(), in_dims=(0, None))(torch.ones(3, 2),
+    ...                                                          torch.ones(2))
+    tensor([2., 2., 2.])
+    """
+    if randomness not in ("error", "different", "same"):
+        raise RuntimeError(f"Only allowed values for randomness are 'error', 'different', "
+                           f"or 'same'. Got {randomness}")
+    return _recorded(_vmap(_lift(func), in_axes=in_dims, out_axes=out_dims),
+                     "TorchFuncVmapBackward")
+
+
+@contextlib.contextmanager
+def _swapped(module: Any, values: dict) -> Iterator[None]:
+    """``module``'s parameters and buffers named in ``values`` replaced for a while."""
+    saved = []
+    try:
+        for name, value in values.items():
+            *path, leaf = name.split(".")
+            owner = module
+            for part in path:
+                owner = owner._modules[part]
+            store = next((s for s in ("_parameters", "_buffers") if leaf in owner.__dict__[s]),
+                         None)
+            if store is None:
+                raise AttributeError(f"functional_call: {type(module).__name__} has no "
+                                     f"parameter or buffer named '{name}'")
+            table = owner.__dict__[store]
+            saved.append((table, leaf, table[leaf]))
+            table[leaf] = value if isinstance(value, Tensor) else wrap(value)
+        yield
+    finally:
+        for table, leaf, old in reversed(saved):
+            table[leaf] = old
+
+
+def functional_call(module: Any, parameter_and_buffer_dicts: Any, args: Any = None,
+                    kwargs: dict | None = None, *, tie_weights: bool = True,
+                    strict: bool = False) -> Any:
+    """``module(*args, **kwargs)`` with its parameters and buffers replaced by the
+    tensors of ``parameter_and_buffer_dicts`` (a dict by dotted name, or a tuple of
+    dicts), the module left unchanged afterwards.
+
+    >>> import fad.torch as torch
+    >>> lin = torch.nn.Linear(2, 1)
+    >>> p = {"weight": torch.ones(1, 2), "bias": torch.zeros(1)}
+    >>> torch.func.functional_call(lin, p, (torch.ones(2),))
+    tensor([2.])
+    """
+    dicts = parameter_and_buffer_dicts
+    if isinstance(dicts, (tuple, list)):
+        merged: dict = {}
+        for d in dicts:
+            clash = set(merged) & set(d)
+            if clash:
+                raise ValueError(f"{sorted(clash)[0]} appeared in multiple dictionaries; "
+                                 "behavior of functional call is ambiguous")
+            merged.update(d)
+        dicts = merged
+    if strict:
+        own = {k for k, _ in module.named_parameters()} | {k for k, _ in module.named_buffers()}
+        if set(dicts) != own:
+            raise RuntimeError(f"functional_call got keys {sorted(dicts)}, expected "
+                               f"{sorted(own)}")
+    if args is None:
+        args = ()
+    elif not isinstance(args, tuple):
+        args = (args,)
+    with _swapped(module, dicts):
+        return module(*args, **(kwargs or {}))
+
+
+def stack_module_state(models: Sequence[Any]) -> tuple:
+    """``(params, buffers)``: each parameter and buffer of the same-structured
+    ``models`` stacked along a new leading axis (the parameters as new leaves that
+    require grad), for ``vmap`` over an ensemble with ``functional_call``.
+
+    >>> import fad.torch as torch
+    >>> params, buffers = torch.func.stack_module_state([torch.nn.Linear(2, 3)] * 4)
+    >>> params["weight"].shape, params["weight"].requires_grad
+    (torch.Size([4, 3, 2]), True)
+    """
+    models = list(models)
+    if not models:
+        raise RuntimeError("stack_module_state: Expected at least one model, got 0.")
+    if any(m.training != models[0].training for m in models):
+        raise RuntimeError("stack_module_state: Expected all models to have the same "
+                           "training/eval mode.")
+    names = [k for k, _ in models[0].named_parameters()]
+    params = {k: stack([dict(m.named_parameters())[k].detach() for m in models])
+              .requires_grad_() for k in names}
+    bnames = [k for k, _ in models[0].named_buffers()]
+    buffers = {k: stack([dict(m.named_buffers())[k] for m in models]) for k in bnames}
+    return params, buffers

@@ -1,0 +1,405 @@
+"""``torch.linalg``: PyTorch's linear-algebra functions on ``fad.numpy.linalg``.
+
+Each function is a facade operation (recorded for ``.backward()``, traced inside
+``torch.func``) whose derivative is fad's; results that PyTorch returns as named
+tuples (``torch.return_types.linalg_qr`` ...) come back as such.
+
+>>> import fad.torch as torch
+>>> A = torch.tensor([[4.0, 1.0], [1.0, 3.0]], requires_grad=True)
+>>> torch.linalg.det(A)
+tensor(11., grad_fn=<LinalgDetBackward0>)
+>>> torch.linalg.eigh(A).eigenvalues.shape
+torch.Size([2])
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+from typing import Any, Callable, Sequence
+
+from .. import numpy as fnp
+from ._recorder import Op, apply
+from .tensor import Tensor
+
+__all__ = ["norm", "vector_norm", "matrix_norm", "inv", "solve", "det", "slogdet", "cholesky",
+           "qr", "svd", "svdvals", "eigh", "eigvalsh", "pinv", "lstsq", "matrix_rank", "cross",
+           "vecdot", "multi_dot", "LinAlgError"]
+
+
+
+class LinAlgError(RuntimeError, fnp.linalg.LinAlgError):
+    """``torch.linalg.LinAlgError``: a singular or not positive-definite input (a
+    ``RuntimeError`` as in PyTorch, and NumPy's ``LinAlgError``)."""
+
+
+def _result(name: str, fields: str) -> type:
+    """A named tuple printed as PyTorch's ``torch.return_types.<name>``."""
+    cls = namedtuple(name, fields)
+    cls.__module__ = "torch.return_types"
+    return cls
+
+
+QR = _result("linalg_qr", "Q R")
+SVD = _result("linalg_svd", "U S Vh")
+SVD_OLD = _result("svd", "U S V")
+EIGH = _result("linalg_eigh", "eigenvalues eigenvectors")
+SLOGDET = _result("linalg_slogdet", "sign logabsdet")
+LSTSQ = _result("linalg_lstsq", "solution residuals rank singular_values")
+
+_OPS: dict[str, Op] = {}
+
+
+def _op(name: str, fun: Callable, grad_fn: str | None, multi: bool = False) -> None:
+    _OPS[name] = Op(name, fun, grad_fn or "NotDifferentiable", None, True, multi)
+
+
+def _float_input(fname: str, *ts: Any) -> None:
+    for t in ts:
+        if isinstance(t, Tensor) and not (t.is_floating_point() or t.is_complex()):
+            raise RuntimeError(f"{fname}: Expected a floating point or complex tensor as "
+                               f"input. Got {str(t.dtype).removeprefix('torch.').title()}")
+
+
+def _call(name: str, *args: Any, **params: Any) -> Any:
+    _float_input(f"linalg.{name}", *args)
+    try:
+        return apply(_OPS[name], args, params)
+    except RuntimeError as e:
+        _, sep, detail = str(e).rpartition("LinAlgError: ")
+        if sep:
+            raise LinAlgError(f"linalg.{name}: {detail}") from None
+        raise
+
+
+def _last2(a: Any, dim: tuple) -> Any:
+    """``a`` with the axes ``dim`` moved last (a matrix norm's two axes)."""
+    d = tuple(x % a.ndim for x in dim)
+    return a if d == (a.ndim - 2, a.ndim - 1) else fnp.moveaxis(a, d, (-2, -1))
+
+
+def _matrix_norm(a: Any, ord: Any = "fro", dim: tuple = (-2, -1), keepdim: bool = False
+                 ) -> Any:
+    out = fnp.linalg.matrix_norm(_last2(a, dim), ord=ord, keepdims=keepdim)
+    if keepdim:
+        out = fnp.moveaxis(out, (-2, -1), tuple(x % a.ndim for x in dim))
+    return out
+
+
+def _is_vector_rhs(a: Any, b: Any) -> bool:
+    """PyTorch's rule: ``B`` is a (batch of) vector(s) when it is 1-D or has one
+    dimension fewer than ``A`` with matching batch shape."""
+    return b.ndim == 1 or (b.ndim == a.ndim - 1 and tuple(b.shape) == tuple(a.shape[:-1]))
+
+
+def _solve(a: Any, b: Any, left: bool = True) -> Any:
+    if not left:  # X A = B  <=>  A^T X^T = B^T
+        return fnp.linalg.matrix_transpose(
+            _solve(fnp.linalg.matrix_transpose(a), fnp.linalg.matrix_transpose(b)))
+    if _is_vector_rhs(a, b):
+        return fnp.linalg.solve(a, b[..., None])[..., 0]
+    return fnp.linalg.solve(a, b)
+
+
+def _lstsq(a: Any, b: Any, rcond: Any = None) -> list:
+    vec = b.ndim == a.ndim - 1
+    x = fnp.linalg.pinv(a, rtol=rcond) @ (b[..., None] if vec else b)
+    return [x[..., 0] if vec else x]
+
+
+_op("vector_norm", lambda a, ord=2, dim=None, keepdim=False: fnp.linalg.vector_norm(
+    a, axis=dim, keepdims=keepdim, ord=ord), "LinalgVectorNormBackward0")
+_op("matrix_norm", _matrix_norm, "LinalgMatrixNormBackward0")
+_op("inv", fnp.linalg.inv, "LinalgInvExBackward0")
+_op("solve", _solve, "LinalgSolveExBackward0")
+_op("det", fnp.linalg.det, "LinalgDetBackward0")
+_op("slogdet", lambda a: list(fnp.linalg.slogdet(a)), "LinalgSlogdetBackward0", True)
+_op("cholesky", lambda a, upper=False: fnp.linalg.cholesky(a, upper=upper),
+    "LinalgCholeskyExBackward0")
+_op("qr", lambda a, mode="reduced": list(fnp.linalg.qr(a, mode)), "LinalgQrBackward0", True)
+_op("svd", lambda a, full_matrices=True: list(fnp.linalg.svd(a, full_matrices)),
+    "LinalgSvdBackward0", True)
+_op("svdvals", fnp.linalg.svdvals, "LinalgSvdBackward0")
+_op("eigh", lambda a, UPLO="L": list(fnp.linalg.eigh(a, UPLO)), "LinalgEighBackward0", True)
+_op("eigvalsh", lambda a, UPLO="L": fnp.linalg.eigvalsh(a, UPLO), "LinalgEighBackward0")
+_op("pinv", lambda a, rtol=None, hermitian=False: fnp.linalg.pinv(
+    a, hermitian=hermitian, rtol=rtol), "PinvBackward0")
+_op("lstsq", _lstsq, "LinalgLstsqBackward0", True)
+_op("matrix_rank", lambda a, rtol=None, hermitian=False: fnp.linalg.matrix_rank(
+    a, hermitian=hermitian, rtol=rtol), None)
+_op("cross", lambda a, b, dim=-1: fnp.linalg.cross(a, b, axis=dim), "LinalgCrossBackward0")
+_op("vecdot", lambda a, b, dim=-1: fnp.linalg.vecdot(a, b, axis=dim), "LinalgVecdotBackward0")
+_op("multi_dot", lambda *xs: fnp.linalg.multi_dot(xs), "MmBackward0")
+
+
+def _svd_old(a: Any, some: bool = True) -> list:
+    u, s, vh = fnp.linalg.svd(a, not some)
+    return [u, s, fnp.conj(fnp.linalg.matrix_transpose(vh))]
+
+
+_op("svd_old", _svd_old, "LinalgSvdBackward0", True)
+
+
+def _dims(dim: Any) -> Any:
+    return tuple(dim) if isinstance(dim, (list, tuple)) else dim
+
+
+def vector_norm(x: Tensor, ord: float = 2, dim: Any = None, keepdim: bool = False, *,
+                dtype: Any = None) -> Tensor:
+    """The ``ord``-norm of ``x`` over ``dim`` (all elements when ``None``).
+
+    >>> import fad.torch as torch
+    >>> torch.linalg.vector_norm(torch.tensor([3.0, -4.0]), ord=1)
+    tensor(7.)
+    """
+    if dtype is not None:
+        x = x.to(dtype)
+    return _call("vector_norm", x, ord=ord, dim=_dims(dim), keepdim=keepdim)
+
+
+def matrix_norm(A: Tensor, ord: Any = "fro", dim: tuple = (-2, -1), keepdim: bool = False, *,
+                dtype: Any = None) -> Tensor:
+    """A matrix norm (``'fro'``, ``'nuc'``, ``1``, ``-1``, ``2``, ``-2``, ``inf``,
+    ``-inf``) of the matrices in the axes ``dim``.
+
+    >>> import fad.torch as torch
+    >>> torch.linalg.matrix_norm(torch.eye(2))
+    tensor(1.4142)
+    """
+    if dtype is not None:
+        A = A.to(dtype)
+    return _call("matrix_norm", A, ord=ord, dim=tuple(dim), keepdim=keepdim)
+
+
+def norm(A: Tensor, ord: Any = None, dim: Any = None, keepdim: bool = False, *,
+         dtype: Any = None) -> Tensor:
+    """A vector norm (``dim`` an int, or ``A`` 1-D) or a matrix norm (``dim`` a pair,
+    or ``A`` 2-D with ``ord`` given); the 2-norm of all elements by default.
+
+    >>> import fad.torch as torch
+    >>> torch.linalg.norm(torch.tensor([[1.0, 2.0], [2.0, 4.0]]))
+    tensor(5.)
+    """
+    if isinstance(dim, int):
+        dim = (dim,)
+    if (dim is not None and len(dim) == 2) or (dim is None and ord is not None and A.dim() == 2):
+        return matrix_norm(A, "fro" if ord is None else ord, dim or (-2, -1), keepdim,
+                           dtype=dtype)
+    if ord is not None and dim is None and A.dim() != 1:
+        raise RuntimeError("linalg.norm: If dim is not specified but ord is, the input must "
+                           f"be 1D or 2D. Got {A.dim()}D.")
+    return vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype=dtype)
+
+
+def inv(A: Tensor) -> Tensor:
+    """The inverse of the square matrix ``A`` (a batch of them).
+
+    >>> import fad.torch as torch
+    >>> torch.linalg.inv(torch.tensor([[2.0, 0.0], [0.0, 4.0]]))
+    tensor([[0.5000, 0.0000],
+            [0.0000, 0.2500]])
+    """
+    return _call("inv", A)
+
+
+def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
+    """``X`` with ``A X = B`` (``X A = B`` when ``left=False``); ``B`` a (batch of)
+    vector(s) or matrices.
+
+    >>> import fad.torch as torch
+    >>> torch.linalg.solve(torch.tensor([[2.0, 0.0], [0.0, 4.0]]), torch.tensor([1.0, 1.0]))
+    tensor([0.5000, 0.2500])
+    """
+    return _call("solve", A, B, left=left)
+
+
+def _inverse(input: Tensor) -> Tensor:
+    """``torch.inverse``: ``torch.linalg.inv``.
+
+    >>> import fad.torch as torch
+    >>> torch.inverse(torch.tensor([[2.0]]))
+    tensor([[0.5000]])
+    """
+    return inv(input)
+
+
+def det(A: Tensor) -> Tensor:
+    """The determinant of ``A``.
+
+    >>> import fad.torch as torch
+    >>> torch.linalg.det(torch.tensor([[1.0, 2.0], [3.0, 4.0]]))
+    tensor(-2.)
+    """
+    return _call("det", A)
+
+
+def slogdet(A: Tensor) -> tuple:
+    """``(sign, logabsdet)`` of the determinant of ``A``.
+
+    >>> import fad.torch as torch
+    >>> torch.linalg.slogdet(torch.tensor([[1.0, 2.0], [3.0, 4.0]])).sign
+    tensor(-1.)
+    """
+    return SLOGDET(*_call("slogdet", A))
+
+
+def cholesky(A: Tensor, *, upper: bool = False) -> Tensor:
+    """The Cholesky factor ``L`` (``A = L L^H``) of a positive-definite ``A``
+    (``U = L^H`` when ``upper=True``).
+
+    >>> import fad.torch as torch
+    >>> torch.linalg.cholesky(torch.tensor([[4.0, 2.0], [2.0, 2.0]]))
+    tensor([[2., 0.],
+            [1., 1.]])
+    """
+    return _call("cholesky", A, upper=upper)
+
+
+def qr(A: Tensor, mode: str = "reduced") -> tuple:
+    """``(Q, R)`` with ``A = Q R`` (``mode``: ``'reduced'`` or ``'complete'``).
+
+    >>> import fad.torch as torch
+    >>> Q, R = torch.linalg.qr(torch.eye(2))
+    >>> Q.shape, R.shape
+    (torch.Size([2, 2]), torch.Size([2, 2]))
+    """
+    if mode not in ("reduced", "complete"):
+        raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of "
+                           "'reduced' (default), 'r', or 'complete'")
+    return QR(*_call("qr", A, mode=mode))
+
+
+def svd(A: Tensor, full_matrices: bool = True, *, driver: Any = None) -> tuple:
+    """``(U, S, Vh)`` with ``A = U diag(S) Vh``.
+
+    >>> import fad.torch as torch
+    >>> torch.linalg.svd(torch.tensor([[3.0, 0.0], [0.0, 2.0]])).S
+    tensor([3., 2.])
+    """
+    return SVD(*_call("svd", A, full_matrices=full_matrices))
+
+
+def svdvals(A: Tensor, *, driver: Any = None) -> Tensor:
+    """The singular values of ``A``, in descending order.
+
+    >>> import fad.torch as torch
+    >>> torch.linalg.svdvals(torch.tensor([[0.0, 2.0], [3.0, 0.0]]))
+    tensor([3., 2.])
+    """
+    return _call("svdvals", A)
+
+
+def eigh(A: Tensor, UPLO: str = "L") -> tuple:
+    """``(eigenvalues, eigenvectors)`` of the symmetric (Hermitian) ``A``, eigenvalues
+    ascending.
+
+    >>> import fad.torch as torch
+    >>> torch.linalg.eigh(torch.tensor([[2.0, 0.0], [0.0, 1.0]])).eigenvalues
+    tensor([1., 2.])
+    """
+    return EIGH(*_call("eigh", A, UPLO=UPLO))
+
+
+def eigvalsh(A: Tensor, UPLO: str = "L") -> Tensor:
+    """The eigenvalues of the symmetric (Hermitian) ``A``, ascending.
+
+    >>> import fad.torch as torch
+    >>> torch.linalg.eigvalsh(torch.tensor([[2.0, 0.0], [0.0, 1.0]]))
+    tensor([1., 2.])
+    """
+    return _call("eigvalsh", A, UPLO=UPLO)
+
+
+def _rtol(fname: str, atol: Any, rtol: Any) -> Any:
+    if atol is not None and atol != 0:
+        raise NotImplementedError(f"torch.linalg.{fname}: atol is not supported; give rtol "
+                                  "(relative to the largest singular value)")
+    return rtol
+
+
+def pinv(A: Tensor, *, atol: Any = None, rtol: Any = None, hermitian: bool = False) -> Tensor:
+    """The Moore-Penrose pseudo-inverse of ``A`` (singular values below ``rtol``
+    times the largest are dropped).
+
+    >>> import fad.torch as torch
+    >>> torch.linalg.pinv(torch.tensor([[2.0, 0.0], [0.0, 0.0]]))
+    tensor([[0.5000, 0.0000],
+            [0.0000, 0.0000]])
+    """
+    return _call("pinv", A, rtol=_rtol("pinv", atol, rtol), hermitian=hermitian)
+
+
+def lstsq(A: Tensor, B: Tensor, rcond: Any = None, *, driver: Any = None) -> tuple:
+    """``(solution, residuals, rank, singular_values)`` of the least-squares problem
+    ``min ||A X - B||``; as PyTorch's default CPU driver (``'gelsy'``), only the
+    solution is filled, the other fields are empty tensors.
+
+    >>> import fad.torch as torch
+    >>> A = torch.tensor([[1.0, 0.0], [0.0, 1.0], [0.0, 0.0]])
+    >>> torch.linalg.lstsq(A, torch.tensor([[1.0], [2.0], [3.0]])).solution
+    tensor([[1.],
+            [2.]])
+    """
+    if driver not in (None, "gelsy"):
+        raise NotImplementedError(f"torch.linalg.lstsq: driver={driver!r} is not supported; "
+                                  "use the default ('gelsy')")
+    (x,) = _call("lstsq", A, B, rcond=rcond)
+    empty = x.new_zeros((0,))
+    return LSTSQ(x, empty, empty.long(), empty)
+
+
+def matrix_rank(A: Tensor, *, atol: Any = None, rtol: Any = None,
+                hermitian: bool = False) -> Tensor:
+    """The numerical rank of ``A``.
+
+    >>> import fad.torch as torch
+    >>> torch.linalg.matrix_rank(torch.tensor([[1.0, 2.0], [2.0, 4.0]]))
+    tensor(1)
+    """
+    return _call("matrix_rank", A, rtol=_rtol("matrix_rank", atol, rtol), hermitian=hermitian)
+
+
+def cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:
+    """The cross product of 3-vectors along ``dim``.
+
+    >>> import fad.torch as torch
+    >>> torch.linalg.cross(torch.tensor([1.0, 0.0, 0.0]), torch.tensor([0.0, 1.0, 0.0]))
+    tensor([0., 0., 1.])
+    """
+    return _call("cross", input, other, dim=dim)
+
+
+def vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
+    """The dot product of vectors along ``dim`` (``x`` conjugated).
+
+    >>> import fad.torch as torch
+    >>> torch.linalg.vecdot(torch.tensor([1.0, 2.0]), torch.tensor([3.0, 4.0]))
+    tensor(11.)
+    """
+    return _call("vecdot", x, y, dim=dim)
+
+
+def multi_dot(tensors: Sequence[Tensor]) -> Tensor:
+    """The product of a chain of matrices, in the cheapest order.
+
+    >>> import fad.torch as torch
+    >>> torch.linalg.multi_dot([torch.eye(2), torch.ones(2, 3), torch.ones(3)])
+    tensor([3., 3.])
+    """
+    if not tensors:
+        raise RuntimeError("multi_dot(): expected at least 2 tensors but got 0")
+    return _call("multi_dot", *tensors)
+
+
+def _torch_svd(input: Tensor, some: bool = True, compute_uv: bool = True) -> tuple:
+    """``torch.svd``: ``(U, S, V)`` (``V``, not ``Vh``), reduced when ``some``.
+
+    >>> import fad.torch as torch
+    >>> torch.svd(torch.tensor([[3.0, 0.0], [0.0, 2.0]])).V
+    tensor([[1., 0.],
+            [0., 1.]])
+    """
+    U, S, V = _call("svd_old", input, some=some)
+    if not compute_uv:
+        U, V = U.detach().zero_(), V.detach().zero_()
+    return SVD_OLD(U, S, V)
+

@@ -1,0 +1,192 @@
+"""``torch.special``: PyTorch's special functions on ``fad.scipy.special``,
+``fad.numpy`` and ``fad.nn`` (recorded for ``.backward()``, derivatives fad's).
+
+>>> import fad.torch as torch
+>>> x = torch.tensor([0.5], requires_grad=True)
+>>> torch.special.expit(x)
+tensor([0.6225], grad_fn=<SigmoidBackward0>)
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from .. import nn
+from .. import numpy as fnp
+from ..scipy import special as sp
+from ._recorder import EWF, UF, Op, apply
+from .tensor import Tensor
+
+__all__ = ["erf", "erfc", "erfinv", "expit", "logit", "gammaln", "digamma", "psi", "polygamma",
+           "xlogy", "xlog1py", "log_softmax", "softmax", "logsumexp", "log1p", "expm1", "sinc",
+           "round", "exp2"]
+
+
+def _unary(name: str, fun: Callable, grad_fn: str, doc: str) -> Callable:
+    op = Op(name, fun, grad_fn, UF, True)
+
+    def f(input: Tensor) -> Tensor:
+        return apply(op, (input,))
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = doc
+    return f
+
+
+def _binary(name: str, fun: Callable, grad_fn: str, doc: str) -> Callable:
+    op = Op(name, fun, grad_fn, EWF, True)
+
+    def f(input: Any, other: Any) -> Tensor:
+        return apply(op, (input, other))
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = doc
+    return f
+
+
+erf = _unary("erf", sp.erf, "ErfBackward0", """The error function.
+
+>>> import fad.torch as torch
+>>> torch.special.erf(torch.tensor([0.0]))
+tensor([0.])
+""")
+erfc = _unary("erfc", sp.erfc, "ErfcBackward0", """The complementary error function.
+
+>>> import fad.torch as torch
+>>> torch.special.erfc(torch.tensor([0.0]))
+tensor([1.])
+""")
+erfinv = _unary("erfinv", sp.erfinv, "ErfinvBackward0", """The inverse error function.
+
+>>> import fad.torch as torch
+>>> torch.special.erfinv(torch.tensor([0.0]))
+tensor([0.])
+""")
+expit = _unary("expit", sp.expit, "SigmoidBackward0", """The logistic sigmoid.
+
+>>> import fad.torch as torch
+>>> torch.special.expit(torch.tensor([0.0]))
+tensor([0.5000])
+""")
+gammaln = _unary("gammaln", sp.gammaln, "LgammaBackward0", """``log |Gamma(x)|``.
+
+>>> import fad.torch as torch
+>>> torch.special.gammaln(torch.tensor([1.0]))
+tensor([0.])
+""")
+digamma = _unary("digamma", sp.digamma, "DigammaBackward0", """The digamma function.
+
+>>> import fad.torch as torch
+>>> torch.special.digamma(torch.tensor([1.0]))
+tensor([-0.5772])
+""")
+psi = digamma
+log1p = _unary("log1p", fnp.log1p, "Log1PBackward0", """``log(1 + x)``, accurate near 0.
+
+>>> import fad.torch as torch
+>>> torch.special.log1p(torch.tensor([0.0]))
+tensor([0.])
+""")
+expm1 = _unary("expm1", fnp.expm1, "Expm1Backward0", """``exp(x) - 1``, accurate near 0.
+
+>>> import fad.torch as torch
+>>> torch.special.expm1(torch.tensor([0.0]))
+tensor([0.])
+""")
+exp2 = _unary("exp2", fnp.exp2, "Exp2Backward0", """``2 ** x``.
+
+>>> import fad.torch as torch
+>>> torch.special.exp2(torch.tensor([3.0]))
+tensor([8.])
+""")
+sinc = _unary("sinc", fnp.sinc, "SincBackward0", """The normalised sinc, ``sin(pi x) / (pi x)``.
+
+>>> import fad.torch as torch
+>>> torch.special.sinc(torch.tensor([0.0]))
+tensor([1.])
+""")
+xlogy = _binary("xlogy", sp.xlogy, "XlogyBackward0", """``x * log(y)``, 0 where ``x == 0``.
+
+>>> import fad.torch as torch
+>>> torch.special.xlogy(torch.tensor([0.0, 2.0]), torch.tensor([0.0, 1.0]))
+tensor([0., 0.])
+""")
+xlog1py = _binary("xlog1py", sp.xlog1py, "SpecialXlog1pyBackward0",
+                  """``x * log1p(y)``, 0 where ``x == 0``.
+
+>>> import fad.torch as torch
+>>> torch.special.xlog1py(torch.tensor([0.0, 2.0]), torch.tensor([-1.0, 0.0]))
+tensor([0., 0.])
+""")
+
+_LOGIT = Op("logit", lambda a, eps=None: sp.logit(a if eps is None else fnp.clip(a, eps, 1 - eps)),
+            "LogitBackward0", UF, True)
+_POLYGAMMA = Op("polygamma", lambda a, n=0: sp.polygamma(n, a), "PolygammaBackward0", UF, True)
+_ROUND = Op("round", lambda a, decimals=0: fnp.round(a, decimals), "RoundBackward1", None, True)
+_SOFTMAX = Op("softmax", lambda a, dim=-1: nn.softmax(a, axis=dim), "SoftmaxBackward0", UF,
+              True)
+_LOG_SOFTMAX = Op("log_softmax", lambda a, dim=-1: nn.log_softmax(a, axis=dim),
+                  "LogSoftmaxBackward0", UF, True)
+_LOGSUMEXP = Op("logsumexp", lambda a, dim=None, keepdim=False: sp.logsumexp(
+    a, axis=dim, keepdims=keepdim), "LogsumexpBackward0", UF, True)
+def logit(input: Tensor, eps: float | None = None) -> Tensor:
+    """``log(p / (1 - p))``, ``p`` clamped to ``[eps, 1 - eps]`` when ``eps`` is given.
+
+    >>> import fad.torch as torch
+    >>> torch.special.logit(torch.tensor([0.5]))
+    tensor([0.])
+    """
+    return apply(_LOGIT, (input,), {"eps": eps})
+
+
+def polygamma(n: int, input: Tensor) -> Tensor:
+    """The ``n``-th derivative of the digamma function.
+
+    >>> import fad.torch as torch
+    >>> torch.special.polygamma(1, torch.tensor([1.0]))
+    tensor([1.6449])
+    """
+    return apply(_POLYGAMMA, (input,), {"n": n})
+
+
+def round(input: Tensor, *, decimals: int = 0) -> Tensor:
+    """Round half to even, to ``decimals`` places.
+
+    >>> import fad.torch as torch
+    >>> torch.special.round(torch.tensor([0.5, 1.5, 1.26]), decimals=0)
+    tensor([0., 2., 1.])
+    """
+    return apply(_ROUND, (input,), {"decimals": decimals})
+
+
+def _with_dtype(input: Tensor, dtype: Any) -> Tensor:
+    return input if dtype is None else input.to(dtype)
+
+
+def softmax(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
+    """``exp(x) / sum(exp(x))`` along ``dim``.
+
+    >>> import fad.torch as torch
+    >>> torch.special.softmax(torch.zeros(2), 0)
+    tensor([0.5000, 0.5000])
+    """
+    return apply(_SOFTMAX, (_with_dtype(input, dtype),), {"dim": dim})
+
+
+def log_softmax(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
+    """``log(softmax(x))`` along ``dim``, computed stably.
+
+    >>> import fad.torch as torch
+    >>> torch.special.log_softmax(torch.zeros(2), 0)
+    tensor([-0.6931, -0.6931])
+    """
+    return apply(_LOG_SOFTMAX, (_with_dtype(input, dtype),), {"dim": dim})
+
+
+def logsumexp(input: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
+    """``log(sum(exp(x)))`` over ``dim``, computed stably.
+
+    >>> import fad.torch as torch
+    >>> torch.special.logsumexp(torch.zeros(2), 0)
+    tensor(0.6931)
+    """
+    dim = tuple(dim) if isinstance(dim, (list, tuple)) else dim
+    return apply(_LOGSUMEXP, (input,), {"dim": dim, "keepdim": keepdim})
