@@ -6,6 +6,6 @@
 0.842701
 """
 
-from . import special
+from . import linalg, special
 
-__all__ = ["special"]
+__all__ = ["linalg", "special"]
