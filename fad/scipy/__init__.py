@@ -6,6 +6,6 @@
 0.842701
 """
 
-from . import linalg, special
+from . import linalg, signal, special
 
-__all__ = ["linalg", "special"]
+__all__ = ["linalg", "signal", "special"]
