@@ -114,7 +114,7 @@ def correlate(in1: Any, in2: Any, mode: str = "full", method: str = "auto",
 
     >>> import fad.numpy as fnp, fad.scipy.signal as fss
     >>> fss.correlate(fnp.array([1.0, 2.0, 3.0]), fnp.array([0.0, 1.0]), mode="valid").tolist()
-    [1.0, 2.0]
+    [2.0, 3.0]
     """
     in1, in2 = _check(in1, in2, mode, "correlate")
     in2 = fnp.conj(in2)
