@@ -6,6 +6,6 @@
 0.842701
 """
 
-from . import linalg, signal, special
+from . import integrate, linalg, signal, special
 
-__all__ = ["linalg", "signal", "special"]
+__all__ = ["integrate", "linalg", "signal", "special"]
