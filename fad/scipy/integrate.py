@@ -113,13 +113,14 @@ def _dopri_step(fun: Callable, y: Any, f: Any, t: Any, h: Any) -> tuple:
     """One step: ``(y1, f1, error estimate, quartic coefficients)``; the quartic
     ``p(s)``, ``s`` in [0, 1], matches y and y' at both ends and y at the midpoint."""
     ks = [f]
+    hy = fnp.asarray(h, y.dtype)  # (times may be wider than the state)
     for c, row in zip(_C, _A):
-        ks.append(fun(y + h * _combine(row, ks), t + c * h))
-    y1 = y + h * _combine(_B, ks)
+        ks.append(fun(y + hy * _combine(row, ks), t + c * h))
+    y1 = y + hy * _combine(_B, ks)
     f1 = ks[-1]  # (the last node is the end point: first same as last)
-    err = h * _combine(_B_ERR, ks)
-    ym = y + h * _combine(_B_MID, ks)
-    d0, d1 = h * f, h * f1
+    err = hy * _combine(_B_ERR, ks)
+    ym = y + hy * _combine(_B_MID, ks)
+    d0, d1 = hy * f, hy * f1
     coeffs = fnp.stack([-2 * d0 + 2 * d1 - 8 * y - 8 * y1 + 16 * ym,
                         5 * d0 - 3 * d1 + 18 * y + 14 * y1 - 32 * ym,
                         -4 * d0 + d1 - 11 * y - 5 * y1 + 16 * ym, d0, y])
@@ -149,7 +150,7 @@ def _solve(fun: Callable, y0: Any, ts: Any, rtol: float, atol: float, mxstep: fl
     """``y`` at each time of ``ts`` (increasing), ``y(ts[0]) = y0`` (a vector)."""
     t0 = ts[0]
     f0 = fun(y0, t0)
-    h = fnp.minimum(_first_step(fun, y0, f0, t0, rtol, atol), hmax)
+    h = fnp.asarray(fnp.minimum(_first_step(fun, y0, f0, t0, rtol, atol), hmax), ts.dtype)
     coeffs = fnp.zeros((5,) + y0.shape, y0.dtype)
     state = (y0, f0, t0, h, t0, coeffs)
     out = [y0]
@@ -169,6 +170,7 @@ def _solve(fun: Callable, y0: Any, ts: Any, rtol: float, atol: float, mxstep: fl
             # (at most 1 after a rejection)
             grow = 0.9 * fnp.maximum(ratio, 1e-10) ** -0.2
             h_new = fnp.minimum(h * fnp.clip(grow, 0.2, fnp.where(ok, 10.0, 1.0)), hmax)
+            h_new = fnp.asarray(h_new, h.dtype)
             new = (y1, f1, t + h, t, cs1)
             old = (y, f, t, t_prev, cs)
             y, f, t, t_prev, cs = (fnp.where(ok, a, b) for a, b in zip(new, old))
@@ -179,6 +181,7 @@ def _solve(fun: Callable, y0: Any, ts: Any, rtol: float, atol: float, mxstep: fl
         _, _, t, _, t_prev, cs = state
         span = t - t_prev
         s = fnp.where(span > 0, (target - t_prev) / fnp.where(span > 0, span, 1.0), 1.0)
+        s = fnp.asarray(s, y0.dtype)
         out.append(cs[4] + s * (cs[3] + s * (cs[2] + s * (cs[1] + s * cs[0]))))
     return fnp.stack(out)
 

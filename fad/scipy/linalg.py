@@ -337,10 +337,12 @@ def solve(a: Any, b: Any, lower: bool = False, overwrite_a: bool = False,
     if assume_a[:3] == "pos":
         return _unvec(cho_solve(cho_factor(a, lower=lower), b), vec)
     if assume_a[:3] in ("sym", "her"):
-        t = L.triangle(a, bool(lower))
         strict = L.triangle(a, bool(lower), True)
-        other = fnp.swapaxes(strict, -1, -2)
-        a = t + (fnp.conj(other) if assume_a[:3] == "her" else other)
+        diag = L.triangle(a, bool(lower)) - strict
+        if assume_a[:3] == "her":  # (a Hermitian matrix has a real diagonal)
+            a = strict + _mH(strict) + fnp.real(diag)
+        else:
+            a = strict + fnp.swapaxes(strict, -1, -2) + diag
     return _unvec(fnp.linalg.solve(a, b), vec)
 
 

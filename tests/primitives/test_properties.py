@@ -62,6 +62,8 @@ REQUIRED = set("""
     tile repeat flip roll pad diag diagonal triu tril
     getitem_basic getitem_int_array getitem_mask take take_along_axis
     inv solve det slogdet cholesky eigh qr svd norm_vector norm_matrix_sv norm_matrix_abs
+    solve_triangular scipy_cholesky cho_solve lu lu_solve expm sqrtm block_diag
+    signal_convolve signal_correlate convolve2d correlate2d
 """.split())
 
 dtypes = pytest.mark.parametrize("dtype", FLOATS, ids=lambda d: np.dtype(d).name)
