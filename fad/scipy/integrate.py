@@ -22,6 +22,7 @@ import numpy as np
 
 from .. import lax
 from .. import numpy as fnp
+from ..numpy._base import dtype_of, promote_all
 from ..transforms.autodiff import vjp
 from ..transforms.custom import custom_vjp
 from ..tree import tree_flatten, tree_map, tree_unflatten
@@ -62,7 +63,7 @@ def cumulative_trapezoid(y: Any, x: Any = None, dx: float = 1.0, axis: int = -1,
     if initial is not None:
         if np.ndim(initial) != 0:
             raise ValueError("cumulative_trapezoid: initial must be a scalar")
-        first = fnp.full(out.shape[:-1] + (1,), initial, dtype=out.dtype)
+        first = fnp.full(out.shape[:-1] + (1,), initial, dtype=dtype_of(out))
         out = fnp.concatenate([first, out], axis=-1)
     return fnp.moveaxis(out, -1, axis)
 
@@ -75,12 +76,11 @@ def _ravel(tree: Any) -> tuple:
     leaves = [fnp.asarray(x) for x in leaves]
     if not leaves:
         return fnp.zeros((0,)), lambda v: tree_unflatten(treedef, [])
-    dtype = fnp.result_type(*leaves)
     shapes = [x.shape for x in leaves]
-    dtypes = [x.dtype for x in leaves]
+    dtypes = [dtype_of(x) for x in leaves]
     sizes = [math.prod(s) for s in shapes]
     ends = np.cumsum(sizes).tolist()
-    vec = fnp.concatenate([fnp.ravel(fnp.asarray(x, dtype)) for x in leaves])
+    vec = fnp.concatenate([fnp.ravel(x) for x in promote_all(*leaves)])
 
     def unravel(v: Any) -> Any:
         parts = [fnp.asarray(fnp.reshape(v[e - n:e], s), dt)
@@ -113,7 +113,7 @@ def _dopri_step(fun: Callable, y: Any, f: Any, t: Any, h: Any) -> tuple:
     """One step: ``(y1, f1, error estimate, quartic coefficients)``; the quartic
     ``p(s)``, ``s`` in [0, 1], matches y and y' at both ends and y at the midpoint."""
     ks = [f]
-    hy = fnp.asarray(h, y.dtype)  # (times may be wider than the state)
+    hy = fnp.asarray(h, dtype_of(y))  # (times may be wider than the state)
     for c, row in zip(_C, _A):
         ks.append(fun(y + hy * _combine(row, ks), t + c * h))
     y1 = y + hy * _combine(_B, ks)
@@ -128,7 +128,7 @@ def _dopri_step(fun: Callable, y: Any, f: Any, t: Any, h: Any) -> tuple:
 
 
 def _rms(x: Any) -> Any:
-    return fnp.sqrt(fnp.mean(x * x)) if x.shape[0] else fnp.zeros((), x.dtype)
+    return fnp.sqrt(fnp.mean(x * x)) if x.shape[0] else fnp.zeros((), dtype_of(x))
 
 
 def _first_step(fun: Callable, y0: Any, f0: Any, t0: Any, rtol: float, atol: float) -> Any:
@@ -150,8 +150,8 @@ def _solve(fun: Callable, y0: Any, ts: Any, rtol: float, atol: float, mxstep: fl
     """``y`` at each time of ``ts`` (increasing), ``y(ts[0]) = y0`` (a vector)."""
     t0 = ts[0]
     f0 = fun(y0, t0)
-    h = fnp.asarray(fnp.minimum(_first_step(fun, y0, f0, t0, rtol, atol), hmax), ts.dtype)
-    coeffs = fnp.zeros((5,) + y0.shape, y0.dtype)
+    h = fnp.asarray(fnp.minimum(_first_step(fun, y0, f0, t0, rtol, atol), hmax), dtype_of(ts))
+    coeffs = fnp.zeros((5,) + y0.shape, dtype_of(y0))
     state = (y0, f0, t0, h, t0, coeffs)
     out = [y0]
     for i in range(1, ts.shape[0]):
@@ -159,7 +159,8 @@ def _solve(fun: Callable, y0: Any, ts: Any, rtol: float, atol: float, mxstep: fl
 
         def cond(s: tuple, target: Any = target) -> Any:
             n, _, _, t, h, _, _ = s
-            return (t < target) & (n < mxstep) & (h > 0)
+            going = (t < target) & (h > 0)
+            return going if math.isinf(mxstep) else going & (n < int(mxstep))
 
         def body(s: tuple) -> tuple:
             n, y, f, t, h, t_prev, cs = s
@@ -169,8 +170,9 @@ def _solve(fun: Callable, y0: Any, ts: Any, rtol: float, atol: float, mxstep: fl
             # the next step: 0.9 (1 / ratio)^(1/5) times this one, within [0.2, 10]
             # (at most 1 after a rejection)
             grow = 0.9 * fnp.maximum(ratio, 1e-10) ** -0.2
-            h_new = fnp.minimum(h * fnp.clip(grow, 0.2, fnp.where(ok, 10.0, 1.0)), hmax)
-            h_new = fnp.asarray(h_new, h.dtype)
+            factor = fnp.where(ok, fnp.clip(grow, 0.2, 10.0), fnp.clip(grow, 0.2, 1.0))
+            h_new = fnp.minimum(h * factor, hmax)
+            h_new = fnp.asarray(h_new, dtype_of(h))
             new = (y1, f1, t + h, t, cs1)
             old = (y, f, t, t_prev, cs)
             y, f, t, t_prev, cs = (fnp.where(ok, a, b) for a, b in zip(new, old))
@@ -181,13 +183,17 @@ def _solve(fun: Callable, y0: Any, ts: Any, rtol: float, atol: float, mxstep: fl
         _, _, t, _, t_prev, cs = state
         span = t - t_prev
         s = fnp.where(span > 0, (target - t_prev) / fnp.where(span > 0, span, 1.0), 1.0)
-        s = fnp.asarray(s, y0.dtype)
-        out.append(cs[4] + s * (cs[3] + s * (cs[2] + s * (cs[1] + s * cs[0]))))
+        s = fnp.asarray(s, dtype_of(y0))
+        # (the quartic by Horner's rule)
+        poly = cs[0, ...]
+        for k in range(1, 5):
+            poly = poly * s + cs[k, ...]
+        out.append(poly)
     return fnp.stack(out)
 
 
 def _float_leaf(x: Any) -> bool:
-    return np.dtype(fnp.asarray(x).dtype).kind in "fc"
+    return dtype_of(fnp.asarray(x)).kind in "fc"
 
 
 def _odeint_impl(func: Callable, rtol: float, atol: float, mxstep: float, hmax: float,
@@ -208,7 +214,7 @@ def _odeint_fun(func: Callable, rtol: float, atol: float, mxstep: float, hmax: f
 
 def _unravel_rows(ys: Any, y0: Any, unravel: Callable) -> Any:
     """The trajectory as ``y0``'s structure with a leading time axis."""
-    rows = [unravel(ys[i]) for i in range(ys.shape[0])]
+    rows = [unravel(ys[i, ...]) for i in range(ys.shape[0])]
     return tree_map(lambda *xs: fnp.stack(xs), *rows) if rows else y0
 
 
@@ -230,7 +236,7 @@ def _odeint_bwd(func: Callable, rtol: float, atol: float, mxstep: float, hmax: f
     # y(t_i) joins a at t_i. dL/dt_i = ct_i . f(y_i, t_i) for i > 0 (the output
     # time moves along the trajectory), dL/dt_0 = -a(t_0) . f(y_0, t_0).
     ys, ts, args = res
-    ct_v = fnp.stack([_ravel(tree_map(lambda c: c[i], ct))[0] for i in range(ys.shape[0])])
+    ct_v = fnp.stack([_ravel(tree_map(lambda c: c[i, ...], ct))[0] for i in range(ys.shape[0])])
     y_like = _template(ct)
     arg_vec, arg_unravel = _ravel([x for x in tree_flatten(args)[0] if _float_leaf(x)])
     n, m = ys.shape[1], arg_vec.shape[0]
@@ -244,16 +250,16 @@ def _odeint_bwd(func: Callable, rtol: float, atol: float, mxstep: float, hmax: f
         a_y, a_theta = pull(a)
         return fnp.concatenate([-f, a_y, a_theta])
 
-    a = ct_v[-1]
-    theta_bar = fnp.zeros((m,), ys.dtype)
+    a = ct_v[-1, ...]
+    theta_bar = fnp.zeros((m,), dtype_of(ys))
     t_bars = []
     for i in range(ys.shape[0] - 1, 0, -1):
-        t_bars.append(fnp.vdot(f_flat(ys[i], ts[i], arg_vec), ct_v[i]))
-        z = _solve(aug, fnp.concatenate([ys[i], a, theta_bar]), fnp.stack([-ts[i], -ts[i - 1]]),
-                   rtol, atol, mxstep, hmax)[1]
-        a, theta_bar = z[n:2 * n] + ct_v[i - 1], z[2 * n:]
-    t0_bar = -fnp.vdot(f_flat(ys[0], ts[0], arg_vec), a - ct_v[0])
-    ts_bar = fnp.asarray(fnp.stack([t0_bar] + t_bars[::-1]), ts.dtype)
+        t_bars.append(fnp.vdot(f_flat(ys[i, ...], ts[i], arg_vec), ct_v[i, ...]))
+        z = _solve(aug, fnp.concatenate([ys[i, ...], a, theta_bar]),
+                   fnp.stack([-ts[i], -ts[i - 1]]), rtol, atol, mxstep, hmax)[1, ...]
+        a, theta_bar = z[n:2 * n] + ct_v[i - 1, ...], z[2 * n:]
+    t0_bar = -fnp.vdot(f_flat(ys[0, ...], ts[0], arg_vec), a - ct_v[0, ...])
+    ts_bar = fnp.asarray(fnp.stack([t0_bar] + t_bars[::-1]), dtype_of(ts))
     args_bar = _with_floats(args, arg_unravel(theta_bar), zeros=True)
     return y_like(a), ts_bar, args_bar
 
@@ -263,7 +269,7 @@ _odeint.defvjp(_odeint_fwd, _odeint_bwd)
 
 def _template(ct: Any) -> Callable:
     """``vector -> y0's structure`` (from the cotangent's rows)."""
-    return _ravel(tree_map(lambda c: c[0], ct))[1]
+    return _ravel(tree_map(lambda c: c[0, ...], ct))[1]
 
 
 def _with_floats(args: tuple, floats: list, zeros: bool = False) -> tuple:
@@ -272,7 +278,7 @@ def _with_floats(args: tuple, floats: list, zeros: bool = False) -> tuple:
     leaves, treedef = tree_flatten(args)
     it = iter(floats)
     out = [next(it) if _float_leaf(x) else
-           (np.zeros(np.shape(x), fnp.asarray(x).dtype) if zeros else x) for x in leaves]
+           (np.zeros(np.shape(x), dtype_of(fnp.asarray(x))) if zeros else x) for x in leaves]
     return tree_unflatten(treedef, out)
 
 
@@ -309,6 +315,6 @@ def odeint(func: Callable, y0: Any, t: Any, *args: Any, rtol: float = 1.4e-8,
     t = fnp.asarray(t)
     if t.ndim != 1:
         raise ValueError(f"odeint: t must be a 1-d array of times, got shape {t.shape}")
-    if np.dtype(t.dtype).kind not in "fc":
-        t = fnp.asarray(t, fnp.result_type(*tree_flatten(y0)[0], float))
+    if dtype_of(t).kind not in "fc":
+        t = fnp.asarray(t, np.result_type(*[dtype_of(x) for x in tree_flatten(y0)[0]], float))
     return _odeint(func, rtol, atol, mxstep, hmax, y0, t, tuple(args))

@@ -26,6 +26,7 @@ import numpy as np
 from .. import lax
 from .. import numpy as fnp
 from ..core.trace import bind, concrete_or_none
+from ..numpy._base import dtype_of, promote_all
 from ..numpy.linalg import _float, _matrix
 from ..primitives import linalg as L
 
@@ -44,8 +45,7 @@ def _rhs(a: Any, b: Any, fn: str) -> tuple:
     batch shape: ``b`` is a vector when it has one axis fewer than ``a``."""
     a = _matrix(a, fn)
     b = _float(b)
-    dtype = fnp.result_type(a, b)
-    a, b = fnp.asarray(a, dtype), fnp.asarray(b, dtype)
+    a, b = promote_all(a, b)
     vec = b.ndim == a.ndim - 1 or b.ndim == 1
     if vec:
         b = b[..., None]
@@ -150,7 +150,7 @@ def lu(a: Any, permute_l: bool = False, overwrite_a: bool = False,
     """
     packed, _, perm = _lu(a)
     p = fnp.swapaxes(L.permutation_matrix(perm, packed), -1, -2)
-    low = L.triangle(packed, True, True) + fnp.eye(packed.shape[-1], dtype=packed.dtype)
+    low = L.triangle(packed, True, True) + fnp.eye(packed.shape[-1], dtype=dtype_of(packed))
     up = L.triangle(packed, False)
     return (p @ low, up) if permute_l else (p, low, up)
 
@@ -171,8 +171,8 @@ def lu_factor(a: Any, overwrite_a: bool = False, check_finite: bool = True) -> t
 def _perm_from_pivots(piv: Any) -> Any:
     """The row order ``perm`` (``a[perm] = l u``) of LAPACK's sequential swaps."""
     n = piv.shape[-1]
-    perm = fnp.broadcast_to(fnp.arange(n, dtype=piv.dtype), piv.shape)
-    idx = fnp.arange(n, dtype=piv.dtype)
+    perm = fnp.broadcast_to(fnp.arange(n, dtype=dtype_of(piv)), piv.shape)
+    idx = fnp.arange(n, dtype=dtype_of(piv))
     for i in range(n):  # swap perm[i] and perm[piv[i]]
         j = piv[..., i:i + 1]
         pi = perm[..., i:i + 1]
@@ -218,7 +218,7 @@ _THETA13 = 5.371920351148152
 
 def _pade13(a: Any) -> Any:
     b = _PADE13
-    eye = fnp.eye(a.shape[-1], dtype=a.dtype)
+    eye = fnp.eye(a.shape[-1], dtype=dtype_of(a))
     a2 = a @ a
     a4 = a2 @ a2
     a6 = a4 @ a2
@@ -245,7 +245,7 @@ def expm(A: Any, *, upper_triangular: bool = False, max_squarings: int = 16) -> 
     norm = fnp.max(fnp.sum(fnp.abs(a), axis=-2), axis=-1)  # the 1-norm
     s = fnp.ceil(fnp.log2(fnp.maximum(norm, _THETA13) / _THETA13))
     s = fnp.asarray(fnp.minimum(s, max_squarings), np.int32)
-    scale = fnp.asarray(fnp.ldexp(fnp.ones((), fnp.real(a).dtype), -s), a.dtype)
+    scale = fnp.asarray(fnp.ldexp(fnp.ones((), dtype_of(fnp.real(a))), -s), dtype_of(a))
     r = _pade13(a * scale[..., None, None])
     steps = concrete_or_none(fnp.max(s))
     if steps is not None:  # known number of squarings (eager, grad)
@@ -286,12 +286,12 @@ def block_diag(*arrs: Any) -> Any:
     if any(x.ndim != 2 for x in arrs):
         raise ValueError("block_diag: arguments must have 2 or fewer dimensions, got shapes "
                          f"{[x.shape for x in arrs]}")
-    dtype = fnp.result_type(*arrs)
+    arrs = promote_all(*arrs)
     cols = sum(x.shape[1] for x in arrs)
     rows, at = [], 0
     for x in arrs:
         k = x.shape[1]
-        rows.append(fnp.pad(fnp.asarray(x, dtype), ((0, 0), (at, cols - at - k))))
+        rows.append(fnp.pad(x, ((0, 0), (at, cols - at - k))))
         at += k
     return fnp.concatenate(rows, axis=0)
 

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from .. import numpy as fnp
+from ..numpy._base import promote_all
 
 __all__ = ["convolve", "convolve2d", "correlate", "correlate2d"]
 
@@ -60,8 +61,7 @@ def _check(in1: Any, in2: Any, mode: str, fn: str) -> tuple:
     if in1.ndim != in2.ndim:
         raise ValueError(f"{fn}: in1 and in2 should have the same dimensionality, got "
                          f"shapes {in1.shape} and {in2.shape}")
-    dtype = fnp.result_type(in1, in2)
-    return fnp.asarray(in1, dtype), fnp.asarray(in2, dtype)
+    return tuple(promote_all(in1, in2))
 
 
 def _crop(full: Any, s1: tuple, s2: tuple, mode: str, fn: str) -> Any:

@@ -152,3 +152,17 @@ def test_odeint_matches_jax():
     want = ode.odeint(lambda y, t, mu: jnp.stack([y[1], mu * (1 - y[0] ** 2) * y[1] - y[0]]),
                       y0, T, 1.0)
     np.testing.assert_allclose(odeint(van_der_pol, y0, T, 1.0), np.asarray(want), atol=1e-7)
+
+
+def test_odeint_on_array_api_strict():
+    xp = pytest.importorskip("array_api_strict")
+    fad.set_backend("array_api_strict")
+    try:
+        t, k = xp.asarray(T), xp.asarray(1.5)
+        ys = odeint(decay, xp.asarray([1.0]), t, k)
+        g = fad.grad(lambda k: fnp.sum(odeint(decay, xp.asarray([1.0]), t, k)))(k)
+    finally:
+        fad.set_backend("numpy")
+    assert isinstance(ys, type(t)) and isinstance(g, type(t))
+    np.testing.assert_allclose(np.asarray(ys)[:, 0], np.exp(-1.5 * T), rtol=1e-7)
+    np.testing.assert_allclose(float(g), np.sum(-T * np.exp(-1.5 * T)), rtol=1e-6)

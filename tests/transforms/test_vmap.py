@@ -216,6 +216,9 @@ CASES = {
     "qr": [_s(("f", (3, 3)))], "svd": [_s(("f", (3, 3)))],
     "cholesky": [_s(("spd", (3, 3)))], "eigh": [_s(("spd", (3, 3)))],
     "solve": [_s(("spd", (3, 3)), ("f", (3, 2)))],
+    "solve_triangular": [_s(("spd", (3, 3)), ("f", (3, 2)), lower=lo, trans=t,
+                            unit_diagonal=u) for lo, t, u in [(True, 0, False), (False, 2, True)]],
+    "lu": [_s(("f", (3, 3)))], "sqrtm": [_s(("spd", (3, 3)))],
 }
 
 
