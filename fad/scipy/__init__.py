@@ -1,5 +1,6 @@
 """SciPy-shaped functions on fad's primitives, traced and differentiable (as
-``jax.scipy``): ``fad.scipy.special``.
+``jax.scipy``): ``fad.scipy.special``, ``fad.scipy.linalg``, ``fad.scipy.signal``,
+``fad.scipy.integrate`` (with ``odeint``, as ``jax.experimental.ode``).
 
 >>> import fad.scipy.special as fsp
 >>> round(float(fsp.erf(1.0)), 6)
