@@ -166,3 +166,12 @@ def test_odeint_on_array_api_strict():
     assert isinstance(ys, type(t)) and isinstance(g, type(t))
     np.testing.assert_allclose(np.asarray(ys)[:, 0], np.exp(-1.5 * T), rtol=1e-7)
     np.testing.assert_allclose(float(g), np.sum(-T * np.exp(-1.5 * T)), rtol=1e-6)
+
+
+def test_odeint_vmap_and_forward_mode():
+    def f(y0, k):
+        return odeint(decay, y0, T, k)
+    ys = fad.vmap(f)(np.array([1.0, 2.0]), np.array([1.0, 2.0]))
+    np.testing.assert_allclose(ys, [np.exp(-T), 2 * np.exp(-2 * T)], rtol=1e-7)
+    _, tangent = fad.jvp(lambda k: f(1.0, k), (1.0,), (1.0,))
+    np.testing.assert_allclose(tangent, -T * np.exp(-T), rtol=1e-6, atol=1e-9)
