@@ -1227,6 +1227,56 @@ MAT_ORDS_SV = [None, "fro", "nuc", 2, -2]
 MAT_ORDS_ABS = [1, -1, np.inf, -np.inf]
 
 
+# ---- scipy.linalg, scipy.signal: fad.scipy's module for fad.numpy, SciPy's for NumPy
+def _sci(xp: Any, module: str) -> Any:
+    import importlib
+    return importlib.import_module(("scipy." if xp is np else "fad.scipy.") + module)
+
+
+def _solve_triangular(xp: Any, a: Any, b: Any, *, lower: bool, trans: int,
+                      unit_diagonal: bool) -> Any:
+    return _sci(xp, "linalg").solve_triangular(a, b, trans=trans, lower=lower,
+                                               unit_diagonal=unit_diagonal)
+
+
+def _op_a(a: np.ndarray, trans: int) -> np.ndarray:
+    return a if trans == 0 else np.swapaxes(a, -1, -2) if trans == 1 else \
+        np.conj(np.swapaxes(a, -1, -2))
+
+
+def _lu(xp: Any, a: Any) -> Any:
+    return _cat(xp, _sci(xp, "linalg").lu(a))
+
+
+def _lu_solve(xp: Any, a: Any, b: Any, *, trans: int) -> Any:
+    sl = _sci(xp, "linalg")
+    return sl.lu_solve(sl.lu_factor(a), b, trans=trans)
+
+
+def _cho_solve(xp: Any, a: Any, b: Any, *, lower: bool) -> Any:
+    sl = _sci(xp, "linalg")
+    return sl.cho_solve(sl.cho_factor(a, lower=lower), b)
+
+
+def _conv_cases(ndim: int) -> Cases:
+    pairs = {1: [((5,), (3,)), ((3,), (4,)), ((4,), (4,)), ((1,), (2,))],
+             2: [((2, 3), (2, 2)), ((3, 2), (2, 3)), ((3, 3), (1, 2)), ((2, 2), (3, 3))]}[ndim]
+
+    def valid(s1: tuple, s2: tuple) -> bool:
+        return all(a >= b for a, b in zip(s1, s2)) or all(b >= a for a, b in zip(s1, s2))
+    cases = [Case(p, {"mode": m}) for p in pairs for m in ("full", "same", "valid")
+             if m != "valid" or valid(*p)]
+    return lambda kind: st.sampled_from(cases) if kind == "any" else None
+
+
+def _signal(name: str) -> Callable:
+    return lambda xp, x, y, *, mode: getattr(_sci(xp, "signal"), name)(x, y, mode=mode)
+
+
+def _block_diag(xp: Any, a: Any, b: Any, c: Any) -> Any:
+    return _sci(xp, "linalg").block_diag(a, b, c)
+
+
 _CHAIN: dict = {}  # shape-preserving on (2, 2) with no params
 
 OPS: list[Op] = [
@@ -1531,6 +1581,29 @@ OPS: list[Op] = [
        NONZERO, empty=False),
     Op("matrix_norm", lambda xp, a: xp.linalg.matrix_norm(a, ord="nuc"),
        matrices(square=False), SEPARATED, tol=(5e-2, 1e-4), cdomain=SEPARATED_C),
+    # ---- scipy.linalg (fad.scipy.linalg), scipy.signal (fad.scipy.signal)
+    Op("solve_triangular", _solve_triangular, with_params(
+        matrices(extra=_solve_extra), lower=st.booleans(), trans=st.sampled_from([0, 1, 2]),
+        unit_diagonal=st.booleans()), (WELL, REAL), tol=(5e-2, None)),
+    Op("scipy_cholesky", lambda xp, a: _sci(xp, "linalg").cholesky(a), matrices(), SPD,
+       tol=(5e-2, None), cdomain=HPD),
+    Op("cho_solve", _cho_solve, with_params(matrices(extra=_solve_extra), lower=st.booleans()),
+       (SPD, REAL), tol=(5e-2, None), cdomain=(HPD, cplx(REAL)),
+       ref=lambda a, b, *, lower: np.linalg.solve(a, b)),
+    Op("lu", _lu, matrices(), WELL, tol=(5e-2, 1e-4)),
+    Op("lu_solve", _lu_solve, with_params(matrices(extra=_solve_extra),
+                                          trans=st.sampled_from([0, 1, 2])),
+       (WELL, REAL), tol=(5e-2, None),
+       ref=lambda a, b, *, trans: np.linalg.solve(_op_a(a, trans), b)),
+    Op("expm", lambda xp, a: _sci(xp, "linalg").expm(a), matrices(), REAL, tol=(5e-2, 1e-4)),
+    Op("sqrtm", lambda xp, a: _sci(xp, "linalg").sqrtm(a), matrices(), SPD, tol=(5e-2, 1e-4),
+       cdomain=HPD),
+    Op("block_diag", _block_diag, lambda kind: st.just(Case(((2, 3), (1, 2), ()))) if
+       kind == "any" else None),
+    Op("signal_convolve", _signal("convolve"), _conv_cases(1)),
+    Op("signal_correlate", _signal("correlate"), _conv_cases(1)),
+    Op("convolve2d", _signal("convolve2d"), _conv_cases(2)),
+    Op("correlate2d", _signal("correlate2d"), _conv_cases(2)),
     # ---- fad.lax: control flow, running reductions, orderings
     Op("switch", _switch, one_of_cases(pair((), (2, 3)), pair((), ()), pair((), (0,))),
        (away(-1, 3, 0.0, 1.0, 2.0), REAL)),

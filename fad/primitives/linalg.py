@@ -403,6 +403,162 @@ def _slogdet_aval(a: ShapedArray) -> list:
 slogdet_p = _prim("slogdet", _slogdet_impl, _slogdet_aval, multiple_results=True)
 slogdet_p.jvp = _slogdet_jvp
 
+
+# ------------------------------------------------------------------ triangular solves, lu
+def triangle(x: Any, lower: bool, unit_diagonal: bool = False) -> Any:
+    """The triangle of the last two axes a triangular solve reads (strict when the
+    diagonal is taken as ones), the rest zeros."""
+    n = shape_of(x)[-1]
+    mask = np.tri(n, n, -1 if unit_diagonal else 0, dtype=bool)
+    return select(constant(mask if lower else mask.T, x), x, 0.0)
+
+
+def _op(x: Any, trans: int) -> Any:
+    """``x``, ``x^T`` or ``x^H`` (``trans`` 0, 1, 2), as LAPACK's ``trans``."""
+    return x if trans == 0 else mT(x) if trans == 1 else mH(x)
+
+
+def _solve_triangular_impl(xp: Any, a: Any, b: Any, *, lower: bool, trans: int,
+                           unit_diagonal: bool) -> Any:
+    n = a.shape[-1]
+    mask = np.tri(n, n, -1 if unit_diagonal else 0, dtype=bool)
+    t = xp.where(xp.asarray(mask if lower else mask.T), a, xp.zeros_like(a))
+    if unit_diagonal:
+        t = t + xp.asarray(np.eye(n), dtype=a.dtype)
+    if trans:
+        t = _xp_mH(xp, t) if trans == 2 else xp.matrix_transpose(t)
+    return _la(xp, "solve")(t, b)
+
+
+def _solve_triangular_aval(a: ShapedArray, b: ShapedArray, *, lower: bool, trans: int,
+                           unit_diagonal: bool) -> ShapedArray:
+    _square(a, "solve_triangular")
+    if b.ndim != a.ndim or b.shape[:-2] != a.shape[:-2] or b.shape[-2] != a.shape[-1]:
+        raise ShapeError(f"solve_triangular: shapes {a.shape} and {b.shape} do not match "
+                         "(expected (..., n, n) and (..., n, k))")
+    if b.dtype != a.dtype:
+        raise ShapeError(f"solve_triangular of different dtypes {a.dtype} and {b.dtype}")
+    return b
+
+
+def solve_triangular(a: Any, b: Any, lower: bool, trans: int = 0,
+                     unit_diagonal: bool = False) -> Any:
+    """Bind ``solve_triangular``: ``op(T)^-1 b`` for ``T`` the triangle of ``a``."""
+    return bind(solve_triangular_p, a, b, lower=lower, trans=trans,
+                unit_diagonal=unit_diagonal)
+
+
+def _solve_triangular_jvp(primals: list, tangents: list, **params: Any) -> tuple:
+    # X = op(T)^-1 B:  dX = op(T)^-1 (dB - op(dT) X), dT the same triangle of dA
+    # (the diagonal of a unit triangle is constant). Linear in the right-hand side,
+    # a constant T: reverse mode transposes it (no inverse formed).
+    (a, b), (ga, gb) = primals, tangents
+    x = bind(solve_triangular_p, a, b, **params)
+    rhs = gb
+    if ga is not None:
+        t = matmul(_op(triangle(ga, params["lower"], params["unit_diagonal"]),
+                       params["trans"]), x)
+        rhs = -t if rhs is None else rhs - t
+    return x, bind(solve_triangular_p, a, rhs, **params)
+
+
+def _solve_triangular_transpose(ct: Any, a: Any, b: Any, *, lower: bool, trans: int,
+                                unit_diagonal: bool) -> list:
+    # (op(T)^-1)^T = op'(T)^-1 with op' = T^T for op = T and T for op = T^T;
+    # (T^-H)^T = conj(T)^-1
+    if trans == 2:
+        return [None, solve_triangular(conj(a), ct, lower, 0, unit_diagonal)]
+    return [None, solve_triangular(a, ct, lower, 1 - trans, unit_diagonal)]
+
+
+solve_triangular_p = _prim("solve_triangular", _solve_triangular_impl,
+                           _solve_triangular_aval)
+solve_triangular_p.jvp = _solve_triangular_jvp
+solve_triangular_p.transpose = _solve_triangular_transpose
+solve_triangular_p.linear_in = (1,)
+
+
+def _lu_impl(xp: Any, a: Any) -> list:
+    if xp is not np:
+        raise backend_for(xp).unsupported("lu", "LU needs scipy.linalg (NumPy arrays)")
+    from scipy.linalg import lu_factor
+    n = a.shape[-1]
+    lu = np.empty_like(a)
+    piv = np.empty(a.shape[:-1], np.int32)
+    perm = np.empty(a.shape[:-1], np.int32)
+    for idx in np.ndindex(*a.shape[:-2]):
+        lu[idx], p = lu_factor(a[idx], check_finite=False)
+        order = np.arange(n)
+        for i, j in enumerate(p):  # row i was swapped with row j: a[order] = L U
+            order[i], order[j] = order[j], order[i]
+        piv[idx], perm[idx] = p, order
+    return [lu, piv, perm]
+
+
+def _lu_aval(a: ShapedArray) -> list:
+    _square(a, "lu")
+    ints = ShapedArray(a.shape[:-1], np.dtype(np.int32))
+    return [a, ints, ints]
+
+
+def permutation_matrix(perm: Any, like: Any) -> Any:
+    """The matrices ``P`` with ``P[..., i, j] = (perm[..., i] == j)`` in ``like``'s
+    dtype: ``P @ a`` is ``a[perm]`` (rows reordered)."""
+    n = shape_of(perm)[-1]
+    hot = eq(col(perm), constant(np.arange(n, dtype=np.int32), perm))
+    return select(hot, constant(np.ones((), aval_of(like).dtype), like), 0.0)
+
+
+def _lu_jvp(primals: list, tangents: list) -> tuple:
+    # a[perm] = L U (L unit lower, U upper):  P dA = dL U + L dU, so with
+    # X = L^-1 P dA U^-1 (L^-1 dL strictly lower, dU U^-1 upper):
+    # dL = L tril(X, -1), dU = triu(X) U; the factors are packed in one matrix
+    (a,), (g,) = primals, tangents
+    lu, piv, perm = bind(lu_p, a)
+    pg = matmul(permutation_matrix(perm, a), g)
+    y = solve_triangular(lu, pg, True, 0, True)                 # L^-1 P dA
+    x = mT(solve_triangular(lu, mT(y), False, 1, False))        # (L^-1 P dA) U^-1
+    low = triangle(x, True, True)
+    dl = matmul(triangle(lu, True, True), low) + low            # L = tril(lu, -1) + I
+    du = matmul(triangle(x, False), triangle(lu, False))
+    return [lu, piv, perm], [dl + du, None, None]
+
+
+lu_p = _prim("lu", _lu_impl, _lu_aval, multiple_results=True)
+lu_p.jvp = _lu_jvp
+
+
+# ------------------------------------------------------------------ sqrtm
+def _sqrtm_impl(xp: Any, a: Any) -> Any:
+    if xp is not np:
+        raise backend_for(xp).unsupported("sqrtm", "sqrtm needs scipy.linalg (NumPy arrays)")
+    from scipy.linalg import sqrtm
+    out = np.empty_like(a)
+    for idx in np.ndindex(*a.shape[:-2]):
+        r = sqrtm(a[idx])
+        # a real matrix with a negative real eigenvalue has no real square root
+        out[idx] = r if np.iscomplexobj(out) or not np.iscomplexobj(r) else np.nan
+    return out
+
+
+def _sqrtm_partial(g: Any, ans: Any, a: Any) -> Any:
+    # X = sqrt(A): X dX + dX X = dA, a Sylvester equation; row-major vec turns it
+    # into (X kron I + I kron X^T) vec(dX) = vec(dA)
+    s = shape_of(a)
+    n = s[-1]
+    eye = constant(np.eye(n, dtype=aval_of(a).dtype), a)
+    k = (reshape(ans, s[:-2] + (n, 1, n, 1)) * reshape(eye, (1, n, 1, n))
+         + reshape(eye, (n, 1, n, 1)) * reshape(mT(ans), s[:-2] + (1, n, 1, n)))
+    k = reshape(k, s[:-2] + (n * n, n * n))
+    vec = reshape(g, s[:-2] + (n * n, 1))
+    # (a product with inv(K), linear in the tangent: reverse mode transposes it)
+    return reshape(matmul(inv(k), vec), s)
+
+
+sqrtm_p = _prim("sqrtm", _sqrtm_impl, _same_square("sqrtm"))
+defjvp(sqrtm_p, _sqrtm_partial, elementwise=False)
+
 __all__ = ["inv_p", "solve_p", "cholesky_p", "eigh_p", "qr_p", "svd_p", "svdvals_p",
            "det_p", "slogdet_p", "adjugate_p", "diag_part", "tril", "sym", "mT", "mH", "conj",
-           "re", "inv", "recip_or_zero"]
+           "re", "inv", "recip_or_zero", "solve_triangular_p", "solve_triangular", "lu_p",
+           "triangle", "permutation_matrix", "sqrtm_p"]

@@ -1,11 +1,12 @@
 """SciPy-shaped functions on fad's primitives, traced and differentiable (as
-``jax.scipy``): ``fad.scipy.special`` and ``fad.scipy.stats``.
+``jax.scipy``): ``fad.scipy.special``, ``fad.scipy.stats``, ``fad.scipy.linalg``,
+``fad.scipy.signal``, ``fad.scipy.integrate`` (with ``odeint``, as ``jax.experimental.ode``).
 
 >>> import fad.scipy.special as fsp
 >>> round(float(fsp.erf(1.0)), 6)
 0.842701
 """
 
-from . import special, stats
+from . import integrate, linalg, signal, special, stats
 
-__all__ = ["special", "stats"]
+__all__ = ["integrate", "linalg", "signal", "special", "stats"]

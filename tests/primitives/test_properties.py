@@ -75,6 +75,8 @@ REQUIRED = set("""
     kl_div betainc zeta multigammaln gammaincinv betaincinv
     switch select_n lax_map associative_scan_add associative_scan_linear lax_cumsum cummax
     cummin cumlogsumexp top_k lax_sort_multi
+    solve_triangular scipy_cholesky cho_solve lu lu_solve expm sqrtm block_diag
+    signal_convolve signal_correlate convolve2d correlate2d
 """.split())
 
 dtypes = pytest.mark.parametrize("dtype", FLOATS, ids=lambda d: np.dtype(d).name)

@@ -250,6 +250,9 @@ CASES = {
                                                        specs=((0, 2, 1), (0, 1, 2), (2, 0, 1))))],
     **{f"reduce_window_{k}": [_s(("f", (3, 5)), **_RW)] for k in
        ("sum", "max", "min", "argmax", "argmin")},
+    "solve_triangular": [_s(("spd", (3, 3)), ("f", (3, 2)), lower=lo, trans=t,
+                            unit_diagonal=u) for lo, t, u in [(True, 0, False), (False, 2, True)]],
+    "lu": [_s(("f", (3, 3)))], "sqrtm": [_s(("spd", (3, 3)))],
 }
 
 
