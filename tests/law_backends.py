@@ -73,17 +73,9 @@ NOT_ON_STRICT: dict[str, str] = {
                      "gammainc", "gammaincc", "gammaincinv", "betainc", "betaincinv", "zeta",
                      "multigammaln"], _SPECIAL),
     **dict.fromkeys(["getitem_int_array", "getitem_mask"], _ARRAY_INDEX),
-    "lstsq": "fad.numpy's lstsq multiplies array_api_strict arrays by a NumPy scalar (rcond)",
-    "quantile": _QUANTILE,
-    "matrix_power": _MATRIX_POWER,
     **dict.fromkeys(["lu", "lu_solve", "sqrtm"], "computed by scipy.linalg on NumPy arrays "
                     "(fad raises NotImplementedError on other backends)"),
-    "expm": ("under vmap the squarings are a scan over a batched index, and scan's "
-             "implementation indexes its 2-d xs as x[i], which the standard refuses"),
-    "median": ("fad.numpy's median calls isnan on a bool array, which the standard "
-               "defines for numeric dtypes only"),
     "methods": "the row uses x.T on 1-d and 0-d arrays; the standard defines .T for 2-d only",
-    "prod_with_zero": "the row calls the NumPy method .reshape, which the standard lacks",
     **dict.fromkeys(["maximum", "minimum", "sort", "partition", "ptp", "clip",
                      "clip_arrays", "where"], _ORDER),
     **dict.fromkeys(["conv_general_dilated", "reduce_window_sum", "reduce_window_max"],

@@ -1419,8 +1419,9 @@ OPS: list[Op] = [
         x, axis=axis, include_initial=True), one_axis(none=False)),
     Op("prod", lambda xp, x, *, axis, keepdims: xp.prod(x, axis=axis, keepdims=keepdims),
        reduction(0, scalar_axes=(None, (), 0, -1)), uniform(-1.5, 1.5)),
-    Op("prod_with_zero", lambda xp, x: xp.prod(x * (xp.arange(x.size).reshape(x.shape) != 1),
-                                               axis=-1), plain(1, 2), uniform(-1.5, 1.5)),
+    Op("prod_with_zero", lambda xp, x: xp.prod(xp.where(
+        xp.reshape(xp.arange(x.size), x.shape) != 1, x, 0.0), axis=-1),
+       plain(1, 2), uniform(-1.5, 1.5)),
     Op("ptp", lambda xp, x, *, axis: xp.ptp(x, axis=axis), one_axis(), DISTINCT,
        empty=False),
     Op("median", lambda xp, x, *, axis: xp.median(x, axis=axis), one_axis(), DISTINCT,
