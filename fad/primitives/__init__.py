@@ -10,6 +10,7 @@ from . import (  # noqa: F401
     complex,
     contractions,
     cumulative,
+    eig,
     elementwise,
     identities,
     indexing,
@@ -21,6 +22,6 @@ from . import (  # noqa: F401
     structural,
 )
 
-__all__ = ["REGISTRY", "complex", "contractions", "cumulative", "elementwise",
+__all__ = ["REGISTRY", "complex", "contractions", "cumulative", "eig", "elementwise",
            "identities", "indexing", "linalg", "reductions", "sorting", "special",
            "special_functions", "structural"]
