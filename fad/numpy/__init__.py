@@ -88,6 +88,8 @@ from ._dtypes import (
     result_type,
 )
 from ._functional import apply_along_axis, apply_over_axes, piecewise
+from ._histograms import histogram, histogram2d, histogram_bin_edges, histogramdd
+from ._index_tricks import c_, r_
 from ._indexing import (
     argwhere,
     choose,
@@ -221,6 +223,18 @@ from ._math import (
     where,
 )
 from ._methods import install as _install
+from ._polynomial import (
+    poly,
+    polyadd,
+    polyder,
+    polyfit,
+    polyint,
+    polymul,
+    polysub,
+    polyval,
+    roots,
+    unwrap,
+)
 from ._reductions import (
     all,
     amax,
@@ -249,6 +263,7 @@ from ._reductions import (
     sum,
     trapezoid,
 )
+from ._sets import intersect1d, setdiff1d, setxor1d, union1d
 from ._shape import (
     append,
     array_split,
@@ -335,10 +350,6 @@ from ._unsupported import (
     einsum_path,
     fill_diagonal,
     frexp,
-    histogram,
-    histogram2d,
-    histogram_bin_edges,
-    histogramdd,
     i0,
     nextafter,
     place,
@@ -346,8 +357,8 @@ from ._unsupported import (
     put_along_axis,
     putmask,
     spacing,
-    unwrap,
 )
+from ._unsupported import not_provided as _not_provided
 from ._window import bartlett, blackman, hamming, hanning, kaiser
 
 _install()
@@ -367,7 +378,22 @@ complex64, complex128 = _np.complex64, _np.complex128
 generic, number, inexact, floating, complexfloating = (
     _np.generic, _np.number, _np.inexact, _np.floating, _np.complexfloating)
 integer, signedinteger, unsignedinteger = _np.integer, _np.signedinteger, _np.unsignedinteger
-errstate = _np.errstate
+# NumPy's floating-point error state governs fad's eager and jitted NumPy
+# computations alike (fnp.errstate(divide="raise") raises FloatingPointError)
+errstate, seterr, geterr, seterrcall, geterrcall = (
+    _np.errstate, _np.seterr, _np.geterr, _np.seterrcall, _np.geterrcall)
+# NumPy's scalar types and constants under their other names
+(byte, short, intc, long, longlong, ubyte, ushort, uintc, uint, ulong, ulonglong, uintp, half,
+ single, double, longdouble, csingle, cdouble, clongdouble, object_, str_, bytes_, void,
+ character, flexible, datetime64, timedelta64, True_, False_) = (
+    _np.byte, _np.short, _np.intc, _np.long, _np.longlong, _np.ubyte, _np.ushort, _np.uintc,
+    _np.uint, _np.ulong, _np.ulonglong, _np.uintp, _np.half, _np.single, _np.double,
+    _np.longdouble, _np.csingle, _np.cdouble, _np.clongdouble, _np.object_, _np.str_,
+    _np.bytes_, _np.void, _np.character, _np.flexible, _np.datetime64, _np.timedelta64,
+    _np.True_, _np.False_)
+euler_gamma, little_endian, typecodes, ScalarType, sctypeDict = (
+    _np.euler_gamma, _np.little_endian, _np.typecodes, _np.ScalarType, _np.sctypeDict)
+s_ = index_exp = _np.s_  # index expressions: plain tuples of slices, nothing traced
 dtype = _np.dtype
 ndarray = _np.ndarray
 
@@ -402,4 +428,66 @@ def size(a: object) -> int:
     return int(_np.prod(asarray(a).shape))
 
 
-__all__ = [n for n in dir() if not n.startswith("_")]
+def iscomplex(x: object) -> object:
+    """Whether each element has a nonzero imaginary part.
+
+    >>> import fad.numpy as fnp
+    >>> fnp.iscomplex(fnp.array([1 + 1j, 2 + 0j])).tolist()
+    [True, False]
+    """
+    x = asarray(x)
+    return not_equal(imag(x), 0) if _np.dtype(x.dtype).kind == "c" else \
+        zeros(x.shape, bool_)
+
+
+def isreal(x: object) -> object:
+    """Whether each element has a zero imaginary part.
+
+    >>> import fad.numpy as fnp
+    >>> fnp.isreal(fnp.array([1 + 1j, 2 + 0j])).tolist()
+    [False, True]
+    """
+    return logical_not(iscomplex(x))
+
+
+def isrealobj(x: object) -> bool:
+    """Whether ``x``'s dtype is not complex.
+
+    >>> import fad.numpy as fnp
+    >>> fnp.isrealobj(fnp.array([1.0]))
+    True
+    """
+    return not iscomplexobj(x)
+
+
+def real_if_close(a: object, tol: float = 100) -> object:
+    """``a``'s real part if every imaginary part is within ``tol`` machine
+    epsilons of 0 (a data-dependent dtype: concrete values only).
+
+    >>> import fad.numpy as fnp
+    >>> fnp.real_if_close(fnp.array([2.0 + 1e-16j])).tolist()
+    [2.0]
+    """
+    from ._base import concrete_array
+    a = asarray(a)
+    dt = _np.dtype(a.dtype)
+    if dt.kind != "c":
+        return a
+    eps = finfo(dt).eps * tol if tol > 1 else tol
+    im = concrete_array(imag(a), "real_if_close")
+    return real(a) if _np.all(_np.abs(im) < eps) else a
+
+
+__all__ = [n for n in dir() if not n.startswith("_") and n != "annotations"]
+
+
+def __getattr__(name: str) -> object:
+    # a public NumPy name that fad.numpy lacks: an error naming it (fnp.random,
+    # fnp.ma, fnp.savetxt...); any other name is an ordinary AttributeError
+    if not name.startswith("_") and name in dir(_np):
+        raise _not_provided(name)
+    raise AttributeError(f"module 'fad.numpy' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return list(__all__)
