@@ -222,8 +222,8 @@ def unwrap(p: Any, discont: Any = None, axis: int = -1, *, period: float = 2 * m
     corrections are piecewise constant, so the derivative is the identity.
 
     >>> import fad.numpy as fnp
-    >>> fnp.unwrap(fnp.array([0.0, 3.0, 6.0, 9.0]), period=6.0).tolist()
-    [0.0, 3.0, 0.0, 3.0]
+    >>> fnp.unwrap(fnp.array([0.0, 5.0, 10.0]), period=6.0).tolist()
+    [0.0, -1.0, -2.0]
     """
     p = asarray(p)
     if dtype_of(p).kind not in "fc":
