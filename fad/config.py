@@ -52,3 +52,7 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = ["update"]
+
+
+def __dir__() -> list[str]:  # the public names only (no imported helpers)
+    return list(__all__)

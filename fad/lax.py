@@ -11,3 +11,7 @@ The implementations (and their derivative and batching rules) live in
 from .transforms.control_flow import cond, fori_loop, scan, while_loop
 
 __all__ = ["cond", "scan", "while_loop", "fori_loop"]
+
+
+def __dir__() -> list[str]:  # the public names only (no imported helpers)
+    return list(__all__)

@@ -407,3 +407,7 @@ __all__ = ["relu", "leaky_relu", "elu", "gelu", "sigmoid", "silu", "tanh", "soft
            "binary_cross_entropy_with_logits", "binary_cross_entropy", "nll_loss",
            "cross_entropy", "kl_div", "mse_loss", "l1_loss", "huber_loss", "smooth_l1_loss",
            "one_hot"]
+
+
+def __dir__() -> list[str]:  # the public names only (no imported helpers)
+    return list(__all__)

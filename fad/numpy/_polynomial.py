@@ -19,7 +19,7 @@ from . import _reductions as R
 from . import _shape as S
 from . import linalg
 from ._base import asarray, cast, dtype_of
-from ._complex import real
+from ._complex import conj, real
 from ._creation import arange, eye, ones, vander, zeros
 
 
@@ -134,7 +134,8 @@ def polyfit(x: Any, y: Any, deg: int, rcond: Any = None, full: bool = False, w: 
             cov: Any = False) -> Any:
     """Least-squares polynomial fit of degree ``deg`` (columns scaled to unit
     norm as NumPy does); ``y`` may hold several data sets as columns.
-    Differentiable in ``x``, ``y`` and ``w``.
+    Differentiable in ``x``, ``y`` and ``w``; float32 data give float32
+    coefficients (NumPy computes in float64).
 
     >>> import fad.numpy as fnp
     >>> fnp.polyfit(fnp.array([0.0, 1.0, 2.0]), fnp.array([1.0, 3.0, 5.0]), 1).round(12).tolist()
@@ -153,7 +154,7 @@ def polyfit(x: Any, y: Any, deg: int, rcond: Any = None, full: bool = False, w: 
         w = asarray(w)
         lhs = M.multiply(lhs, S.reshape(w, (-1, 1)))
         rhs = M.multiply(rhs, w if y.ndim == 1 else S.reshape(w, (-1, 1)))
-    scale = M.sqrt(R.sum(M.multiply(lhs, lhs), axis=0))
+    scale = M.sqrt(R.sum(real(M.multiply(lhs, conj(lhs))), axis=0))  # |column|
     coef = linalg.lstsq(M.divide(lhs, scale), rhs, rcond)[0]
     return M.divide(coef, scale if y.ndim == 1 else S.reshape(scale, (-1, 1)))
 

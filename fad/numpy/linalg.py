@@ -672,3 +672,7 @@ __all__ = ["LinAlgError", "EigResult", "cholesky", "cond", "cross", "det", "diag
            "matrix_rank", "matrix_transpose", "multi_dot", "norm", "outer", "pinv", "qr",
            "slogdet", "solve", "svd", "svdvals", "tensordot", "tensorinv", "tensorsolve",
            "trace", "vecdot", "vector_norm"]
+
+
+def __dir__() -> list[str]:  # the public names only (no imported helpers)
+    return list(__all__)

@@ -9,3 +9,7 @@
 from . import special
 
 __all__ = ["special"]
+
+
+def __dir__() -> list[str]:  # the public names only (no imported helpers)
+    return list(__all__)

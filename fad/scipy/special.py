@@ -207,3 +207,7 @@ xlog1py = _x_times(fnp.log1p, lambda y: 1 / (1 + y), "xlog1py",
 
 __all__ = ["erf", "erfc", "erfinv", "gammaln", "digamma", "psi", "polygamma", "logit",
            "expit", "logsumexp", "softmax", "log_softmax", "xlogy", "xlog1py"]
+
+
+def __dir__() -> list[str]:  # the public names only (no imported helpers)
+    return list(__all__)

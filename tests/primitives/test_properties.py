@@ -46,7 +46,8 @@ COMPLEX_EXAMPLES = max(3, settings().max_examples // 2)
 # rows without a complex run, each with its reason in the table (``real_only``)
 REAL_ONLY = set("""arctan2 cbrt deg2rad rad2deg fabs floor ceil trunc hypot logaddexp
     logaddexp2 fmod remainder copysign quantile rfft erf erfc erfinv gammaln digamma
-    polygamma""".split())
+    polygamma
+    rfftn unwrap""".split())
 
 # rows the table must have: every differentiable function of fad.numpy's chapters
 REQUIRED = set("""
@@ -62,6 +63,8 @@ REQUIRED = set("""
     tile repeat flip roll pad diag diagonal triu tril
     getitem_basic getitem_int_array getitem_mask take take_along_axis
     inv solve det slogdet cholesky eigh qr svd norm_vector norm_matrix_sv norm_matrix_abs
+    fftn ifftn rfftn irfftn hfft fftshift ifftshift eig eigvals polyval polyfit unwrap
+    std_zero_spread
 """.split())
 
 dtypes = pytest.mark.parametrize("dtype", FLOATS, ids=lambda d: np.dtype(d).name)
