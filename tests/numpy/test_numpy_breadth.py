@@ -57,6 +57,25 @@ def test_einsum_sublist_form():
         fnp.einsum(a, [0, 99])
 
 
+# ---------------------------------------------------------------- integer conversions
+def test_integer_conversions_of_a_concrete_differentiated_value():
+    """An integer part is piecewise constant (derivative exactly 0), so int(x),
+    operator.index and np.int64(x) of a concrete value are allowed under grad;
+    float(x) would drop a nonzero derivative and stays an error; under jit the
+    value is unknown (ConcretizationError)."""
+    for conv in (int, np.int64, np.int32, np.uint8):
+        assert fad.grad(lambda x: x * conv(x))(2.5) == 2.0
+        assert fad.jacfwd(lambda x: x * conv(x))(2.5) == 2.0
+        with pytest.raises(fad.ConcretizationError):
+            fad.jit(lambda x: x * conv(x))(2.5)
+    g = fad.grad(lambda x: fnp.sum(x[: int(x[0])]))(np.array([2.0, 1.0, 1.0]))
+    assert g.tolist() == [1.0, 1.0, 0.0]
+    with pytest.raises(fad.ConcretizationError, match="silently be zero"):
+        fad.grad(lambda x: x * float(x))(2.5)
+    with pytest.raises(fad.ConcretizationError, match="silently be zero"):
+        fad.grad(lambda x: x * np.float64(x))(2.5)
+
+
 # ---------------------------------------------------------------- std, var
 @pytest.mark.parametrize("fn", [fnp.std, fnp.nanstd], ids=["std", "nanstd"])
 def test_std_derivative_at_zero_spread_is_zero(fn):
