@@ -4,7 +4,10 @@ Its modules follow the chapters of NumPy's reference: ``_math`` (elementwise
 functions), ``_logic``, ``_reductions`` (sums, products, differences, extrema),
 ``_statistics``, ``_shape`` (array manipulation), ``_indexing``, ``_creation``,
 ``_sorting``, ``_contractions`` (products), ``_complex``, ``_functional``,
-``_window``, ``_dtypes``, and the public ``linalg`` and ``fft``. ``_base`` holds
+``_window``, ``_dtypes``, ``_polynomial`` (and ``unwrap``), ``_histograms``,
+``_sets``, ``_index_tricks`` (``r_``, ``c_``), and the public ``linalg`` and
+``fft``. A public NumPy name not provided raises ``NotImplementedError`` naming
+itself (``fnp.random`` points to ``fad.random``). ``_base`` holds
 what every function starts with (``asarray``, NumPy's promotion), ``_methods``
 the operators and methods of tracers (and the dispatch of ``np.sin(tracer)`` to
 this package), ``_unsupported`` the names not provided and why. A chapter
