@@ -7,7 +7,7 @@ functions), ``_logic``, ``_reductions`` (sums, products, differences, extrema),
 ``_window``, ``_dtypes``, ``_polynomial`` (and ``unwrap``), ``_histograms``,
 ``_sets``, ``_index_tricks`` (``r_``, ``c_``), and the public ``linalg`` and
 ``fft``. A public NumPy name not provided raises ``NotImplementedError`` naming
-itself (``fnp.random`` points to ``fad.random``). ``_base`` holds
+itself (its ``random`` points to ``fad.random``). ``_base`` holds
 what every function starts with (``asarray``, NumPy's promotion), ``_methods``
 the operators and methods of tracers (and the dispatch of ``np.sin(tracer)`` to
 this package), ``_unsupported`` the names not provided and why. A chapter
