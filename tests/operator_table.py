@@ -1060,8 +1060,8 @@ OPS: list[Op] = [
     Op("std_zero_spread", lambda xp, x: x + xp.std(xp.stack([x, x]), axis=0), plain()),
     Op("polyval", lambda xp, p, x: xp.polyval(p, x),
        one_of_cases(pair((3,), (2, 2)), pair((1,), (3,)), pair((4,), ()))),
-    Op("polyfit", lambda xp, x, y: xp.polyfit(x, y, 1).astype(y.dtype),  # (NumPy: float64)
-       pair((4,), (4,)), (DISTINCT, REAL)),
+    Op("polyfit", lambda xp, x, y: xp.polyfit(x, y, 1), pair((4,), (4,)), (DISTINCT, REAL),
+       ref=lambda x, y: np.polyfit(x, y, 1).astype(np.result_type(x, y))),  # NumPy: float64
     Op("unwrap", lambda xp, x, *, axis: xp.unwrap(x, axis=axis), one_axis(none=False),
        PHASES, empty=False, real_only="phase unwrapping of real angles (a remainder: "
        "NumPy's mod rejects complex)"),

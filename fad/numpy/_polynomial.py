@@ -155,7 +155,9 @@ def polyfit(x: Any, y: Any, deg: int, rcond: Any = None, full: bool = False, w: 
         lhs = M.multiply(lhs, S.reshape(w, (-1, 1)))
         rhs = M.multiply(rhs, w if y.ndim == 1 else S.reshape(w, (-1, 1)))
     scale = M.sqrt(R.sum(real(M.multiply(lhs, conj(lhs))), axis=0))  # |column|
-    coef = linalg.lstsq(M.divide(lhs, scale), rhs, rcond)[0]
+    # the least-squares solution, pinv(A) b (NumPy's lstsq; cutoff len(x) * eps)
+    cutoff = x.shape[0] * float(np.finfo(dtype_of(x)).eps) if rcond is None else rcond
+    coef = C.matmul(linalg.pinv(M.divide(lhs, scale), cutoff), rhs)
     return M.divide(coef, scale if y.ndim == 1 else S.reshape(scale, (-1, 1)))
 
 
