@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..backends.base import numpy_dtype
 from ..core.ir import ShapedArray
 from ..core.trace import aval_of, bind, shape_of
 from .complex import complex_dtype, complex_p, imag_p
@@ -33,13 +34,13 @@ from .contractions import matmul
 from .elementwise import eq
 from .linalg import _la, _prim, _square, col, conj, diag_part, inv, re, recip_or_zero, row
 from .reductions import reduce_max_p, reduce_sum_p
-from .structural import convert_element_type
+from .structural import _convert_impl, convert_element_type
 
 
 def _eig_impl(xp: Any, a: Any) -> list:
     w, v = _la(xp, "eig")(a)
-    want = complex_dtype(a.dtype)
-    return [w.astype(want), v.astype(want)]
+    want = complex_dtype(numpy_dtype(a.dtype))
+    return [_convert_impl(xp, w, new_dtype=want), _convert_impl(xp, v, new_dtype=want)]
 
 
 def _eig_aval(a: ShapedArray) -> list:
