@@ -46,3 +46,8 @@ __all__ = [
     "device_put",
     "ConcretizationError", "UnexpectedTracerError", "ShapeError", "ClosedJaxpr", "Jaxpr",
     "ShapedArray", "RetraceWarning", "eval_shape", "disable_jit"]
+__all__ += ["lax", "jit_cache"]  # submodules (fad.scipy, fad.viz... load on first use)
+
+
+def __dir__() -> list[str]:  # the public names only (no imported helpers)
+    return sorted({*__all__, "viz", "torch", "testing", "scipy"})

@@ -88,3 +88,7 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = ["update", "enable_x64"]
+
+
+def __dir__() -> list[str]:  # the public names only (no imported helpers)
+    return list(__all__)

@@ -72,3 +72,7 @@ __all__ = ["cond", "scan", "while_loop", "fori_loop",
            "switch", "map", "select", "select_n", "stop_gradient", "associative_scan",
            "cumsum", "cumprod", "cummax", "cummin", "cumlogsumexp", "sort", "sort_key_val",
            "top_k"]
+
+
+def __dir__() -> list[str]:  # the public names only (no imported helpers)
+    return list(__all__)

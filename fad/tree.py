@@ -398,3 +398,7 @@ def child_keys(td: PyTreeDef) -> list[str]:
     if td.node is _NamedTuple:
         return [f".{name}" for name in td.aux._fields]
     return [f"[{i}]" for i in range(len(td.children))]
+
+
+def __dir__() -> list[str]:  # the public names only (no imported helpers)
+    return list(__all__)

@@ -228,6 +228,29 @@ FMOD_X = uniform(2.1, 2.4)
 FMOD_Y = uniform(1.3, 1.5)  # x / y in (1.4, 1.85): trunc and floor are constant
 
 
+def _eig_separated(complex_: bool) -> Any:
+    """General (non-symmetric) square matrices whose eigenvalues are >= 0.5
+    apart and whose eigenvector matrix is well-conditioned (drawn until so)."""
+    def one(rng: np.random.Generator, mn: tuple) -> np.ndarray:
+        while True:
+            a = rng.uniform(-2, 2, mn)
+            if complex_:
+                a = a + 1j * rng.uniform(-2, 2, mn)
+            w, v = np.linalg.eig(a)
+            gaps = np.abs(w[:, None] - w[None, :]) + np.eye(len(w)) * 9
+            if gaps.min() > 0.5 and np.linalg.cond(v) < 10:
+                return a
+    return _batched(one, np.complex128 if complex_ else np.float64)
+
+
+EIG = Domain("separated eigenvalues", _eig_separated(False))
+EIG_C = Domain("complex, separated eigenvalues", _eig_separated(True))
+# integers plus a little noise: unwrap's jumps stay away from its thresholds (odd
+# multiples of pi), where the correction jumps by 2 pi
+PHASES = Domain("integers + noise", lambda rng, shape: (
+    rng.integers(-6, 7, shape) + rng.uniform(-0.03, 0.03, shape)))
+
+
 # ---------------------------------------------------------------- cases
 @dataclass(frozen=True)
 class Case:
@@ -952,6 +975,30 @@ def _spectrum(kind: str) -> Any:
     return fn
 
 
+def _parts(xp: Any, x: Any, y: Any) -> Any:
+    """``y`` itself for a complex input ``x``; else its real and imaginary parts
+    side by side (a real-valued output for the float runs; NumPy's ``eig`` is
+    real when every eigenvalue happens to be)."""
+    if numpy_dtype(x.dtype).kind == "c":
+        return y
+    return _cat(xp, [xp.real(y), xp.imag(y)])
+
+
+def _eig(xp: Any, a: Any) -> Any:
+    w, v = xp.linalg.eig(a)
+    return _parts(xp, a, _cat(xp, [w, phase_free(xp, v)]))
+
+
+def _fftn_cases(kind: str) -> Any:
+    if kind != "any":
+        return None
+    return st.sampled_from([
+        Case(((2, 3),), {"s": None, "axes": None, "norm": None}),
+        Case(((2, 3, 2),), {"s": (3, 2), "axes": (0, 2), "norm": "ortho"}),
+        Case(((3, 2),), {"s": None, "axes": (0,), "norm": "forward"}),
+        Case(((2, 2, 2),), {"s": (2, 3), "axes": (-1, 0), "norm": None})])
+
+
 def _lstsq(xp: Any, a: Any, b: Any) -> Any:
     return xp.linalg.lstsq(a, b, rcond=None)[0]
 
@@ -1441,6 +1488,15 @@ OPS: list[Op] = [
     Op("sort", lambda xp, x, *, axis: xp.sort(x, axis=axis), one_axis(), DISTINCT),
     Op("partition", lambda xp, x: xp.sort(xp.partition(x, 1, axis=-1), axis=-1),
        lambda kind: st.just(Case(((2, 3),))) if kind == "any" else None, DISTINCT),
+    # ---- NumPy breadth: std at zero spread (derivative 0), polynomials, unwrap
+    Op("std_zero_spread", lambda xp, x: x + xp.std(xp.stack([x, x]), axis=0), plain()),
+    Op("polyval", lambda xp, p, x: xp.polyval(p, x),
+       one_of_cases(pair((3,), (2, 2)), pair((1,), (3,)), pair((4,), ()))),
+    Op("polyfit", lambda xp, x, y: xp.polyfit(x, y, 1), pair((4,), (4,)), (DISTINCT, REAL),
+       ref=lambda x, y: np.polyfit(x, y, 1).astype(np.result_type(x, y))),  # NumPy: float64
+    Op("unwrap", lambda xp, x, *, axis: xp.unwrap(x, axis=axis), one_axis(none=False),
+       PHASES, empty=False, real_only="phase unwrapping of real angles (a remainder: "
+       "NumPy's mod rejects complex)"),
     # ---- products
     Op("dot", lambda xp, a, b: xp.dot(a, b), dot_cases),
     Op("matmul", lambda xp, a, b: xp.matmul(a, b), matmul_cases, chain=_CHAIN),
@@ -1488,6 +1544,20 @@ OPS: list[Op] = [
     Op("fft2", lambda xp, x: _spectrum("fft2")(xp, x), plain(2, 3), empty=False),
     Op("ifft2", lambda xp, x, *, s: _spectrum("ifft2")(xp, x, s=s),
        with_params(plain(2, 2), s=st.sampled_from([None, (2, 3)])), empty=False),
+    # ---- NumPy breadth: N-dimensional FFTs, fftshift
+    Op("fftn", lambda xp, x, *, s, axes, norm: _spectrum("fftn")(xp, x, s=s, axes=axes,
+                                                                 norm=norm), _fftn_cases),
+    Op("ifftn", lambda xp, x, *, s, axes, norm: _spectrum("ifftn")(xp, x, s=s, axes=axes,
+                                                                   norm=norm), _fftn_cases),
+    Op("rfftn", lambda xp, x, *, s, axes, norm: _spectrum("rfftn")(xp, x, s=s, axes=axes,
+                                                                   norm=norm), _fftn_cases,
+       real_only="the FFT of a real signal: NumPy rejects complex input (use fftn)"),
+    Op("irfftn", lambda xp, x, *, s, axes, norm: xp.fft.irfftn(x, s=s, axes=axes, norm=norm),
+       _fftn_cases),
+    Op("hfft", lambda xp, x, *, axis, n: xp.fft.hfft(x, n=n, axis=axis),
+       with_params(one_axis(none=False), n=st.sampled_from([3, 4])), empty=False),
+    Op("fftshift", lambda xp, x: xp.fft.fftshift(x), plain(1)),
+    Op("ifftshift", lambda xp, x, *, axis: xp.fft.ifftshift(x, axes=axis), one_axis()),
     # ---- shapes
     Op("transpose", lambda xp, x, *, axes: xp.transpose(x, axes), transpose_cases,
        chain={"axes": None}),
@@ -1582,6 +1652,10 @@ OPS: list[Op] = [
        NONZERO, empty=False),
     Op("matrix_norm", lambda xp, a: xp.linalg.matrix_norm(a, ord="nuc"),
        matrices(square=False), SEPARATED, tol=(5e-2, 1e-4), cdomain=SEPARATED_C),
+    # ---- NumPy breadth: general eigenproblems (eigenvectors through phase-free products)
+    Op("eig", _eig, matrices(), EIG, tol=(5e-2, 1e-4), cdomain=EIG_C),
+    Op("eigvals", lambda xp, a: _parts(xp, a, xp.linalg.eigvals(a)), matrices(), EIG,
+       tol=(5e-2, 1e-4), cdomain=EIG_C),
     # ---- scipy.linalg (fad.scipy.linalg), scipy.signal (fad.scipy.signal)
     Op("solve_triangular", _solve_triangular, with_params(
         matrices(extra=_solve_extra), lower=st.booleans(), trans=st.sampled_from([0, 1, 2]),

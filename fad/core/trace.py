@@ -250,10 +250,12 @@ class Tracer:
         """The value behind the tracer, or raise ``ConcretizationError``."""
         raise ConcretizationError(concretization_message("The value", self.aval))
 
-    def _concrete(self, what: str) -> Any:
+    def _concrete(self, what: str, integral: bool = False) -> Any:
         """The concrete value, for a conversion (``what``) that the code two frames
         up asked for; refused when that is the user's code and the value is being
-        differentiated (the Python or NumPy value would carry no derivative)."""
+        differentiated (the Python or NumPy value would carry no derivative).
+        ``integral`` conversions (``int(x)``, ``np.int64(x)``) are allowed: an
+        integer part is piecewise constant, so its derivative is exactly 0."""
         try:
             value = self.concrete_value()
         except ConcretizationError as e:  # (no local name for the new error: no cycle)
@@ -262,7 +264,7 @@ class Tracer:
         inexact = _INEXACT.get(getattr(value, "dtype", None))
         if inexact is None:
             inexact = _inexact(value, self)
-        if inexact and self._tracked() and \
+        if inexact and not integral and self._tracked() and \
                 not sys._getframe(2).f_code.co_filename.startswith(FAD_DIR):
             raise ConcretizationError(derivative_lost_message(what, self.aval))
         return value
@@ -293,23 +295,25 @@ class Tracer:
         return float(self._concrete("A Python float"))
 
     def __int__(self) -> int:
-        return int(self._concrete("A Python int"))
+        return int(self._concrete("A Python int", integral=True))
 
     def __complex__(self) -> complex:
         return complex(self._concrete("A Python complex"))
 
     def __index__(self) -> int:
-        return int(self._concrete("An index"))
+        return int(self._concrete("An index", integral=True))
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
-        if self.aval.dtype.kind in "fc" and self._tracked() and not \
+        # np.int64(x) asks for an integer dtype: piecewise constant, derivative 0
+        integral = dtype is not None and np.dtype(dtype).kind in "biu"
+        if not integral and self.aval.dtype.kind in "fc" and self._tracked() and not \
                 sys._getframe(1).f_code.co_filename.startswith(FAD_DIR):
             # the user's plain NumPy function (np.dot, np.asarray) on a value being
             # differentiated (checked before the value: under vmap too)
             raise ConcretizationError(derivative_lost_message(
                 "A NumPy array", self.aval, "a NumPy function (or np.asarray)",
                 "Use the fad.numpy function instead (fnp.dot for np.dot)"))
-        value = np.asarray(self._concrete("A NumPy array"))
+        value = np.asarray(self._concrete("A NumPy array", integral))
         return value if dtype is None else value.astype(dtype)
 
     def __setitem__(self, index: Any, value: Any) -> None:

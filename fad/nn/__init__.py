@@ -413,5 +413,5 @@ __all__ = ["relu", "leaky_relu", "elu", "gelu", "sigmoid", "silu", "tanh", "soft
            "hard_swish", "soft_sign", "squareplus", "mish", "standardize", "one_hot"]
 
 
-def __dir__() -> list[str]:
+def __dir__() -> list[str]:  # the public names only (no imported helpers)
     return list(__all__)

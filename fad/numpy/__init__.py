@@ -4,7 +4,10 @@ Its modules follow the chapters of NumPy's reference: ``_math`` (elementwise
 functions), ``_logic``, ``_reductions`` (sums, products, differences, extrema),
 ``_statistics``, ``_shape`` (array manipulation), ``_indexing``, ``_creation``,
 ``_sorting``, ``_contractions`` (products), ``_complex``, ``_functional``,
-``_window``, ``_dtypes``, and the public ``linalg`` and ``fft``. ``_base`` holds
+``_window``, ``_dtypes``, ``_polynomial`` (and ``unwrap``), ``_histograms``,
+``_sets``, ``_index_tricks`` (``r_``, ``c_``), and the public ``linalg`` and
+``fft``. A public NumPy name not provided raises ``NotImplementedError`` naming
+itself (its ``random`` points to ``fad.random``). ``_base`` holds
 what every function starts with (``asarray``, NumPy's promotion), ``_methods``
 the operators and methods of tracers (and the dispatch of ``np.sin(tracer)`` to
 this package), ``_unsupported`` the names not provided and why. A chapter
@@ -89,6 +92,8 @@ from ._dtypes import (
     result_type,
 )
 from ._functional import apply_along_axis, apply_over_axes, piecewise
+from ._histograms import histogram, histogram2d, histogram_bin_edges, histogramdd
+from ._index_tricks import c_, r_
 from ._indexing import (
     argwhere,
     choose,
@@ -223,6 +228,18 @@ from ._math import (
     where,
 )
 from ._methods import install as _install
+from ._polynomial import (
+    poly,
+    polyadd,
+    polyder,
+    polyfit,
+    polyint,
+    polymul,
+    polysub,
+    polyval,
+    roots,
+    unwrap,
+)
 from ._reductions import (
     all,
     amax,
@@ -251,6 +268,7 @@ from ._reductions import (
     sum,
     trapezoid,
 )
+from ._sets import intersect1d, setdiff1d, setxor1d, union1d
 from ._shape import (
     append,
     array_split,
@@ -337,18 +355,14 @@ from ._unsupported import (
     einsum_path,
     fill_diagonal,
     frexp,
-    histogram,
-    histogram2d,
-    histogram_bin_edges,
-    histogramdd,
     nextafter,
     place,
     put,
     put_along_axis,
     putmask,
     spacing,
-    unwrap,
 )
+from ._unsupported import not_provided as _not_provided
 from ._vectorize import vectorize
 from ._window import bartlett, blackman, hamming, hanning, kaiser
 
@@ -369,7 +383,22 @@ complex64, complex128 = _np.complex64, _np.complex128
 generic, number, inexact, floating, complexfloating = (
     _np.generic, _np.number, _np.inexact, _np.floating, _np.complexfloating)
 integer, signedinteger, unsignedinteger = _np.integer, _np.signedinteger, _np.unsignedinteger
-errstate = _np.errstate
+# NumPy's floating-point error state governs fad's eager and jitted NumPy
+# computations alike (fnp.errstate(divide="raise") raises FloatingPointError)
+errstate, seterr, geterr, seterrcall, geterrcall = (
+    _np.errstate, _np.seterr, _np.geterr, _np.seterrcall, _np.geterrcall)
+# NumPy's scalar types and constants under their other names
+(byte, short, intc, long, longlong, ubyte, ushort, uintc, uint, ulong, ulonglong, uintp, half,
+ single, double, longdouble, csingle, cdouble, clongdouble, object_, str_, bytes_, void,
+ character, flexible, datetime64, timedelta64, True_, False_) = (
+    _np.byte, _np.short, _np.intc, _np.long, _np.longlong, _np.ubyte, _np.ushort, _np.uintc,
+    _np.uint, _np.ulong, _np.ulonglong, _np.uintp, _np.half, _np.single, _np.double,
+    _np.longdouble, _np.csingle, _np.cdouble, _np.clongdouble, _np.object_, _np.str_,
+    _np.bytes_, _np.void, _np.character, _np.flexible, _np.datetime64, _np.timedelta64,
+    _np.True_, _np.False_)
+euler_gamma, little_endian, typecodes, ScalarType, sctypeDict = (
+    _np.euler_gamma, _np.little_endian, _np.typecodes, _np.ScalarType, _np.sctypeDict)
+s_ = index_exp = _np.s_  # index expressions: plain tuples of slices, nothing traced
 dtype = _np.dtype
 ndarray = _np.ndarray
 
@@ -404,4 +433,66 @@ def size(a: object) -> int:
     return int(_np.prod(asarray(a).shape))
 
 
-__all__ = [n for n in dir() if not n.startswith("_")]
+def iscomplex(x: object) -> object:
+    """Whether each element has a nonzero imaginary part.
+
+    >>> import fad.numpy as fnp
+    >>> fnp.iscomplex(fnp.array([1 + 1j, 2 + 0j])).tolist()
+    [True, False]
+    """
+    x = asarray(x)
+    return not_equal(imag(x), 0) if _np.dtype(x.dtype).kind == "c" else \
+        zeros(x.shape, bool_)
+
+
+def isreal(x: object) -> object:
+    """Whether each element has a zero imaginary part.
+
+    >>> import fad.numpy as fnp
+    >>> fnp.isreal(fnp.array([1 + 1j, 2 + 0j])).tolist()
+    [False, True]
+    """
+    return logical_not(iscomplex(x))
+
+
+def isrealobj(x: object) -> bool:
+    """Whether ``x``'s dtype is not complex.
+
+    >>> import fad.numpy as fnp
+    >>> fnp.isrealobj(fnp.array([1.0]))
+    True
+    """
+    return not iscomplexobj(x)
+
+
+def real_if_close(a: object, tol: float = 100) -> object:
+    """``a``'s real part if every imaginary part is within ``tol`` machine
+    epsilons of 0 (a data-dependent dtype: concrete values only).
+
+    >>> import fad.numpy as fnp
+    >>> fnp.real_if_close(fnp.array([2.0 + 1e-16j])).tolist()
+    [2.0]
+    """
+    from ._base import concrete_array
+    a = asarray(a)
+    dt = _np.dtype(a.dtype)
+    if dt.kind != "c":
+        return a
+    eps = finfo(dt).eps * tol if tol > 1 else tol
+    im = concrete_array(imag(a), "real_if_close")
+    return real(a) if _np.all(_np.abs(im) < eps) else a
+
+
+__all__ = [n for n in dir() if not n.startswith("_") and n != "annotations"]
+
+
+def __getattr__(name: str) -> object:
+    # a public NumPy name that fad.numpy lacks: an error naming it (fnp.random,
+    # fnp.ma, fnp.savetxt...); any other name is an ordinary AttributeError
+    if not name.startswith("_") and name in dir(_np):
+        raise _not_provided(name)
+    raise AttributeError(f"module 'fad.numpy' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return list(__all__)

@@ -83,16 +83,42 @@ def dot(a: Any, b: Any) -> Any:
     return einsum(f"{sa},{sb}->{sa[:-1]}{sb[:-2]}{sb[-1]}", a, b)
 
 
-def einsum(subscripts: str, *operands: Any, optimize: Any = None) -> Any:
-    """Einstein summation (explicit or implicit output, ``...`` for broadcast axes).
+def einsum(subscripts: Any, *operands: Any, optimize: Any = None) -> Any:
+    """Einstein summation (explicit or implicit output, ``...`` for broadcast
+    axes), in the string form or NumPy's sublist form
+    ``einsum(a, [0, 1], b, [1, 2], [0, 2])`` (integer labels, ``Ellipsis``).
 
     >>> import fad.numpy as fnp
     >>> fnp.einsum("ij,jk->ik", fnp.ones((2, 3)), fnp.ones((3, 4))).shape
     (2, 4)
+    >>> fnp.einsum(fnp.ones((2, 3)), [0, 1], fnp.ones((3, 4)), [1, 2], [0, 2]).shape
+    (2, 4)
     """
+    if not isinstance(subscripts, str):
+        subscripts, operands = _from_sublists(subscripts, operands)
     ops = promote_all(*operands)
     in_specs, out = C.parse_spec(_spell_ellipsis(subscripts, ops), len(ops))
     return bind(C.einsum_p, *ops, spec=",".join(in_specs) + "->" + out)
+
+
+def _from_sublists(first: Any, rest: tuple) -> tuple[str, tuple]:
+    """NumPy's ``(op0, sub0, op1, sub1, ..., [out])`` as a subscript string and
+    the operands (labels 0-51 become letters)."""
+    args = (first,) + tuple(rest)
+    operands, subs = args[0::2], list(args[1::2])
+    out = None
+    if len(args) % 2:  # a trailing output sublist
+        operands, out = operands[:-1], args[-1]
+
+    def spell(sub: Any) -> str:
+        letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+        try:
+            return "".join("..." if s is Ellipsis else letters[s] for s in sub)
+        except (IndexError, TypeError):
+            raise ValueError("fad.numpy.einsum: a sublist holds integers in [0, 52) or "
+                             f"Ellipsis, got {sub!r}") from None
+    spec = ",".join(spell(s) for s in subs)
+    return (spec if out is None else spec + "->" + spell(out)), operands
 
 
 def _spell_ellipsis(subscripts: str, ops: list) -> str:

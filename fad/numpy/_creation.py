@@ -15,6 +15,7 @@ import numpy as np
 from ..backends import default_xp, x64
 from ..core.trace import Tracer, concrete_or_none
 from ..primitives import cumulative as Cu
+from ..primitives.sorting import constant
 from ..primitives.structural import convert_element_type
 from . import _math as M
 from . import _shape as S
@@ -480,7 +481,7 @@ def vander(x: Any, N: int | None = None, increasing: bool = False) -> Any:
     x = asarray(x)
     N = x.shape[0] if N is None else N
     col = S.reshape(x, (-1, 1))
-    cols = [ones(col.shape, dtype_of(col))] if N else []
+    cols = [constant(np.ones(col.shape, dtype_of(col)), col)] if N else []  # x's backend
     for _ in range(1, N):
         cols.append(M.multiply(cols[-1], col))
     out = S.concatenate(cols, axis=1) if cols else S.reshape(x, (-1, 0))

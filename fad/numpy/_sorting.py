@@ -121,17 +121,26 @@ UniqueAll = namedtuple("UniqueAll", "values indices inverse_indices counts")
 
 def unique(ar: Any, return_index: bool = False, return_inverse: bool = False,
            return_counts: bool = False, axis: int | None = None, *,
-           equal_nan: bool = True) -> Any:
-    """Sorted unique elements (concrete values); the values are gathered from
-    ``ar``, so they carry its derivative.
+           equal_nan: bool = True, size: int | None = None, fill_value: Any = None) -> Any:
+    """Sorted unique elements (concrete values, or a static ``size=``, JAX's
+    form for ``jit``: padded with ``fill_value``, by default the smallest value);
+    the values are gathered from ``ar``, so they carry its derivative.
 
     >>> import fad.numpy as fnp
     >>> fnp.unique(fnp.array([2.0, 1.0, 2.0])).tolist()
     [1.0, 2.0]
+    >>> fnp.unique(fnp.array([2.0, 1.0, 2.0]), size=3, fill_value=0.0).tolist()
+    [1.0, 2.0, 0.0]
     """
+    if size is not None:
+        if return_index or return_inverse or return_counts or axis is not None:
+            raise NotImplementedError("fad.numpy.unique: with size=, only the values are "
+                                      "supported (no return_* or axis=)")
+        from ._sets import unique_sized
+        return unique_sized(ar, size, fill_value)
     if axis is not None:
         raise NotImplementedError("unique: axis= is not supported")
-    c = concrete_array(ar, "unique")
+    c = concrete_array(ar, "unique (or pass size=, a static length, under fad.jit)")
     _, index, inverse, counts = np.unique(c, True, True, True, equal_nan=equal_nan)
     values = I.take(S.ravel(asarray(ar)), index)
     out = [values]

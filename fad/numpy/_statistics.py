@@ -80,11 +80,26 @@ def std(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: int 
         keepdims: bool = False) -> Any:
     """Standard deviation, ``sqrt(var)``.
 
-    >>> import fad.numpy as fnp
+    Where the spread is 0 (all values equal) the derivative is 0, not NaN:
+    ``std`` is a scaled Euclidean norm of ``x - mean(x)``, and at 0 a norm's
+    subgradients fill a ball whose smallest element is 0 (the convention fad
+    uses for ``abs`` at 0, and the value HIPS autograd's tests expect; JAX
+    returns NaN, the 0/0 of the chain rule through ``sqrt``).
+
+    >>> import fad, fad.numpy as fnp
     >>> float(fnp.std(fnp.array([1.0, 3.0])))
     1.0
+    >>> fad.grad(fnp.std)(fnp.array([2.0, 2.0])).tolist()
+    [0.0, 0.0]
     """
-    return sqrt(var(a, axis, dtype, out, ddof, keepdims))
+    return spread_sqrt(var(a, axis, dtype, out, ddof, keepdims))
+
+
+def spread_sqrt(v: Any) -> Any:
+    """``sqrt(v)`` whose derivative is 0 where ``v == 0`` (double ``where``: the
+    ``sqrt`` branch never sees 0, so no 0/0 reaches any derivative)."""
+    zero = M.equal(v, 0)
+    return M.where(zero, 0, sqrt(M.where(zero, 1, v)))
 
 
 def ptp(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False) -> Any:
@@ -288,7 +303,7 @@ def nanstd(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: i
     >>> float(fnp.nanstd(fnp.array([1.0, fnp.nan, 3.0])))
     1.0
     """
-    return M.sqrt(nanvar(a, axis, dtype, out, ddof, keepdims))
+    return spread_sqrt(nanvar(a, axis, dtype, out, ddof, keepdims))
 
 
 def interp(x: Any, xp: Any, fp: Any, left: Any = None, right: Any = None,

@@ -35,19 +35,38 @@ NOT_SUPPORTED = {
              "use NumPy on concrete values",
     "spacing": "distance to the next float (representation-level, no derivative)",
     "nextafter": "next representable float (representation-level, no derivative)",
-    "histogram": "data-dependent bins, no derivative; use NumPy on concrete values",
-    "histogram2d": "data-dependent bins, no derivative; use NumPy on concrete values",
-    "histogramdd": "data-dependent bins, no derivative; use NumPy on concrete values",
-    "histogram_bin_edges": "data-dependent bins; use NumPy on concrete values",
     "einsum_path": "a contraction-order planner, not a computation; fad.numpy.einsum "
                    "plans its own contractions",
-    "unwrap": "phase unwrapping (discontinuous): not implemented yet",
 }
 
 
 (put, put_along_axis, place, putmask, fill_diagonal, copyto, frexp, spacing, nextafter,
- histogram, histogram2d, histogramdd, histogram_bin_edges, einsum_path, unwrap) = (
-    unsupported(name, why) for name, why in NOT_SUPPORTED.items())
+ einsum_path) = (unsupported(name, why) for name, why in NOT_SUPPORTED.items())
+
+
+class NotProvidedError(NotImplementedError, AttributeError):
+    """A public NumPy name that ``fad.numpy`` does not provide. It is also an
+    ``AttributeError``, so that ``hasattr(fnp, name)`` and ``getattr(fnp, name,
+    default)`` (feature detection) answer "absent" rather than raise."""
+
+
+_SUBMODULE_HINTS = {
+    "random": "use fad.random (JAX-style explicit keys, split for independent draws)",
+    "ma": "masked arrays are not supported: carry a boolean mask and use fnp.where",
+    "polynomial": "the legacy functions fnp.polyval, fnp.polyfit, fnp.roots... are provided",
+}
+
+
+def not_provided(name: str) -> NotProvidedError:
+    """The error for ``fad.numpy.<name>``, a public NumPy name fad lacks.
+
+    >>> err = not_provided("savetxt")
+    >>> isinstance(err, NotImplementedError) and "savetxt is not provided" in str(err)
+    True
+    """
+    why = _SUBMODULE_HINTS.get(name, "not implemented (numpy." + name + " exists, fad has no "
+                               "traced counterpart); call NumPy on concrete values")
+    return NotProvidedError(f"fad.numpy.{name} is not provided: {why}")
 
 
 def sort_method(self: Any, axis: int = -1, kind: Any = None, order: Any = None) -> None:

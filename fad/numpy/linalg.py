@@ -27,6 +27,7 @@ import numpy as np
 
 from ..core.errors import ShapeError
 from ..core.trace import bind, concrete_or_none
+from ..primitives import eig as E
 from ..primitives import linalg as L
 from ..primitives.shapes import normalize_axes
 from ..primitives.sorting import constant
@@ -37,7 +38,6 @@ from . import _reductions as R
 from . import _shape as S
 from ._base import asarray, cast, dtype_of, no_out, promote_all
 from ._complex import conj, imag, real
-from ._unsupported import unsupported
 
 LinAlgError = np.linalg.LinAlgError
 EighResult = namedtuple("EighResult", "eigenvalues eigenvectors")
@@ -635,12 +635,44 @@ def matrix_transpose(x: Any, /) -> Any:
     return S.swapaxes(x, -1, -2)
 
 
-_COMPLEX = "its results are complex in general; use eigh / eigvalsh for symmetric matrices"
-eig = unsupported("linalg.eig", _COMPLEX)
-eigvals = unsupported("linalg.eigvals", _COMPLEX)
+EigResult = namedtuple("EigResult", "eigenvalues eigenvectors")
 
-__all__ = ["LinAlgError", "cholesky", "cond", "cross", "det", "diagonal", "eig", "eigh",
-           "eigvals", "eigvalsh", "inv", "lstsq", "matmul", "matrix_norm", "matrix_power",
+
+def eig(a: Any) -> EigResult:
+    """Eigenvalues and right eigenvectors (unit-norm columns) of a general square
+    matrix. Both are always complex (JAX's convention; NumPy returns real arrays
+    when every eigenvalue happens to be real). Derivatives exist at simple
+    eigenvalues (JAX's rule: ``dw = diag(V^-1 dA V)``); an eigenvector is defined
+    up to a phase, so differentiate phase-free functions of it
+    (``V diag(f(w)) V^-1``, ``|v_ij|``).
+
+    >>> import fad.numpy as fnp
+    >>> w, v = fnp.linalg.eig(fnp.array([[2.0, 1.0], [0.0, 3.0]]))
+    >>> w.tolist()
+    [(2+0j), (3+0j)]
+    """
+    w, v = bind(E.eig_p, _matrix(a, "eig"))
+    return EigResult(w, v)
+
+
+def eigvals(a: Any) -> Any:
+    """The (complex) eigenvalues of a general square matrix, as ``eig``'s.
+
+    >>> import fad, fad.numpy as fnp
+    >>> fnp.linalg.eigvals(fnp.array([[0.0, -1.0], [1.0, 0.0]])).tolist()
+    [1j, -1j]
+    >>> a = fnp.array([[1.0, 2.0], [3.0, 4.0]])
+    >>> fad.grad(lambda a: fnp.real(fnp.sum(fnp.linalg.eigvals(a) ** 2)))(a).round(12).tolist()
+    [[2.0, 6.0], [4.0, 8.0]]
+    """
+    return eig(a)[0]
+
+__all__ = ["LinAlgError", "EigResult", "cholesky", "cond", "cross", "det", "diagonal", "eig",
+           "eigh", "eigvals", "eigvalsh", "inv", "lstsq", "matmul", "matrix_norm", "matrix_power",
            "matrix_rank", "matrix_transpose", "multi_dot", "norm", "outer", "pinv", "qr",
            "slogdet", "solve", "svd", "svdvals", "tensordot", "tensorinv", "tensorsolve",
            "trace", "vecdot", "vector_norm"]
+
+
+def __dir__() -> list[str]:  # the public names only (no imported helpers)
+    return list(__all__)

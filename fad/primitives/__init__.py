@@ -12,6 +12,7 @@ from . import (  # noqa: F401
     convolution,
     cumulative,
     effects,
+    eig,
     elementwise,
     identities,
     indexing,
@@ -28,6 +29,6 @@ from . import (  # noqa: F401
 )
 
 __all__ = ["REGISTRY", "complex", "contractions", "convolution", "cumulative", "effects",
-           "elementwise", "identities", "indexing", "linalg", "placement", "reductions",
+           "eig", "elementwise", "identities", "indexing", "linalg", "placement", "reductions",
            "scatter", "slicing", "sorting", "special", "special_functions", "structural",
            "windows"]

@@ -10,3 +10,7 @@
 from . import integrate, linalg, signal, special, stats
 
 __all__ = ["integrate", "linalg", "signal", "special", "stats"]
+
+
+def __dir__() -> list[str]:  # the public names only (no imported helpers)
+    return list(__all__)

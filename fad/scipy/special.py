@@ -440,3 +440,7 @@ __all__ = ["erf", "erfc", "erfinv", "gammaln", "digamma", "psi", "polygamma", "l
            "i0", "i0e", "i1", "i1e", "ndtr", "ndtri", "log_ndtr", "beta", "betaln",
            "gammainc", "gammaincc", "gammaincinv", "betainc", "betaincinv", "zeta",
            "multigammaln", "entr", "rel_entr", "kl_div"]
+
+
+def __dir__() -> list[str]:  # the public names only (no imported helpers)
+    return list(__all__)

@@ -66,16 +66,10 @@ NOT_SUPPORTED = [
     "put", "put_along_axis", "place", "putmask", "fill_diagonal", "copyto",
     # float representation, no derivative
     "frexp", "spacing", "nextafter",
-    # discontinuous: no derivative to give
-    "unwrap",
-    # data-dependent binning, no derivative (NumPy on concrete values does it)
-    "histogram", "histogram2d", "histogramdd", "histogram_bin_edges",
     # a contraction planner, not a computation
     "einsum_path",
 ]
-LINALG_NOT_SUPPORTED = [
-    "eig", "eigvals",  # complex-valued results in general (eigh/eigvalsh for symmetric)
-]
+LINALG_NOT_SUPPORTED: list = []
 
 # Everything else NumPy exports, by group: outside the categories fad covers.
 OUT_OF_SCOPE = {

@@ -36,7 +36,6 @@ TRANSFORMS = {
 # conversions to Python (or plain NumPy) values of a 0-d float array
 CONVERSIONS = {
     "float": lambda x: float(x) * x,
-    "int": lambda x: int(x) * x,
     "complex": lambda x: fnp.real(complex(x) * x),
     "math.sin": lambda x: math.sin(x) * x,
     "math.exp": lambda x: math.exp(x) + x,

@@ -241,6 +241,7 @@ CASES = {
     "slogdet": [_s(("f", (3, 3)))], "svdvals": [_s(("f", (3, 3)))],
     "qr": [_s(("f", (3, 3)))], "svd": [_s(("f", (3, 3)))],
     "cholesky": [_s(("spd", (3, 3)))], "eigh": [_s(("spd", (3, 3)))],
+    "eig": [_s(("f", (3, 3)))],
     "solve": [_s(("spd", (3, 3)), ("f", (3, 2)))],
     # convolutions and windowed reductions
     "conv_general_dilated": [
