@@ -217,6 +217,8 @@ def main(steps: int = 5000, batch: int = 64, latent: int = 8, seed: int = 0,
     >>> history.shape, history.dtype
     ((5,), dtype('float64'))
     """
+    if steps < 0:
+        raise ValueError(f"main: steps must be non-negative, got {steps}")
     train, test = load_digits(seed=seed)
     init_key, data_key, step_key, test_key, plot_key = fr.split(fr.key(seed), 5)
     params = init_params(init_key, latent, hidden)
@@ -227,7 +229,7 @@ def main(steps: int = 5000, batch: int = 64, latent: int = 8, seed: int = 0,
     history = np.empty(steps)
     order = batches(data_key, len(train), batch)
     bar = _progress(steps, progress)
-    for i, k in enumerate(fr.split(step_key, steps) if steps else []):
+    for i, k in enumerate(fr.split(step_key, steps)):
         params, opt_state, loss = step(params, opt_state, k, train[next(order)])
         history[i] = float(loss)
         if bar is not None:
@@ -302,6 +304,8 @@ def _cli() -> None:
                               args.lr, progress=not args.no_progress, plot=plot)
     seconds = time.perf_counter() - start
     tenth = max(1, len(history) // 10)
+    if len(history):
+        print(f"negative ELBO of the first batch: {history[0]:.3f}")
     print("negative ELBO (train batches, mean of each tenth of the run):")
     for part in range(min(10, len(history))):
         chunk = history[part * tenth:(part + 1) * tenth] if part < 9 else history[9 * tenth:]

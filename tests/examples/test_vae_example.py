@@ -103,3 +103,29 @@ def test_the_analytic_kl_matches_a_monte_carlo_estimate():
 def test_the_example_s_docstring_examples():
     result = doctest.testmod(vae)
     assert result.attempted >= 10 and result.failed == 0
+
+
+def test_the_script_runs_and_saves_its_figure(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    figure = tmp_path / "vae.png"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])}
+    run = subprocess.run(
+        [sys.executable, str(ROOT / "examples" / "vae_digits.py"), "--steps", "30",
+         "--batch", "16", "--latent", "2", "--hidden", "16", "--no-progress",
+         "--plot", str(figure)],
+        capture_output=True, text=True, env=env, timeout=300, check=False)
+    assert run.returncode == 0, run.stderr[-2000:]
+    line = next(l for l in run.stdout.splitlines() if l.startswith("loss:"))
+    first, last = (float(v) for v in line.split()[1:4:2])
+    assert last < first
+    assert "test ELBO" in run.stdout
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        assert "no figure" in run.stdout
+    else:
+        assert figure.stat().st_size > 1000
