@@ -67,3 +67,7 @@ def print(fmt: str, *args: Any, **kwargs: Any) -> None:  # noqa: A001 (jax.debug
 
 
 __all__ = ["print", "callback"]
+
+
+def __dir__() -> list[str]:  # the public names only (no imported helpers)
+    return list(__all__)

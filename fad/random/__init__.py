@@ -51,3 +51,7 @@ __all__ = ["key", "PRNGKey", "key_data", "wrap_key_data", "split", "fold_in", "b
            "poisson", "gamma", "loggamma", "beta", "dirichlet", "chisquare", "t", "f", "lognormal",
            "pareto", "weibull_min", "rayleigh", "maxwell", "triangular", "wald", "geometric",
            "rademacher", "orthogonal"]
+
+
+def __dir__() -> list[str]:  # the public names only (no imported helpers)
+    return list(__all__)

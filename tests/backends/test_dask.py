@@ -273,6 +273,9 @@ _NO_LINALG = "dask.array.linalg has no {} (fad raises NotImplementedError naming
 NOT_ON_DASK = {
     **dict.fromkeys(["sort", "partition", "median", "quantile", "top_k", "lax_sort_multi"],
                     _NO_SORT),
+    **dict.fromkeys(["eig", "eigvals"], _NO_LINALG.format("eig")),
+    "polyfit": ("polyfit solves through pinv, whose svd dask.array.linalg takes only on "
+                "arrays chunked along one axis (the row's square inputs are chunked along two)"),
     **dict.fromkeys(["lu", "lu_solve", "sqrtm"], "computed by scipy.linalg on NumPy arrays "
                     "(fad raises NotImplementedError on other backends)"),
     **dict.fromkeys(["cummax", "cummin"], "the derivative gathers at the running arg-max, "
