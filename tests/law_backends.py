@@ -53,12 +53,6 @@ def _load_cupy() -> tuple[Any, str | None]:
     return probe_cupy()
 
 
-# Reasons that hold on every backend but NumPy (fad.numpy makes a NumPy value there).
-_MATRIX_POWER = ("n = 0: fad.numpy's matrix_power returns NumPy's identity (its tangent "
-                 "is NumPy's zeros) whatever the input's backend")
-_QUANTILE = ("fad.numpy's quantile interpolates with NumPy values (the weights, and a "
-             "NumPy condition), which meet the backend's arrays (backends mixed)")
-
 # Reasons of array_api_strict: the standard and nothing more, no implicit conversion.
 _SPECIAL = "special functions are not in the standard (fad raises NotImplementedError)"
 _ARRAY_INDEX = ("the row indexes with NumPy index arrays; on a concrete input that is "
@@ -73,10 +67,6 @@ NOT_ON_STRICT: dict[str, str] = {
                      "gammainc", "gammaincc", "gammaincinv", "betainc", "betaincinv", "zeta",
                      "multigammaln"], _SPECIAL),
     **dict.fromkeys(["getitem_int_array", "getitem_mask"], _ARRAY_INDEX),
-    "lstsq": ("fad.numpy's lstsq computes matrix_rank's tolerance as a NumPy array, which "
-              "meets array_api_strict arrays in the derivative (backends mixed)"),
-    "quantile": _QUANTILE,
-    "matrix_power": _MATRIX_POWER,
     "median": "complex128: the standard orders real numbers only (median sorts)",
     **dict.fromkeys(["lu", "lu_solve", "sqrtm"], "computed by scipy.linalg on NumPy arrays "
                     "(fad raises NotImplementedError on other backends)"),
@@ -88,11 +78,8 @@ NOT_ON_STRICT: dict[str, str] = {
 }
 
 # CuPy goes beyond the standard (cbrt, logaddexp2, einsum, FFTs, cupyx.scipy.special,
-# NumPy's methods and indexing), so only fad's own NumPy values rule rows out.
-NOT_ON_CUPY: dict[str, str] = {
-    "quantile": _QUANTILE,
-    "matrix_power": _MATRIX_POWER,
-}
+# NumPy's methods and indexing): every row runs there.
+NOT_ON_CUPY: dict[str, str] = {}
 
 LAW_BACKENDS: dict[str, LawBackend] = {
     "array_api_strict": LawBackend("array_api_strict", _load_strict, NOT_ON_STRICT),

@@ -201,6 +201,8 @@ def quantile(a: Any, q: Any, axis: Any = None, out: Any = None, overwrite_input:
     x_lo, x_hi = I.take(srt, constant(lo, srt), axis=-1), I.take(srt, constant(hi, srt),
                                                                  axis=-1)
     frac = frac.astype(dtype_of(srt))
+    if not isinstance(frac, Tracer):  # NumPy weights, moved to the data's backend
+        frac = constant(frac, srt)
     # NumPy's linear interpolation: lo + (hi - lo) * frac, from the nearer end
     res = M.where(frac >= 0.5, M.subtract(x_hi, M.multiply(M.subtract(x_hi, x_lo), 1 - frac)),
                   M.add(x_lo, M.multiply(M.subtract(x_hi, x_lo), frac)))

@@ -31,6 +31,7 @@ from ..primitives import eig as E
 from ..primitives import linalg as L
 from ..primitives.shapes import normalize_axes
 from ..primitives.sorting import constant
+from ..primitives.structural import eye_like
 from . import _contractions as C
 from . import _indexing as I
 from . import _math as M
@@ -212,7 +213,7 @@ def matrix_power(a: Any, n: int) -> Any:
     if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
         raise LinAlgError("Last 2 dimensions of the array must be square")
     if n == 0:
-        return S.broadcast_to(asarray(np.eye(a.shape[-1], dtype=dtype_of(a))), a.shape)
+        return S.broadcast_to(eye_like(a, a.shape[-1]), a.shape)  # on a's backend
     if n < 0:
         a, n = inv(a), -n
     result, base = None, a
@@ -385,7 +386,7 @@ def matrix_rank(A: Any, tol: Any = None, hermitian: bool = False, *, rtol: Any =
     s = svdvals(A)
     if tol is None:
         r = rtol if rtol is not None else builtins.max(A.shape[-2:]) * \
-            np.finfo(dtype_of(s)).eps
+            float(np.finfo(dtype_of(s)).eps)
         tol = M.multiply(R.max(s, axis=-1, keepdims=True), r)
     else:
         tol = S.expand_dims(asarray(tol), -1) if np.ndim(tol) else tol
