@@ -254,6 +254,7 @@ CASES = {
     "solve_triangular": [_s(("spd", (3, 3)), ("f", (3, 2)), lower=lo, trans=t,
                             unit_diagonal=u) for lo, t, u in [(True, 0, False), (False, 2, True)]],
     "lu": [_s(("f", (3, 3)))], "sqrtm": [_s(("spd", (3, 3)))],
+    "device_put": [_s(("f", (2, 3)), backend="array_api_strict", source="numpy")],
 }
 
 
