@@ -11,12 +11,14 @@ from typing import Any, Sequence
 import numpy as np
 
 from .. import numpy as fnp
-from ..backends import default_xp, namespace_of
+from ..backends import backend_for, default_xp, namespace_of
 from ..core.trace import Tracer
+from ..primitives.placement import device_put
 from . import _dtype, cuda
 from ._dtype import as_dtype, default_np
 from ._grad_mode import GRAD_ENABLED
 from ._graph import host
+from ._recorder import Op, apply
 from .tensor import Size, Tensor, _is_cupy, mark_shared, wrap
 from .tensor import device as _device
 
@@ -87,15 +89,14 @@ def _on_device(value: Any, device: Any) -> Any:
     return _place(host(value), device)
 
 
-_MOVE_MSG = ("fad.torch: autograd does not record a move between devices ({src} to {dst}), "
-             "so no gradient would reach this tensor; create it on its device "
-             "(device='{dst}') or move it before requires_grad_() or under torch.no_grad()")
+# a recorded move (``fad.device_put``: its gradient goes back to the source device)
+_MOVE = Op("to", device_put, "ToCopyBackward0")
 
 
 def to_device(t: Tensor, device: Any) -> Tensor:
     """A copy of ``t`` on ``device``'s backend (``t.to(device)`` when the device
-    differs). The copy is not recorded by autograd, so a tensor that requires grad
-    is refused while grad mode is on rather than cut from its gradient.
+    differs). When autograd records, the move is an operation (``ToCopyBackward0``,
+    as PyTorch's) whose gradient goes back to ``t``'s device.
 
     >>> import fad.torch as torch
     >>> to_device(torch.ones(2), "cpu").device
@@ -103,7 +104,7 @@ def to_device(t: Tensor, device: Any) -> Tensor:
     """
     xp = _xp_for(device)  # (first: a missing CUDA is the error to see)
     if t._requires_grad and GRAD_ENABLED.get():
-        raise RuntimeError(_MOVE_MSG.format(src=t.device.type, dst=_device(device).type))
+        return apply(_MOVE, (t,), {"backend": backend_for(xp).name})
     value = host(t._value)
     return wrap(value if xp is np else xp.asarray(value))
 

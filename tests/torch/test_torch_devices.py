@@ -251,13 +251,19 @@ def test_moves_between_cpu_and_cuda(fake_gpu):
         np.asarray(g)
 
 
-def test_a_move_autograd_cannot_record_is_refused(fake_gpu):
-    x = torch.ones(2, requires_grad=True)
-    with pytest.raises(RuntimeError, match=r"autograd does not record a move between devices "
-                                           r"\(cpu to cuda\)"):
-        x.cuda()
-    with pytest.raises(RuntimeError, match="cpu to cuda"):
-        (x * 2).to("cuda")
+def test_a_move_is_recorded_and_its_gradient_comes_back(fake_gpu, monkeypatch):
+    """As PyTorch's ``ToCopyBackward0``: a move of a tensor that requires grad is an
+    operation of the graph, and the gradient returns to the source device."""
+    # the stand-in's arrays name their namespace, as CuPy's do
+    monkeypatch.setattr(_GpuArray, "__array_namespace__", lambda self, api_version=None: fake_gpu,
+                        raising=False)
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    g = x.cuda()
+    assert g.is_cuda and g.requires_grad and type(g.grad_fn).__name__ == "ToCopyBackward0"
+    back = g.to("cpu")
+    assert back.is_cpu and type(back.grad_fn).__name__ == "ToCopyBackward0"
+    (back * torch.tensor([3.0, 4.0])).sum().backward()
+    assert type(x.grad._value) is np.ndarray and x.grad.tolist() == [3.0, 4.0]
     with torch.no_grad():
         g = x.cuda()
     assert g.is_cuda and not g.requires_grad
