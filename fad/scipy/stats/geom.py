@@ -15,7 +15,7 @@ import numpy as np
 
 from ... import numpy as fnp
 from .. import special
-from ._common import arguments, integer_valued, nan_unless, on_support
+from ._common import integer_valued, nan_unless, on_support, shifted
 
 
 def _valid(p: Any) -> Any:
@@ -29,8 +29,7 @@ def logpmf(k: Any, p: Any, loc: Any = 0) -> Any:
     >>> float(fst.geom.logpmf(0.0, 0.5))
     -inf
     """
-    k, p, loc = arguments("geom.logpmf", k, p, loc)
-    k = k - loc
+    k, (p,) = shifted("geom.logpmf", k, p, loc)
     value = on_support((k >= 1) & integer_valued(k), k,
                        lambda k: special.xlog1py(k - 1, -p) + fnp.log(p), -np.inf, safe=1.0)
     return nan_unless(_valid(p), value)
@@ -53,8 +52,7 @@ def cdf(k: Any, p: Any, loc: Any = 0) -> Any:
     >>> float(fst.geom.cdf(2.5, 0.5))
     0.75
     """
-    k, p, loc = arguments("geom.cdf", k, p, loc)
-    k = fnp.floor(k - loc)
+    k, (p,) = shifted("geom.cdf", k, p, loc, floor=True)
     value = on_support(k >= 1, k, lambda k: -fnp.expm1(k * fnp.log1p(-p)), 0.0, safe=1.0)
     return nan_unless(_valid(p), value)
 
@@ -76,8 +74,7 @@ def logsf(k: Any, p: Any, loc: Any = 0) -> Any:
     >>> round(float(fst.geom.logsf(2.0, 0.5)), 12)
     -1.38629436112
     """
-    k, p, loc = arguments("geom.logsf", k, p, loc)
-    k = fnp.floor(k - loc)
+    k, (p,) = shifted("geom.logsf", k, p, loc, floor=True)
     value = on_support(k >= 1, k, lambda k: k * fnp.log1p(-p), 0.0, safe=1.0)
     return nan_unless(_valid(p), value)
 
