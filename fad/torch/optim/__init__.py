@@ -49,6 +49,12 @@ def _counted(state: dict, p: Any) -> tuple[dict, int]:
     return st, t
 
 
+def _started(state: dict, group: dict, p: Any, g: Any) -> tuple:
+    """``(value, gradient with L2 weight decay, state, step count)`` of ``p``."""
+    v = p._value
+    return (v, _coupled_decay(group, v, g), *_counted(state, p))
+
+
 class SGD(Optimizer):
     """Stochastic gradient descent with momentum, dampening, Nesterov, weight decay.
 
@@ -167,9 +173,7 @@ class RMSprop(Optimizer):
                                       differentiable=False))
 
     def _update(self, group: dict, p: Any, g: Any) -> Any:
-        v = p._value
-        g = _coupled_decay(group, v, g)
-        st, _ = _counted(self.state, p)
+        v, g, st, _ = _started(self.state, group, p, g)
         a = group["alpha"]
         if "square_avg" not in st:  # (PyTorch's order of the state entries)
             st["square_avg"] = 0.0
@@ -212,9 +216,7 @@ class Adagrad(Optimizer):
                                       fused=None))
 
     def _update(self, group: dict, p: Any, g: Any) -> Any:
-        v = p._value
-        g = _coupled_decay(group, v, g)
-        st, t = _counted(self.state, p)
+        v, g, st, t = _started(self.state, group, p, g)
         s = st["sum"] = st.get("sum", group["initial_accumulator_value"]) + g * g
         clr = group["lr"] / (1 + (t - 1) * group["lr_decay"])
         return v - clr * (g / (s ** 0.5 + group["eps"]))
