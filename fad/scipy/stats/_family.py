@@ -14,6 +14,7 @@ mathematics.
 
 from __future__ import annotations
 
+import inspect
 from typing import Any, Callable
 
 from ... import numpy as fnp
@@ -27,7 +28,8 @@ def _docstring(summary: str, example: tuple[str, str] | None) -> str:
     if example is None:
         return summary
     expression, result = example
-    return (f"{summary}\n\n    >>> import fad.scipy.stats as fst\n"
+    imports = "fad.numpy as fnp, fad.scipy.stats" if "fnp." in expression else "fad.scipy.stats"
+    return (f"{summary}\n\n    >>> import {imports} as fst\n"
             f"    >>> {expression}\n    {result}\n    ")
 
 
@@ -38,6 +40,17 @@ def _named(fn: Callable, module: str, name: str, doc: tuple) -> Callable:
     summary, *example = doc
     fn.__doc__ = _docstring(summary, tuple(example) if example else None)
     return fn
+
+
+def exponential_of(log_fn: Callable, name: str, summary: str, expression: str,
+                   result: str) -> Callable:
+    """``exp(log_fn(...))`` (a density from its logarithm), named ``name`` in
+    ``log_fn``'s module, with ``log_fn``'s signature and a docstring of ``summary``
+    and the doctest ``expression``, which shows ``result``."""
+    def fn(*args: Any, **kwargs: Any) -> Any:
+        return fnp.exp(log_fn(*args, **kwargs))
+    fn.__signature__ = inspect.signature(log_fn)  # type: ignore[attr-defined]
+    return _named(fn, log_fn.__module__, name, (summary, expression, result))
 
 
 def location_scale_family(module: str, kernels: dict[str, Callable],

@@ -16,6 +16,7 @@ import numpy as np
 from ... import numpy as fnp
 from .. import special
 from ._common import arguments, nan_unless, on_support, shifted
+from ._family import exponential_of
 
 
 def _valid(p: Any) -> Any:
@@ -35,14 +36,8 @@ def logpmf(k: Any, p: Any, loc: Any = 0) -> Any:
     return nan_unless(_valid(p), value)
 
 
-def pmf(k: Any, p: Any, loc: Any = 0) -> Any:
-    """The probability ``exp(logpmf)``.
-
-    >>> import fad.scipy.stats as fst
-    >>> float(fst.bernoulli.pmf(0.0, 0.25))
-    0.75
-    """
-    return fnp.exp(logpmf(k, p, loc))
+pmf = exponential_of(logpmf, "pmf", "The probability ``exp(logpmf)``.",
+                     "float(fst.bernoulli.pmf(0.0, 0.25))", "0.75")
 
 
 def cdf(k: Any, p: Any, loc: Any = 0) -> Any:

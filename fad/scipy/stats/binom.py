@@ -16,6 +16,7 @@ import numpy as np
 from ... import numpy as fnp
 from .. import special
 from ._common import integer_valued, nan_unless, on_support, shifted
+from ._family import exponential_of
 
 
 def _valid(n: Any, p: Any) -> Any:
@@ -40,14 +41,8 @@ def logpmf(k: Any, n: Any, p: Any, loc: Any = 0) -> Any:
     return nan_unless(_valid(n, p), value)
 
 
-def pmf(k: Any, n: Any, p: Any, loc: Any = 0) -> Any:
-    """The probability ``exp(logpmf)``.
-
-    >>> import fad.scipy.stats as fst
-    >>> round(float(fst.binom.pmf(3.0, 3.0, 0.5)), 12)
-    0.125
-    """
-    return fnp.exp(logpmf(k, n, p, loc))
+pmf = exponential_of(logpmf, "pmf", "The probability ``exp(logpmf)``.",
+                     "round(float(fst.binom.pmf(3.0, 3.0, 0.5)), 12)", "0.125")
 
 
 def cdf(k: Any, n: Any, p: Any, loc: Any = 0) -> Any:

@@ -16,6 +16,7 @@ import numpy as np
 from ... import numpy as fnp
 from .. import special
 from ._common import integer_valued, nan_unless, on_support, shifted
+from ._family import exponential_of
 
 
 def _valid(p: Any) -> Any:
@@ -35,14 +36,8 @@ def logpmf(k: Any, p: Any, loc: Any = 0) -> Any:
     return nan_unless(_valid(p), value)
 
 
-def pmf(k: Any, p: Any, loc: Any = 0) -> Any:
-    """The probability ``exp(logpmf)``.
-
-    >>> import fad.scipy.stats as fst
-    >>> float(fst.geom.pmf(1.0, 0.25))
-    0.25
-    """
-    return fnp.exp(logpmf(k, p, loc))
+pmf = exponential_of(logpmf, "pmf", "The probability ``exp(logpmf)``.",
+                     "float(fst.geom.pmf(1.0, 0.25))", "0.25")
 
 
 def cdf(k: Any, p: Any, loc: Any = 0) -> Any:
@@ -57,16 +52,6 @@ def cdf(k: Any, p: Any, loc: Any = 0) -> Any:
     return nan_unless(_valid(p), value)
 
 
-def sf(k: Any, p: Any, loc: Any = 0) -> Any:
-    """``(1 - p)^floor(k)``, 1 below 1.
-
-    >>> import fad.scipy.stats as fst
-    >>> float(fst.geom.sf(2.0, 0.5))
-    0.25
-    """
-    return fnp.exp(logsf(k, p, loc))
-
-
 def logsf(k: Any, p: Any, loc: Any = 0) -> Any:
     """``floor(k) log(1 - p)``, 0 below 1.
 
@@ -77,6 +62,10 @@ def logsf(k: Any, p: Any, loc: Any = 0) -> Any:
     k, (p,) = shifted("geom.logsf", k, p, loc, floor=True)
     value = on_support(k >= 1, k, lambda k: k * fnp.log1p(-p), 0.0, safe=1.0)
     return nan_unless(_valid(p), value)
+
+
+sf = exponential_of(logsf, "sf", "``(1 - p)^floor(k)``, 1 below 1.",
+                    "float(fst.geom.sf(2.0, 0.5))", "0.25")
 
 
 __all__ = ["logpmf", "pmf", "cdf", "sf", "logsf"]

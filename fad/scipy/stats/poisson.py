@@ -14,9 +14,9 @@ from typing import Any
 
 import numpy as np
 
-from ... import numpy as fnp
 from .. import special
 from ._common import integer_valued, nan_unless, on_support, shifted
+from ._family import exponential_of
 
 
 def logpmf(k: Any, mu: Any, loc: Any = 0) -> Any:
@@ -33,14 +33,8 @@ def logpmf(k: Any, mu: Any, loc: Any = 0) -> Any:
     return nan_unless(mu >= 0, value)
 
 
-def pmf(k: Any, mu: Any, loc: Any = 0) -> Any:
-    """The probability ``exp(logpmf)``.
-
-    >>> import fad.scipy.stats as fst
-    >>> round(float(fst.poisson.pmf(0.0, 2.0)), 12)
-    0.135335283237
-    """
-    return fnp.exp(logpmf(k, mu, loc))
+pmf = exponential_of(logpmf, "pmf", "The probability ``exp(logpmf)``.",
+                     "round(float(fst.poisson.pmf(0.0, 2.0)), 12)", "0.135335283237")
 
 
 def cdf(k: Any, mu: Any, loc: Any = 0) -> Any:
