@@ -3,7 +3,6 @@ every family shares the shells (arguments parsed, ``z = (x - loc) / scale``
 standardised, NaN for an invalid parameter), so each module writes only its
 mathematics.
 
->>> import fad.numpy as fnp
 >>> fns = location_scale_family("fad.scipy.stats.norm", {
 ...     "logpdf": lambda z: -(z * z) / 2, "cdf": lambda z: z, "logcdf": lambda z: z,
 ...     "sf": lambda z: z, "logsf": lambda z: z, "ppf": lambda q: q, "isf": lambda q: q},
