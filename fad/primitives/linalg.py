@@ -164,14 +164,20 @@ inv_p = _prim("inv", lambda xp, a: _la(xp, "inv")(a), _same_square("inv"))
 defjvp(inv_p, lambda g, ans, a: -matmul(matmul(ans, g), ans), elementwise=False)
 
 
-def _solve_aval(a: ShapedArray, b: ShapedArray) -> ShapedArray:
-    _square(a, "solve")
+def _system_aval(a: ShapedArray, b: ShapedArray, name: str) -> ShapedArray:
+    """The result of solving ``a x = b``: ``b``'s; ``a`` square, ``b`` of ``a``'s
+    batch, rows and dtype."""
+    _square(a, name)
     if b.ndim != a.ndim or b.shape[:-2] != a.shape[:-2] or b.shape[-2] != a.shape[-1]:
-        raise ShapeError(f"solve: shapes {a.shape} and {b.shape} do not match "
+        raise ShapeError(f"{name}: shapes {a.shape} and {b.shape} do not match "
                          "(expected (..., n, n) and (..., n, k))")
     if b.dtype != a.dtype:
-        raise ShapeError(f"solve of different dtypes {a.dtype} and {b.dtype}")
+        raise ShapeError(f"{name} of different dtypes {a.dtype} and {b.dtype}")
     return b
+
+
+def _solve_aval(a: ShapedArray, b: ShapedArray) -> ShapedArray:
+    return _system_aval(a, b, "solve")
 
 
 def _solve_jvp(primals: list, tangents: list) -> tuple:
@@ -432,13 +438,7 @@ def _solve_triangular_impl(xp: Any, a: Any, b: Any, *, lower: bool, trans: int,
 
 def _solve_triangular_aval(a: ShapedArray, b: ShapedArray, *, lower: bool, trans: int,
                            unit_diagonal: bool) -> ShapedArray:
-    _square(a, "solve_triangular")
-    if b.ndim != a.ndim or b.shape[:-2] != a.shape[:-2] or b.shape[-2] != a.shape[-1]:
-        raise ShapeError(f"solve_triangular: shapes {a.shape} and {b.shape} do not match "
-                         "(expected (..., n, n) and (..., n, k))")
-    if b.dtype != a.dtype:
-        raise ShapeError(f"solve_triangular of different dtypes {a.dtype} and {b.dtype}")
-    return b
+    return _system_aval(a, b, "solve_triangular")
 
 
 def solve_triangular(a: Any, b: Any, lower: bool, trans: int = 0,

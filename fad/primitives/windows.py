@@ -203,14 +203,22 @@ def _patches(xp: Any, x: Any, fill: Any, name: str, **params: Any) -> tuple[Any,
     return v, tuple(range(x.ndim, x.ndim + len(moved)))
 
 
+def _window_view(xp: Any, x: Any, kind: str, name: str, **params: Any) -> tuple:
+    """``(out_shape, v, taps, window)``: the windows of ``x`` padded with ``kind``'s
+    identity, their tap axes and shape; ``v`` is None where the output is empty."""
+    out_shape = _params_shape(x.shape, **params)
+    if 0 in out_shape:
+        return out_shape, None, (), ()
+    v, taps = _patches(xp, x, identity_of(kind, x.dtype), name, **params)
+    return out_shape, v, taps, (v.shape[taps[0]:] if taps else ())
+
+
 def _rw_impl(kind: str) -> Callable:
     def impl(xp: Any, x: Any, **params: Any) -> Any:
-        out_shape = _params_shape(x.shape, **params)
-        if 0 in out_shape:
+        out_shape, v, taps, window = _window_view(xp, x, kind, f"reduce_window_{kind}",
+                                                  **params)
+        if v is None:
             return xp.zeros(out_shape, dtype=x.dtype)
-        v, taps = _patches(xp, x, identity_of(kind, x.dtype), f"reduce_window_{kind}",
-                           **params)
-        window = v.shape[taps[0]:] if taps else ()
         if xp is np and math.prod(window) <= _FEW_TAPS:
             # NumPy reduces short trailing axes of a strided view slowly (inner loops
             # of one window's length); one in-place ufunc call per tap runs its inner
@@ -260,12 +268,10 @@ reduce_window_sum_p.batch = _rw_batch(reduce_window_sum_p)
 
 def _arg_impl(kind: str) -> Callable:
     def impl(xp: Any, x: Any, **params: Any) -> Any:
-        out_shape = _params_shape(x.shape, **params)
-        if 0 in out_shape:
+        out_shape, v, taps, window = _window_view(xp, x, kind, f"reduce_window_arg{kind}",
+                                                  **params)
+        if v is None:
             return xp.zeros(out_shape, dtype=xp.int64)
-        v, taps = _patches(xp, x, identity_of(kind, x.dtype), f"reduce_window_arg{kind}",
-                           **params)
-        window = v.shape[taps[0]:] if taps else ()
         if xp is np and math.prod(window) <= _FEW_TAPS:  # one pass per tap (see _rw_impl)
             return _arg_by_taps(v, window, np.greater if kind == "max" else np.less)
         flat = xp.reshape(v, out_shape + (math.prod(v.shape[len(out_shape):]),))

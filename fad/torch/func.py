@@ -144,7 +144,10 @@ def jvp(func: Callable, primals: Sequence, tangents: Sequence, *,
                      "TorchFuncJvpBackward")(tuple(primals), tuple(tangents))
 
 
-def _jacobian(transform: Callable) -> Callable:
+def _jacobian(transform: Callable, summary: str, example: str = "lambda x: x ** 2",
+              result: str = "tensor([[2., 0.],\n        [0., 4.]])") -> Callable:
+    """The facade of ``transform`` (``jacrev``...), documented by ``summary`` and the
+    doctest ``example(torch.tensor([1.0, 2.0]))``, which shows ``result``."""
     def make(func: Callable, argnums: int | Sequence[int] = 0, *, has_aux: bool = False,
              **_: Any) -> Callable:
         lifted = _lift(func)
@@ -156,34 +159,18 @@ def _jacobian(transform: Callable) -> Callable:
         def with_aux(*args: Any, **kwargs: Any) -> tuple:
             return jac(*args, **kwargs), lifted(*args, **kwargs)[1]
         return _recorded(with_aux, "TorchFuncJacobianBackward")
-    make.__name__ = transform.__name__
+    make.__name__ = make.__qualname__ = transform.__name__
+    make.__doc__ = (f"{summary}\n\n>>> import fad.torch as torch\n>>> torch.func."
+                    f"{transform.__name__}({example})(torch.tensor([1.0, 2.0]))\n{result}\n")
     return make
 
 
-jacrev = _jacobian(_jac.jacrev)
-jacrev.__doc__ = """The Jacobian of ``func`` by reverse mode (one row per output element).
-
->>> import fad.torch as torch
->>> torch.func.jacrev(lambda x: x ** 2)(torch.tensor([1.0, 2.0]))
-tensor([[2., 0.],
-        [0., 4.]])
-"""
-jacfwd = _jacobian(_jac.jacfwd)
-jacfwd.__doc__ = """The Jacobian of ``func`` by forward mode (one column per input element).
-
->>> import fad.torch as torch
->>> torch.func.jacfwd(lambda x: x ** 2)(torch.tensor([1.0, 2.0]))
-tensor([[2., 0.],
-        [0., 4.]])
-"""
-hessian = _jacobian(_jac.hessian)
-hessian.__doc__ = """The Hessian of the scalar ``func`` (``jacfwd(jacrev(func))``).
-
->>> import fad.torch as torch
->>> torch.func.hessian(lambda x: (x ** 3).sum())(torch.tensor([1.0, 2.0]))
-tensor([[ 6.,  0.],
-        [ 0., 12.]])
-"""
+jacrev = _jacobian(_jac.jacrev, "The Jacobian of ``func`` by reverse mode (one row per output "
+                   "element).")
+jacfwd = _jacobian(_jac.jacfwd, "The Jacobian of ``func`` by forward mode (one column per input "
+                   "element).")
+hessian = _jacobian(_jac.hessian, "The Hessian of the scalar ``func`` (``jacfwd(jacrev(func))``).",
+                    "lambda x: (x ** 3).sum()", "tensor([[ 6.,  0.],\n        [ 0., 12.]])")
 
 
 def vmap(func: Callable, in_dims: Any = 0, out_dims: Any = 0, randomness: str = "error", *,

@@ -22,13 +22,17 @@ __all__ = ["erf", "erfc", "erfinv", "expit", "logit", "gammaln", "digamma", "psi
            "round", "exp2"]
 
 
-def _unary(name: str, fun: Callable, grad_fn: str, doc: str) -> Callable:
+def _unary(name: str, fun: Callable, grad_fn: str, summary: str, argument: str,
+           result: str) -> Callable:
+    """``torch.special.<name>``, documented by ``summary`` and the doctest
+    ``<name>(torch.tensor([argument]))``, which shows ``result``."""
     op = Op(name, fun, grad_fn, UF, True)
 
     def f(input: Tensor) -> Tensor:
         return apply(op, (input,))
     f.__name__ = f.__qualname__ = name
-    f.__doc__ = doc
+    f.__doc__ = (f"{summary}\n\n>>> import fad.torch as torch\n"
+                 f">>> torch.special.{name}(torch.tensor([{argument}]))\n{result}\n")
     return f
 
 
@@ -42,67 +46,25 @@ def _binary(name: str, fun: Callable, grad_fn: str, doc: str) -> Callable:
     return f
 
 
-erf = _unary("erf", sp.erf, "ErfBackward0", """The error function.
-
->>> import fad.torch as torch
->>> torch.special.erf(torch.tensor([0.0]))
-tensor([0.])
-""")
-erfc = _unary("erfc", sp.erfc, "ErfcBackward0", """The complementary error function.
-
->>> import fad.torch as torch
->>> torch.special.erfc(torch.tensor([0.0]))
-tensor([1.])
-""")
-erfinv = _unary("erfinv", sp.erfinv, "ErfinvBackward0", """The inverse error function.
-
->>> import fad.torch as torch
->>> torch.special.erfinv(torch.tensor([0.0]))
-tensor([0.])
-""")
-expit = _unary("expit", sp.expit, "SigmoidBackward0", """The logistic sigmoid.
-
->>> import fad.torch as torch
->>> torch.special.expit(torch.tensor([0.0]))
-tensor([0.5000])
-""")
-gammaln = _unary("gammaln", sp.gammaln, "LgammaBackward0", """``log |Gamma(x)|``.
-
->>> import fad.torch as torch
->>> torch.special.gammaln(torch.tensor([1.0]))
-tensor([0.])
-""")
-digamma = _unary("digamma", sp.digamma, "DigammaBackward0", """The digamma function.
-
->>> import fad.torch as torch
->>> torch.special.digamma(torch.tensor([1.0]))
-tensor([-0.5772])
-""")
+erf = _unary("erf", sp.erf, "ErfBackward0", "The error function.", "0.0", "tensor([0.])")
+erfc = _unary("erfc", sp.erfc, "ErfcBackward0", "The complementary error function.",
+              "0.0", "tensor([1.])")
+erfinv = _unary("erfinv", sp.erfinv, "ErfinvBackward0", "The inverse error function.",
+                "0.0", "tensor([0.])")
+expit = _unary("expit", sp.expit, "SigmoidBackward0", "The logistic sigmoid.",
+               "0.0", "tensor([0.5000])")
+gammaln = _unary("gammaln", sp.gammaln, "LgammaBackward0", "``log |Gamma(x)|``.",
+                 "1.0", "tensor([0.])")
+digamma = _unary("digamma", sp.digamma, "DigammaBackward0", "The digamma function.",
+                 "1.0", "tensor([-0.5772])")
 psi = digamma
-log1p = _unary("log1p", fnp.log1p, "Log1PBackward0", """``log(1 + x)``, accurate near 0.
-
->>> import fad.torch as torch
->>> torch.special.log1p(torch.tensor([0.0]))
-tensor([0.])
-""")
-expm1 = _unary("expm1", fnp.expm1, "Expm1Backward0", """``exp(x) - 1``, accurate near 0.
-
->>> import fad.torch as torch
->>> torch.special.expm1(torch.tensor([0.0]))
-tensor([0.])
-""")
-exp2 = _unary("exp2", fnp.exp2, "Exp2Backward0", """``2 ** x``.
-
->>> import fad.torch as torch
->>> torch.special.exp2(torch.tensor([3.0]))
-tensor([8.])
-""")
-sinc = _unary("sinc", fnp.sinc, "SincBackward0", """The normalised sinc, ``sin(pi x) / (pi x)``.
-
->>> import fad.torch as torch
->>> torch.special.sinc(torch.tensor([0.0]))
-tensor([1.])
-""")
+log1p = _unary("log1p", fnp.log1p, "Log1PBackward0", "``log(1 + x)``, accurate near 0.",
+               "0.0", "tensor([0.])")
+expm1 = _unary("expm1", fnp.expm1, "Expm1Backward0", "``exp(x) - 1``, accurate near 0.",
+               "0.0", "tensor([0.])")
+exp2 = _unary("exp2", fnp.exp2, "Exp2Backward0", "``2 ** x``.", "3.0", "tensor([8.])")
+sinc = _unary("sinc", fnp.sinc, "SincBackward0", "The normalised sinc, ``sin(pi x) / (pi x)``.",
+              "0.0", "tensor([1.])")
 xlogy = _binary("xlogy", sp.xlogy, "XlogyBackward0", """``x * log(y)``, 0 where ``x == 0``.
 
 >>> import fad.torch as torch

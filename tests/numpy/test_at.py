@@ -3,13 +3,12 @@
 against JAX's rules, ``vmap`` against a loop and ``jit``'s in-place kernels.
 (Finite-difference checks of every row: ``at_*`` in ``tests/operator_table.py``.)"""
 
-import itertools
-
 import hypothesis.extra.numpy as hnp
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from vmap_loops import check_every_batching
 
 import fad
 import fad.numpy as fnp
@@ -214,14 +213,7 @@ def test_vmap_every_combination_of_batched_operands(method):
     def f(x, i, v):
         ref = fnp.at(x)[i, :]
         return ref.get() + 0 * fnp.sum(v) if method == "get" else getattr(ref, method)(v)
-    for dims in itertools.product([0, None], repeat=3):
-        if dims == (None, None, None):
-            continue
-        args = [a if d == 0 else a[0] for a, d in zip((xs, idx, vs), dims)]
-        got = fad.vmap(f, in_axes=dims)(*args)
-        want = np.stack([f(*[a[k] if d == 0 else a for a, d in zip(args, dims)])
-                         for k in range(3)])
-        np.testing.assert_allclose(got, want, err_msg=str(dims))
+    check_every_batching(f, (xs, idx, vs))
 
 
 def test_vmap_of_grad_through_set():

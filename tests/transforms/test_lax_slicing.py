@@ -2,13 +2,12 @@
 NumPy reference and JAX itself), traced starts under ``jit``, derivatives,
 ``vmap`` over every combination of batched operands, and the in-place update."""
 
-import itertools
-
 import hypothesis.extra.numpy as hnp
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from vmap_loops import check_every_batching
 
 import fad
 import fad.numpy as fnp
@@ -131,14 +130,7 @@ def test_vmap_every_combination(update):
         if update:
             return lax.dynamic_update_slice(x, u, (s[0], s[1]))
         return lax.dynamic_slice(x, (s[0], s[1]), (2, 2)) + 0 * u
-    for dims in itertools.product([0, None], repeat=3):
-        if dims == (None, None, None):
-            continue
-        args = [a if d == 0 else a[0] for a, d in zip((xs, ss, us), dims)]
-        got = fad.vmap(f, in_axes=dims)(*args)
-        want = np.stack([f(*[a[k] if d == 0 else a for a, d in zip(args, dims)])
-                         for k in range(3)])
-        np.testing.assert_allclose(got, want, err_msg=str(dims))
+    check_every_batching(f, (xs, ss, us))
 
 
 def test_update_in_place_under_jit():

@@ -29,6 +29,15 @@ def location_scale(name: str, x: Any, loc: Any, scale: Any, *shapes: Any) -> tup
     return (x - loc) / scale, scale, scale > 0, shapes
 
 
+def shifted(name: str, k: Any, *parameters_and_loc: Any, floor: bool = False) -> tuple:
+    """``(k - loc, parameters)`` of a discrete distribution's function (its
+    arguments ``k, *parameters, loc`` as real arrays); ``floor(k - loc)`` with
+    ``floor``, for a distribution function."""
+    k, *parameters, loc = arguments(name, k, *parameters_and_loc)
+    k = k - loc
+    return (fnp.floor(k) if floor else k), parameters
+
+
 def nan_unless(ok: Any, value: Any) -> Any:
     """``value`` where ``ok``, NaN elsewhere (an invalid parameter, as SciPy)."""
     return fnp.where(ok, value, np.nan)

@@ -15,7 +15,8 @@ import numpy as np
 
 from ... import numpy as fnp
 from .. import special
-from ._common import arguments, nan_unless, on_support
+from ._common import arguments, nan_unless, on_support, shifted
+from ._family import exponential_of
 
 
 def _valid(p: Any) -> Any:
@@ -29,21 +30,14 @@ def logpmf(k: Any, p: Any, loc: Any = 0) -> Any:
     >>> float(fst.bernoulli.logpmf(2.0, 0.5))
     -inf
     """
-    k, p, loc = arguments("bernoulli.logpmf", k, p, loc)
-    k = k - loc
+    k, (p,) = shifted("bernoulli.logpmf", k, p, loc)
     value = on_support((k == 0) | (k == 1), k, lambda k: special.xlogy(k, p)
                        + special.xlog1py(1 - k, -p), -np.inf)
     return nan_unless(_valid(p), value)
 
 
-def pmf(k: Any, p: Any, loc: Any = 0) -> Any:
-    """The probability ``exp(logpmf)``.
-
-    >>> import fad.scipy.stats as fst
-    >>> float(fst.bernoulli.pmf(0.0, 0.25))
-    0.75
-    """
-    return fnp.exp(logpmf(k, p, loc))
+pmf = exponential_of(logpmf, "pmf", "The probability ``exp(logpmf)``.",
+                     "float(fst.bernoulli.pmf(0.0, 0.25))", "0.75")
 
 
 def cdf(k: Any, p: Any, loc: Any = 0) -> Any:
@@ -53,8 +47,7 @@ def cdf(k: Any, p: Any, loc: Any = 0) -> Any:
     >>> float(fst.bernoulli.cdf(0.5, 0.25))
     0.75
     """
-    k, p, loc = arguments("bernoulli.cdf", k, p, loc)
-    k = k - loc
+    k, (p,) = shifted("bernoulli.cdf", k, p, loc)
     return nan_unless(_valid(p), fnp.where(k < 0, 0.0, fnp.where(k < 1, 1 - p, 1.0)))
 
 

@@ -19,6 +19,7 @@ import numpy as np
 from ... import numpy as fnp
 from .. import special
 from ._common import arguments, location_scale, log_probability, nan_unless, on_support
+from ._family import exponential_of
 
 
 def _valid(name: str, x: Any, a: Any, b: Any, loc: Any, scale: Any) -> tuple:
@@ -39,14 +40,8 @@ def logpdf(x: Any, a: Any, b: Any, loc: Any = 0, scale: Any = 1) -> Any:
     return nan_unless(ok, inside - special.betaln(a, b) - fnp.log(scale))
 
 
-def pdf(x: Any, a: Any, b: Any, loc: Any = 0, scale: Any = 1) -> Any:
-    """The density ``exp(logpdf)``.
-
-    >>> import fad.scipy.stats as fst
-    >>> round(float(fst.beta.pdf(0.5, 2.0, 2.0)), 12)
-    1.5
-    """
-    return fnp.exp(logpdf(x, a, b, loc, scale))
+pdf = exponential_of(logpdf, "pdf", "The density ``exp(logpdf)``.",
+                     "round(float(fst.beta.pdf(0.5, 2.0, 2.0)), 12)", "1.5")
 
 
 def _unit(z: Any) -> Any:

@@ -15,7 +15,8 @@ import numpy as np
 
 from ... import numpy as fnp
 from .. import special
-from ._common import arguments, integer_valued, nan_unless, on_support
+from ._common import integer_valued, nan_unless, on_support, shifted
+from ._family import exponential_of
 
 
 def _valid(n: Any, p: Any) -> Any:
@@ -30,8 +31,7 @@ def logpmf(k: Any, n: Any, p: Any, loc: Any = 0) -> Any:
     >>> round(float(fst.binom.logpmf(0.0, 3.0, 0.5)), 12)  # log(1/8)
     -2.07944154168
     """
-    k, n, p, loc = arguments("binom.logpmf", k, n, p, loc)
-    k = k - loc
+    k, (n, p) = shifted("binom.logpmf", k, n, p, loc)
 
     def inside(k: Any) -> Any:
         log_choose = special.gammaln(n + 1) - (special.gammaln(k + 1)
@@ -41,14 +41,8 @@ def logpmf(k: Any, n: Any, p: Any, loc: Any = 0) -> Any:
     return nan_unless(_valid(n, p), value)
 
 
-def pmf(k: Any, n: Any, p: Any, loc: Any = 0) -> Any:
-    """The probability ``exp(logpmf)``.
-
-    >>> import fad.scipy.stats as fst
-    >>> round(float(fst.binom.pmf(3.0, 3.0, 0.5)), 12)
-    0.125
-    """
-    return fnp.exp(logpmf(k, n, p, loc))
+pmf = exponential_of(logpmf, "pmf", "The probability ``exp(logpmf)``.",
+                     "round(float(fst.binom.pmf(3.0, 3.0, 0.5)), 12)", "0.125")
 
 
 def cdf(k: Any, n: Any, p: Any, loc: Any = 0) -> Any:
@@ -59,8 +53,7 @@ def cdf(k: Any, n: Any, p: Any, loc: Any = 0) -> Any:
     >>> float(fst.binom.cdf(1.0, 2.0, 0.5))
     0.75
     """
-    k, n, p, loc = arguments("binom.cdf", k, n, p, loc)
-    k = fnp.floor(k - loc)
+    k, (n, p) = shifted("binom.cdf", k, n, p, loc, floor=True)
     inner = (k >= 0) & (k < n)
     value = on_support(inner, k, lambda k: special.betainc(n - k, k + 1, 1 - p), 0.0, safe=0.0)
     return nan_unless(_valid(n, p), fnp.where(k >= n, 1.0, value))

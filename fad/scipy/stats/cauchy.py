@@ -12,7 +12,8 @@ import math
 from typing import Any
 
 from ... import numpy as fnp
-from ._common import arguments, location_scale, log_probability, nan_unless
+from ._common import log_probability
+from ._family import location_scale_family
 
 
 def _cdf(z: Any) -> Any:
@@ -31,92 +32,28 @@ def _ppf(q: Any) -> Any:
                                middle))
 
 
-def logpdf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
-    """``-log(pi scale (1 + z^2))``.
-
-    >>> import fad.scipy.stats as fst
-    >>> round(float(fst.cauchy.logpdf(0.0)), 12)
-    -1.144729885849
-    """
-    z, scale, ok, _ = location_scale("cauchy.logpdf", x, loc, scale)
-    return nan_unless(ok, -math.log(math.pi) - fnp.log1p(z * z) - fnp.log(scale))
-
-
-def pdf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
-    """The density ``exp(logpdf)``.
-
-    >>> import fad.scipy.stats as fst
-    >>> round(float(fst.cauchy.pdf(0.0)), 12)
-    0.318309886184
-    """
-    return fnp.exp(logpdf(x, loc, scale))
-
-
-def cdf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
-    """``1/2 + atan(z) / pi``.
-
-    >>> import fad.scipy.stats as fst
-    >>> float(fst.cauchy.cdf(-1.0))
-    0.25
-    """
-    z, scale, ok, _ = location_scale("cauchy.cdf", x, loc, scale)
-    return nan_unless(ok, _cdf(z))
-
-
-def logcdf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
-    """``log(cdf)``, accurate in both tails.
-
-    >>> import fad.scipy.stats as fst
-    >>> round(float(fst.cauchy.logcdf(-1.0)), 12)
-    -1.38629436112
-    """
-    z, scale, ok, _ = location_scale("cauchy.logcdf", x, loc, scale)
-    return nan_unless(ok, log_probability(_cdf(z), _cdf(-z)))
-
-
-def sf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
-    """``1/2 - atan(z) / pi``.
-
-    >>> import fad.scipy.stats as fst
-    >>> float(fst.cauchy.sf(1.0))
-    0.25
-    """
-    z, scale, ok, _ = location_scale("cauchy.sf", x, loc, scale)
-    return nan_unless(ok, _cdf(-z))
-
-
-def logsf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
-    """``log(sf)``, accurate in both tails.
-
-    >>> import fad.scipy.stats as fst
-    >>> round(float(fst.cauchy.logsf(1.0)), 12)
-    -1.38629436112
-    """
-    z, scale, ok, _ = location_scale("cauchy.logsf", x, loc, scale)
-    return nan_unless(ok, log_probability(_cdf(-z), _cdf(z)))
-
-
-def ppf(q: Any, loc: Any = 0, scale: Any = 1) -> Any:
-    """``tan(pi (q - 1/2))``.
-
-    >>> import fad.scipy.stats as fst
-    >>> round(float(fst.cauchy.ppf(0.75)), 12)
-    1.0
-    """
-    q, loc, scale = arguments("cauchy.ppf", q, loc, scale)
-    return nan_unless(scale > 0, loc + scale * _ppf(q))
-
-
-def isf(q: Any, loc: Any = 0, scale: Any = 1) -> Any:
-    """``-ppf(q)`` (the distribution is symmetric).
-
-    >>> import fad.scipy.stats as fst
-    >>> round(float(fst.cauchy.isf(0.25)), 12)
-    1.0
-    """
-    q, loc, scale = arguments("cauchy.isf", q, loc, scale)
-    return nan_unless(scale > 0, loc - scale * _ppf(q))
-
+logpdf, pdf, cdf, logcdf, sf, logsf, ppf, isf = location_scale_family(__name__, {
+    "logpdf": lambda z: -math.log(math.pi) - fnp.log1p(z * z),
+    "cdf": _cdf,
+    "logcdf": lambda z: log_probability(_cdf(z), _cdf(-z)),
+    "sf": lambda z: _cdf(-z),
+    "logsf": lambda z: log_probability(_cdf(-z), _cdf(z)),
+    "ppf": _ppf,
+    "isf": lambda q: -_ppf(q),
+}, {
+    "logpdf": ("``-log(pi scale (1 + z^2))``.",
+               "round(float(fst.cauchy.logpdf(0.0)), 12)", "-1.144729885849"),
+    "pdf": ("The density ``exp(logpdf)``.",
+            "round(float(fst.cauchy.pdf(0.0)), 12)", "0.318309886184"),
+    "cdf": ("``1/2 + atan(z) / pi``.", "float(fst.cauchy.cdf(-1.0))", "0.25"),
+    "logcdf": ("``log(cdf)``, accurate in both tails.",
+               "round(float(fst.cauchy.logcdf(-1.0)), 12)", "-1.38629436112"),
+    "sf": ("``1/2 - atan(z) / pi``.", "float(fst.cauchy.sf(1.0))", "0.25"),
+    "logsf": ("``log(sf)``, accurate in both tails.",
+              "round(float(fst.cauchy.logsf(1.0)), 12)", "-1.38629436112"),
+    "ppf": ("``tan(pi (q - 1/2))``.", "round(float(fst.cauchy.ppf(0.75)), 12)", "1.0"),
+    "isf": ("``-ppf(q)`` (the distribution is symmetric).",
+            "round(float(fst.cauchy.isf(0.25)), 12)", "1.0"),
+})
 
 __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf", "isf"]
-

@@ -16,6 +16,7 @@ from typing import Any
 from ... import numpy as fnp
 from .. import special
 from ._common import arguments
+from ._family import exponential_of
 
 
 def logpdf(x: Any, alpha: Any) -> Any:
@@ -41,14 +42,10 @@ def logpdf(x: Any, alpha: Any) -> Any:
     return fnp.sum(special.xlogy(a - 1, x), axis=0) - log_beta
 
 
-def pdf(x: Any, alpha: Any) -> Any:
-    """The density ``exp(logpdf)``.
-
-    >>> import fad.numpy as fnp, fad.scipy.stats as fst
-    >>> fst.dirichlet.pdf(fnp.array([[0.5, 0.25], [0.5, 0.75]]), fnp.array([2.0, 1.0])).tolist()
-    [1.0, 0.5]
-    """
-    return fnp.exp(logpdf(x, alpha))
+pdf = exponential_of(
+    logpdf, "pdf", "The density ``exp(logpdf)``.",
+    "fst.dirichlet.pdf(fnp.array([[0.5, 0.25], [0.5, 0.75]]), fnp.array([2.0, 1.0])).tolist()",
+    "[1.0, 0.5]")
 
 
 __all__ = ["logpdf", "pdf"]

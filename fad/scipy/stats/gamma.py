@@ -18,6 +18,7 @@ import numpy as np
 from ... import numpy as fnp
 from .. import special
 from ._common import arguments, location_scale, log_probability, nan_unless, on_support
+from ._family import exponential_of
 
 
 def _valid(name: str, x: Any, a: Any, loc: Any, scale: Any) -> tuple:
@@ -37,14 +38,8 @@ def logpdf(x: Any, a: Any, loc: Any = 0, scale: Any = 1) -> Any:
     return nan_unless(ok, inside - special.gammaln(a) - fnp.log(scale))
 
 
-def pdf(x: Any, a: Any, loc: Any = 0, scale: Any = 1) -> Any:
-    """The density ``exp(logpdf)``.
-
-    >>> import fad.scipy.stats as fst
-    >>> round(float(fst.gamma.pdf(1.0, 1.0)), 12)  # e^-1
-    0.367879441171
-    """
-    return fnp.exp(logpdf(x, a, loc, scale))
+pdf = exponential_of(logpdf, "pdf", "The density ``exp(logpdf)``.",
+                     "round(float(fst.gamma.pdf(1.0, 1.0)), 12)  # e^-1", "0.367879441171")
 
 
 def _positive(z: Any) -> Any:

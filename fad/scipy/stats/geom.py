@@ -15,7 +15,8 @@ import numpy as np
 
 from ... import numpy as fnp
 from .. import special
-from ._common import arguments, integer_valued, nan_unless, on_support
+from ._common import integer_valued, nan_unless, on_support, shifted
+from ._family import exponential_of
 
 
 def _valid(p: Any) -> Any:
@@ -29,21 +30,14 @@ def logpmf(k: Any, p: Any, loc: Any = 0) -> Any:
     >>> float(fst.geom.logpmf(0.0, 0.5))
     -inf
     """
-    k, p, loc = arguments("geom.logpmf", k, p, loc)
-    k = k - loc
+    k, (p,) = shifted("geom.logpmf", k, p, loc)
     value = on_support((k >= 1) & integer_valued(k), k,
                        lambda k: special.xlog1py(k - 1, -p) + fnp.log(p), -np.inf, safe=1.0)
     return nan_unless(_valid(p), value)
 
 
-def pmf(k: Any, p: Any, loc: Any = 0) -> Any:
-    """The probability ``exp(logpmf)``.
-
-    >>> import fad.scipy.stats as fst
-    >>> float(fst.geom.pmf(1.0, 0.25))
-    0.25
-    """
-    return fnp.exp(logpmf(k, p, loc))
+pmf = exponential_of(logpmf, "pmf", "The probability ``exp(logpmf)``.",
+                     "float(fst.geom.pmf(1.0, 0.25))", "0.25")
 
 
 def cdf(k: Any, p: Any, loc: Any = 0) -> Any:
@@ -53,20 +47,9 @@ def cdf(k: Any, p: Any, loc: Any = 0) -> Any:
     >>> float(fst.geom.cdf(2.5, 0.5))
     0.75
     """
-    k, p, loc = arguments("geom.cdf", k, p, loc)
-    k = fnp.floor(k - loc)
+    k, (p,) = shifted("geom.cdf", k, p, loc, floor=True)
     value = on_support(k >= 1, k, lambda k: -fnp.expm1(k * fnp.log1p(-p)), 0.0, safe=1.0)
     return nan_unless(_valid(p), value)
-
-
-def sf(k: Any, p: Any, loc: Any = 0) -> Any:
-    """``(1 - p)^floor(k)``, 1 below 1.
-
-    >>> import fad.scipy.stats as fst
-    >>> float(fst.geom.sf(2.0, 0.5))
-    0.25
-    """
-    return fnp.exp(logsf(k, p, loc))
 
 
 def logsf(k: Any, p: Any, loc: Any = 0) -> Any:
@@ -76,10 +59,13 @@ def logsf(k: Any, p: Any, loc: Any = 0) -> Any:
     >>> round(float(fst.geom.logsf(2.0, 0.5)), 12)
     -1.38629436112
     """
-    k, p, loc = arguments("geom.logsf", k, p, loc)
-    k = fnp.floor(k - loc)
+    k, (p,) = shifted("geom.logsf", k, p, loc, floor=True)
     value = on_support(k >= 1, k, lambda k: k * fnp.log1p(-p), 0.0, safe=1.0)
     return nan_unless(_valid(p), value)
+
+
+sf = exponential_of(logsf, "sf", "``(1 - p)^floor(k)``, 1 below 1.",
+                    "float(fst.geom.sf(2.0, 0.5))", "0.25")
 
 
 __all__ = ["logpmf", "pmf", "cdf", "sf", "logsf"]

@@ -18,6 +18,7 @@ from typing import Any
 
 from ... import numpy as fnp
 from ._common import arguments
+from ._family import exponential_of
 
 
 def _parameters(x: Any, mean: Any, cov: Any) -> tuple:
@@ -69,14 +70,8 @@ def logpdf(x: Any, mean: Any = None, cov: Any = 1, allow_singular: bool = False)
     return fnp.squeeze(fnp.reshape(out, batch))
 
 
-def pdf(x: Any, mean: Any = None, cov: Any = 1, allow_singular: bool = False) -> Any:
-    """The density ``exp(logpdf)``.
-
-    >>> import fad.numpy as fnp, fad.scipy.stats as fst
-    >>> fst.multivariate_normal.pdf(fnp.zeros((3, 1)), 0.0, 1.0).shape
-    (3,)
-    """
-    return fnp.exp(logpdf(x, mean, cov, allow_singular))
+pdf = exponential_of(logpdf, "pdf", "The density ``exp(logpdf)``.",
+                     "fst.multivariate_normal.pdf(fnp.zeros((3, 1)), 0.0, 1.0).shape", "(3,)")
 
 
 __all__ = ["logpdf", "pdf"]

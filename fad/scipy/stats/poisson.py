@@ -14,9 +14,9 @@ from typing import Any
 
 import numpy as np
 
-from ... import numpy as fnp
 from .. import special
-from ._common import arguments, integer_valued, nan_unless, on_support
+from ._common import integer_valued, nan_unless, on_support, shifted
+from ._family import exponential_of
 
 
 def logpmf(k: Any, mu: Any, loc: Any = 0) -> Any:
@@ -27,21 +27,14 @@ def logpmf(k: Any, mu: Any, loc: Any = 0) -> Any:
     >>> float(fst.poisson.logpmf(0.0, 2.0)), float(fst.poisson.logpmf(1.5, 2.0))
     (-2.0, -inf)
     """
-    k, mu, loc = arguments("poisson.logpmf", k, mu, loc)
-    k = k - loc
+    k, (mu,) = shifted("poisson.logpmf", k, mu, loc)
     value = on_support((k >= 0) & integer_valued(k), k, lambda k: special.xlogy(k, mu)
                        - special.gammaln(k + 1) - mu, -np.inf)
     return nan_unless(mu >= 0, value)
 
 
-def pmf(k: Any, mu: Any, loc: Any = 0) -> Any:
-    """The probability ``exp(logpmf)``.
-
-    >>> import fad.scipy.stats as fst
-    >>> round(float(fst.poisson.pmf(0.0, 2.0)), 12)
-    0.135335283237
-    """
-    return fnp.exp(logpmf(k, mu, loc))
+pmf = exponential_of(logpmf, "pmf", "The probability ``exp(logpmf)``.",
+                     "round(float(fst.poisson.pmf(0.0, 2.0)), 12)", "0.135335283237")
 
 
 def cdf(k: Any, mu: Any, loc: Any = 0) -> Any:
@@ -51,8 +44,7 @@ def cdf(k: Any, mu: Any, loc: Any = 0) -> Any:
     >>> round(float(fst.poisson.cdf(1.0, 2.0)), 12)  # 3 e^-2
     0.40600584971
     """
-    k, mu, loc = arguments("poisson.cdf", k, mu, loc)
-    k = fnp.floor(k - loc)
+    k, (mu,) = shifted("poisson.cdf", k, mu, loc, floor=True)
     value = on_support(k >= 0, k, lambda k: special.gammaincc(k + 1, mu), 0.0)
     return nan_unless(mu >= 0, value)
 

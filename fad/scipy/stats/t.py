@@ -21,6 +21,7 @@ from ... import numpy as fnp
 from ...transforms.custom import custom_jvp
 from .. import special
 from ._common import arguments, location_scale, log_probability, nan_unless
+from ._family import exponential_of
 
 
 def _standard_logpdf(z: Any, df: Any) -> Any:
@@ -91,14 +92,8 @@ def logpdf(x: Any, df: Any, loc: Any = 0, scale: Any = 1) -> Any:
     return nan_unless(ok, _standard_logpdf(z, df) - fnp.log(scale))
 
 
-def pdf(x: Any, df: Any, loc: Any = 0, scale: Any = 1) -> Any:
-    """The density ``exp(logpdf)``.
-
-    >>> import fad.scipy.stats as fst
-    >>> round(float(fst.t.pdf(0.0, 1.0)), 12)  # 1/pi
-    0.318309886184
-    """
-    return fnp.exp(logpdf(x, df, loc, scale))
+pdf = exponential_of(logpdf, "pdf", "The density ``exp(logpdf)``.",
+                     "round(float(fst.t.pdf(0.0, 1.0)), 12)  # 1/pi", "0.318309886184")
 
 
 def cdf(x: Any, df: Any, loc: Any = 0, scale: Any = 1) -> Any:

@@ -3,45 +3,7 @@
 
 from __future__ import annotations
 
-from . import functional, init, utils
-from .modules import (
-                      ELU,
-                      GELU,
-                      BCELoss,
-                      BCEWithLogitsLoss,
-                      Bilinear,
-                      CrossEntropyLoss,
-                      Dropout,
-                      Embedding,
-                      Flatten,
-                      HuberLoss,
-                      Identity,
-                      KLDivLoss,
-                      L1Loss,
-                      LeakyReLU,
-                      Linear,
-                      LogSoftmax,
-                      Module,
-                      ModuleDict,
-                      ModuleList,
-                      MSELoss,
-                      NLLLoss,
-                      Parameter,
-                      ParameterList,
-                      ReLU,
-                      ReLU6,
-                      Sequential,
-                      Sigmoid,
-                      SiLU,
-                      SmoothL1Loss,
-                      Softmax,
-                      Softplus,
-                      Tanh,
-)
+from . import functional, init, modules, utils
+from .modules import *  # noqa: F403  (``torch.nn`` re-exports every module class)
 
-__all__ = ["functional", "init", "utils", "Module", "Parameter", "ParameterList", "Linear",
-           "Bilinear", "Embedding", "ReLU", "ReLU6", "Sigmoid", "Tanh", "GELU", "SiLU", "ELU",
-           "LeakyReLU", "Softplus", "Softmax", "LogSoftmax", "Identity", "Flatten", "Dropout",
-           "Sequential", "ModuleList", "ModuleDict", "MSELoss", "L1Loss", "SmoothL1Loss",
-           "HuberLoss", "BCELoss", "BCEWithLogitsLoss", "NLLLoss", "CrossEntropyLoss",
-           "KLDivLoss"]
+__all__ = ["functional", "init", "utils", *modules.__all__]

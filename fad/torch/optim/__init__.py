@@ -37,6 +37,24 @@ def _check(lr: float, eps: float = 0.0, **named: float) -> None:
 _TAIL = dict(foreach=None, differentiable=False)
 
 
+def _coupled_decay(group: dict, v: Any, g: Any) -> Any:
+    """The gradient with L2 weight decay added: ``g + weight_decay * v``."""
+    return g + group["weight_decay"] * v if group["weight_decay"] else g
+
+
+def _counted(state: dict, p: Any) -> tuple[dict, int]:
+    """``p``'s state, its step count advanced by one, and that count."""
+    st = state.setdefault(p, {})
+    t = st["step"] = st.get("step", 0) + 1
+    return st, t
+
+
+def _started(state: dict, group: dict, p: Any, g: Any) -> tuple:
+    """``(value, gradient with L2 weight decay, state, step count)`` of ``p``."""
+    v = p._value
+    return (v, _coupled_decay(group, v, g), *_counted(state, p))
+
+
 class SGD(Optimizer):
     """Stochastic gradient descent with momentum, dampening, Nesterov, weight decay.
 
@@ -58,8 +76,7 @@ class SGD(Optimizer):
 
     def _update(self, group: dict, p: Any, g: Any) -> Any:
         v = p._value
-        if group["weight_decay"]:
-            g = g + group["weight_decay"] * v
+        g = _coupled_decay(group, v, g)
         mom = group["momentum"]
         if mom:
             st = self.state.setdefault(p, {})
@@ -110,8 +127,7 @@ class Adam(Optimizer):
                 v = v * (1 - lr * wd)
             else:
                 g = g + wd * v
-        st = self.state.setdefault(p, {})
-        t = st["step"] = st.get("step", 0) + 1
+        st, t = _counted(self.state, p)
         m = st.get("exp_avg", 0.0)
         m = st["exp_avg"] = m + (1 - b1) * (g - m)  # PyTorch's lerp
         s = st["exp_avg_sq"] = b2 * st.get("exp_avg_sq", 0.0) + (1 - b2) * g * g
@@ -157,11 +173,7 @@ class RMSprop(Optimizer):
                                       differentiable=False))
 
     def _update(self, group: dict, p: Any, g: Any) -> Any:
-        v = p._value
-        if group["weight_decay"]:
-            g = g + group["weight_decay"] * v
-        st = self.state.setdefault(p, {})
-        st["step"] = st.get("step", 0) + 1
+        v, g, st, _ = _started(self.state, group, p, g)
         a = group["alpha"]
         if "square_avg" not in st:  # (PyTorch's order of the state entries)
             st["square_avg"] = 0.0
@@ -204,11 +216,7 @@ class Adagrad(Optimizer):
                                       fused=None))
 
     def _update(self, group: dict, p: Any, g: Any) -> Any:
-        v = p._value
-        if group["weight_decay"]:
-            g = g + group["weight_decay"] * v
-        st = self.state.setdefault(p, {})
-        t = st["step"] = st.get("step", 0) + 1
+        v, g, st, t = _started(self.state, group, p, g)
         s = st["sum"] = st.get("sum", group["initial_accumulator_value"]) + g * g
         clr = group["lr"] / (1 + (t - 1) * group["lr_decay"])
         return v - clr * (g / (s ** 0.5 + group["eps"]))

@@ -163,29 +163,28 @@ class Module:
         if hasattr(self, name) and not any(name in self.__dict__[s] for s in _STORES):
             raise KeyError(f"attribute '{name}' already exists")
 
+    def _register(self, store: str, kind: str, name: str, value: Any, cls: type,
+                  required: str) -> None:
+        """Put ``value`` (a ``cls`` or ``None``) under ``name`` in ``store``."""
+        if store not in self.__dict__:
+            raise AttributeError(f"cannot assign {kind} before Module.__init__() call")
+        self._check_name(name, kind)
+        if value is not None and not isinstance(value, cls):
+            raise TypeError(f"cannot assign '{type(value).__name__}' object to {kind} "
+                            f"'{name}' ({required} or None required)")
+        self._forget(name)
+        self.__dict__[store][name] = value
+
     def register_parameter(self, name: str, param: Parameter | None) -> None:
         """Add ``param`` (a ``Parameter`` or ``None``) under ``name``."""
-        if "_parameters" not in self.__dict__:
-            raise AttributeError("cannot assign parameter before Module.__init__() call")
-        self._check_name(name, "parameter")
-        if param is not None and not isinstance(param, Parameter):
-            raise TypeError(f"cannot assign '{type(param).__name__}' object to parameter "
-                            f"'{name}' (torch.nn.Parameter or None required)")
-        self._forget(name)
-        self._parameters[name] = param
+        self._register("_parameters", "parameter", name, param, Parameter,
+                       "torch.nn.Parameter")
 
     def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True
                         ) -> None:
         """Add a tensor that is state but not a parameter (saved in ``state_dict``
         unless ``persistent=False``)."""
-        if "_buffers" not in self.__dict__:
-            raise AttributeError("cannot assign buffer before Module.__init__() call")
-        self._check_name(name, "buffer")
-        if tensor is not None and not isinstance(tensor, Tensor):
-            raise TypeError(f"cannot assign '{type(tensor).__name__}' object to buffer "
-                            f"'{name}' (torch Tensor or None required)")
-        self._forget(name)
-        self._buffers[name] = tensor
+        self._register("_buffers", "buffer", name, tensor, Tensor, "torch Tensor")
         if not persistent:
             self._non_persistent_buffers_set.add(name)
 
