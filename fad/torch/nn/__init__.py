@@ -38,6 +38,7 @@ from .modules import (
                       Softplus,
                       Tanh,
 )
+from .modules.rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 
 __all__ = ["functional", "init", "utils", "Module", "Parameter", "ParameterList", "Linear",
            "Bilinear", "Embedding", "ReLU", "ReLU6", "Sigmoid", "Tanh", "GELU", "SiLU", "ELU",
@@ -45,3 +46,5 @@ __all__ = ["functional", "init", "utils", "Module", "Parameter", "ParameterList"
            "Sequential", "ModuleList", "ModuleDict", "MSELoss", "L1Loss", "SmoothL1Loss",
            "HuberLoss", "BCELoss", "BCEWithLogitsLoss", "NLLLoss", "CrossEntropyLoss",
            "KLDivLoss"]
+# recurrent layers
+__all__ += ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
