@@ -98,6 +98,22 @@ def test_layer_values_states_and_gradients_match_pytorch(layer, shape, dtype):
                  TOL[dtype])
 
 
+@pytest.mark.parametrize("cls", ["RNN", "LSTM", "GRU"])
+def test_second_order_gradients_match_pytorch(cls):
+    real, fad = _pair(cls, (I, H), {}, "float64")
+
+    def run(torch: Any, m: Any) -> tuple:
+        x = torch.tensor(np.linspace(-1, 1, T * I).reshape(T, I), requires_grad=True)
+        out, state = m(x)
+        h = state[0] if cls == "LSTM" else state
+        (g,) = torch.autograd.grad((out ** 2).sum() + h.sum(), x, create_graph=True)
+        (g ** 2).sum().backward()
+        return x.grad.numpy(), m.weight_hh_l0.grad.numpy()
+
+    for a, b in zip(run(real_torch, real), run(ftorch, fad)):
+        np.testing.assert_allclose(b, a, rtol=1e-12, atol=1e-12)
+
+
 CELLS = {"rnn_tanh": ("RNNCell", {}), "rnn_relu": ("RNNCell", {"nonlinearity": "relu"}),
          "lstm": ("LSTMCell", {}), "gru": ("GRUCell", {}),
          "gru_nobias": ("GRUCell", {"bias": False})}
