@@ -182,11 +182,8 @@ class RNNBase(Module):
         else:
             for k, (s, size) in enumerate(zip(states, sizes)):
                 if tuple(s.shape) != size:
-                    which = f"[{k}]" if self.mode == "LSTM" else ""
-                    word = "hidden" if self.mode == "LSTM" else "hidden size"
-                    size_word = " size" if self.mode == "LSTM" else ""
-                    raise RuntimeError(f"Expected {word}{which}{size_word} {size}, "
-                                       f"got {list(s.shape)}")
+                    label = f"hidden[{k}]" if self.mode == "LSTM" else "hidden"
+                    raise RuntimeError(f"Expected {label} size {size}, got {list(s.shape)}")
         if input.shape[0] == 0:
             raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
         return input, states, batched
