@@ -1,5 +1,6 @@
 """``torch.nn``'s modules: ``Module`` and ``Parameter`` (``module``), layers and
-containers (``layers``), losses (``loss``). Every class prints (and pickles) as
+containers (``layers``), losses (``loss``), recurrent layers and cells
+(``rnn``). Every class prints (and pickles) as
 ``fad.torch.nn.modules.<Name>``."""
 
 from __future__ import annotations
@@ -39,12 +40,15 @@ from .loss import (
     SmoothL1Loss,
 )
 from .module import Module, Parameter, _IncompatibleKeys, _rebuild_param
+from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 
 __all__ = ["Module", "Parameter", "ParameterList", "Linear", "Bilinear", "Embedding", "ReLU",
            "ReLU6", "Sigmoid", "Tanh", "GELU", "SiLU", "ELU", "LeakyReLU", "Softplus",
            "Softmax", "LogSoftmax", "Identity", "Flatten", "Dropout", "Sequential",
            "ModuleList", "ModuleDict", "MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss",
            "BCELoss", "BCEWithLogitsLoss", "NLLLoss", "CrossEntropyLoss", "KLDivLoss"]
+# recurrent layers
+__all__ += ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
 
 for _obj in [globals()[n] for n in __all__] + [_rebuild_param, _IncompatibleKeys]:
     _obj.__module__ = __name__
