@@ -7,9 +7,14 @@ from . import functional, init, utils
 from .modules import (
                       ELU,
                       GELU,
+                      AdaptiveAvgPool2d,
+                      AvgPool2d,
                       BCELoss,
                       BCEWithLogitsLoss,
                       Bilinear,
+                      Conv1d,
+                      Conv2d,
+                      ConvTranspose2d,
                       CrossEntropyLoss,
                       Dropout,
                       Embedding,
@@ -21,6 +26,8 @@ from .modules import (
                       LeakyReLU,
                       Linear,
                       LogSoftmax,
+                      MaxPool1d,
+                      MaxPool2d,
                       Module,
                       ModuleDict,
                       ModuleList,
@@ -37,6 +44,7 @@ from .modules import (
                       Softmax,
                       Softplus,
                       Tanh,
+                      Unflatten,
 )
 
 __all__ = ["functional", "init", "utils", "Module", "Parameter", "ParameterList", "Linear",
@@ -45,3 +53,6 @@ __all__ = ["functional", "init", "utils", "Module", "Parameter", "ParameterList"
            "Sequential", "ModuleList", "ModuleDict", "MSELoss", "L1Loss", "SmoothL1Loss",
            "HuberLoss", "BCELoss", "BCEWithLogitsLoss", "NLLLoss", "CrossEntropyLoss",
            "KLDivLoss"]
+# convolution and pooling
+__all__ += ["Conv1d", "Conv2d", "ConvTranspose2d", "MaxPool1d", "MaxPool2d", "AvgPool2d",
+            "AdaptiveAvgPool2d", "Unflatten"]
