@@ -14,6 +14,7 @@ import numpy as np
 
 from .. import lax, nn
 from .. import numpy as fnp
+from ..primitives.windows import identity_of
 from ..scipy import special
 from ..transforms.autodiff import vjp as fad_vjp
 from ._dtype import array_np_dtype
@@ -241,14 +242,18 @@ def _window(x: Any, kernel: tuple, stride: tuple, pads: tuple, dilation: tuple =
 
 def _max_pool(x: Any, kernel: tuple = (), stride: tuple = (), pads: tuple = (),
               dilation: tuple = ()) -> Any:
-    return lax.reduce_window(x, -np.inf, fnp.maximum, **_window(x, kernel, stride, pads,
-                                                                 dilation))
+    lowest = identity_of("max", array_np_dtype(x))  # (-inf, or an integer type's least)
+    return lax.reduce_window(x, lowest, fnp.maximum, **_window(x, kernel, stride, pads,
+                                                                dilation))
 
 
 def _avg_pool(x: Any, kernel: tuple = (), stride: tuple = (), pads: tuple = (),
               divisor: Any = None) -> Any:
-    total = lax.reduce_window(x, 0.0, fnp.add, **_window(x, kernel, stride, pads))
-    return total / fnp.asarray(divisor, array_np_dtype(x))
+    dt = array_np_dtype(x)
+    total = lax.reduce_window(x, 0, fnp.add, **_window(x, kernel, stride, pads))
+    if dt.kind in "iu":  # integers: the quotient truncated, in the input's type
+        return fnp.asarray(fnp.trunc(total / divisor), dt)
+    return total / fnp.asarray(divisor, dt)
 
 
 def _adaptive_avg_pool(x: Any, mats: tuple = ()) -> Any:

@@ -226,6 +226,24 @@ def test_pool_reprs(make):
     assert repr(make(ft.nn)) == repr(make(torch.nn))
 
 
+@pytest.mark.parametrize("call", [
+    lambda t: t.nn.functional.max_pool2d(t.arange(-8, 17).reshape(1, 1, 5, 5), 2, padding=1),
+    lambda t: t.nn.functional.avg_pool2d(t.arange(-8, 17).reshape(1, 1, 5, 5), 2, padding=1,
+                                         ceil_mode=True),
+    lambda t: t.nn.functional.max_pool1d(t.ones(0, 2, 5), 3, 2),
+    lambda t: t.nn.functional.max_pool2d(t.ones(0, 2, 4, 4), 2),
+    lambda t: t.nn.functional.avg_pool2d(t.ones(0, 2, 4, 4), 2),
+    lambda t: t.nn.functional.conv2d(t.ones(0, 2, 4, 4), t.ones(3, 2, 3, 3)),
+])
+def test_integers_and_empty_batches(call):
+    """Integer pooling keeps the integer type (the mean truncated); an empty batch
+    gives an empty result."""
+    ours, theirs = call(ft), call(torch)
+    assert ours.dtype.name == str(theirs.dtype).split(".")[1]
+    assert tuple(ours.shape) == tuple(theirs.shape)
+    np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+
+
 def test_unflatten():
     a = RNG.standard_normal((3, 10))
     x, tx = _pair(a)
@@ -282,6 +300,11 @@ def _message(fun) -> tuple:
     lambda t: t.nn.functional.max_pool2d(t.ones(1, 1, 2, 2), 3),
     lambda t: t.nn.functional.avg_pool2d(t.ones(1, 1, 2, 2), 3),
     lambda t: t.nn.functional.max_pool2d(t.ones(5, 5, 5, 5, 5), 2),
+    lambda t: t.nn.functional.max_pool2d(t.ones(1, 0, 4, 4), 2),
+    lambda t: t.nn.functional.avg_pool2d(t.ones(5, 1, 1, 4, 4), 2),
+    lambda t: t.nn.functional.avg_pool2d(t.ones(0, 4, 4), 2),
+    lambda t: t.nn.functional.max_pool1d(t.ones(4), 2),
+    lambda t: t.nn.functional.max_pool1d(t.ones(1, 0, 4), 2),
     lambda t: t.nn.functional.max_pool2d(t.ones(1, 1, 2, 2), 0),
     lambda t: t.nn.functional.adaptive_avg_pool2d(t.ones(1, 2, 2, 2), (1, 2, 3)),
 ])

@@ -418,6 +418,13 @@ def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None,
     return F.squeeze(out, 0) if unbatched else out
 
 
+def _pool_shape(input: Tensor, nd: int, prefix: str = "") -> None:
+    """``input`` must have ``nd + 1`` or ``nd + 2`` axes, empty only along the batch."""
+    if input.dim() not in (nd + 1, nd + 2) or 0 in tuple(input.shape)[-nd - 1:]:
+        raise RuntimeError(f"{prefix}Expected {nd + 1}D or {nd + 2}D (batch mode) tensor with "
+                           f"optional 0 dim batch size for input, but got:{list(input.shape)}")
+
+
 def _pool_pads(input: Tensor, kernel: tuple, stride: tuple, padding: tuple, dilation: tuple,
                ceil_mode: bool) -> tuple:
     """Flat (low, high) padding of each pooled axis: ``padding`` before, and after
@@ -425,9 +432,7 @@ def _pool_pads(input: Tensor, kernel: tuple, stride: tuple, padding: tuple, dila
     inside the input or the low padding)."""
     if any(s == 0 for s in stride):
         raise RuntimeError("stride should not be zero")
-    if input.dim() not in (len(kernel) + 1, len(kernel) + 2) or input.numel() == 0:
-        raise RuntimeError(f"non-empty {len(kernel) + 1}D or {len(kernel) + 2}D (batch mode) "
-                           "tensor expected for input")
+    _pool_shape(input, len(kernel))
     pads, outs = [], []
     for n, k, s, p, d in zip(input.shape[-len(kernel):], kernel, stride, padding, dilation):
         eff = d * (k - 1) + 1
@@ -466,6 +471,8 @@ def max_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
     [[[[5.0, 7.0], [13.0, 15.0]]]]
     """
     kernel, stride, padding, dilation = _pool_args(2, kernel_size, stride, padding, dilation)
+    if input.dim() not in (3, 4):
+        raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
     pads = _pool_pads(input, kernel, stride, padding, dilation, ceil_mode)
     out = call("max_pool", input, kernel=kernel, stride=stride, pads=pads, dilation=dilation)
     if not return_indices:
@@ -498,9 +505,7 @@ def max_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
     [[3.0, 2.0]]
     """
     kernel, stride, padding, dilation = _pool_args(1, kernel_size, stride, padding, dilation)
-    if input.dim() not in (2, 3) or input.numel() == 0:
-        raise RuntimeError("max_pool1d() Expected 2D or 3D input tensor, but got "
-                           f"{list(input.shape)}")
+    _pool_shape(input, 1, "max_pool1d: ")
     out = max_pool2d(F.unsqueeze(input, -2), (1,) + kernel, (1,) + stride, (0,) + padding,
                      (1,) + dilation, ceil_mode, return_indices)
     if return_indices:
