@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import lax, nn
 from .. import numpy as fnp
-from ..primitives.windows import identity_of
+from ..primitives.windows import identity_of, window_table
 from ..scipy import special
 from ..transforms.autodiff import vjp as fad_vjp
 from ._dtype import array_np_dtype
@@ -269,15 +269,17 @@ def _adaptive_avg_pool(x: Any, mats: tuple = ()) -> Any:
 
 def _unfold(x: Any, kernel: tuple = (), stride: tuple = (), padding: tuple = (),
             dilation: tuple = ()) -> Any:
-    """im2col: a grouped convolution with one-hot kernels picks every window's
-    cells, channel-major then kernel position, as ``torch.nn.functional.unfold``."""
-    n, c = x.shape[:2]
-    kk = int(np.prod(kernel))
-    eye = np.eye(kk, dtype=array_np_dtype(x)).reshape((kk, 1) + tuple(kernel))
-    w = fnp.asarray(np.tile(eye, (c, 1, 1, 1)))
-    y = lax.conv_general_dilated(x, w, stride, _pairs(padding),
-                                 rhs_dilation=dilation, feature_group_count=c)
-    return fnp.reshape(y, (n, c * kk, -1))
+    """im2col: every window's cells gathered from the flattened planes (a zero
+    appended for padding cells), channel-major then kernel position, as
+    ``torch.nn.functional.unfold``."""
+    n, c, *plane = x.shape
+    size = int(np.prod(plane))
+    table = window_table(tuple(plane), window_dimensions=kernel, window_strides=stride,
+                         padding=_pairs(padding), base_dilation=(1,) * len(kernel),
+                         window_dilation=dilation)
+    cells = fnp.pad(fnp.reshape(x, (n, c, size)), ((0, 0), (0, 0), (0, 1)))
+    cols = fnp.take(cells, table.reshape(-1, table.shape[-1]), axis=2)  # (n, c, L, k)
+    return fnp.reshape(fnp.swapaxes(cols, 2, 3), (n, c * table.shape[-1], -1))
 
 
 # ------------------------------------------------------------------ THE TABLE

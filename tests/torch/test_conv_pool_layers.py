@@ -310,3 +310,21 @@ def _message(fun) -> tuple:
 ])
 def test_errors_like_pytorch(call):
     assert _message(lambda: call(ft)) == _message(lambda: call(torch))
+
+
+def test_second_order():
+    """``create_graph=True`` through convolutions and pooling: the gradient of a
+    gradient's norm equals PyTorch's (fad's rules differentiate to any order)."""
+    a, b = RNG.standard_normal((1, 2, 6, 6)), RNG.standard_normal((3, 2, 3, 3))
+    got = []
+    for lib in (ft, torch):
+        F = lib.nn.functional
+        x, w = lib.tensor(a, requires_grad=True), lib.tensor(b, requires_grad=True)
+        y = F.max_pool2d(F.conv2d(x, w, padding=1), 2, ceil_mode=True)
+        y = F.avg_pool2d(F.conv_transpose2d(y, lib.ones(3, 2, 2, 2, dtype=lib.float64),
+                                            stride=2), 2, padding=1)
+        (gx,) = lib.autograd.grad((y ** 2).sum(), x, create_graph=True)
+        (gx ** 2).sum().backward()
+        got.append([gx.detach().numpy(), x.grad.numpy(), w.grad.numpy()])
+    for u, v in zip(*got):
+        np.testing.assert_allclose(u, v, rtol=1e-10, atol=1e-12)
