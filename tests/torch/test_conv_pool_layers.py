@@ -128,6 +128,32 @@ def test_adaptive_avg_pool2d(size):
     _compare("adaptive_avg_pool2d", [(3, 8, 6)], np.float32, output_size=size)
 
 
+@pytest.mark.parametrize("kw", [{}, {"stride": 2, "padding": (1, 0, 2)}, {"groups": 2}])
+def test_conv3d(kw):
+    g = kw.get("groups", 1)
+    _compare("conv3d", [(2, 4, 5, 4, 6), (6, 4 // g, 2, 3, 2), (6,)], **kw)
+
+
+@pytest.mark.parametrize("kw", [{}, {"stride": 3, "padding": 1, "output_padding": 2},
+                                {"groups": 2, "dilation": 2}])
+def test_conv_transpose1d(kw):
+    g = kw.get("groups", 1)
+    _compare("conv_transpose1d", [(2, 4, 7), (4, 6 // g, 3), (6,)], **kw)
+
+
+@pytest.mark.parametrize("kw", [{"kernel_size": 2}, {"kernel_size": 3, "stride": 2,
+                                                     "padding": 1, "ceil_mode": True,
+                                                     "count_include_pad": False}])
+def test_avg_pool1d(kw):
+    _compare("avg_pool1d", [(2, 3, 10)], **kw)
+    _compare("avg_pool1d", [(3, 10)], np.float32, **kw)
+
+
+@pytest.mark.parametrize("size", [1, 3, (4,)])
+def test_adaptive_avg_pool1d(size):
+    _compare("adaptive_avg_pool1d", [(2, 3, 10)], output_size=size)
+
+
 @pytest.mark.parametrize("kw", [{"kernel_size": 2}, {"kernel_size": (2, 3), "stride": 2,
                                                      "padding": 1, "dilation": (1, 2)}])
 def test_unfold(kw):
@@ -176,6 +202,8 @@ def test_lenet_forward_backward():
     lambda nn: nn.Conv1d(2, 4, 3, stride=2, padding_mode="reflect", padding=1),
     lambda nn: nn.ConvTranspose2d(2, 4, 3, stride=2, output_padding=1),
     lambda nn: nn.ConvTranspose2d(4, 2, 3, stride=2, padding=1, groups=2, bias=False),
+    lambda nn: nn.Conv3d(2, 3, (2, 3, 1), padding=1),
+    lambda nn: nn.ConvTranspose1d(2, 4, 3, stride=2, output_padding=1),
 ])
 def test_conv_modules(make):
     ft.manual_seed(0)
@@ -184,7 +212,8 @@ def test_conv_modules(make):
     assert list(ours.state_dict()) == list(theirs.state_dict())
     _copy_params(ours, theirs)
     cin = theirs.in_channels
-    shape = (2, cin, 9) if isinstance(theirs, torch.nn.Conv1d) else (2, cin, 7, 8)
+    shape = (2, cin) + (9, 7, 8)[:len(theirs.kernel_size)] if len(theirs.kernel_size) != 2 \
+        else (2, cin, 7, 8)
     a = RNG.standard_normal(shape).astype(np.float32)
     x, tx = _pair(a)
     out, tout = ours(x), theirs(tx)
@@ -220,7 +249,8 @@ def test_default_initialisation():
     lambda nn: nn.MaxPool1d(2), lambda nn: nn.AvgPool2d(2),
     lambda nn: nn.AvgPool2d(3, 2, 1, ceil_mode=True, count_include_pad=False),
     lambda nn: nn.AdaptiveAvgPool2d((5, 7)), lambda nn: nn.AdaptiveAvgPool2d(3),
-    lambda nn: nn.Unflatten(1, (2, 5)),
+    lambda nn: nn.Unflatten(1, (2, 5)), lambda nn: nn.AvgPool1d(3, 2, 1, ceil_mode=True),
+    lambda nn: nn.AvgPool1d(2), lambda nn: nn.AdaptiveAvgPool1d(2),
 ])
 def test_pool_reprs(make):
     assert repr(make(ft.nn)) == repr(make(torch.nn))
@@ -307,9 +337,32 @@ def _message(fun) -> tuple:
     lambda t: t.nn.functional.max_pool1d(t.ones(1, 0, 4), 2),
     lambda t: t.nn.functional.max_pool2d(t.ones(1, 1, 2, 2), 0),
     lambda t: t.nn.functional.adaptive_avg_pool2d(t.ones(1, 2, 2, 2), (1, 2, 3)),
+    lambda t: t.nn.ConvTranspose2d(3, 4, 3, padding_mode="reflect"),
+    lambda t: t.nn.Conv2d(3, 4, 3, groups=0),
+    lambda t: t.nn.functional.conv_transpose1d(t.ones(1, 3, 5), t.ones(3, 2, 2), stride=2,
+                                               output_padding=2),
+    lambda t: t.nn.functional.conv3d(t.ones(5, 5), t.ones(3, 5, 2, 2, 2)),
+    lambda t: t.nn.functional.avg_pool1d(t.ones(4), 2),
+    lambda t: t.nn.functional.avg_pool1d(t.ones(1, 2), 3),
+    lambda t: t.nn.functional.adaptive_avg_pool1d(t.ones(1, 4), (2, 3)),
+    lambda t: t.nn.functional.adaptive_avg_pool1d(t.ones(4), 2),
+    lambda t: t.nn.functional.conv_transpose1d(t.ones(1, 3, 5, 5), t.ones(3, 2, 2)),
 ])
 def test_errors_like_pytorch(call):
     assert _message(lambda: call(ft)) == _message(lambda: call(torch))
+
+
+@pytest.mark.parametrize("call, words", [
+    (lambda t: t.nn.Conv2d(3, 4, 3, padding="foo"), "Invalid padding string 'foo', should be"),
+    (lambda t: t.nn.Conv2d(3, 4, 3, padding_mode="foo"), "padding_mode must be one of"),
+])
+def test_errors_with_sets(call, words):
+    """(PyTorch prints a set here, in an order that changes from run to run.)"""
+    with pytest.raises(ValueError, match=words):
+        call(ft)
+    with pytest.raises(ValueError, match=words):
+        call(torch)
+
 
 
 def test_second_order():

@@ -7,13 +7,17 @@ from . import functional, init, utils
 from .modules import (
                       ELU,
                       GELU,
+                      AdaptiveAvgPool1d,
                       AdaptiveAvgPool2d,
+                      AvgPool1d,
                       AvgPool2d,
                       BCELoss,
                       BCEWithLogitsLoss,
                       Bilinear,
                       Conv1d,
                       Conv2d,
+                      Conv3d,
+                      ConvTranspose1d,
                       ConvTranspose2d,
                       CrossEntropyLoss,
                       Dropout,
@@ -54,5 +58,6 @@ __all__ = ["functional", "init", "utils", "Module", "Parameter", "ParameterList"
            "HuberLoss", "BCELoss", "BCEWithLogitsLoss", "NLLLoss", "CrossEntropyLoss",
            "KLDivLoss"]
 # convolution and pooling
-__all__ += ["Conv1d", "Conv2d", "ConvTranspose2d", "MaxPool1d", "MaxPool2d", "AvgPool2d",
-            "AdaptiveAvgPool2d", "Unflatten"]
+__all__ += ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "MaxPool1d",
+            "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
+            "Unflatten"]

@@ -377,30 +377,37 @@ def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: An
     return _convnd(input, weight, bias, stride, padding, dilation, groups, 2)
 
 
-def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None,
-                     stride: Any = 1, padding: Any = 0, output_padding: Any = 0,
-                     groups: int = 1, dilation: Any = 1) -> Tensor:
-    """Transposed 2-d convolution (the gradient of ``conv2d`` with respect to its
-    input) with ``(C, O / groups, kh, kw)`` weights.
+def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,
+           padding: Any = 0, dilation: Any = 1, groups: int = 1) -> Tensor:
+    """3-d cross-correlation of ``(N, C, D, H, W)`` input with ``(O, C / groups, kd,
+    kh, kw)`` weights.
 
     >>> import fad.torch as torch
-    >>> F = torch.nn.functional
-    >>> F.conv_transpose2d(torch.ones(1, 1, 2, 2), torch.ones(1, 1, 2, 2), stride=2).shape
-    torch.Size([1, 1, 4, 4])
+    >>> torch.nn.functional.conv3d(torch.ones(1, 1, 3, 3, 3), torch.ones(2, 1, 2, 2, 2)).shape
+    torch.Size([1, 2, 2, 2, 2])
     """
-    unbatched = _dims(input, 2, "conv_transpose2d")
+    return _convnd(input, weight, bias, stride, padding, dilation, groups, 3)
+
+
+def _conv_transposend(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Any,
+                      padding: Any, output_padding: Any, groups: int, dilation: Any, nd: int
+                      ) -> Tensor:
+    unbatched = _dims(input, nd, f"conv_transpose{nd}d")
     x = F.unsqueeze(input, 0) if unbatched else input
     _same_types(x, weight, bias)
-    stride, padding = _ntuple(stride, 2), _ntuple(padding, 2)
-    output_padding, dilation = _ntuple(output_padding, 2), _ntuple(dilation, 2)
+    stride, padding = _ntuple(stride, nd), _ntuple(padding, nd)
+    output_padding, dilation = _ntuple(output_padding, nd), _ntuple(dilation, nd)
     if any(s <= 0 for s in stride):
         raise RuntimeError("non-positive stride is not supported")
     if any(op >= s and op >= d for op, s, d in zip(output_padding, stride, dilation)):
+        # (PyTorch words it for two axes, a 1-d one as a width under a height of 1)
+        (oh, ow), (sh, sw), (dh, dw) = (((h,) * (2 - nd) + v)
+                                        for h, v in ((0, output_padding), (1, stride),
+                                                     (1, dilation)))
         raise RuntimeError(
             "output padding must be smaller than either stride or dilation, but got "
-            f"output_padding_height: {output_padding[0]} output_padding_width: "
-            f"{output_padding[1]} stride_height: {stride[0]} stride_width: {stride[1]} "
-            f"dilation_height: {dilation[0]} dilation_width: {dilation[1]}")
+            f"output_padding_height: {oh} output_padding_width: {ow} stride_height: {sh} "
+            f"stride_width: {sw} dilation_height: {dh} dilation_width: {dw}")
     if x.shape[1] != weight.shape[0]:
         raise RuntimeError(f"Given transposed=1, weight of size {list(weight.shape)}, expected "
                            f"input{list(x.shape)} to have {weight.shape[0]} channels, but got "
@@ -416,6 +423,35 @@ def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None,
                padding=padding, output_padding=output_padding, groups=groups,
                dilation=dilation)
     return F.squeeze(out, 0) if unbatched else out
+
+
+def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None,
+                     stride: Any = 1, padding: Any = 0, output_padding: Any = 0,
+                     groups: int = 1, dilation: Any = 1) -> Tensor:
+    """Transposed 1-d convolution with ``(C, O / groups, k)`` weights.
+
+    >>> import fad.torch as torch
+    >>> F = torch.nn.functional
+    >>> F.conv_transpose1d(torch.ones(1, 1, 2), torch.ones(1, 1, 2), stride=2).tolist()
+    [[[1.0, 1.0, 1.0, 1.0]]]
+    """
+    return _conv_transposend(input, weight, bias, stride, padding, output_padding, groups,
+                             dilation, 1)
+
+
+def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None,
+                     stride: Any = 1, padding: Any = 0, output_padding: Any = 0,
+                     groups: int = 1, dilation: Any = 1) -> Tensor:
+    """Transposed 2-d convolution (the gradient of ``conv2d`` with respect to its
+    input) with ``(C, O / groups, kh, kw)`` weights.
+
+    >>> import fad.torch as torch
+    >>> F = torch.nn.functional
+    >>> F.conv_transpose2d(torch.ones(1, 1, 2, 2), torch.ones(1, 1, 2, 2), stride=2).shape
+    torch.Size([1, 1, 4, 4])
+    """
+    return _conv_transposend(input, weight, bias, stride, padding, output_padding, groups,
+                             dilation, 2)
 
 
 def _pool_shape(input: Tensor, nd: int, prefix: str = "") -> None:
@@ -536,6 +572,26 @@ def avg_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
     return call("avg_pool", input, kernel=kernel, stride=stride, pads=pads, divisor=divisor)
 
 
+def _rank_1d(input: Tensor, name: str) -> None:
+    if input.dim() not in (2, 3):
+        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.dim()}-dimensional "
+                           f"tensor for argument #1 'self' (while checking arguments for {name})")
+
+
+def avg_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
+               ceil_mode: bool = False, count_include_pad: bool = True) -> Tensor:
+    """``avg_pool2d`` over a length-1 height (``grad_fn`` SqueezeBackward1, as PyTorch).
+
+    >>> import fad.torch as torch
+    >>> torch.nn.functional.avg_pool1d(torch.tensor([[1.0, 3.0, 2.0, 0.0]]), 2).tolist()
+    [[2.0, 1.0]]
+    """
+    _rank_1d(input, "avg_pool1d")
+    kernel, stride, padding, _ = _pool_args(1, kernel_size, stride, padding)
+    return F.squeeze(avg_pool2d(F.unsqueeze(input, -2), (1,) + kernel, (1,) + stride,
+                                (0,) + padding, ceil_mode, count_include_pad), -2)
+
+
 def _window_counts(n: int, k: int, s: int, p: int, high: int, include_pad: bool
                    ) -> np.ndarray:
     """Along one axis, how many cells each window covers: inside ``[-p, n + p)``
@@ -565,6 +621,22 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
              for n, o in zip(input.shape[-2:], _ntuple(output_size, 2))]
     mats = tuple(_averaging_matrix(n, o) for n, o in zip(input.shape[-2:], sizes))
     return call("adaptive_avg_pool", input, mats=mats)
+
+
+def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
+    """``adaptive_avg_pool2d`` over a length-1 height.
+
+    >>> import fad.torch as torch
+    >>> torch.nn.functional.adaptive_avg_pool1d(torch.tensor([[1.0, 3.0, 2.0]]), 2).tolist()
+    [[2.0, 2.5]]
+    """
+    if isinstance(output_size, tuple | list):
+        if len(output_size) != 1:
+            raise RuntimeError("adaptive_avg_pool1d() argument 'output_size' should contain "
+                               f"one int (got {len(output_size)})")
+        output_size = output_size[0]
+    _rank_1d(input, "adaptive_avg_pool1d")
+    return F.squeeze(adaptive_avg_pool2d(F.unsqueeze(input, -2), (1, output_size)), -2)
 
 
 def _averaging_matrix(n: int, out: int) -> np.ndarray:

@@ -4,7 +4,7 @@ containers (``layers``), losses (``loss``). Every class prints (and pickles) as
 
 from __future__ import annotations
 
-from .conv import Conv1d, Conv2d, ConvTranspose2d
+from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d
 from .layers import (
     ELU,
     GELU,
@@ -40,7 +40,15 @@ from .loss import (
     SmoothL1Loss,
 )
 from .module import Module, Parameter, _IncompatibleKeys, _rebuild_param
-from .pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool1d, MaxPool2d, Unflatten
+from .pooling import (
+    AdaptiveAvgPool1d,
+    AdaptiveAvgPool2d,
+    AvgPool1d,
+    AvgPool2d,
+    MaxPool1d,
+    MaxPool2d,
+    Unflatten,
+)
 
 __all__ = ["Module", "Parameter", "ParameterList", "Linear", "Bilinear", "Embedding", "ReLU",
            "ReLU6", "Sigmoid", "Tanh", "GELU", "SiLU", "ELU", "LeakyReLU", "Softplus",
@@ -48,8 +56,9 @@ __all__ = ["Module", "Parameter", "ParameterList", "Linear", "Bilinear", "Embedd
            "ModuleList", "ModuleDict", "MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss",
            "BCELoss", "BCEWithLogitsLoss", "NLLLoss", "CrossEntropyLoss", "KLDivLoss"]
 # convolution and pooling
-__all__ += ["Conv1d", "Conv2d", "ConvTranspose2d", "MaxPool1d", "MaxPool2d", "AvgPool2d",
-            "AdaptiveAvgPool2d", "Unflatten"]
+__all__ += ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "MaxPool1d",
+            "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
+            "Unflatten"]
 
 for _obj in [globals()[n] for n in __all__] + [_rebuild_param, _IncompatibleKeys]:
     _obj.__module__ = __name__

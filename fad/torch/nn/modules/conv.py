@@ -1,4 +1,5 @@
-"""Convolution layers of ``torch.nn``: ``Conv1d``, ``Conv2d``, ``ConvTranspose2d``."""
+"""Convolution layers of ``torch.nn``: ``Conv1d``, ``Conv2d``, ``Conv3d``,
+``ConvTranspose1d``, ``ConvTranspose2d``."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from .. import functional as NF
 from .. import init
 from .module import Module, Parameter
 
-__all__ = ["Conv1d", "Conv2d", "ConvTranspose2d"]
+__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d"]
 
 _PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
 
@@ -38,11 +39,11 @@ class _ConvNd(Module):
         if isinstance(padding, str):
             if padding not in ("same", "valid"):
                 raise ValueError(f"Invalid padding string {padding!r}, should be one of "
-                                 "['valid', 'same']")
+                                 "{'valid', 'same'}")
             if padding == "same" and any(s != 1 for s in NF._ntuple(stride, nd)):
                 raise ValueError("padding='same' is not supported for strided convolutions")
         if padding_mode not in _PADDING_MODES:
-            raise ValueError(f"padding_mode must be one of {list(_PADDING_MODES)}, but got "
+            raise ValueError(f"padding_mode must be one of {set(_PADDING_MODES)}, but got "
                              f"padding_mode='{padding_mode}'")
         self.in_channels, self.out_channels = in_channels, out_channels
         self.kernel_size = NF._ntuple(kernel_size, nd)
@@ -124,16 +125,18 @@ class Conv2d(_Conv):
     _nd = 2
 
 
-class ConvTranspose2d(_ConvNd):
-    """Transposed 2-d convolution (``output_size`` in ``forward`` picks the
-    ``output_padding`` that reaches it).
+class Conv3d(_Conv):
+    """3-d convolution over ``(N, C, D, H, W)`` input.
 
     >>> import fad.torch as torch
-    >>> up = torch.nn.ConvTranspose2d(4, 2, 3, stride=2, padding=1, output_padding=1)
-    >>> up(torch.zeros(1, 4, 5, 5)).shape
-    torch.Size([1, 2, 10, 10])
+    >>> torch.nn.Conv3d(2, 3, 2)
+    Conv3d(2, 3, kernel_size=(2, 2, 2), stride=(1, 1, 1))
     """
 
+    _nd = 3
+
+
+class _ConvTranspose(_ConvNd):
     def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1,
                  padding: Any = 0, output_padding: Any = 0, groups: int = 1,
                  bias: bool = True, dilation: Any = 1, padding_mode: str = "zeros",
@@ -144,12 +147,37 @@ class ConvTranspose2d(_ConvNd):
                          True, output_padding, groups, bias, padding_mode, device, dtype)
 
     def forward(self, input: Tensor, output_size: Any = None) -> Tensor:
+        nd = self._nd
         output_padding = self.output_padding
         if output_size is not None:
-            want = list(output_size)[-2:]
+            want = list(output_size)[-nd:]
             output_padding = tuple(
                 o - ((n - 1) * s - 2 * p + d * (k - 1) + 1)
-                for o, n, s, p, d, k in zip(want, input.shape[-2:], self.stride,
+                for o, n, s, p, d, k in zip(want, input.shape[-nd:], self.stride,
                                             self.padding, self.dilation, self.kernel_size))
-        return NF.conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding,
-                                   output_padding, self.groups, self.dilation)
+        return NF._conv_transposend(input, self.weight, self.bias, self.stride, self.padding,
+                                    output_padding, self.groups, self.dilation, nd)
+
+
+class ConvTranspose1d(_ConvTranspose):
+    """Transposed 1-d convolution.
+
+    >>> import fad.torch as torch
+    >>> torch.nn.ConvTranspose1d(2, 3, 2, stride=2)(torch.zeros(1, 2, 5)).shape
+    torch.Size([1, 3, 10])
+    """
+
+    _nd = 1
+
+
+class ConvTranspose2d(_ConvTranspose):
+    """Transposed 2-d convolution (``output_size`` in ``forward`` picks the
+    ``output_padding`` that reaches it).
+
+    >>> import fad.torch as torch
+    >>> up = torch.nn.ConvTranspose2d(4, 2, 3, stride=2, padding=1, output_padding=1)
+    >>> up(torch.zeros(1, 4, 5, 5)).shape
+    torch.Size([1, 2, 10, 10])
+    """
+
+    _nd = 2

@@ -1,5 +1,5 @@
-"""Pooling layers of ``torch.nn``: ``MaxPool1d``, ``MaxPool2d``, ``AvgPool2d``,
-``AdaptiveAvgPool2d``, and ``Unflatten``."""
+"""Pooling layers of ``torch.nn``: ``MaxPool1d``, ``MaxPool2d``, ``AvgPool1d``,
+``AvgPool2d``, ``AdaptiveAvgPool1d``, ``AdaptiveAvgPool2d``, and ``Unflatten``."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ from ...tensor import Tensor
 from .. import functional as NF
 from .module import Module
 
-__all__ = ["MaxPool1d", "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d", "Unflatten"]
+__all__ = ["MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d",
+           "AdaptiveAvgPool2d", "Unflatten"]
 
 
 class _MaxPool(Module):
@@ -77,6 +78,49 @@ class AvgPool2d(Module):
 
     def extra_repr(self) -> str:
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class AvgPool1d(Module):
+    """The mean of each window of ``(N, C, L)`` input.
+
+    >>> import fad.torch as torch
+    >>> torch.nn.AvgPool1d(2)
+    AvgPool1d(kernel_size=(2,), stride=(2,), padding=(0,))
+    """
+
+    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0,
+                 ceil_mode: bool = False, count_include_pad: bool = True):
+        super().__init__()
+        self.kernel_size = NF._ntuple(kernel_size, 1)
+        self.stride = NF._ntuple(stride if stride is not None else kernel_size, 1)
+        self.padding, self.ceil_mode = NF._ntuple(padding, 1), ceil_mode
+        self.count_include_pad = count_include_pad
+
+    def forward(self, input: Tensor) -> Tensor:
+        return NF.avg_pool1d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                             self.count_include_pad)
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class AdaptiveAvgPool1d(Module):
+    """Mean pooling of ``(N, C, L)`` input to a fixed ``output_size``.
+
+    >>> import fad.torch as torch
+    >>> torch.nn.AdaptiveAvgPool1d(2)(torch.ones(1, 3, 7)).shape
+    torch.Size([1, 3, 2])
+    """
+
+    def __init__(self, output_size: Any):
+        super().__init__()
+        self.output_size = output_size
+
+    def forward(self, input: Tensor) -> Tensor:
+        return NF.adaptive_avg_pool1d(input, self.output_size)
+
+    def extra_repr(self) -> str:
+        return f"output_size={self.output_size}"
 
 
 class AdaptiveAvgPool2d(Module):
