@@ -67,7 +67,7 @@ def test_conv1d(kw):
     {}, {"stride": 2}, {"stride": 2, "padding": 1, "output_padding": 1},
     {"stride": (2, 3), "padding": (0, 2), "output_padding": (1, 0)},
     {"groups": 2, "dilation": 2}, {"stride": 2, "dilation": 2, "output_padding": 1},
-    {"padding": (1, 2)},
+    {"padding": (1, 2)}, {"stride": 3, "padding": 3},
 ])
 def test_conv_transpose2d(dtype, kw):
     g = kw.get("groups", 1)
@@ -300,6 +300,8 @@ def test_grad_fn_names():
     assert F.avg_pool2d(x, 2).grad_fn.name() == "AvgPool2DBackward0"
     assert F.max_pool1d(x[0], 2).grad_fn.name() == "SqueezeBackward1"
     assert F.unfold(x, 2).grad_fn.name() == "Im2ColBackward0"
+    assert F.adaptive_avg_pool2d(x, 2).grad_fn.name() == "AdaptiveAvgPool2DBackward0"
+    assert F.adaptive_avg_pool2d(x, 1).grad_fn.name() == "MeanBackward1"
 
 
 def _message(fun) -> tuple:

@@ -619,6 +619,8 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
                            f"{list(input.shape)}")
     sizes = [n if o is None else o
              for n, o in zip(input.shape[-2:], _ntuple(output_size, 2))]
+    if sizes == [1, 1]:  # (a global mean, as PyTorch computes it)
+        return call("mean_dim", input, dim=(-2, -1), keepdim=True)
     mats = tuple(_averaging_matrix(n, o) for n, o in zip(input.shape[-2:], sizes))
     return call("adaptive_avg_pool", input, mats=mats)
 
