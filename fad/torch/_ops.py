@@ -256,15 +256,12 @@ def _avg_pool(x: Any, kernel: tuple = (), stride: tuple = (), pads: tuple = (),
     return total / fnp.asarray(divisor, dt)
 
 
-def _adaptive_avg_pool(x: Any, mats: tuple = ()) -> Any:
-    """Each output cell is the mean of its window: ``A_h @ x @ A_w.T`` with
-    constant averaging matrices (one per spatial axis)."""
+def _adaptive_avg_pool(x: Any, rows: Any = None, cols: Any = None) -> Any:
+    """Each output cell is the mean of its window: ``rows @ x @ cols.T`` with
+    constant averaging matrices."""
     dt = array_np_dtype(x)
-    y = x
-    for i, m in enumerate(mats):
-        axis = x.ndim - len(mats) + i
-        y = fnp.moveaxis(fnp.tensordot(y, fnp.asarray(m, dt), axes=([axis], [1])), -1, axis)
-    return y
+    y = fnp.swapaxes(fnp.tensordot(x, fnp.asarray(rows, dt), axes=([x.ndim - 2], [1])), -1, -2)
+    return fnp.tensordot(y, fnp.asarray(cols, dt), axes=([x.ndim - 1], [1]))
 
 
 def _unfold(x: Any, kernel: tuple = (), stride: tuple = (), padding: tuple = (),

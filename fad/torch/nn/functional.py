@@ -621,8 +621,8 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
              for n, o in zip(input.shape[-2:], _ntuple(output_size, 2))]
     if sizes == [1, 1]:  # (a global mean, as PyTorch computes it)
         return call("mean_dim", input, dim=(-2, -1), keepdim=True)
-    mats = tuple(_averaging_matrix(n, o) for n, o in zip(input.shape[-2:], sizes))
-    return call("adaptive_avg_pool", input, mats=mats)
+    rows, cols = (_averaging_matrix(n, o) for n, o in zip(input.shape[-2:], sizes))
+    return call("adaptive_avg_pool", input, rows=rows, cols=cols)
 
 
 def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
