@@ -12,8 +12,9 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .. import nn
+from .. import lax, nn
 from .. import numpy as fnp
+from ..primitives.windows import identity_of, window_table
 from ..scipy import special
 from ..transforms.autodiff import vjp as fad_vjp
 from ._dtype import array_np_dtype
@@ -187,6 +188,95 @@ def _where(a: Any, b: Any, cond: Any = None) -> Any:
 
 def _mm(a: Any, b: Any) -> Any:
     return fnp.matmul(a, b)
+
+
+# ------------------------------------------------------------------ convolution and pooling
+# ``fad.lax`` convolutions and windowed reductions in PyTorch's (N, C, spatial...)
+# layout; the pooling divisors and adaptive-pooling matrices are constants.
+_PAD_MODES = {"reflect": "reflect", "replicate": "edge", "circular": "wrap"}
+
+
+def _pairs(flat: tuple) -> tuple:
+    """``(lo0, hi0, lo1, hi1...)`` (flat, a key of the fast paths) as pairs."""
+    return tuple(zip(flat[::2], flat[1::2]))
+
+
+def _conv(x: Any, w: Any, b: Any = None, stride: tuple = (1,), padding: tuple = (0, 0),
+          dilation: tuple = (1,), groups: int = 1, padding_mode: str = "zeros") -> Any:
+    """``torch.nn.functional.conv{1,2,3}d``; ``padding``: (low, high) of each axis."""
+    padding = _pairs(padding)
+    if padding_mode != "zeros":
+        x = fnp.pad(x, ((0, 0), (0, 0)) + tuple(padding), mode=_PAD_MODES[padding_mode])
+        padding = ((0, 0),) * len(stride)
+    y = lax.conv_general_dilated(x, w, stride, padding, rhs_dilation=dilation,
+                                 feature_group_count=groups)
+    return y if b is None else y + fnp.reshape(b, (-1,) + (1,) * len(stride))
+
+
+def _conv_transpose(x: Any, w: Any, b: Any = None, stride: tuple = (1,), padding: tuple = (0,),
+                    output_padding: tuple = (0,), groups: int = 1, dilation: tuple = (1,)
+                    ) -> Any:
+    """The transposed convolution as a convolution of the input dilated by
+    ``stride``, padded by ``dilation * (k - 1) - padding`` (plus ``output_padding``
+    after), with each group's kernel transposed (in <-> out) and flipped."""
+    cin, cout_g, *k = w.shape
+    nd = len(k)
+    wg = fnp.reshape(w, (groups, cin // groups, cout_g, *k))
+    wg = fnp.flip(fnp.swapaxes(wg, 1, 2), tuple(range(3, 3 + nd)))
+    wt = fnp.reshape(wg, (groups * cout_g, cin // groups, *k))
+    pads = tuple((d * (kk - 1) - p, d * (kk - 1) - p + op)
+                 for kk, d, p, op in zip(k, dilation, padding, output_padding))
+    y = lax.conv_general_dilated(x, wt, (1,) * nd, pads, lhs_dilation=stride,
+                                 rhs_dilation=dilation, feature_group_count=groups)
+    return y if b is None else y + fnp.reshape(b, (-1,) + (1,) * nd)
+
+
+def _window(x: Any, kernel: tuple, stride: tuple, pads: tuple, dilation: tuple = ()) -> dict:
+    """``reduce_window``'s window arguments over the trailing axes of ``x``."""
+    lead = x.ndim - len(kernel)
+    return {"window_dimensions": (1,) * lead + tuple(kernel),
+            "window_strides": (1,) * lead + tuple(stride),
+            "padding": ((0, 0),) * lead + _pairs(pads),
+            "window_dilation": (1,) * lead + tuple(dilation or (1,) * len(kernel))}
+
+
+def _max_pool(x: Any, kernel: tuple = (), stride: tuple = (), pads: tuple = (),
+              dilation: tuple = ()) -> Any:
+    lowest = identity_of("max", array_np_dtype(x))  # (-inf, or an integer type's least)
+    return lax.reduce_window(x, lowest, fnp.maximum, **_window(x, kernel, stride, pads,
+                                                                dilation))
+
+
+def _avg_pool(x: Any, kernel: tuple = (), stride: tuple = (), pads: tuple = (),
+              divisor: Any = None) -> Any:
+    dt = array_np_dtype(x)
+    total = lax.reduce_window(x, 0, fnp.add, **_window(x, kernel, stride, pads))
+    if dt.kind in "iu":  # integers: the quotient truncated, in the input's type
+        return fnp.asarray(fnp.trunc(total / divisor), dt)
+    return total / fnp.asarray(divisor, dt)
+
+
+def _adaptive_avg_pool(x: Any, rows: Any = None, cols: Any = None) -> Any:
+    """Each output cell is the mean of its window: ``rows @ x @ cols.T`` with
+    constant averaging matrices."""
+    dt = array_np_dtype(x)
+    y = fnp.swapaxes(fnp.tensordot(x, fnp.asarray(rows, dt), axes=([x.ndim - 2], [1])), -1, -2)
+    return fnp.tensordot(y, fnp.asarray(cols, dt), axes=([x.ndim - 1], [1]))
+
+
+def _unfold(x: Any, kernel: tuple = (), stride: tuple = (), padding: tuple = (),
+            dilation: tuple = ()) -> Any:
+    """im2col: every window's cells gathered from the flattened planes (a zero
+    appended for padding cells), channel-major then kernel position, as
+    ``torch.nn.functional.unfold``."""
+    n, c, *plane = x.shape
+    size = int(np.prod(plane))
+    table = window_table(tuple(plane), window_dimensions=kernel, window_strides=stride,
+                         padding=_pairs(padding), base_dilation=(1,) * len(kernel),
+                         window_dilation=dilation)
+    cells = fnp.pad(fnp.reshape(x, (n, c, size)), ((0, 0), (0, 0), (0, 1)))
+    cols = fnp.take(cells, table.reshape(-1, table.shape[-1]), axis=2)  # (n, c, L, k)
+    return fnp.reshape(fnp.swapaxes(cols, 2, 3), (n, c * table.shape[-1], -1))
 
 
 # ------------------------------------------------------------------ THE TABLE
@@ -401,6 +491,13 @@ _TABLE: dict[str, tuple] = {
     "bitwise_not": (fnp.bitwise_not, None, None, False),
     "cross": (lambda a, b, dim=-1: fnp.cross(a, b, axis=dim), "LinalgCrossBackward0", EW, True),
     "svd": (lambda a, some=True: _svd(a, some), "LinalgSvdBackward0", None, True, True),
+    # convolution and pooling
+    "conv": (_conv, "ConvolutionBackward0", None, True),
+    "conv_transpose": (_conv_transpose, "ConvolutionBackward0", None, True),
+    "max_pool": (_max_pool, "MaxPool2DWithIndicesBackward0", None, True),
+    "avg_pool": (_avg_pool, "AvgPool2DBackward0", None, False),
+    "adaptive_avg_pool": (_adaptive_avg_pool, "AdaptiveAvgPool2DBackward0", None, False),
+    "unfold": (_unfold, "Im2ColBackward0", None, False),
 }
 
 OPS: dict[str, Op] = {}

@@ -1,10 +1,11 @@
 """``torch.nn``'s modules: ``Module`` and ``Parameter`` (``module``), layers and
 containers (``layers``), losses (``loss``), recurrent layers and cells
-(``rnn``). Every class prints (and pickles) as
+(``rnn``), convolutions and pooling (``conv``, ``pooling``). Every class prints (and pickles) as
 ``fad.torch.nn.modules.<Name>``."""
 
 from __future__ import annotations
 
+from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d
 from .layers import (
     ELU,
     GELU,
@@ -40,6 +41,15 @@ from .loss import (
     SmoothL1Loss,
 )
 from .module import Module, Parameter, _IncompatibleKeys, _rebuild_param
+from .pooling import (
+    AdaptiveAvgPool1d,
+    AdaptiveAvgPool2d,
+    AvgPool1d,
+    AvgPool2d,
+    MaxPool1d,
+    MaxPool2d,
+    Unflatten,
+)
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 
 __all__ = ["Module", "Parameter", "ParameterList", "Linear", "Bilinear", "Embedding", "ReLU",
@@ -49,6 +59,10 @@ __all__ = ["Module", "Parameter", "ParameterList", "Linear", "Bilinear", "Embedd
            "BCELoss", "BCEWithLogitsLoss", "NLLLoss", "CrossEntropyLoss", "KLDivLoss"]
 # recurrent layers
 __all__ += ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
+# convolution and pooling
+__all__ += ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "MaxPool1d",
+            "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
+            "Unflatten"]
 
 for _obj in [globals()[n] for n in __all__] + [_rebuild_param, _IncompatibleKeys]:
     _obj.__module__ = __name__

@@ -1,0 +1,161 @@
+"""Pooling layers of ``torch.nn``: ``MaxPool1d``, ``MaxPool2d``, ``AvgPool1d``,
+``AvgPool2d``, ``AdaptiveAvgPool1d``, ``AdaptiveAvgPool2d``, and ``Unflatten``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ... import _functions as F
+from ...tensor import Tensor
+from .. import functional as NF
+from .module import Module
+
+__all__ = ["MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d",
+           "AdaptiveAvgPool2d", "Unflatten"]
+
+
+class _MaxPool(Module):
+    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0,
+                 dilation: Any = 1, return_indices: bool = False, ceil_mode: bool = False):
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.stride = stride if stride is not None else kernel_size
+        self.padding, self.dilation = padding, dilation
+        self.return_indices, self.ceil_mode = return_indices, ceil_mode
+
+    def extra_repr(self) -> str:
+        return (f"kernel_size={self.kernel_size}, stride={self.stride}, "
+                f"padding={self.padding}, dilation={self.dilation}, "
+                f"ceil_mode={self.ceil_mode}")
+
+
+class MaxPool1d(_MaxPool):
+    """The maximum of each window of ``(N, C, L)`` input.
+
+    >>> import fad.torch as torch
+    >>> torch.nn.MaxPool1d(2)
+    MaxPool1d(kernel_size=2, stride=2, padding=0, dilation=1, ceil_mode=False)
+    """
+
+    def forward(self, input: Tensor) -> Any:
+        return NF.max_pool1d(input, self.kernel_size, self.stride, self.padding,
+                             self.dilation, self.ceil_mode, self.return_indices)
+
+
+class MaxPool2d(_MaxPool):
+    """The maximum of each window of ``(N, C, H, W)`` input.
+
+    >>> import fad.torch as torch
+    >>> torch.nn.MaxPool2d(3, 2, 1, ceil_mode=True)
+    MaxPool2d(kernel_size=3, stride=2, padding=1, dilation=1, ceil_mode=True)
+    """
+
+    def forward(self, input: Tensor) -> Any:
+        return NF.max_pool2d(input, self.kernel_size, self.stride, self.padding,
+                             self.dilation, self.ceil_mode, self.return_indices)
+
+
+class AvgPool2d(Module):
+    """The mean of each window of ``(N, C, H, W)`` input.
+
+    >>> import fad.torch as torch
+    >>> torch.nn.AvgPool2d(2)(torch.ones(1, 1, 4, 4)).shape
+    torch.Size([1, 1, 2, 2])
+    """
+
+    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0,
+                 ceil_mode: bool = False, count_include_pad: bool = True,
+                 divisor_override: int | None = None):
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.stride = stride if stride is not None else kernel_size
+        self.padding, self.ceil_mode = padding, ceil_mode
+        self.count_include_pad, self.divisor_override = count_include_pad, divisor_override
+
+    def forward(self, input: Tensor) -> Tensor:
+        return NF.avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                             self.count_include_pad, self.divisor_override)
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class AvgPool1d(Module):
+    """The mean of each window of ``(N, C, L)`` input.
+
+    >>> import fad.torch as torch
+    >>> torch.nn.AvgPool1d(2)
+    AvgPool1d(kernel_size=(2,), stride=(2,), padding=(0,))
+    """
+
+    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0,
+                 ceil_mode: bool = False, count_include_pad: bool = True):
+        super().__init__()
+        self.kernel_size = NF._ntuple(kernel_size, 1)
+        self.stride = NF._ntuple(stride if stride is not None else kernel_size, 1)
+        self.padding, self.ceil_mode = NF._ntuple(padding, 1), ceil_mode
+        self.count_include_pad = count_include_pad
+
+    def forward(self, input: Tensor) -> Tensor:
+        return NF.avg_pool1d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                             self.count_include_pad)
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class AdaptiveAvgPool1d(Module):
+    """Mean pooling of ``(N, C, L)`` input to a fixed ``output_size``.
+
+    >>> import fad.torch as torch
+    >>> torch.nn.AdaptiveAvgPool1d(2)(torch.ones(1, 3, 7)).shape
+    torch.Size([1, 3, 2])
+    """
+
+    def __init__(self, output_size: Any):
+        super().__init__()
+        self.output_size = output_size
+
+    def forward(self, input: Tensor) -> Tensor:
+        return NF.adaptive_avg_pool1d(input, self.output_size)
+
+    def extra_repr(self) -> str:
+        return f"output_size={self.output_size}"
+
+
+class AdaptiveAvgPool2d(Module):
+    """Mean pooling of ``(N, C, H, W)`` input to a fixed ``output_size``.
+
+    >>> import fad.torch as torch
+    >>> torch.nn.AdaptiveAvgPool2d((5, 7))
+    AdaptiveAvgPool2d(output_size=(5, 7))
+    """
+
+    def __init__(self, output_size: Any):
+        super().__init__()
+        self.output_size = output_size
+
+    def forward(self, input: Tensor) -> Tensor:
+        return NF.adaptive_avg_pool2d(input, self.output_size)
+
+    def extra_repr(self) -> str:
+        return f"output_size={self.output_size}"
+
+
+class Unflatten(Module):
+    """Axis ``dim`` reshaped to ``unflattened_size``.
+
+    >>> import fad.torch as torch
+    >>> torch.nn.Unflatten(1, (2, 5))(torch.zeros(3, 10)).shape
+    torch.Size([3, 2, 5])
+    """
+
+    def __init__(self, dim: int | str, unflattened_size: Any):
+        super().__init__()
+        self.dim, self.unflattened_size = dim, unflattened_size
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.unflatten(input, self.dim, self.unflattened_size)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}, unflattened_size={self.unflattened_size}"
