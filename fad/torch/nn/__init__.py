@@ -39,9 +39,23 @@ from .modules import (
                       Tanh,
 )
 
+# isort: split
+# normalisation and attention
+from .modules import (
+    BatchNorm1d,
+    BatchNorm2d,
+    GroupNorm,
+    LayerNorm,
+    MultiheadAttention,
+    TransformerEncoder,
+    TransformerEncoderLayer,
+)
+
 __all__ = ["functional", "init", "utils", "Module", "Parameter", "ParameterList", "Linear",
            "Bilinear", "Embedding", "ReLU", "ReLU6", "Sigmoid", "Tanh", "GELU", "SiLU", "ELU",
            "LeakyReLU", "Softplus", "Softmax", "LogSoftmax", "Identity", "Flatten", "Dropout",
            "Sequential", "ModuleList", "ModuleDict", "MSELoss", "L1Loss", "SmoothL1Loss",
            "HuberLoss", "BCELoss", "BCEWithLogitsLoss", "NLLLoss", "CrossEntropyLoss",
            "KLDivLoss"]
+__all__ += ["BatchNorm1d", "BatchNorm2d", "LayerNorm", "GroupNorm", "MultiheadAttention",
+            "TransformerEncoderLayer", "TransformerEncoder"]

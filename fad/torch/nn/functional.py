@@ -3,6 +3,7 @@ operation table (``fad/torch/_ops.py``) written with ``fad.numpy``."""
 
 from __future__ import annotations
 
+import math
 import warnings
 from typing import Any
 
@@ -282,6 +283,169 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
     return F.norm(x1 - x2 + eps, p, -1, keepdim)
 
 
+# ------------------------------------------------------------------ normalisation, attention
+from ... import numpy as _fnp  # noqa: E402
+from .._grad_mode import no_grad as _no_grad  # noqa: E402
+from .._recorder import Op as _Op  # noqa: E402
+from .._recorder import apply as _apply  # noqa: E402
+
+
+def _affine(y: Any, weight: Any, bias: Any, shape: tuple) -> Any:
+    """``y * weight + bias``, the parameters reshaped to ``shape`` (either may be ``None``)."""
+    if weight is not None:
+        y = y * _fnp.reshape(weight, shape)
+    if bias is not None:
+        y = y + _fnp.reshape(bias, shape)
+    return y
+
+
+def _standardize(x: Any, axes: tuple, eps: float, mean: Any = None, var: Any = None) -> Any:
+    """``(x - mean) / sqrt(var + eps)`` over ``axes``, with the biased variance of ``x``
+    unless ``mean``/``var`` are given."""
+    if mean is None:
+        mean = _fnp.mean(x, axis=axes, keepdims=True)
+        var = _fnp.var(x, axis=axes, keepdims=True)
+    return (x - mean) / _fnp.sqrt(var + eps)
+
+
+def _channel_shape(x: Any) -> tuple:
+    return (1, -1) + (1,) * (x.ndim - 2)
+
+
+def _batch_norm(x: Any, weight: Any, bias: Any, mean: Any, var: Any, eps: float = 1e-5
+                ) -> Any:
+    shape = _channel_shape(x)
+    if mean is None:  # batch statistics, over every axis but the channels
+        y = _standardize(x, (0,) + tuple(range(2, x.ndim)), eps)
+    else:
+        y = _standardize(x, (), eps, _fnp.reshape(mean, shape), _fnp.reshape(var, shape))
+    return _affine(y, weight, bias, shape)
+
+
+def _layer_norm(x: Any, weight: Any, bias: Any, k: int = 1, eps: float = 1e-5) -> Any:
+    y = _standardize(x, tuple(range(x.ndim - k, x.ndim)), eps)
+    return _affine(y, weight, bias, x.shape[x.ndim - k:])
+
+
+def _group_norm(x: Any, weight: Any, bias: Any, groups: int = 1, eps: float = 1e-5) -> Any:
+    g = _fnp.reshape(x, (x.shape[0], groups, -1))
+    y = _fnp.reshape(_standardize(g, (2,), eps), x.shape)
+    return _affine(y, weight, bias, _channel_shape(x))
+
+
+_BATCH_NORM = _Op("batch_norm", _batch_norm, "NativeBatchNormBackward0")
+_LAYER_NORM = _Op("layer_norm", _layer_norm, "NativeLayerNormBackward0")
+_GROUP_NORM = _Op("group_norm", _group_norm, "NativeGroupNormBackward0")
+
+
+def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None,
+               weight: Tensor | None = None, bias: Tensor | None = None,
+               training: bool = False, momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
+    """Normalise each channel (dim 1) by the batch's statistics (``training``), updating
+    ``running_mean``/``running_var`` in place with ``momentum`` (the running variance
+    takes the unbiased batch variance), or by the running statistics.
+
+    >>> import fad.torch as torch
+    >>> x = torch.tensor([[1.0, 2.0], [3.0, 6.0]])
+    >>> torch.nn.functional.batch_norm(x, None, None, training=True, eps=0.0)
+    tensor([[-1., -1.],
+            [ 1.,  1.]])
+    """
+    if training:
+        size = input.shape
+        n = size[0] * math.prod(size[2:])
+        if n <= 1:
+            raise ValueError(f"Expected more than 1 value per channel when training, got "
+                             f"input size {size}")
+        if running_mean is not None or running_var is not None:
+            with _no_grad():
+                x = input.detach()
+                axes = [0] + list(range(2, input.dim()))
+                if running_mean is not None:
+                    running_mean.copy_(running_mean * (1 - momentum)
+                                       + x.mean(axes) * momentum)
+                if running_var is not None:
+                    running_var.copy_(running_var * (1 - momentum)
+                                      + call("var", x, dim=axes, correction=1) * momentum)
+        return _apply(_BATCH_NORM, (input, weight, bias, None, None), {"eps": eps})
+    if running_mean is None or running_var is None:
+        raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
+    return _apply(_BATCH_NORM, (input, weight, bias, running_mean, running_var),
+                  {"eps": eps})
+
+
+def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = None,
+               bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
+    """Normalise over the last ``len(normalized_shape)`` dimensions (biased variance).
+
+    >>> import fad.torch as torch
+    >>> torch.nn.functional.layer_norm(torch.tensor([[1.0, 3.0]]), (2,), eps=0.0)
+    tensor([[-1.,  1.]])
+    """
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else \
+        tuple(normalized_shape)
+    k = len(shape)
+    if k == 0 or tuple(input.shape[input.dim() - k:]) != shape or input.dim() < k:
+        raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape "
+                           f"[*, {', '.join(map(str, shape))}], but got input of size"
+                           f"{input.shape}")
+    return _apply(_LAYER_NORM, (input, weight, bias), {"k": k, "eps": eps})
+
+
+def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
+               bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
+    """Normalise each sample over groups of ``num_groups`` channels (dim 1).
+
+    >>> import fad.torch as torch
+    >>> torch.nn.functional.group_norm(torch.tensor([[[1.0], [3.0]]]), 1, eps=0.0)
+    tensor([[[-1.],
+             [ 1.]]])
+    """
+    if input.dim() < 2 or input.shape[1] % num_groups:
+        raise RuntimeError(f"Expected number of channels in input to be divisible by "
+                           f"num_groups, but got input of shape {input.shape} and "
+                           f"num_groups={num_groups}")
+    return _apply(_GROUP_NORM, (input, weight, bias), {"groups": num_groups, "eps": eps})
+
+
+def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
+                                 attn_mask: Tensor | None = None, dropout_p: float = 0.0,
+                                 is_causal: bool = False, scale: float | None = None
+                                 ) -> Tensor:
+    """``softmax(query @ key.T * scale + mask) @ value`` over the last two dimensions;
+    a boolean mask keeps the ``True`` positions, a float mask is added; ``is_causal``
+    keeps the lower triangle.
+
+    >>> import fad.torch as torch
+    >>> q = torch.ones(1, 2, 4)
+    >>> torch.nn.functional.scaled_dot_product_attention(q, q, torch.eye(2)[None])
+    tensor([[[0.5000, 0.5000],
+             [0.5000, 0.5000]]])
+    """
+    if is_causal and attn_mask is not None:
+        raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be "
+                           "set when is_causal=True")
+    if is_causal:
+        n, s = query.shape[-2], key.shape[-2]
+        attn_mask = wrap(_place(np.tril(np.ones((n, s), dtype=bool))))
+    return _attend(query, key, value, attn_mask, dropout_p, scale)[0]
+
+
+def _attend(query: Tensor, key: Tensor, value: Tensor, mask: Tensor | None,
+            dropout_p: float, scale: float | None) -> tuple:
+    """The attention output and its weights; ``mask``: boolean (``True`` kept) or added."""
+    scale = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
+    scores = F.matmul(query, F.transpose(key, -2, -1)) * scale
+    if mask is not None:
+        if mask.dtype.name == "bool":
+            scores = F.masked_fill(scores, F.logical_not(mask), -math.inf)
+        else:
+            scores = scores + mask
+    weights = F.softmax(scores, -1)
+    if dropout_p > 0.0:
+        weights = dropout(weights, dropout_p)
+    return F.matmul(weights, value), weights
+
 __all__ = [n for n in dir() if not n.startswith("_") and n not in (
-    "annotations", "Any", "np", "F", "call", "Tensor", "wrap")]
+    "annotations", "Any", "np", "F", "call", "Tensor", "wrap", "math")]
 del _dtype

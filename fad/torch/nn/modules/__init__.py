@@ -40,12 +40,25 @@ from .loss import (
 )
 from .module import Module, Parameter, _IncompatibleKeys, _rebuild_param
 
+# isort: split
+# normalisation and attention
+from .attention import (
+    MultiheadAttention,
+    NonDynamicallyQuantizableLinear,
+    TransformerEncoder,
+    TransformerEncoderLayer,
+)
+from .normalization import BatchNorm1d, BatchNorm2d, GroupNorm, LayerNorm
+
 __all__ = ["Module", "Parameter", "ParameterList", "Linear", "Bilinear", "Embedding", "ReLU",
            "ReLU6", "Sigmoid", "Tanh", "GELU", "SiLU", "ELU", "LeakyReLU", "Softplus",
            "Softmax", "LogSoftmax", "Identity", "Flatten", "Dropout", "Sequential",
            "ModuleList", "ModuleDict", "MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss",
            "BCELoss", "BCEWithLogitsLoss", "NLLLoss", "CrossEntropyLoss", "KLDivLoss"]
+__all__ += ["BatchNorm1d", "BatchNorm2d", "LayerNorm", "GroupNorm", "MultiheadAttention",
+            "TransformerEncoderLayer", "TransformerEncoder"]
 
-for _obj in [globals()[n] for n in __all__] + [_rebuild_param, _IncompatibleKeys]:
+for _obj in [globals()[n] for n in __all__] + [_rebuild_param, _IncompatibleKeys,
+                                              NonDynamicallyQuantizableLinear]:
     _obj.__module__ = __name__
 del _obj
