@@ -388,7 +388,7 @@ def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = Non
     if k == 0 or tuple(input.shape[input.dim() - k:]) != shape or input.dim() < k:
         raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape "
                            f"[*, {', '.join(map(str, shape))}], but got input of size"
-                           f"{input.shape}")
+                           f"{list(input.shape)}")
     return _apply(_LAYER_NORM, (input, weight, bias), {"k": k, "eps": eps})
 
 
@@ -403,7 +403,7 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
     """
     if input.dim() < 2 or input.shape[1] % num_groups:
         raise RuntimeError(f"Expected number of channels in input to be divisible by "
-                           f"num_groups, but got input of shape {input.shape} and "
+                           f"num_groups, but got input of shape {list(input.shape)} and "
                            f"num_groups={num_groups}")
     return _apply(_GROUP_NORM, (input, weight, bias), {"groups": num_groups, "eps": eps})
 
