@@ -289,3 +289,35 @@ def test_training_step_with_norm_layers() -> None:
         opt.step()
         losses.append(float(loss))
     assert losses[-1] < 0.5 * losses[0]
+
+
+def test_second_derivatives_of_norms() -> None:
+    """``create_graph=True`` through layer, group and batch norm, against PyTorch."""
+    dtype = "float64"
+    xs = inputs((3, 4, 2), dtype)
+    w = np.linspace(0.5, 2.0, 4)
+    grads = []
+    for x, torch in zip(xs, (real_torch, ftorch)):
+        F = torch.nn.functional
+        weight = torch.tensor(w, requires_grad=True)
+        y = (F.layer_norm(x, (2,)) ** 3).sum() + (F.group_norm(x, 2, weight) ** 3).sum() \
+            + (F.batch_norm(x, None, None, weight, None, True) ** 3).sum()
+        (gx,) = torch.autograd.grad(y, x, create_graph=True)
+        (gx * gx).sum().backward()
+        grads.append((x.grad, weight.grad))
+    close(grads[1][0], grads[0][0], dtype)
+    close(grads[1][1], grads[0][1], dtype)
+
+
+def test_attention_dropout_only_in_training() -> None:
+    ftorch.manual_seed(0)
+    m = ftorch.nn.MultiheadAttention(4, 2, dropout=0.5)
+    x = ftorch.randn(5, 2, 4)
+    a, wa = m(x, x, x)
+    b, wb = m(x, x, x)
+    assert not np.allclose(wa.detach().numpy(), wb.detach().numpy())
+    m.eval()
+    c, wc = m(x, x, x)
+    d, wd = m(x, x, x)
+    np.testing.assert_array_equal(c.detach().numpy(), d.detach().numpy())
+    np.testing.assert_allclose(wc.detach().numpy().sum(-1), 1.0, rtol=1e-6)
