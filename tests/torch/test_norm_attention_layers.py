@@ -321,3 +321,15 @@ def test_attention_dropout_only_in_training() -> None:
     d, wd = m(x, x, x)
     np.testing.assert_array_equal(c.detach().numpy(), d.detach().numpy())
     np.testing.assert_allclose(wc.detach().numpy().sum(-1), 1.0, rtol=1e-6)
+
+
+def test_batch_norm_under_vmap() -> None:
+    """Running statistics cannot take per-example updates (PyTorch's error); without
+    them, ``vmap`` normalises each example's batch on its own."""
+    x = ftorch.randn(2, 4, 3)
+    with pytest.raises(RuntimeError, match="Batch norm got a batched tensor as input"):
+        ftorch.func.vmap(ftorch.nn.BatchNorm1d(3))(x)
+    out = ftorch.func.vmap(ftorch.nn.BatchNorm1d(3, track_running_stats=False))(x)
+    for i in range(2):
+        np.testing.assert_allclose(out[i].numpy(), ftorch.nn.BatchNorm1d(3)(x[i]).detach()
+                                   .numpy(), rtol=1e-5, atol=1e-5)

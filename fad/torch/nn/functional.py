@@ -358,6 +358,12 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
             raise ValueError(f"Expected more than 1 value per channel when training, got "
                              f"input size {size}")
         if running_mean is not None or running_var is not None:
+            if isinstance(input._value, Tracer):  # (per-example values: no single update)
+                raise RuntimeError(
+                    "Batch norm got a batched tensor as input while the running_mean or "
+                    "running_var, which will be updated in place, were not batched.\nIf you "
+                    "are using a module and do not need eval mode, please set "
+                    "`track_running_stats` to be False.")
             with _no_grad():
                 x = input.detach()
                 axes = [0] + list(range(2, input.dim()))
