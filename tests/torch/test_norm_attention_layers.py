@@ -192,16 +192,21 @@ def _mha(torch: Any, **kw: Any) -> Any:
 
 @DTYPES
 @pytest.mark.parametrize("case", ["plain", "batch_first", "unbatched", "masks", "no_bias",
-                                  "per_head"])
+                                  "per_head", "kdim_vdim"])
 def test_multihead_attention(case: str, dtype: str) -> None:
     kw = {"batch_first": True} if case == "batch_first" else \
-        {"bias": False} if case == "no_bias" else {}
+        {"bias": False} if case == "no_bias" else \
+        {"kdim": 3, "vdim": 4} if case == "kdim_vdim" else {}
     mt, mf = twins(lambda t: _mha(t, **kw), dtype)
     assert repr(mf) == repr(mt)
     shapes = {"unbatched": ((4, 6), (5, 6)), "batch_first": ((2, 4, 6), (2, 5, 6))}
     qshape, kvshape = shapes.get(case, ((4, 2, 6), (5, 2, 6)))
     q = inputs(qshape, dtype, 0)
     kv = inputs(kvshape, dtype, 1)
+    v = kv
+    if case == "kdim_vdim":
+        kv = inputs((5, 2, 3), dtype, 1)
+        v = inputs((5, 2, 4), dtype, 2)
     results = []
     for i, (m, torch) in enumerate(((mt, real_torch), (mf, ftorch))):
         call_kw: dict = {"average_attn_weights": case != "per_head"}
@@ -209,7 +214,7 @@ def test_multihead_attention(case: str, dtype: str) -> None:
             call_kw["attn_mask"] = torch.tensor(np.triu(np.ones((4, 5), bool), 2))
             call_kw["key_padding_mask"] = torch.tensor(np.array([[0, 0, 0, 0, 1],
                                                                  [0, 0, 0, 0, 0]], bool))
-        out, w = m(q[i], kv[i], kv[i], **call_kw)
+        out, w = m(q[i], kv[i], v[i], **call_kw)
         (out * torch.tensor(np.cos(np.arange(out.numel())).reshape(tuple(out.shape))
                             .astype(dtype))).sum().backward()
         results.append((out, w))
@@ -218,10 +223,11 @@ def test_multihead_attention(case: str, dtype: str) -> None:
     close(wf, wt, dtype)
     close(q[1].grad, q[0].grad, dtype)
     close(kv[1].grad, kv[0].grad, dtype)
+    close(v[1].grad, v[0].grad, dtype)
     for (n, pt), (n2, pf) in zip(mt.named_parameters(), mf.named_parameters()):
         assert n == n2
         close(pf.grad, pt.grad, dtype)
-    out, w = mf(q[1], kv[1], kv[1], need_weights=False)
+    out, w = mf(q[1], kv[1], v[1], need_weights=False)
     assert w is None and tuple(out.shape) == tuple(ot.shape)
 
 

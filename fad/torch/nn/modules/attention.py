@@ -52,20 +52,28 @@ class MultiheadAttention(Module):
         if embed_dim <= 0 or num_heads <= 0:
             raise ValueError(f"embed_dim and num_heads must be greater than 0, got "
                              f"embed_dim={embed_dim} and num_heads={num_heads} instead")
-        if add_bias_kv or add_zero_attn or kdim not in (None, embed_dim) \
-                or vdim not in (None, embed_dim):
-            raise NotImplementedError("MultiheadAttention: add_bias_kv, add_zero_attn, kdim "
-                                      "and vdim are not supported (leave their defaults)")
+        if add_bias_kv or add_zero_attn:
+            raise NotImplementedError("MultiheadAttention: add_bias_kv and add_zero_attn are "
+                                      "not supported (leave them False)")
         super().__init__()
-        self.embed_dim, self.kdim, self.vdim = embed_dim, embed_dim, embed_dim
-        self._qkv_same_embed_dim = True
+        self.embed_dim = embed_dim
+        self.kdim = embed_dim if kdim is None else kdim
+        self.vdim = embed_dim if vdim is None else vdim
+        self._qkv_same_embed_dim = self.kdim == embed_dim and self.vdim == embed_dim
         self.num_heads, self.dropout, self.batch_first = num_heads, dropout, batch_first
         self.head_dim = embed_dim // num_heads
         if self.head_dim * num_heads != embed_dim:
             raise AssertionError("embed_dim must be divisible by num_heads")
-        self.in_proj_weight = Parameter(empty(3 * embed_dim, embed_dim, dtype=dtype))
-        for name in ("q_proj_weight", "k_proj_weight", "v_proj_weight"):
-            self.register_parameter(name, None)
+        if self._qkv_same_embed_dim:
+            self.in_proj_weight = Parameter(empty(3 * embed_dim, embed_dim, dtype=dtype))
+            for name in ("q_proj_weight", "k_proj_weight", "v_proj_weight"):
+                self.register_parameter(name, None)
+        else:
+            for name, d in (("q_proj", embed_dim), ("k_proj", self.kdim),
+                            ("v_proj", self.vdim)):
+                self.register_parameter(f"{name}_weight",
+                                        Parameter(empty(embed_dim, d, dtype=dtype)))
+            self.register_parameter("in_proj_weight", None)
         if bias:
             self.in_proj_bias = Parameter(empty(3 * embed_dim, dtype=dtype))
         else:
@@ -77,7 +85,11 @@ class MultiheadAttention(Module):
         self._reset_parameters()
 
     def _reset_parameters(self) -> None:
-        init.xavier_uniform_(self.in_proj_weight)
+        if self._qkv_same_embed_dim:
+            init.xavier_uniform_(self.in_proj_weight)
+        else:
+            for w in (self.q_proj_weight, self.k_proj_weight, self.v_proj_weight):
+                init.xavier_uniform_(w)
         if self.in_proj_bias is not None:
             init.constant_(self.in_proj_bias, 0.0)
             init.constant_(self.out_proj.bias, 0.0)
@@ -87,7 +99,9 @@ class MultiheadAttention(Module):
         ``(N * heads, T, head_dim)``."""
         e = self.embed_dim
         b = None if self.in_proj_bias is None else self.in_proj_bias[i * e:(i + 1) * e]
-        y = NF.linear(x, self.in_proj_weight[i * e:(i + 1) * e], b)
+        w = self.in_proj_weight[i * e:(i + 1) * e] if self._qkv_same_embed_dim else \
+            (self.q_proj_weight, self.k_proj_weight, self.v_proj_weight)[i]
+        y = NF.linear(x, w, b)
         return y.reshape(x.shape[0], x.shape[1] * self.num_heads, self.head_dim).transpose(0, 1)
 
     def forward(self, query: Tensor, key: Tensor, value: Tensor,
