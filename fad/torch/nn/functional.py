@@ -3,6 +3,7 @@ operation table (``fad/torch/_ops.py``) written with ``fad.numpy``."""
 
 from __future__ import annotations
 
+import math
 import warnings
 from typing import Any
 
@@ -10,9 +11,6 @@ import numpy as np
 
 from ... import numpy as _fnp
 from ...core.trace import Tracer
-from ...core.trace import bind as _bind
-from ...primitives.windows import reduce_window_argmax_p as _argmax_p
-from ...primitives.windows import window_table as _window_table
 from .. import _dtype
 from .. import _functions as F
 from .._creation import _place, default_generator
@@ -20,6 +18,20 @@ from .._dtype import type_word as _type_word
 from .._graph import host
 from .._ops import call
 from ..tensor import Tensor, wrap
+from ._conv_pool import (  # noqa: F401  (convolutions and pooling, re-exported)
+    adaptive_avg_pool1d,
+    adaptive_avg_pool2d,
+    avg_pool1d,
+    avg_pool2d,
+    conv1d,
+    conv2d,
+    conv3d,
+    conv_transpose1d,
+    conv_transpose2d,
+    max_pool1d,
+    max_pool2d,
+    unfold,
+)
 
 relu = F.relu
 sigmoid = F.sigmoid
@@ -286,387 +298,174 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
     return F.norm(x1 - x2 + eps, p, -1, keepdim)
 
 
-# ------------------------------------------------------------------ convolution and pooling
-def _ntuple(v: Any, n: int) -> tuple:
-    return tuple(v) if isinstance(v, tuple | list) else (v,) * n
+# ------------------------------------------------------------------ normalisation, attention
+from .._grad_mode import no_grad as _no_grad  # noqa: E402
+from .._recorder import Op as _Op  # noqa: E402
+from .._recorder import apply as _apply  # noqa: E402
 
 
-def _dims(input: Tensor, nd: int, what: str) -> bool:
-    """Whether ``input`` is unbatched (``nd + 1`` axes); it has ``nd + 1`` or ``nd + 2``."""
-    if input.dim() not in (nd + 1, nd + 2):
-        raise RuntimeError(f"Expected {nd + 1}D (unbatched) or {nd + 2}D (batched) input to "
-                           f"{what}, but got input of size: {list(input.shape)}")
-    return input.dim() == nd + 1
+def _affine(y: Any, weight: Any, bias: Any, shape: tuple) -> Any:
+    """``y * weight + bias``, the parameters reshaped to ``shape`` (either may be ``None``)."""
+    if weight is not None:
+        y = y * _fnp.reshape(weight, shape)
+    if bias is not None:
+        y = y + _fnp.reshape(bias, shape)
+    return y
 
 
-def _same_types(input: Tensor, weight: Tensor, bias: Tensor | None) -> None:
-    if bias is not None and bias.dtype != input.dtype:
-        raise RuntimeError(f"Input type ({_type_word(input.dtype).lower()}) and bias type "
-                           f"({_type_word(bias.dtype).lower()}) should be the same")
-    if weight.dtype != input.dtype:
-        raise RuntimeError(f"expected scalar type {_type_word(input.dtype)} but found "
-                           f"{_type_word(weight.dtype)}")
+def _standardize(x: Any, axes: tuple, eps: float, mean: Any = None, var: Any = None) -> Any:
+    """``(x - mean) / sqrt(var + eps)`` over ``axes``, with the biased variance of ``x``
+    unless ``mean``/``var`` are given."""
+    if mean is None:
+        mean = _fnp.mean(x, axis=axes, keepdims=True)
+        var = _fnp.var(x, axis=axes, keepdims=True)
+    return (x - mean) / _fnp.sqrt(var + eps)
 
 
-def _conv_pads(padding: Any, k: tuple, stride: tuple, dilation: tuple) -> tuple:
-    """``padding`` (an int, a tuple, ``"valid"`` or ``"same"``) as flat (low, high)
-    pairs; ``"same"`` puts the odd cell of an even kernel after, as PyTorch."""
-    nd = len(k)
-    if isinstance(padding, str):
-        if padding == "valid":
-            return (0, 0) * nd
-        if padding != "same":
-            raise RuntimeError(f"Invalid padding string: {padding!r}")
-        if any(s != 1 for s in stride):
-            raise ValueError("padding='same' is not supported for strided convolutions")
-        totals = [d * (kk - 1) for kk, d in zip(k, dilation)]
-        return tuple(v for t in totals for v in (t // 2, t - t // 2))
-    return tuple(v for p in _ntuple(padding, nd) for v in (p, p))
+def _channel_shape(x: Any) -> tuple:
+    return (1, -1) + (1,) * (x.ndim - 2)
 
 
-def _convnd(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Any, padding: Any,
-            dilation: Any, groups: int, nd: int, padding_mode: str = "zeros") -> Tensor:
-    unbatched = _dims(input, nd, f"conv{nd}d")
-    x = F.unsqueeze(input, 0) if unbatched else input
-    _same_types(x, weight, bias)
-    k = tuple(weight.shape[2:])
-    stride, dilation = _ntuple(stride, nd), _ntuple(dilation, nd)
-    if any(s <= 0 for s in stride):
-        raise RuntimeError("non-positive stride is not supported")
-    pads = _conv_pads(padding, k, stride, dilation)
-    if weight.shape[0] % groups:
-        raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} "
-                           f"at dimension 0, but got weight of size [{list(weight.shape)}] "
-                           "instead")
-    if x.shape[1] != weight.shape[1] * groups:
-        raise RuntimeError(f"Given groups={groups}, weight of size {list(weight.shape)}, "
-                           f"expected input{list(x.shape)} to have {weight.shape[1] * groups} "
-                           f"channels, but got {x.shape[1]} channels instead")
-    padded = [n + pads[2 * i] + pads[2 * i + 1] for i, n in enumerate(x.shape[2:])]
-    eff = [d * (kk - 1) + 1 for kk, d in zip(k, dilation)]
-    if any(p < e for p, e in zip(padded, eff)):
-        raise RuntimeError("Calculated padded input size per channel: "
-                           f"({' x '.join(map(str, padded))}). Kernel size: "
-                           f"({' x '.join(map(str, eff))}). Kernel size can't be greater "
-                           "than actual input size")
-    out = call("conv", x, weight, *([] if bias is None else [bias]), stride=stride,
-               padding=pads, dilation=dilation, groups=groups, padding_mode=padding_mode)
-    return F.squeeze(out, 0) if unbatched else out
-
-
-def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,
-           padding: Any = 0, dilation: Any = 1, groups: int = 1) -> Tensor:
-    """1-d cross-correlation of ``(N, C, L)`` input with ``(O, C / groups, k)`` weights.
-
-    >>> import fad.torch as torch
-    >>> torch.nn.functional.conv1d(torch.ones(1, 1, 4), torch.ones(1, 1, 2)).tolist()
-    [[[2.0, 2.0, 2.0]]]
-    """
-    return _convnd(input, weight, bias, stride, padding, dilation, groups, 1)
-
-
-def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,
-           padding: Any = 0, dilation: Any = 1, groups: int = 1) -> Tensor:
-    """2-d cross-correlation of ``(N, C, H, W)`` input with ``(O, C / groups, kh, kw)``
-    weights (``padding``: an int, a pair, ``"valid"`` or ``"same"``).
-
-    >>> import fad.torch as torch
-    >>> torch.nn.functional.conv2d(torch.ones(1, 1, 3, 3), torch.ones(1, 1, 2, 2)).tolist()
-    [[[[4.0, 4.0], [4.0, 4.0]]]]
-    """
-    return _convnd(input, weight, bias, stride, padding, dilation, groups, 2)
-
-
-def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,
-           padding: Any = 0, dilation: Any = 1, groups: int = 1) -> Tensor:
-    """3-d cross-correlation of ``(N, C, D, H, W)`` input with ``(O, C / groups, kd,
-    kh, kw)`` weights.
-
-    >>> import fad.torch as torch
-    >>> torch.nn.functional.conv3d(torch.ones(1, 1, 3, 3, 3), torch.ones(2, 1, 2, 2, 2)).shape
-    torch.Size([1, 2, 2, 2, 2])
-    """
-    return _convnd(input, weight, bias, stride, padding, dilation, groups, 3)
-
-
-def _conv_transposend(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Any,
-                      padding: Any, output_padding: Any, groups: int, dilation: Any, nd: int
-                      ) -> Tensor:
-    unbatched = _dims(input, nd, f"conv_transpose{nd}d")
-    x = F.unsqueeze(input, 0) if unbatched else input
-    _same_types(x, weight, bias)
-    stride, padding = _ntuple(stride, nd), _ntuple(padding, nd)
-    output_padding, dilation = _ntuple(output_padding, nd), _ntuple(dilation, nd)
-    if any(s <= 0 for s in stride):
-        raise RuntimeError("non-positive stride is not supported")
-    if any(op >= s and op >= d for op, s, d in zip(output_padding, stride, dilation)):
-        # (PyTorch words it for two axes, a 1-d one as a width under a height of 1)
-        (oh, ow), (sh, sw), (dh, dw) = (((h,) * (2 - nd) + v)
-                                        for h, v in ((0, output_padding), (1, stride),
-                                                     (1, dilation)))
-        raise RuntimeError(
-            "output padding must be smaller than either stride or dilation, but got "
-            f"output_padding_height: {oh} output_padding_width: {ow} stride_height: {sh} "
-            f"stride_width: {sw} dilation_height: {dh} dilation_width: {dw}")
-    if x.shape[1] != weight.shape[0]:
-        raise RuntimeError(f"Given transposed=1, weight of size {list(weight.shape)}, expected "
-                           f"input{list(x.shape)} to have {weight.shape[0]} channels, but got "
-                           f"{x.shape[1]} channels instead")
-    k = tuple(weight.shape[2:])
-    outs = [(n - 1) * s - 2 * p + d * (kk - 1) + op + 1 for n, s, p, d, kk, op in
-            zip(x.shape[2:], stride, padding, dilation, k, output_padding)]
-    if any(o <= 0 for o in outs):
-        raise RuntimeError(f"Given input size per channel: ({' x '.join(map(str, x.shape[2:]))})"
-                           f". Calculated output size per channel: "
-                           f"({' x '.join(map(str, outs))}). Output size is too small")
-    out = call("conv_transpose", x, weight, *([] if bias is None else [bias]), stride=stride,
-               padding=padding, output_padding=output_padding, groups=groups,
-               dilation=dilation)
-    return F.squeeze(out, 0) if unbatched else out
-
-
-def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None,
-                     stride: Any = 1, padding: Any = 0, output_padding: Any = 0,
-                     groups: int = 1, dilation: Any = 1) -> Tensor:
-    """Transposed 1-d convolution with ``(C, O / groups, k)`` weights.
-
-    >>> import fad.torch as torch
-    >>> F = torch.nn.functional
-    >>> F.conv_transpose1d(torch.ones(1, 1, 2), torch.ones(1, 1, 2), stride=2).tolist()
-    [[[1.0, 1.0, 1.0, 1.0]]]
-    """
-    return _conv_transposend(input, weight, bias, stride, padding, output_padding, groups,
-                             dilation, 1)
-
-
-def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None,
-                     stride: Any = 1, padding: Any = 0, output_padding: Any = 0,
-                     groups: int = 1, dilation: Any = 1) -> Tensor:
-    """Transposed 2-d convolution (the gradient of ``conv2d`` with respect to its
-    input) with ``(C, O / groups, kh, kw)`` weights.
-
-    >>> import fad.torch as torch
-    >>> F = torch.nn.functional
-    >>> F.conv_transpose2d(torch.ones(1, 1, 2, 2), torch.ones(1, 1, 2, 2), stride=2).shape
-    torch.Size([1, 1, 4, 4])
-    """
-    return _conv_transposend(input, weight, bias, stride, padding, output_padding, groups,
-                             dilation, 2)
-
-
-def _pool_shape(input: Tensor, nd: int, prefix: str = "") -> None:
-    """``input`` must have ``nd + 1`` or ``nd + 2`` axes, empty only along the batch."""
-    if input.dim() not in (nd + 1, nd + 2) or 0 in tuple(input.shape)[-nd - 1:]:
-        raise RuntimeError(f"{prefix}Expected {nd + 1}D or {nd + 2}D (batch mode) tensor with "
-                           f"optional 0 dim batch size for input, but got:{list(input.shape)}")
-
-
-def _pool_pads(input: Tensor, kernel: tuple, stride: tuple, padding: tuple, dilation: tuple,
-               ceil_mode: bool) -> tuple:
-    """Flat (low, high) padding of each pooled axis: ``padding`` before, and after
-    as much as the last window needs (PyTorch's output size: a window must start
-    inside the input or the low padding)."""
-    if any(s == 0 for s in stride):
-        raise RuntimeError("stride should not be zero")
-    _pool_shape(input, len(kernel))
-    pads, outs = [], []
-    for n, k, s, p, d in zip(input.shape[-len(kernel):], kernel, stride, padding, dilation):
-        eff = d * (k - 1) + 1
-        if p > eff // 2:
-            raise RuntimeError(f"pad should be at most half of effective kernel size, but got "
-                               f"pad={p}, kernel_size={k} and dilation={d}")
-        out = (n + 2 * p - eff + (s - 1 if ceil_mode else 0)) // s + 1
-        if ceil_mode and (out - 1) * s >= n + p:
-            out -= 1
-        outs.append(out)
-        pads += [p, max((out - 1) * s + eff - n - p, 0)]
-    if any(o <= 0 for o in outs):
-        c = input.shape[-len(kernel) - 1]
-        size = "x".join(map(str, (c, *input.shape[-len(kernel):])))
-        raise RuntimeError(f"Given input size: ({size}). Calculated output size: "
-                           f"({'x'.join(map(str, (c, *outs)))}). Output size is too small")
-    return tuple(pads)
-
-
-def _pool_args(nd: int, kernel_size: Any, stride: Any, padding: Any, dilation: Any = 1
-               ) -> tuple:
-    kernel = _ntuple(kernel_size, nd)
-    stride = kernel if stride is None or stride == [] or stride == () else _ntuple(stride, nd)
-    return kernel, stride, _ntuple(padding, nd), _ntuple(dilation, nd)
-
-
-def max_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
-               dilation: Any = 1, ceil_mode: bool = False, return_indices: bool = False
-               ) -> Any:
-    """The maximum of each window (padding never wins); ``return_indices``: also the
-    flat ``h * W + w`` position of each maximum.
-
-    >>> import fad.torch as torch
-    >>> x = torch.arange(16.0).reshape(1, 1, 4, 4)
-    >>> torch.nn.functional.max_pool2d(x, 2).tolist()
-    [[[[5.0, 7.0], [13.0, 15.0]]]]
-    """
-    kernel, stride, padding, dilation = _pool_args(2, kernel_size, stride, padding, dilation)
-    if input.dim() not in (3, 4):
-        raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
-    pads = _pool_pads(input, kernel, stride, padding, dilation, ceil_mode)
-    out = call("max_pool", input, kernel=kernel, stride=stride, pads=pads, dilation=dilation)
-    if not return_indices:
-        return out
-    return out, wrap(_argmax_positions(input._value, kernel, stride, pads, dilation))
-
-
-def _argmax_positions(x: Any, kernel: tuple, stride: tuple, pads: tuple, dilation: tuple
-                      ) -> Any:
-    """The flat position in its plane of each window's first maximum: the window's
-    tap (``reduce_window_argmax``) looked up in the window table."""
-    lead = x.ndim - len(kernel)
-    params = {"window_dimensions": kernel, "window_strides": stride,
-              "padding": tuple(zip(pads[::2], pads[1::2])), "base_dilation": (1,) * len(kernel),
-              "window_dilation": dilation}
-    table = _window_table(tuple(x.shape[lead:]), **params)
-    taps = _bind(_argmax_p, x, **{k: (1,) * lead + v if k != "padding" else
-                                  ((0, 0),) * lead + v for k, v in params.items()})
-    return _fnp.take_along_axis(_fnp.broadcast_to(table, x.shape[:lead] + table.shape),
-                                taps[..., None], axis=-1)[..., 0]
-
-
-def max_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
-               dilation: Any = 1, ceil_mode: bool = False, return_indices: bool = False
-               ) -> Any:
-    """``max_pool2d`` over a length-1 height (``grad_fn`` SqueezeBackward1, as PyTorch).
-
-    >>> import fad.torch as torch
-    >>> torch.nn.functional.max_pool1d(torch.tensor([[1.0, 3.0, 2.0, 0.0]]), 2).tolist()
-    [[3.0, 2.0]]
-    """
-    kernel, stride, padding, dilation = _pool_args(1, kernel_size, stride, padding, dilation)
-    _pool_shape(input, 1, "max_pool1d: ")
-    out = max_pool2d(F.unsqueeze(input, -2), (1,) + kernel, (1,) + stride, (0,) + padding,
-                     (1,) + dilation, ceil_mode, return_indices)
-    if return_indices:
-        return F.squeeze(out[0], -2), F.squeeze(out[1], -2)
-    return F.squeeze(out, -2)
-
-
-def avg_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
-               ceil_mode: bool = False, count_include_pad: bool = True,
-               divisor_override: int | None = None) -> Tensor:
-    """The mean of each window: divided by the window's cells inside the padded
-    input (``count_include_pad``) or inside the input, or by ``divisor_override``.
-
-    >>> import fad.torch as torch
-    >>> x = torch.arange(16.0).reshape(1, 1, 4, 4)
-    >>> torch.nn.functional.avg_pool2d(x, 2).tolist()
-    [[[[2.5, 4.5], [10.5, 12.5]]]]
-    """
-    kernel, stride, padding, _ = _pool_args(2, kernel_size, stride, padding)
-    pads = _pool_pads(input, kernel, stride, padding, (1, 1), ceil_mode)
-    if divisor_override:
-        divisor = np.asarray(float(divisor_override))
+def _batch_norm(x: Any, weight: Any, bias: Any, mean: Any, var: Any, eps: float = 1e-5
+                ) -> Any:
+    shape = _channel_shape(x)
+    if mean is None:  # batch statistics, over every axis but the channels
+        y = _standardize(x, (0,) + tuple(range(2, x.ndim)), eps)
     else:
-        counts = [_window_counts(n, k, s, p, pads[2 * i + 1], count_include_pad)
-                  for i, (n, k, s, p) in enumerate(zip(input.shape[-2:], kernel, stride,
-                                                       padding))]
-        divisor = np.multiply.outer(*counts)
-    return call("avg_pool", input, kernel=kernel, stride=stride, pads=pads, divisor=divisor)
+        y = _standardize(x, (), eps, _fnp.reshape(mean, shape), _fnp.reshape(var, shape))
+    return _affine(y, weight, bias, shape)
 
 
-def _rank_1d(input: Tensor, name: str) -> None:
-    if input.dim() not in (2, 3):
-        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.dim()}-dimensional "
-                           f"tensor for argument #1 'self' (while checking arguments for {name})")
+def _layer_norm(x: Any, weight: Any, bias: Any, k: int = 1, eps: float = 1e-5) -> Any:
+    y = _standardize(x, tuple(range(x.ndim - k, x.ndim)), eps)
+    return _affine(y, weight, bias, x.shape[x.ndim - k:])
 
 
-def avg_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
-               ceil_mode: bool = False, count_include_pad: bool = True) -> Tensor:
-    """``avg_pool2d`` over a length-1 height (``grad_fn`` SqueezeBackward1, as PyTorch).
-
-    >>> import fad.torch as torch
-    >>> torch.nn.functional.avg_pool1d(torch.tensor([[1.0, 3.0, 2.0, 0.0]]), 2).tolist()
-    [[2.0, 1.0]]
-    """
-    _rank_1d(input, "avg_pool1d")
-    kernel, stride, padding, _ = _pool_args(1, kernel_size, stride, padding)
-    return F.squeeze(avg_pool2d(F.unsqueeze(input, -2), (1,) + kernel, (1,) + stride,
-                                (0,) + padding, ceil_mode, count_include_pad), -2)
+def _group_norm(x: Any, weight: Any, bias: Any, groups: int = 1, eps: float = 1e-5) -> Any:
+    g = _fnp.reshape(x, (x.shape[0], groups, -1))
+    y = _fnp.reshape(_standardize(g, (2,), eps), x.shape)
+    return _affine(y, weight, bias, _channel_shape(x))
 
 
-def _window_counts(n: int, k: int, s: int, p: int, high: int, include_pad: bool
-                   ) -> np.ndarray:
-    """Along one axis, how many cells each window covers: inside ``[-p, n + p)``
-    (``include_pad``) or inside ``[0, n)``."""
-    start = np.arange((n + p + high - k) // s + 1) * s - p
-    stop = np.minimum(start + k, n + p)
-    if include_pad:
-        return (stop - start).astype(float)
-    return (np.minimum(stop, n) - np.maximum(start, 0)).astype(float)
+_BATCH_NORM = _Op("batch_norm", _batch_norm, "NativeBatchNormBackward0")
+_LAYER_NORM = _Op("layer_norm", _layer_norm, "NativeLayerNormBackward0")
+_GROUP_NORM = _Op("group_norm", _group_norm, "NativeGroupNormBackward0")
 
 
-def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
-    """Mean pooling to ``output_size`` (``None`` keeps an axis): output cell ``i`` of
-    an axis of ``n`` cells averages cells ``floor(i n / out)`` to ``ceil((i + 1) n / out)``.
+def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None,
+               weight: Tensor | None = None, bias: Tensor | None = None,
+               training: bool = False, momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
+    """Normalise each channel (dim 1) by the batch's statistics (``training``), updating
+    ``running_mean``/``running_var`` in place with ``momentum`` (the running variance
+    takes the unbiased batch variance), or by the running statistics.
 
     >>> import fad.torch as torch
-    >>> x = torch.arange(16.0).reshape(1, 1, 4, 4)
-    >>> torch.nn.functional.adaptive_avg_pool2d(x, 1).tolist()
-    [[[[7.5]]]]
+    >>> x = torch.tensor([[1.0, 2.0], [3.0, 6.0]])
+    >>> torch.nn.functional.batch_norm(x, None, None, training=True, eps=0.0)
+    tensor([[-1., -1.],
+            [ 1.,  1.]])
     """
-    if isinstance(output_size, tuple | list) and len(output_size) != 2:
-        raise RuntimeError("adaptive_avg_pool2d: output_size must be 2")
-    if input.dim() not in (3, 4):
-        raise RuntimeError("adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got "
+    if training:
+        size = input.shape
+        n = size[0] * math.prod(size[2:])
+        if n <= 1:
+            raise ValueError(f"Expected more than 1 value per channel when training, got "
+                             f"input size {size}")
+        if running_mean is not None or running_var is not None:
+            if isinstance(input._value, Tracer):  # (per-example values: no single update)
+                raise RuntimeError(
+                    "Batch norm got a batched tensor as input while the running_mean or "
+                    "running_var, which will be updated in place, were not batched.\nIf you "
+                    "are using a module and do not need eval mode, please set "
+                    "`track_running_stats` to be False.")
+            with _no_grad():
+                x = input.detach()
+                axes = [0] + list(range(2, input.dim()))
+                if running_mean is not None:
+                    running_mean.copy_(running_mean * (1 - momentum)
+                                       + x.mean(axes) * momentum)
+                if running_var is not None:
+                    running_var.copy_(running_var * (1 - momentum)
+                                      + call("var", x, dim=axes, correction=1) * momentum)
+        return _apply(_BATCH_NORM, (input, weight, bias, None, None), {"eps": eps})
+    if running_mean is None or running_var is None:
+        raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
+    return _apply(_BATCH_NORM, (input, weight, bias, running_mean, running_var),
+                  {"eps": eps})
+
+
+def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = None,
+               bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
+    """Normalise over the last ``len(normalized_shape)`` dimensions (biased variance).
+
+    >>> import fad.torch as torch
+    >>> torch.nn.functional.layer_norm(torch.tensor([[1.0, 3.0]]), (2,), eps=0.0)
+    tensor([[-1.,  1.]])
+    """
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else \
+        tuple(normalized_shape)
+    k = len(shape)
+    if k == 0 or tuple(input.shape[input.dim() - k:]) != shape or input.dim() < k:
+        raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape "
+                           f"[*, {', '.join(map(str, shape))}], but got input of size"
                            f"{list(input.shape)}")
-    sizes = [n if o is None else o
-             for n, o in zip(input.shape[-2:], _ntuple(output_size, 2))]
-    if sizes == [1, 1]:  # (a global mean, as PyTorch computes it)
-        return call("mean_dim", input, dim=(-2, -1), keepdim=True)
-    rows, cols = (_averaging_matrix(n, o) for n, o in zip(input.shape[-2:], sizes))
-    return call("adaptive_avg_pool", input, rows=rows, cols=cols)
+    return _apply(_LAYER_NORM, (input, weight, bias), {"k": k, "eps": eps})
 
 
-def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
-    """``adaptive_avg_pool2d`` over a length-1 height.
+def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
+               bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
+    """Normalise each sample over groups of ``num_groups`` channels (dim 1).
 
     >>> import fad.torch as torch
-    >>> torch.nn.functional.adaptive_avg_pool1d(torch.tensor([[1.0, 3.0, 2.0]]), 2).tolist()
-    [[2.0, 2.5]]
+    >>> torch.nn.functional.group_norm(torch.tensor([[[1.0], [3.0]]]), 1, eps=0.0)
+    tensor([[[-1.],
+             [ 1.]]])
     """
-    if isinstance(output_size, tuple | list):
-        if len(output_size) != 1:
-            raise RuntimeError("adaptive_avg_pool1d() argument 'output_size' should contain "
-                               f"one int (got {len(output_size)})")
-        output_size = output_size[0]
-    _rank_1d(input, "adaptive_avg_pool1d")
-    return F.squeeze(adaptive_avg_pool2d(F.unsqueeze(input, -2), (1, output_size)), -2)
+    if input.dim() < 2 or input.shape[1] % num_groups:
+        raise RuntimeError(f"Expected number of channels in input to be divisible by "
+                           f"num_groups, but got input of shape {list(input.shape)} and "
+                           f"num_groups={num_groups}")
+    return _apply(_GROUP_NORM, (input, weight, bias), {"groups": num_groups, "eps": eps})
 
 
-def _averaging_matrix(n: int, out: int) -> np.ndarray:
-    i = np.arange(out)
-    start, stop = (i * n) // out, -((-(i + 1) * n) // out)
-    cells = np.arange(n)
-    inside = (cells >= start[:, None]) & (cells < stop[:, None])
-    return inside / (stop - start)[:, None]
-
-
-def unfold(input: Tensor, kernel_size: Any, dilation: Any = 1, padding: Any = 0,
-           stride: Any = 1) -> Tensor:
-    """im2col: every ``kernel_size`` window of ``(N, C, H, W)`` input as a column of
-    ``C * kh * kw`` values, ``(N, C * kh * kw, L)``.
+def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
+                                 attn_mask: Tensor | None = None, dropout_p: float = 0.0,
+                                 is_causal: bool = False, scale: float | None = None
+                                 ) -> Tensor:
+    """``softmax(query @ key.T * scale + mask) @ value`` over the last two dimensions;
+    a boolean mask keeps the ``True`` positions, a float mask is added; ``is_causal``
+    keeps the lower triangle.
 
     >>> import fad.torch as torch
-    >>> torch.nn.functional.unfold(torch.arange(4.0).reshape(1, 1, 2, 2), 2).tolist()
-    [[[0.0], [1.0], [2.0], [3.0]]]
+    >>> q = torch.ones(1, 2, 4)
+    >>> torch.nn.functional.scaled_dot_product_attention(q, q, torch.eye(2)[None])
+    tensor([[[0.5000, 0.5000],
+             [0.5000, 0.5000]]])
     """
-    unbatched = _dims(input, 2, "unfold")
-    x = F.unsqueeze(input, 0) if unbatched else input
-    kernel = _ntuple(kernel_size, 2)
-    out = call("unfold", x, kernel=kernel, stride=_ntuple(stride, 2),
-               padding=tuple(v for p in _ntuple(padding, 2) for v in (p, p)),
-               dilation=_ntuple(dilation, 2))
-    return F.squeeze(out, 0) if unbatched else out
+    if is_causal and attn_mask is not None:
+        raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be "
+                           "set when is_causal=True")
+    if is_causal:
+        n, s = query.shape[-2], key.shape[-2]
+        attn_mask = wrap(_place(np.tril(np.ones((n, s), dtype=bool))))
+    return _attend(query, key, value, attn_mask, dropout_p, scale)[0]
 
+
+def _attend(query: Tensor, key: Tensor, value: Tensor, mask: Tensor | None,
+            dropout_p: float, scale: float | None) -> tuple:
+    """The attention output and its weights; ``mask``: boolean (``True`` kept) or added."""
+    scale = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
+    scores = F.matmul(query, F.transpose(key, -2, -1)) * scale
+    if mask is not None:
+        if mask.dtype.name == "bool":
+            scores = F.masked_fill(scores, F.logical_not(mask), -math.inf)
+        else:
+            scores = scores + mask
+    weights = F.softmax(scores, -1)
+    if dropout_p > 0.0:
+        weights = dropout(weights, dropout_p)
+    return F.matmul(weights, value), weights
 
 __all__ = [n for n in dir() if not n.startswith("_") and n not in (
-    "annotations", "Any", "np", "F", "call", "Tensor", "wrap")]
+    "annotations", "Any", "np", "F", "call", "Tensor", "wrap", "math")]
 del _dtype

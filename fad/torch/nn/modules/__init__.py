@@ -52,6 +52,16 @@ from .pooling import (
 )
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 
+# isort: split
+# normalisation and attention
+from .attention import (
+    MultiheadAttention,
+    NonDynamicallyQuantizableLinear,
+    TransformerEncoder,
+    TransformerEncoderLayer,
+)
+from .normalization import BatchNorm1d, BatchNorm2d, GroupNorm, LayerNorm
+
 __all__ = ["Module", "Parameter", "ParameterList", "Linear", "Bilinear", "Embedding", "ReLU",
            "ReLU6", "Sigmoid", "Tanh", "GELU", "SiLU", "ELU", "LeakyReLU", "Softplus",
            "Softmax", "LogSoftmax", "Identity", "Flatten", "Dropout", "Sequential",
@@ -63,7 +73,11 @@ __all__ += ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell
 __all__ += ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "MaxPool1d",
             "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
             "Unflatten"]
+# normalisation and attention
+__all__ += ["BatchNorm1d", "BatchNorm2d", "LayerNorm", "GroupNorm", "MultiheadAttention",
+            "TransformerEncoderLayer", "TransformerEncoder"]
 
-for _obj in [globals()[n] for n in __all__] + [_rebuild_param, _IncompatibleKeys]:
+for _obj in [globals()[n] for n in __all__] + [_rebuild_param, _IncompatibleKeys,
+                                              NonDynamicallyQuantizableLinear]:
     _obj.__module__ = __name__
 del _obj

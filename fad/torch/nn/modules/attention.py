@@ -1,0 +1,228 @@
+"""Attention layers of ``torch.nn``: ``MultiheadAttention``,
+``TransformerEncoderLayer`` and ``TransformerEncoder``."""
+
+from __future__ import annotations
+
+import copy
+import math
+from typing import Any, Callable
+
+from ... import _functions as F
+from ..._creation import empty, zeros
+from ...tensor import Tensor
+from .. import functional as NF
+from .. import init
+from .layers import Dropout, Linear, ModuleList
+from .module import Module, Parameter
+from .normalization import LayerNorm
+
+__all__ = ["MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder"]
+
+
+class NonDynamicallyQuantizableLinear(Linear):
+    """``MultiheadAttention``'s output projection (a ``Linear``, named as PyTorch names it)."""
+
+
+def _additive(mask: Tensor | None, dtype: Any) -> Tensor | None:
+    """A mask to add to the attention scores: a boolean one (``True``: masked out)
+    becomes ``-inf`` where ``True`` and ``0`` elsewhere."""
+    if mask is None or mask.dtype.name != "bool":
+        return mask
+    return F.masked_fill(zeros(*mask.shape, dtype=dtype), mask, -math.inf)
+
+
+class MultiheadAttention(Module):
+    """Attention over ``num_heads`` heads of ``embed_dim / num_heads`` features, with the
+    packed input projection ``in_proj_weight`` (``3 * embed_dim`` rows: query, key,
+    value) and the output projection ``out_proj``. Returns the output and the attention
+    weights (averaged over the heads unless ``average_attn_weights=False``; ``None``
+    when ``need_weights=False``).
+
+    >>> import fad.torch as torch
+    >>> mha = torch.nn.MultiheadAttention(4, 2)
+    >>> out, w = mha(torch.ones(3, 1, 4), torch.ones(5, 1, 4), torch.ones(5, 1, 4))
+    >>> tuple(out.shape), tuple(w.shape)
+    ((3, 1, 4), (1, 3, 5))
+    """
+
+    def __init__(self, embed_dim: int, num_heads: int, dropout: float = 0.0, bias: bool = True,
+                 add_bias_kv: bool = False, add_zero_attn: bool = False, kdim: int | None = None,
+                 vdim: int | None = None, batch_first: bool = False, device: Any = None,
+                 dtype: Any = None):
+        if embed_dim <= 0 or num_heads <= 0:
+            raise ValueError(f"embed_dim and num_heads must be greater than 0, got "
+                             f"embed_dim={embed_dim} and num_heads={num_heads} instead")
+        if add_bias_kv or add_zero_attn:
+            raise NotImplementedError("MultiheadAttention: add_bias_kv and add_zero_attn are "
+                                      "not supported (leave them False)")
+        super().__init__()
+        self.embed_dim = embed_dim
+        self.kdim = embed_dim if kdim is None else kdim
+        self.vdim = embed_dim if vdim is None else vdim
+        self._qkv_same_embed_dim = self.kdim == embed_dim and self.vdim == embed_dim
+        self.num_heads, self.dropout, self.batch_first = num_heads, dropout, batch_first
+        self.head_dim = embed_dim // num_heads
+        if self.head_dim * num_heads != embed_dim:
+            raise AssertionError("embed_dim must be divisible by num_heads")
+        if self._qkv_same_embed_dim:
+            self.in_proj_weight = Parameter(empty(3 * embed_dim, embed_dim, dtype=dtype))
+            for name in ("q_proj_weight", "k_proj_weight", "v_proj_weight"):
+                self.register_parameter(name, None)
+        else:
+            for name, d in (("q_proj", embed_dim), ("k_proj", self.kdim),
+                            ("v_proj", self.vdim)):
+                self.register_parameter(f"{name}_weight",
+                                        Parameter(empty(embed_dim, d, dtype=dtype)))
+            self.register_parameter("in_proj_weight", None)
+        if bias:
+            self.in_proj_bias = Parameter(empty(3 * embed_dim, dtype=dtype))
+        else:
+            self.register_parameter("in_proj_bias", None)
+        self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias,
+                                                        dtype=dtype)
+        self.bias_k = self.bias_v = None
+        self.add_zero_attn = False
+        self._reset_parameters()
+
+    def _reset_parameters(self) -> None:
+        if self._qkv_same_embed_dim:
+            init.xavier_uniform_(self.in_proj_weight)
+        else:
+            for w in (self.q_proj_weight, self.k_proj_weight, self.v_proj_weight):
+                init.xavier_uniform_(w)
+        if self.in_proj_bias is not None:
+            init.constant_(self.in_proj_bias, 0.0)
+            init.constant_(self.out_proj.bias, 0.0)
+
+    def _project(self, x: Tensor, i: int) -> Tensor:
+        """Projection ``i`` (0 query, 1 key, 2 value) of ``x``, ``(T, N, E)``, as
+        ``(N * heads, T, head_dim)``."""
+        e = self.embed_dim
+        b = None if self.in_proj_bias is None else self.in_proj_bias[i * e:(i + 1) * e]
+        w = self.in_proj_weight[i * e:(i + 1) * e] if self._qkv_same_embed_dim else \
+            (self.q_proj_weight, self.k_proj_weight, self.v_proj_weight)[i]
+        y = NF.linear(x, w, b)
+        return y.reshape(x.shape[0], x.shape[1] * self.num_heads, self.head_dim).transpose(0, 1)
+
+    def forward(self, query: Tensor, key: Tensor, value: Tensor,
+                key_padding_mask: Tensor | None = None, need_weights: bool = True,
+                attn_mask: Tensor | None = None, average_attn_weights: bool = True,
+                is_causal: bool = False) -> tuple[Tensor, Tensor | None]:
+        if is_causal and attn_mask is None:
+            raise RuntimeError("Need attn_mask if specifying the is_causal hint. You may use "
+                               "the Transformer module method `generate_square_subsequent_mask`"
+                               " to create this mask.")
+        batched = query.dim() == 3
+        if not batched:  # one sequence: a batch of one, along dim 1
+            query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
+            if key_padding_mask is not None:
+                key_padding_mask = key_padding_mask.unsqueeze(0)
+        elif self.batch_first:
+            query, key, value = (t.transpose(0, 1) for t in (query, key, value))
+        n_tgt, n, e = query.shape
+        n_src, h = key.shape[0], self.num_heads
+        mask = _additive(attn_mask, query.dtype)
+        if mask is not None and mask.dim() == 2:
+            mask = mask.unsqueeze(0)
+        pad = _additive(key_padding_mask, query.dtype)
+        if pad is not None:  # (N, S) -> (N * heads, 1, S)
+            pad = pad.reshape(n, 1, 1, n_src).expand(n, h, 1, n_src).reshape(n * h, 1, n_src)
+            mask = pad if mask is None else mask + pad
+        out, weights = NF._attend(self._project(query, 0), self._project(key, 1),
+                                  self._project(value, 2), mask,
+                                  self.dropout if self.training else 0.0, None)
+        out = out.transpose(0, 1).reshape(n_tgt * n, e)
+        out = NF.linear(out, self.out_proj.weight, self.out_proj.bias).reshape(n_tgt, n, e)
+        if not batched:
+            out = out.squeeze(1)
+        elif self.batch_first:
+            out = out.transpose(0, 1)
+        if not need_weights:
+            return out, None
+        weights = weights.reshape(n, h, n_tgt, n_src)
+        if average_attn_weights:
+            weights = weights.mean(1)
+        return out, (weights if batched else weights.squeeze(0))
+
+
+def _activation(activation: str | Callable) -> Callable:
+    if callable(activation):
+        return activation
+    if activation in ("relu", "gelu"):
+        return getattr(NF, activation)
+    raise RuntimeError(f"activation should be relu/gelu, not {activation}")
+
+
+class TransformerEncoderLayer(Module):
+    """Self-attention then a feed-forward block, each with a residual connection and a
+    ``LayerNorm`` (after it, or before it with ``norm_first=True``).
+
+    >>> import fad.torch as torch
+    >>> layer = torch.nn.TransformerEncoderLayer(4, 2, dim_feedforward=8, dropout=0.0)
+    >>> tuple(layer(torch.ones(3, 2, 4)).shape)
+    (3, 2, 4)
+    """
+
+    def __init__(self, d_model: int, nhead: int, dim_feedforward: int = 2048,
+                 dropout: float = 0.1, activation: str | Callable = "relu",
+                 layer_norm_eps: float = 1e-5, batch_first: bool = False,
+                 norm_first: bool = False, bias: bool = True, device: Any = None,
+                 dtype: Any = None):
+        super().__init__()
+        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
+                                            batch_first=batch_first, dtype=dtype)
+        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, dtype=dtype)
+        self.dropout = Dropout(dropout)
+        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, dtype=dtype)
+        self.norm_first = norm_first
+        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
+        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
+        self.dropout1 = Dropout(dropout)
+        self.dropout2 = Dropout(dropout)
+        self.activation = _activation(activation)
+
+    def _sa_block(self, x: Tensor, mask: Any, pad: Any, is_causal: bool) -> Tensor:
+        x = self.self_attn(x, x, x, attn_mask=mask, key_padding_mask=pad, need_weights=False,
+                           is_causal=is_causal)[0]
+        return self.dropout1(x)
+
+    def _ff_block(self, x: Tensor) -> Tensor:
+        return self.dropout2(self.linear2(self.dropout(self.activation(self.linear1(x)))))
+
+    def forward(self, src: Tensor, src_mask: Tensor | None = None,
+                src_key_padding_mask: Tensor | None = None, is_causal: bool = False
+                ) -> Tensor:
+        x = src
+        if self.norm_first:
+            x = x + self._sa_block(self.norm1(x), src_mask, src_key_padding_mask, is_causal)
+            return x + self._ff_block(self.norm2(x))
+        x = self.norm1(x + self._sa_block(x, src_mask, src_key_padding_mask, is_causal))
+        return self.norm2(x + self._ff_block(x))
+
+
+class TransformerEncoder(Module):
+    """``num_layers`` copies of ``encoder_layer`` applied in turn, then ``norm``.
+
+    >>> import fad.torch as torch
+    >>> layer = torch.nn.TransformerEncoderLayer(4, 2, dim_feedforward=8)
+    >>> enc = torch.nn.TransformerEncoder(layer, 2)
+    >>> len(enc.layers), tuple(enc(torch.ones(3, 2, 4)).shape)
+    (2, (3, 2, 4))
+    """
+
+    def __init__(self, encoder_layer: TransformerEncoderLayer, num_layers: int,
+                 norm: Module | None = None, enable_nested_tensor: bool = True,
+                 mask_check: bool = True):
+        super().__init__()
+        self.layers = ModuleList([copy.deepcopy(encoder_layer) for _ in range(num_layers)])
+        self.num_layers = num_layers
+        self.norm = norm
+
+    def forward(self, src: Tensor, mask: Tensor | None = None,
+                src_key_padding_mask: Tensor | None = None, is_causal: bool | None = None
+                ) -> Tensor:
+        out = src
+        for layer in self.layers:
+            out = layer(out, src_mask=mask, src_key_padding_mask=src_key_padding_mask,
+                        is_causal=bool(is_causal))
+        return out if self.norm is None else self.norm(out)
