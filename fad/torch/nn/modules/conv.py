@@ -8,7 +8,7 @@ from typing import Any
 
 from ..._creation import empty
 from ...tensor import Tensor
-from .. import functional as NF
+from .. import _conv_pool as CP
 from .. import init
 from .module import Module, Parameter
 
@@ -40,18 +40,18 @@ class _ConvNd(Module):
             if padding not in ("same", "valid"):
                 raise ValueError(f"Invalid padding string {padding!r}, should be one of "
                                  "{'valid', 'same'}")
-            if padding == "same" and any(s != 1 for s in NF._ntuple(stride, nd)):
+            if padding == "same" and any(s != 1 for s in CP._ntuple(stride, nd)):
                 raise ValueError("padding='same' is not supported for strided convolutions")
         if padding_mode not in _PADDING_MODES:
             raise ValueError(f"padding_mode must be one of {set(_PADDING_MODES)}, but got "
                              f"padding_mode='{padding_mode}'")
         self.in_channels, self.out_channels = in_channels, out_channels
-        self.kernel_size = NF._ntuple(kernel_size, nd)
-        self.stride = NF._ntuple(stride, nd)
-        self.padding = padding if isinstance(padding, str) else NF._ntuple(padding, nd)
-        self.dilation = NF._ntuple(dilation, nd)
+        self.kernel_size = CP._ntuple(kernel_size, nd)
+        self.stride = CP._ntuple(stride, nd)
+        self.padding = padding if isinstance(padding, str) else CP._ntuple(padding, nd)
+        self.dilation = CP._ntuple(dilation, nd)
         self.transposed = transposed
-        self.output_padding = NF._ntuple(output_padding, nd)
+        self.output_padding = CP._ntuple(output_padding, nd)
         self.groups = groups
         self.padding_mode = padding_mode
         shape = ((in_channels, out_channels // groups) if transposed else
@@ -98,7 +98,7 @@ class _Conv(_ConvNd):
                          False, 0, groups, bias, padding_mode, device, dtype)
 
     def forward(self, input: Tensor) -> Tensor:
-        return NF._convnd(input, self.weight, self.bias, self.stride, self.padding,
+        return CP._convnd(input, self.weight, self.bias, self.stride, self.padding,
                           self.dilation, self.groups, self._nd, self.padding_mode)
 
 
@@ -155,7 +155,7 @@ class _ConvTranspose(_ConvNd):
                 o - ((n - 1) * s - 2 * p + d * (k - 1) + 1)
                 for o, n, s, p, d, k in zip(want, input.shape[-nd:], self.stride,
                                             self.padding, self.dilation, self.kernel_size))
-        return NF._conv_transposend(input, self.weight, self.bias, self.stride, self.padding,
+        return CP._conv_transposend(input, self.weight, self.bias, self.stride, self.padding,
                                     output_padding, self.groups, self.dilation, nd)
 
 

@@ -7,6 +7,7 @@ from typing import Any
 
 from ... import _functions as F
 from ...tensor import Tensor
+from .. import _conv_pool as CP
 from .. import functional as NF
 from .module import Module
 
@@ -91,9 +92,9 @@ class AvgPool1d(Module):
     def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0,
                  ceil_mode: bool = False, count_include_pad: bool = True):
         super().__init__()
-        self.kernel_size = NF._ntuple(kernel_size, 1)
-        self.stride = NF._ntuple(stride if stride is not None else kernel_size, 1)
-        self.padding, self.ceil_mode = NF._ntuple(padding, 1), ceil_mode
+        self.kernel_size = CP._ntuple(kernel_size, 1)
+        self.stride = CP._ntuple(stride if stride is not None else kernel_size, 1)
+        self.padding, self.ceil_mode = CP._ntuple(padding, 1), ceil_mode
         self.count_include_pad = count_include_pad
 
     def forward(self, input: Tensor) -> Tensor:
