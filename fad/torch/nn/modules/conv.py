@@ -6,11 +6,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ..._creation import empty
 from ...tensor import Tensor
 from .. import _conv_pool as CP
-from .. import init
-from .module import Module, Parameter
+from .layers import reset_kaiming, weight_and_bias
+from .module import Module
 
 __all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d"]
 
@@ -56,20 +55,10 @@ class _ConvNd(Module):
         self.padding_mode = padding_mode
         shape = ((in_channels, out_channels // groups) if transposed else
                  (out_channels, in_channels // groups)) + self.kernel_size
-        self.weight = Parameter(empty(*shape, dtype=dtype))
-        if bias:
-            self.bias = Parameter(empty(out_channels, dtype=dtype))
-        else:
-            self.register_parameter("bias", None)
-        self.reset_parameters()
+        weight_and_bias(self, shape, out_channels, bias, dtype)
 
     def reset_parameters(self) -> None:
-        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            fan_in = self.weight.shape[1] * math.prod(self.kernel_size)
-            if fan_in != 0:
-                bound = 1 / math.sqrt(fan_in)
-                init.uniform_(self.bias, -bound, bound)
+        reset_kaiming(self.weight, self.bias, self.weight.shape[1] * math.prod(self.kernel_size))
 
     def extra_repr(self) -> str:
         nd = self._nd

@@ -21,6 +21,30 @@ __all__ = ["Linear", "Bilinear", "Embedding", "ReLU", "ReLU6", "Sigmoid", "Tanh"
 
 
 
+
+def weight_and_bias(module: Module, shape: tuple, out: int, bias: bool, dtype: Any) -> None:
+    """``module.weight`` of ``shape`` and ``module.bias`` of ``out`` (or a ``None``
+    bias, registered as PyTorch does), then ``module.reset_parameters()``."""
+    module.weight = Parameter(empty(*shape, dtype=dtype))
+    if bias:
+        module.bias = Parameter(empty(out, dtype=dtype))
+    else:
+        module.register_parameter("bias", None)
+    module.reset_parameters()
+
+
+def reset_kaiming(weight: Tensor, bias: Tensor | None, fan_in: int,
+                  empty_draws: bool = False) -> None:
+    """PyTorch's default for ``Linear`` and the convolutions: kaiming_uniform with
+    ``a = sqrt(5)`` for the weight, uniform(+-1/sqrt(fan_in)) for the bias. With no
+    inputs (``fan_in`` 0) the bias is drawn from uniform(0, 0) when
+    ``empty_draws`` (``Linear``), else left alone (the convolutions), as PyTorch:
+    the generator's stream afterwards depends on it."""
+    init.kaiming_uniform_(weight, a=math.sqrt(5))
+    if bias is not None and (fan_in > 0 or empty_draws):
+        bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
+        init.uniform_(bias, -bound, bound)
+
 class Linear(Module):
     """``y = x @ W.T + b`` with PyTorch's default initialisation."""
 
@@ -29,18 +53,10 @@ class Linear(Module):
         super().__init__()
         self.in_features = in_features
         self.out_features = out_features
-        self.weight = Parameter(empty(out_features, in_features, dtype=dtype))
-        if bias:
-            self.bias = Parameter(empty(out_features, dtype=dtype))
-        else:
-            self.register_parameter("bias", None)
-        self.reset_parameters()
+        weight_and_bias(self, (out_features, in_features), out_features, bias, dtype)
 
     def reset_parameters(self) -> None:
-        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            bound = 1 / math.sqrt(self.in_features) if self.in_features > 0 else 0
-            init.uniform_(self.bias, -bound, bound)
+        reset_kaiming(self.weight, self.bias, self.in_features, empty_draws=True)
 
     def forward(self, input: Tensor) -> Tensor:
         return NF.linear(input, self.weight, self.bias)
