@@ -467,5 +467,6 @@ def _attend(query: Tensor, key: Tensor, value: Tensor, mask: Tensor | None,
     return F.matmul(weights, value), weights
 
 __all__ = [n for n in dir() if not n.startswith("_") and n not in (
-    "annotations", "Any", "np", "F", "call", "Tensor", "wrap", "math")]
+    "annotations", "Any", "np", "F", "call", "Tensor", "wrap", "math", "warnings", "Tracer",
+    "default_generator", "host")]
 del _dtype
