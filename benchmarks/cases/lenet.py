@@ -131,13 +131,13 @@ def numpy_step(params: list[np.ndarray], x: np.ndarray, y: np.ndarray) -> Callab
 # ----------------------------------------------------------------- fad (jit of grad)
 
 def lenet_loss_fad(params: list, x: Any, y: Any) -> Any:
-    """The same loss written with ``fad.lax.conv`` and fad.numpy."""
+    """The same loss written with ``fad.lax.conv``, ``fad.lax.reduce_window`` (the
+    max-pooling) and fad.numpy."""
     w1, b1, w2, b2, f1, c1, f2, c2, f3, c3 = params
 
     def conv_relu_pool(h: Any, w: Any, b: Any) -> Any:
         h = fnp.maximum(lax.conv(h, w, (1, 1), "VALID") + b[:, None, None], 0)
-        n, c, hh, ww = h.shape
-        return fnp.max(h.reshape(n, c, hh // 2, 2, ww // 2, 2), axis=(3, 5))
+        return lax.reduce_window(h, -np.inf, max, (1, 1, 2, 2), (1, 1, 2, 2), "VALID")
 
     h = conv_relu_pool(conv_relu_pool(x, w1, b1), w2, b2).reshape(x.shape[0], -1)
     h = fnp.maximum(h @ f1.T + c1, 0)
@@ -218,7 +218,7 @@ def lenet_case(size: str) -> list[Problem]:
     contender returns the updated weights.  NumPy: im2col + matmul, max-pool by
     reshape, hand-written backward.  torch and fad.torch: the same nn.Module /
     F.cross_entropy / optim.SGD source.  fad jit: ``fad.jit`` of grad + update,
-    the loss written with ``fad.lax.conv``."""
+    the loss written with ``fad.lax.conv`` and ``fad.lax.reduce_window``."""
     batch = 2 if size == "tiny" else 64
     data = lenet_data(batch)
     contenders = [
