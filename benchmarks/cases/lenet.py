@@ -28,10 +28,10 @@ def lenet_data(batch: int, seed: int = 0) -> tuple[list[np.ndarray], np.ndarray,
     """Parameters drawn as PyTorch's default initialisation does (uniform in
     ±1/sqrt(fan_in)), a batch of 32×32 images and integer labels, float32."""
     rng = np.random.default_rng(seed)
-    params = []
-    for name, shape in SHAPES:
-        fan_in = int(np.prod(shape[1:])) if name.endswith("weight") else \
-            int(np.prod(dict(SHAPES)[name.replace("bias", "weight")][1:]))
+    params, fan_in = [], 1
+    for name, shape in SHAPES:  # a bias follows its weight and shares its fan-in
+        if name.endswith("weight"):
+            fan_in = int(np.prod(shape[1:]))
         bound = 1 / np.sqrt(fan_in)
         params.append(rng.uniform(-bound, bound, shape).astype(np.float32))
     x = rng.standard_normal((batch, 1, 32, 32)).astype(np.float32)
