@@ -11,10 +11,10 @@ the note column gives that first call's time).
 
 from harness import order_cases
 
-from . import chains, dask, elementwise, hvp, jacrev, mlp, per_example  # noqa: F401 - registers them
+from . import chains, dask, elementwise, hvp, jacrev, lenet, mlp, per_example  # noqa: F401 - registers them
 
 ORDER = ("mlp", "chain100", "deep_chain", "hvp", "big_elementwise", "mlp_jit", "chain100_jit",
          "per_example", "big_elementwise_jit", "hvp_jit", "jacrev_jit", "facade_chain",
-         "dask_logistic")
+         "dask_logistic", "lenet")
 
 order_cases(ORDER)

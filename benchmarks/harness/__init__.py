@@ -6,7 +6,7 @@ optional libraries from ``harness.libs``; ``run.py`` drives ``harness.measure``
 (checking, timing, memory, profiles) and ``harness.report`` (the tables).
 """
 
-from .bars import find, jit_speedup_bar, ratio_bar, relative_bar
+from .bars import find, jit_speedup_bar, pair_bar, ratio_bar, relative_bar
 from .contenders import (
     autograd_call,
     autograd_contender,
@@ -22,6 +22,6 @@ from .model import CASES, Bar, Case, Contender, Problem, case, guarded, order_ca
 __all__ = [
     "CASES", "Bar", "Case", "Contender", "Problem", "autograd_call", "autograd_contender",
     "case", "facade_contender", "fad_contender", "find", "guarded", "jit_contender",
-    "jit_speedup_bar", "missing", "order_cases", "ratio_bar", "relative_bar",
+    "jit_speedup_bar", "missing", "order_cases", "pair_bar", "ratio_bar", "relative_bar",
     "torch_contender", "torch_func_contender",
 ]

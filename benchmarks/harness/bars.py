@@ -36,14 +36,20 @@ def relative_bar(text: str, mine: dict | None, other: dict | None, slack: float 
 
 
 def jit_speedup_bar(results: list[dict], limit: float) -> Bar:
-    """'fad jit' costs at most ``limit`` times 'fad' (the un-jitted call) per call.
+    """'fad jit' costs at most ``limit`` times 'fad' (the un-jitted call) per call."""
+    return pair_bar(results, "fad jit", "fad", limit, f"fad jit time ≤ {limit}x un-jitted fad")
+
+
+def pair_bar(results: list[dict], mine: str, other: str, limit: float, text: str = "",
+             problem: int = 0) -> Bar:
+    """Contender ``mine`` costs at most ``limit`` times contender ``other`` per call.
 
     The quotient of the two same-round ratios to NumPy, so that a change of load
     between rounds cancels."""
-    text = f"fad jit time ≤ {limit}x un-jitted fad"
-    j, g = find(results, 0, "fad jit"), find(results, 0, "fad")
-    if not j or j.get("ratio") is None or not g or g.get("ratio") is None:
+    text = text or f"{mine} time ≤ {limit}x {other} time"
+    a, b = find(results, problem, mine), find(results, problem, other)
+    if not a or a.get("ratio") is None or not b or b.get("ratio") is None:
         return Bar(text, "not measured", None)
-    q = j["ratio"] / g["ratio"]
-    return Bar(text, f"{q:.3f}x ({fmt_time(j['time_s'])} vs {fmt_time(g['time_s'])})",
+    q = a["ratio"] / b["ratio"]
+    return Bar(text, f"{q:.3f}x ({fmt_time(a['time_s'])} vs {fmt_time(b['time_s'])})",
                q <= limit)

@@ -17,7 +17,7 @@ BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 sys.path.insert(0, str(BENCHMARKS))  # run.py imports its harness and cases packages from there
 
 import cases  # noqa: E402
-from cases import chains, elementwise, hvp, jacrev, per_example  # noqa: E402
+from cases import chains, elementwise, hvp, jacrev, lenet, per_example  # noqa: E402
 from harness import CASES  # noqa: E402
 from harness.measure import verify  # noqa: E402
 
@@ -103,3 +103,20 @@ def test_closed_form_references_against_finite_differences():
     f = lambda x: np.tanh(A @ x)
     fd = np.stack([(f(x + eps * e) - f(x - eps * e)) / (2 * eps) for e in np.eye(4)], axis=1)
     np.testing.assert_allclose(jacrev.tanh_layer_jacobian_numpy(A, x), fd, rtol=1e-6, atol=1e-9)
+
+
+def test_lenet_reference_against_finite_differences():
+    """The hand-written LeNet backward (im2col, max-pool by reshape), in float64,
+    against central differences of the loss along random directions."""
+    params, x, y = lenet.lenet_data(3)
+    params, x = [p.astype(np.float64) for p in params], x.astype(np.float64)
+    grads = lenet.lenet_grad_numpy(params, x, y)
+    loss = lambda ps: float(lenet.lenet_loss_fad(ps, x, y))
+    rng, eps = np.random.default_rng(1), 1e-6
+    for _ in range(3):
+        v = [rng.standard_normal(p.shape) for p in params]
+        v = [d / np.sqrt(sum(np.sum(e * e) for e in v)) for d in v]  # a unit step: no ReLU kink
+        fd = (loss([p + eps * d for p, d in zip(params, v)])
+              - loss([p - eps * d for p, d in zip(params, v)])) / (2 * eps)
+        np.testing.assert_allclose(sum(float(np.sum(g * d)) for g, d in zip(grads, v)), fd,
+                                   rtol=1e-6)
