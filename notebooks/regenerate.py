@@ -8,7 +8,12 @@ Run it from the repository root (or anywhere)::
 Each notebook runs top to bottom with nbclient in a fresh ``python3`` kernel,
 with this folder as working directory, exactly as ``tests/examples/test_notebooks.py``
 runs it; the executed notebook (text, printed results and inline plots) is written
-back over the file. A cell that raises stops the script with the cell's traceback.
+back over the file, without per-cell timestamps (so a re-run changes only real
+outputs). A cell that raises stops the script with the cell's traceback.
+
+The kernel imports whichever ``fad`` this Python finds: an installed copy
+(``pip install -e .``) or, to use a particular checkout, ``PYTHONPATH=. python
+notebooks/regenerate.py``.
 """
 
 from __future__ import annotations
@@ -27,8 +32,11 @@ CELL_TIMEOUT = 600  # seconds
 def regenerate(path: Path) -> float:
     """Execute the notebook at ``path`` in place; return the seconds it took."""
     nb = nbformat.read(path, as_version=4)
+    for cell in nb.cells:
+        cell.metadata.pop("execution", None)
     client = nbclient.NotebookClient(
         nb, timeout=CELL_TIMEOUT, kernel_name="python3",
+        record_timing=False,
         resources={"metadata": {"path": str(path.parent)}})
     start = time.perf_counter()
     client.execute()
