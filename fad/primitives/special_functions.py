@@ -12,9 +12,10 @@ float32, and polygamma of float32 in float64: cast back).
 
 Each derivative is written with these primitives and the elementwise ones, so
 derivatives of every order work: gammaln' = digamma, digamma' = polygamma(1, .),
-polygamma(n, .)' = polygamma(n + 1, .). Three partials do not exist in closed
-form and raise ``NotImplementedError`` when asked for: ``betainc`` and
-``betaincinv`` in ``a`` and ``b``, and ``zeta`` in ``x``.
+polygamma(n, .)' = polygamma(n + 1, .). ``gammainc`` in ``a`` and ``betainc`` in
+``a`` and ``b`` (no closed form) sum their power series term by term (``gammainc``
+switches to a Gauss-Laguerre rule for large ``x``). One partial raises
+``NotImplementedError`` when asked for: ``zeta`` in ``x``.
 """
 
 from __future__ import annotations
@@ -248,15 +249,57 @@ def _beta_density(a: Any, b: Any, x: Any) -> Any:
                - bind(betaln_p, a, b))
 
 
+# d/da and d/db betainc sum this many terms of the series below (after the
+# symmetry, x <= (a+1)/(a+b+2), and the terms fall at least like that ratio)
+BETAINC_SERIES_TERMS = 1024
+
+
+def _betainc_dab_series(a: Any, b: Any, x: Any, shape: tuple) -> tuple:
+    """``(dI/da, dI/db)`` of ``I_x(a, b) = sum_m T_m``, with
+    ``T_m = x^(a+m) (1-x)^b Gamma(a+b+m) / (Gamma(b) Gamma(a+m+1))`` (the power
+    series of the incomplete beta function), differentiated term by term:
+    ``d log T_m / da = log x + digamma(a+b+m) - digamma(a+m+1)`` and
+    ``d log T_m / db = log(1-x) + digamma(a+b+m) - digamma(b)``."""
+    a, b, x = _as_column(a, shape), _as_column(b, shape), _as_column(x, shape)
+    m = np.arange(BETAINC_SERIES_TERMS, dtype=_np_dtype(a.dtype))
+    am, abm = a + m, a + b + m
+    log_x, log_1mx = log(x), bind(log1p_p, -x)
+    term = exp(am * log_x + b * log_1mx + bind(gammaln_p, abm) - bind(gammaln_p, b)
+               - bind(gammaln_p, am + 1))
+    psi_abm = bind(digamma_p, abm)
+    axes = (len(shape),)
+    da = bind(reduce_sum_p, term * (log_x + psi_abm - bind(digamma_p, am + 1)), axes=axes)
+    db = bind(reduce_sum_p, term * (log_1mx + psi_abm - bind(digamma_p, b)), axes=axes)
+    return da, db
+
+
+def _betainc_dab(a: Any, b: Any, x: Any) -> tuple:
+    """``(dI/da, dI/db)`` of ``I_x(a, b)``: 0 at ``x = 0`` and ``x = 1``; the series
+    where ``x <= (a+1)/(a+b+2)``, and above it the series of
+    ``I_x(a, b) = 1 - I_{1-x}(b, a)`` (each branch sees only its own range)."""
+    shape = shapes.broadcast_shapes(a.shape, b.shape, x.shape)
+    inside = (x > 0) & (x < 1)
+    direct = x <= (a + 1) / (a + b + 2)
+    half = 0.5 + 0 * x
+    da, db = _betainc_dab_series(a, b, select(inside & direct, x, half), shape)
+    db_swapped, da_swapped = _betainc_dab_series(b, a, select(inside & ~direct, 1 - x, half),
+                                                 shape)
+    zero = 0 * da
+    return (select(inside, select(direct, da, -da_swapped), zero),
+            select(inside, select(direct, db, -db_swapped), zero))
+
+
 # betainc(a, b, x) = I_x(a, b), the regularised incomplete beta function, and its
-# inverse in x, betaincinv (derivative 1 / (dI/dx) at the answer)
-_BETAINC_AB = "no closed form; it is a hypergeometric series"
+# inverse in x, betaincinv: dy/dx = 1 / (dI/dx) and dy/da = -(dI/da) / (dI/dx) at
+# the answer (implicit functions)
 betainc_p = _library_nary(
-    "betainc", _no_partial("betainc", "a", _BETAINC_AB), _no_partial("betainc", "b", _BETAINC_AB),
+    "betainc", lambda g, ans, a, b, x: g * _betainc_dab(a, b, x)[0],
+    lambda g, ans, a, b, x: g * _betainc_dab(a, b, x)[1],
     lambda g, ans, a, b, x: g * _beta_density(a, b, x))
 betaincinv_p = _library_nary(
-    "betaincinv", _no_partial("betaincinv", "a", _BETAINC_AB),
-    _no_partial("betaincinv", "b", _BETAINC_AB),
+    "betaincinv",
+    lambda g, ans, a, b, y: -(g * _betainc_dab(a, b, ans)[0] / _beta_density(a, b, ans)),
+    lambda g, ans, a, b, y: -(g * _betainc_dab(a, b, ans)[1] / _beta_density(a, b, ans)),
     lambda g, ans, a, b, y: g / _beta_density(a, b, ans))
 
 # the Hurwitz zeta function sum_k (k + q)^-x; d/dq = -x zeta(x + 1, q)

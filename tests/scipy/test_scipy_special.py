@@ -67,8 +67,6 @@ def test_inverse_functions():
     a, p = np.array([0.8, 2.5, 30.0]), np.array([0.1, 0.5, 0.95])
     fad.check_grads(fsp.gammaincinv, (a, p), order=2, atol=1e-5, rtol=1e-5)
     fad.check_grads(lambda y: fsp.betaincinv(2.5, 0.7, y), (p,), order=2, atol=1e-5, rtol=1e-5)
-    with pytest.raises(NotImplementedError, match="betaincinv in a"):
-        fad.grad(fsp.betaincinv)(2.0, 3.0, 0.5)
 
 
 def test_betainc_and_multigammaln_values():
@@ -117,10 +115,6 @@ def test_higher_derivatives_of_the_new_primitives():
 
 
 def test_derivatives_without_closed_form_raise():
-    with pytest.raises(NotImplementedError, match="betainc in a"):
-        fad.grad(fsp.betainc)(2.0, 3.0, 0.5)
-    with pytest.raises(NotImplementedError, match="betainc in b"):
-        fad.grad(fsp.betainc, argnums=1)(2.0, 3.0, 0.5)
     with pytest.raises(NotImplementedError, match="zeta in x"):
         fad.grad(fsp.zeta)(2.0, 1.5)
     with pytest.raises(NotImplementedError, match="q=1.0"):

@@ -1,5 +1,6 @@
 """The Poisson distribution (``scipy.stats.poisson``) of mean ``mu``, on the whole
-numbers ``k >= loc``. Differentiable in ``mu`` (``k`` and ``loc`` are discrete).
+numbers ``k >= loc``. Differentiable in ``mu`` (``k`` and ``loc`` are discrete);
+``ppf`` is integer-valued and has derivative 0.
 
 >>> import fad, fad.scipy.stats as fst
 >>> round(float(fst.poisson.pmf(2.0, 3.0)), 12)  # 9/2 e^-3
@@ -14,8 +15,10 @@ from typing import Any
 
 import numpy as np
 
+from ... import numpy as fnp
+from ...lax import stop_gradient
 from .. import special
-from ._common import integer_valued, nan_unless, on_support, shifted
+from ._common import arguments, integer_valued, nan_unless, on_support, shifted
 from ._family import exponential_of
 
 
@@ -49,4 +52,44 @@ def cdf(k: Any, mu: Any, loc: Any = 0) -> Any:
     return nan_unless(mu >= 0, value)
 
 
-__all__ = ["logpmf", "pmf", "cdf"]
+def sf(k: Any, mu: Any, loc: Any = 0) -> Any:
+    """``P(K > k) = gammainc(floor(k) + 1, mu)``, 1 for ``k < 0``.
+
+    >>> import fad.scipy.stats as fst
+    >>> round(float(fst.poisson.sf(1.0, 2.0)), 12)  # 1 - 3 e^-2
+    0.59399415029
+    """
+    k, (mu,) = shifted("poisson.sf", k, mu, loc, floor=True)
+    value = on_support(k >= 0, k, lambda k: special.gammainc(k + 1, mu), 1.0)
+    return nan_unless(mu >= 0, value)
+
+
+# ppf bisects on the whole numbers between -1 and mu + 20 sqrt(mu) + 40 (where the
+# upper tail is below 1e-80), halving the interval this many times
+PPF_BISECTIONS = 64
+
+
+def ppf(q: Any, mu: Any, loc: Any = 0) -> Any:
+    """The quantile function: the least whole ``k`` with ``cdf(k) >= q`` (plus
+    ``loc``); ``-1`` at ``q = 0``, ``inf`` at ``q = 1``, NaN for ``q`` outside
+    ``[0, 1]`` or ``mu < 0``.
+
+    >>> import fad.scipy.stats as fst
+    >>> [float(v) for v in fst.poisson.ppf([0.0, 0.3, 1.0], 3.0)]
+    [-1.0, 2.0, inf]
+    """
+    q, mu, loc = (stop_gradient(v) for v in arguments("poisson.ppf", q, mu, loc))
+    rate = fnp.maximum(mu, 0.0)
+    # invariant: cdf(low) < q <= cdf(high)
+    low = -1.0 + 0 * (q + rate)
+    high = fnp.ceil(rate + 20 * fnp.sqrt(rate) + 40) + 0 * q
+    for _ in range(PPF_BISECTIONS):
+        mid = fnp.floor((low + high) / 2)
+        above = special.gammaincc(fnp.maximum(mid, 0.0) + 1, rate) >= q
+        above = above & (mid >= 0)
+        low, high = fnp.where(above, low, mid), fnp.where(above, mid, high)
+    k = fnp.where(q == 0, -1.0, fnp.where(q == 1, np.inf, high))
+    return nan_unless((mu >= 0) & (q >= 0) & (q <= 1), k + loc)
+
+
+__all__ = ["logpmf", "pmf", "cdf", "sf", "ppf"]

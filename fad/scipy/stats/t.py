@@ -1,16 +1,17 @@
 """Student's t distribution (``scipy.stats.t``) with ``df`` degrees of freedom.
 
-``logpdf`` and ``pdf`` are differentiable in ``x``, ``df``, ``loc`` and
-``scale``; ``cdf logcdf sf logsf`` (the incomplete beta function) in ``x``,
-``loc`` and ``scale`` only: their derivative in ``df`` raises
-``NotImplementedError`` (``betainc``'s derivative in its parameters has no
-closed form). ``ppf`` is differentiable in ``q``, ``loc`` and ``scale``.
+Every function is differentiable in every argument (``x`` or ``q``, ``df``,
+``loc``, ``scale``); ``cdf logcdf sf logsf`` go through the incomplete beta
+function, ``ppf`` through its inverse (derivatives by the implicit function
+theorem).
 
 >>> import fad, fad.scipy.stats as fst
 >>> round(float(fst.t.cdf(1.0, 1.0)), 12)  # Cauchy: 1/2 + atan(1)/pi
 0.75
 >>> round(float(fad.grad(fst.t.cdf)(0.0, 1.0)), 12)  # the density at 0: 1/pi
 0.318309886184
+>>> round(float(fad.grad(fst.t.cdf, argnums=1)(1.0, 1.0)), 12)
+0.066202980469
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from ... import numpy as fnp
+from ...transforms.autodiff import jvp
 from ...transforms.custom import custom_jvp
 from .. import special
 from ._common import arguments, location_scale, log_probability, nan_unless
@@ -40,15 +42,20 @@ def _standard_cdf_values(z: Any, df: Any) -> Any:
     return fnp.where(z < 0, tail, 1 - tail)
 
 
+def _df_tangent(z: Any, df: Any, t: Any) -> Any:
+    """The tangent of the cdf along ``t`` in ``df``, through the incomplete beta
+    function at ``z != 0`` (its own derivative in ``x`` is infinite at ``z = 0``,
+    where the cdf is 1/2 whatever ``df``: there it is 0)."""
+    zero = z == 0
+    _, tail = jvp(lambda d: _lower_tail(fnp.where(zero, 1.0, z), d), (df,), (t,))
+    return fnp.where(zero, 0.0, fnp.where(z < 0, tail, -tail))
+
+
 # its derivative in z is the density (the incomplete beta's own derivative is
-# infinite at z = 0, times a zero); in df it goes through betainc and raises
-_standard_cdf = custom_jvp(_standard_cdf_values, nondiff_argnums=(1,))
-
-
-@_standard_cdf.defjvp
-def _standard_cdf_jvp(df: Any, primals: Any, tangents: Any) -> Any:
-    (z,), (tz,) = primals, tangents
-    return _standard_cdf(z, df), tz * fnp.exp(_standard_logpdf(z, df))
+# infinite at z = 0, times a zero)
+_standard_cdf = custom_jvp(_standard_cdf_values)
+_standard_cdf.defjvps(lambda t, ans, z, df: t * fnp.exp(_standard_logpdf(z, df)),
+                      lambda t, ans, z, df: _df_tangent(z, df, t))
 
 
 def _standard_ppf_values(q: Any, df: Any) -> Any:
@@ -64,16 +71,13 @@ def _standard_ppf_values(q: Any, df: Any) -> Any:
     return fnp.where(q < 0.5, -size, size)
 
 
-# its derivative in q is 1 / density (the square root's own is infinite at the
-# median, times a zero); in df it goes through betaincinv and raises
-_standard_ppf = custom_jvp(_standard_ppf_values, nondiff_argnums=(1,))
-
-
-@_standard_ppf.defjvp
-def _standard_ppf_jvp(df: Any, primals: Any, tangents: Any) -> Any:
-    (q,), (tq,) = primals, tangents
-    z = _standard_ppf(q, df)
-    return z, tq * fnp.exp(-_standard_logpdf(z, df))
+# the implicit function z(q, df) of cdf(z, df) = q: dz/dq = 1 / density and
+# dz/ddf = -(dcdf/ddf) / density (the square root's own derivative is infinite at
+# the median, times a zero)
+_standard_ppf = custom_jvp(_standard_ppf_values)
+_standard_ppf.defjvps(
+    lambda t, ans, q, df: t * fnp.exp(-_standard_logpdf(ans, df)),
+    lambda t, ans, q, df: -(_df_tangent(ans, df, t) * fnp.exp(-_standard_logpdf(ans, df))))
 
 
 def _valid(name: str, x: Any, df: Any, loc: Any, scale: Any) -> tuple:
