@@ -1408,11 +1408,11 @@ OPS: list[Op] = [
     special_binary("gammaincinv", (POS, uniform(0.1, 0.9))),
     special_binary("rel_entr", (POS, POS)),
     special_binary("kl_div", (POS, POS)),
-    # differentiable in x only (a, b fixed) / in q only (x fixed): no closed form in the others
-    Op("betainc", lambda xp, x: _special(xp).betainc(1.5, 2.5, x), elementwise(1),
-       uniform(0.1, 0.9), real_only=REAL_SPECIAL),
-    Op("betaincinv", lambda xp, y: _special(xp).betaincinv(1.5, 2.5, y), elementwise(1),
-       uniform(0.1, 0.9), real_only=REAL_SPECIAL),
+    Op("betainc", lambda xp, a, b, x: _special(xp).betainc(a, b, x), elementwise(3),
+       (uniform(0.5, 4), uniform(0.5, 4), uniform(0.1, 0.9)), real_only=REAL_SPECIAL),
+    Op("betaincinv", lambda xp, a, b, y: _special(xp).betaincinv(a, b, y), elementwise(3),
+       (uniform(0.5, 4), uniform(0.5, 4), uniform(0.1, 0.9)), real_only=REAL_SPECIAL),
+    # differentiable in q only (x fixed): no closed form in x
     Op("zeta", lambda xp, q: _special(xp).zeta(3.0, q), elementwise(1), POS,
        real_only=REAL_SPECIAL),
     Op("multigammaln", lambda xp, a, *, d: _special(xp).multigammaln(a, d),
