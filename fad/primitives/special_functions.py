@@ -249,8 +249,8 @@ def _beta_density(a: Any, b: Any, x: Any) -> Any:
                - bind(betaln_p, a, b))
 
 
-# d/da and d/db betainc sum this many terms of the series below (after the
-# symmetry, x <= (a+1)/(a+b+2), and the terms fall at least like that ratio)
+# d/da and d/db betainc sum this many terms of the series below (of I_x(a, b)
+# or of 1 - I_{1-x}(b, a), whichever converges sooner)
 BETAINC_SERIES_TERMS = 1024
 
 
@@ -273,14 +273,23 @@ def _betainc_dab_series(a: Any, b: Any, x: Any, shape: tuple) -> tuple:
     return da, db
 
 
+def _betainc_series_cost(a: Any, b: Any, x: Any) -> Any:
+    """About how many terms the series of ``I_x(a, b)`` needs: its terms grow while
+    their ratio ``x (a+b+m) / (a+m+1)`` exceeds 1, up to ``m = (x (a+b) - a - 1) / (1-x)``,
+    then fall like ``x^m``."""
+    peak = (x * (a + b) - a - 1) / (1 - x)
+    return select(peak > 0, peak, 0 * peak) - 40 / log(x)
+
+
 def _betainc_dab(a: Any, b: Any, x: Any) -> tuple:
-    """``(dI/da, dI/db)`` of ``I_x(a, b)``: 0 at ``x = 0`` and ``x = 1``; the series
-    where ``x <= (a+1)/(a+b+2)``, and above it the series of
-    ``I_x(a, b) = 1 - I_{1-x}(b, a)`` (each branch sees only its own range)."""
+    """``(dI/da, dI/db)`` of ``I_x(a, b)``: 0 at ``x = 0`` and ``x = 1``; elsewhere
+    the series of ``I_x(a, b)`` or of ``1 - I_{1-x}(b, a)``, whichever converges
+    sooner (each branch sees only its own range)."""
     shape = shapes.broadcast_shapes(a.shape, b.shape, x.shape)
     inside = (x > 0) & (x < 1)
-    direct = x <= (a + 1) / (a + b + 2)
     half = 0.5 + 0 * x
+    y = select(inside, x, half)
+    direct = _betainc_series_cost(a, b, y) <= _betainc_series_cost(b, a, 1 - y)
     da, db = _betainc_dab_series(a, b, select(inside & direct, x, half), shape)
     db_swapped, da_swapped = _betainc_dab_series(b, a, select(inside & ~direct, 1 - x, half),
                                                  shape)

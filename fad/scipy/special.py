@@ -8,9 +8,9 @@ arrays), with derivatives of every order. The others are compositions of
 raises ``NotImplementedError``; ``gammainc``'s derivative in ``a`` sums a series
 (for ``x <= a + 20``) or a Gauss-Laguerre rule (above), accurate to about 1e-8
 for ``a`` up to 2000;
-``betainc``'s in ``a`` and ``b`` sums its power series (1024 terms, after the
-symmetry ``I_x(a, b) = 1 - I_{1-x}(b, a)`` that keeps ``x <= (a+1)/(a+b+2)``),
-accurate to about 1e-10 for ``a, b`` up to 50, and ``betaincinv``'s follow by
+``betainc``'s in ``a`` and ``b`` sums the power series of ``I_x(a, b)`` or of
+``1 - I_{1-x}(b, a)``, whichever converges sooner (1024 terms), accurate to
+about 1e-9 for ``a, b`` up to a few thousand, and ``betaincinv``'s follow by
 the implicit function theorem.
 As in JAX, arguments are real: integers and booleans become the
 default float (float64), a float keeps its dtype (float32 in, float32 out), and

@@ -111,3 +111,14 @@ def test_poisson_ppf_and_sf_match_scipy():
     np.testing.assert_allclose(fad.jit(fst.poisson.ppf)(q, mu), fst.poisson.ppf(q, mu))
     fad.check_grads(lambda m: fst.poisson.sf(k[1:], m), (np.array([0.5, 2.0, 8.0, 3.0]),),
                     order=2, atol=1e-5, rtol=1e-5)
+
+
+def test_betainc_parameter_derivatives_far_from_the_grid():
+    """Large and unequal parameters, x near the ends: the branch that converges sooner."""
+    a, b = np.array([500.0, 2000.0, 0.05, 1000.0, 3.0]), np.array([0.5, 3.0, 0.05, 1000.0, 4000.0])
+    x = np.array([0.995, 0.998, 0.5, 0.49, 0.001])
+    for i in (0, 1):
+        got = np.asarray(fad.vmap(fad.grad(fsp.betainc, argnums=i))(a, b, x))
+        h = 1e-6 * np.maximum(1.0, (a, b)[i])
+        want = _central(scipy.special.betainc, i, (a, b, x), h=h)
+        np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-9)
