@@ -8,7 +8,7 @@ import functools
 from typing import Any, Callable, Sequence
 
 from ..core.ir import ClosedJaxpr, ShapedArray
-from ..core.trace import aval_of, bind, enter_onto, no_grad_scope
+from ..core.trace import Tracer, aval_of, bind, current_state, enter_onto, no_grad_scope
 from ..interpreters.evaluate import eval_jaxpr
 from ..interpreters.jvp import jvp_flat
 from ..interpreters.linearize import linearize_flat
@@ -283,6 +283,11 @@ def linearize(fun: Callable, *primals: Any) -> tuple:
 
     outs, lin, is_zero = linearize_flat(flat_fun, leaves, label=call_label("linearize", fun),
                                         later=True)
+    if current_state().empty and any(isinstance(o, Tracer) for o in outs):
+        # a jitted call stages its primal outputs with its tangents (one call computes
+        # both), so they come out of the linear program's trace as tracers: compute
+        # the values with a plain call
+        outs = flat_fun(*leaves)
 
     def f_jvp(*tangents: Any) -> Any:
         t_leaves = _checked_tangents(tangents, leaves, in_tree, primals,

@@ -526,3 +526,14 @@ def test_static_argnames_by_position_keyword_or_default():
     assert g.trace_count == 3  # n = 2, 3, 1 (3 by position and by keyword: one entry)
     with pytest.raises(ValueError, match="'k' is not a positional parameter"):
         fad.jit(lambda x, *, k: x, static_argnames="k")
+
+
+def test_linearize_of_a_jitted_function_gives_values_not_tracers():
+    """A jitted call computes its primal outputs and tangents in one staged call;
+    ``fad.linearize`` still returns the primal outputs as arrays."""
+    x = np.array([0.3, 1.2])
+    for f, scale in [(fad.jit(fnp.sin), 1.0), (lambda v: fad.jit(fnp.sin)(v) * 3.0, 3.0)]:
+        y, f_jvp = fad.linearize(f, x)
+        assert type(y) is np.ndarray
+        np.testing.assert_allclose(y, scale * np.sin(x), rtol=1e-15)
+        np.testing.assert_allclose(f_jvp(np.ones(2)), scale * np.cos(x), rtol=1e-15)
