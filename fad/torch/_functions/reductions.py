@@ -8,7 +8,7 @@ from typing import Any
 from ... import numpy as fnp
 from .. import _dtype
 from .._creation import zeros
-from .._dtype import array_np_dtype, type_word
+from .._dtype import type_word
 from .._ops import OPS, call
 from .._recorder import Op, apply
 from ..tensor import Tensor, _wrap_dim, wrap
@@ -28,6 +28,8 @@ def _int64_if_integer(input: Tensor) -> Tensor:
 def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     d = _dim_param(dim, input.dim())
     dt = None if dtype is None else _dtype.np_dtype(dtype)
+    if dt is None and input.dtype.np.kind in "bu":  # PyTorch: int64 (NumPy: uint64)
+        dt = _dtype.int64.np
     if d is None and dim is None:
         if dt is None and not keepdim:
             return apply(_SUM, (input,))
@@ -186,11 +188,14 @@ def cumsum(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
 
 
 def _argsort_array(v: Any, dim: int, descending: bool) -> Any:
-    """The stable sorting permutation of ``v`` along ``dim`` (``descending``: that
-    of ``-v``; booleans sort ascending), or ``[0]`` for a 0-d ``v``."""
-    if descending and array_np_dtype(v).kind != "b":
-        v = fnp.negative(v)
-    return fnp.argsort(v, axis=dim if v.ndim else None)
+    """The stable sorting permutation of ``v`` along ``dim``, or ``[0]`` for a 0-d
+    ``v``. Descending, as PyTorch's: largest first (NaN first), equal values in
+    their original order, for every dtype (bool and unsigned too): the ascending
+    permutation of ``v`` reversed along ``dim``, read backwards."""
+    if not descending or not v.ndim:
+        return fnp.argsort(v, axis=dim if v.ndim else None)
+    backwards = fnp.argsort(fnp.flip(v, axis=dim), axis=dim)
+    return (v.shape[dim] - 1) - fnp.flip(backwards, axis=dim)
 
 
 def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> Any:
