@@ -170,34 +170,8 @@ def reciprocal(x: Any) -> Any:
     return divide(1, x) if dtype_of(x).kind in "fc" else divide(1.0, x)
 
 
-def _scaled_log(name: str, x: Any, scale: float) -> Any:
-    x = asarray(x)
-    _, (x,) = promote(name, x)
-    out = log(x)
-    if dtype_of(out).kind == "c":  # scale each part: (-inf+0j) * (c+0j) would give a NaN
-        from ._complex import imag, make_complex, real
-        return make_complex(real(out) * scale, imag(out) * scale)
-    return out * scale
-
-
-def log2(x: Any) -> Any:
-    """Base-2 logarithm, ``log(x) / log(2)``.
-
-    >>> import fad.numpy as fnp
-    >>> fnp.log2(fnp.array([0.5, 1.0, 1024.0])).tolist()
-    [-1.0, 0.0, 10.0]
-    """
-    return _scaled_log("log2", x, 1.0 / 0.6931471805599453)
-
-
-def log10(x: Any) -> Any:
-    """Base-10 logarithm, ``log(x) / log(10)``.
-
-    >>> import fad.numpy as fnp
-    >>> fnp.log10(fnp.array([1.0, 100.0])).round(12).tolist()  # (to a few ulp of NumPy's)
-    [0.0, 2.0]
-    """
-    return _scaled_log("log10", x, 1.0 / 2.302585092994046)
+log2 = _unary(E.log2_p, "log2", 2.0)
+log10 = _unary(E.log10_p, "log10", 10.0)
 
 
 def sigmoid(x: Any) -> Any:
