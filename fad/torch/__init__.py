@@ -34,6 +34,7 @@ from ._creation import (
     as_tensor,
     asarray,
     bernoulli,
+    multinomial,
     default_generator,
     empty,
     empty_like,

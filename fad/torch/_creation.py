@@ -547,6 +547,35 @@ def normal(mean: Any = 0.0, std: Any = 1.0, size: Any = None, **kwargs: Any) -> 
     return _random(lambda r, sh: r.normal(np.asarray(m), np.asarray(s), sh), (size,), kwargs)
 
 
+def multinomial(input: Tensor, num_samples: int, replacement: bool = False,
+                **kwargs: Any) -> Tensor:
+    """``num_samples`` category indices (int64) drawn from each row of ``input``,
+    non-negative weights of 1 or 2 dimensions (normalised here), with or without
+    replacement; PyTorch's checks and messages.
+
+    >>> import fad.torch as torch
+    >>> torch.multinomial(torch.tensor([0.0, 1.0, 0.0]), 2, replacement=True).tolist()
+    [1, 1]
+    """
+    weights = np.asarray(host(input._value), dtype=np.float64)
+    if weights.ndim not in (1, 2):
+        raise RuntimeError("prob_dist must be 1 or 2 dim")
+    if not np.all(np.isfinite(weights)) or np.any(weights < 0):
+        raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+    rows = weights.reshape(-1, weights.shape[-1])
+    totals = rows.sum(-1)
+    if np.any(totals <= 0):
+        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+    if not replacement and num_samples > rows.shape[-1]:
+        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without "
+                           "replacement")
+    rng = _rng(kwargs)
+    drawn = np.stack([rng.choice(rows.shape[-1], num_samples, replace=replacement, p=r / t)
+                      for r, t in zip(rows, totals)]).reshape(weights.shape[:-1] + (num_samples,))
+    kwargs.setdefault("dtype", _dtype.int64)
+    return _random(lambda r, s: drawn, (drawn.shape,), kwargs)
+
+
 def bernoulli(p: Tensor, **kwargs: Any) -> Tensor:
     probs = np.asarray(p._value)
     kwargs.setdefault("dtype", p.dtype)
