@@ -27,7 +27,7 @@ count_nonzero cumsum sort argsort topk reshape view view_as reshape_as flatten u
 squeeze unsqueeze permute transpose swapaxes swapdims t movedim moveaxis expand expand_as
 broadcast_to repeat tile flip fliplr flipud roll split chunk unbind narrow index_select gather
 take_along_dim masked_fill nonzero tril triu trace clone to type_as matmul mm bmm mv dot vdot
-inner outer ger addmm""".split()
+inner outer ger addmm baddbmm scatter scatter_add index_add""".split()
 
 # in-place variants ``x.add_(...)``: computed out of place, then stored into ``x``
 # (cast to ``x``'s dtype, as PyTorch does for comparisons and logic)
@@ -35,7 +35,8 @@ _INPLACE = """add sub subtract mul multiply div divide true_divide floor_divide 
 clamp clip clamp_min clamp_max exp log log2 log10 sqrt abs absolute neg negative relu sigmoid
 tanh sin cos tan asin arcsin acos arccos atan arctan atan2 arctan2 sinh cosh floor ceil round
 trunc fix frac sign sgn reciprocal square masked_fill remainder fmod exp2 expm1 log1p rsqrt erf
-erfc erfinv lgamma digamma cumsum tril triu addmm eq ne not_equal lt less le less_equal gt
+erfc erfinv lgamma digamma cumsum tril triu addmm baddbmm scatter scatter_add index_add
+eq ne not_equal lt less le less_equal gt
 greater ge greater_equal logical_and logical_or logical_xor logical_not bitwise_and bitwise_or
 bitwise_xor bitwise_not""".split()
 

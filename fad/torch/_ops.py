@@ -116,6 +116,29 @@ def _gather(a: Any, dim: int, index: Any) -> Any:
     return fnp.take_along_axis(a, index, axis=dim)
 
 
+def _scatter(a: Any, src: Any, dim: int = 0, index: Any = None, reduce: str | None = None
+             ) -> Any:
+    """``a.scatter(dim, index, src)``: ``out[..., index[p], ...] = src[p]`` (``add``:
+    summed), as ``fad.numpy``'s ``.at[]`` update at the full index (``index`` along
+    ``dim``, the position of each element of ``index`` along the other axes)."""
+    grid = np.indices(index.shape, sparse=True)
+    at = fnp.at(a)[tuple(index if d == dim else grid[d] for d in range(index.ndim))]
+    if getattr(src, "ndim", 0):  # src may be larger than index along every axis
+        src = src[tuple(slice(0, n) for n in index.shape)]
+    return at.add(src) if reduce == "add" else at.set(src)
+
+
+def _index_add(a: Any, src: Any, dim: int = 0, index: Any = None, alpha: Any = 1) -> Any:
+    """``out[..., index[i], ...] += alpha * src[..., i, ...]`` along ``dim``."""
+    return fnp.at(a)[(slice(None),) * dim + (index,)].add(src if alpha == 1 else src * alpha)
+
+
+def _addmm(c: Any, a: Any, b: Any, beta: Any = 1, alpha: Any = 1) -> Any:
+    """``beta c + alpha (a @ b)`` (``addmm``, ``baddbmm``)."""
+    return (c if beta == 1 else c * beta) + (
+        fnp.matmul(a, b) if alpha == 1 else fnp.matmul(a, b) * alpha)
+
+
 def _index_put(a: Any, v: Any, index: Any = None, accumulate: bool = False) -> Any:
     """``a[index] = v`` out of place: ``v`` is placed by the transpose of the gather."""
     zeros = fnp.zeros_like(a)
@@ -441,6 +464,9 @@ _TABLE: dict[str, tuple] = {
     "triu": (lambda a, diagonal=0: fnp.triu(a, diagonal), "TriuBackward0", None, False),
     "pad": (_pad, "ConstantPadNdBackward0", None, False),
     "index_put": (_index_put, "CopySlices", None, True),
+    "scatter": (_scatter, lambda *a, reduce=None, **k: "ScatterAddBackward0" if reduce == "add"
+                else "ScatterBackward0", None, True),
+    "index_add": (_index_add, "IndexAddBackward0", None, True),
     "trace": (fnp.trace, "TraceBackward0", None, False),
     "clone": (_clone, "CloneBackward0", None, False),
     "grad_copy": (_clone, "CopyBackwards", None, False),
@@ -457,9 +483,8 @@ _TABLE: dict[str, tuple] = {
     "mv": (_mm, "MvBackward0", EW, True),
     "dot": (_mm, "DotBackward0", EW, True),
     "outer": (fnp.outer, "MulBackward0", EW, True),
-    "addmm": (lambda c, a, b, beta=1, alpha=1: (c if beta == 1 else c * beta) + (
-        fnp.matmul(a, b) if alpha == 1 else fnp.matmul(a, b) * alpha), "AddmmBackward0", EW,
-              True),
+    "addmm": (_addmm, "AddmmBackward0", EW, True),
+    "baddbmm": (_addmm, "BaddbmmBackward0", EW, True),
     "einsum": (lambda *xs, equation="": fnp.einsum(equation, *xs), "ViewBackward0", EW,
                True),
     # losses

@@ -28,6 +28,45 @@ def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
     return call("gather", input, dim=_wrap_dim(dim, input.dim()), index=_idx(index))
 
 
+def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: Any = None,
+            reduce: str | None = None) -> Tensor:
+    """``out[..., index[p], ...] = src[p]`` along ``dim`` (a copy of ``input``);
+    ``value``: a number instead of ``src``; ``reduce="add"``: summed.
+
+    >>> import fad.torch as torch
+    >>> torch.zeros(3).scatter(0, torch.tensor([2, 0]), torch.tensor([5.0, 7.0])).tolist()
+    [7.0, 0.0, 5.0]
+    """
+    src = value if src is None else src
+    if isinstance(src, Tensor) and src.dim() == 0:
+        src = src.item()
+    return call("scatter", input, src, dim=_wrap_dim(dim, input.dim()), index=_idx(index),
+                reduce=reduce)
+
+
+def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+    """``out[..., index[p], ...] += src[p]`` along ``dim`` (repeated indices summed).
+
+    >>> import fad.torch as torch
+    >>> torch.zeros(2).scatter_add(0, torch.tensor([1, 1, 0]), torch.ones(3)).tolist()
+    [1.0, 2.0]
+    """
+    return call("scatter", input, src, dim=_wrap_dim(dim, input.dim()), index=_idx(index),
+                reduce="add")
+
+
+def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1
+              ) -> Tensor:
+    """``out[..., index[i], ...] += alpha * source[..., i, ...]`` along ``dim``.
+
+    >>> import fad.torch as torch
+    >>> torch.zeros(3).index_add(0, torch.tensor([0, 0, 2]), torch.ones(3)).tolist()
+    [2.0, 0.0, 1.0]
+    """
+    return call("index_add", input, source, dim=_wrap_dim(dim, input.dim()),
+                index=_idx(index), alpha=alpha)
+
+
 def take_along_dim(input: Tensor, indices: Tensor, dim: int) -> Tensor:
     return gather(input, dim, indices)
 

@@ -169,6 +169,18 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: An
         raise
 
 
+def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1
+            ) -> Tensor:
+    """``beta * input + alpha * (batch1 @ batch2)`` over a batch of matrices.
+
+    >>> import fad.torch as torch
+    >>> torch.baddbmm(torch.ones(1, 2, 2), torch.ones(1, 2, 3), torch.ones(1, 3, 2)).tolist()
+    [[[4.0, 4.0], [4.0, 4.0]]]
+    """
+    bmm(batch1, batch2)  # PyTorch's shape and dtype checks, in its words
+    return call("baddbmm", input, batch1, batch2, beta=beta, alpha=alpha)
+
+
 def cross(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:
     """The cross product of 3-vectors along ``dim`` (``None``: the first dimension
     of size 3, as PyTorch's deprecated default).
