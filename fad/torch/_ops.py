@@ -139,6 +139,38 @@ def _addmm(c: Any, a: Any, b: Any, beta: Any = 1, alpha: Any = 1) -> Any:
         fnp.matmul(a, b) if alpha == 1 else fnp.matmul(a, b) * alpha)
 
 
+def _resample(a: Any, sizes: tuple = (), scales: tuple = (), mode: str = "nearest",
+              align_corners: bool = False) -> Any:
+    """``F.interpolate`` over the trailing axes of ``a`` (one per entry of ``sizes``):
+    ``nearest`` picks ``floor(i * scale)``; ``linear`` / ``bilinear`` mix the two
+    neighbours of the source position ``(i + 1/2) scale - 1/2`` (clamped at 0), or
+    ``i (n - 1) / (m - 1)`` with ``align_corners``, axis by axis (separable)."""
+    first = a.ndim - len(sizes)
+    for k, (m, scale) in enumerate(zip(sizes, scales)):
+        axis, n = first + k, a.shape[first + k]
+        i = np.arange(m, dtype=np.float64)
+        if mode == "nearest":
+            a = fnp.take(a, np.minimum(np.floor(i * scale).astype(np.int64), n - 1), axis=axis)
+            continue
+        if align_corners:
+            src = i * ((n - 1) / (m - 1) if m > 1 else 0.0)
+        else:
+            src = np.maximum((i + 0.5) * scale - 0.5, 0.0)
+        lo = np.minimum(np.floor(src).astype(np.int64), n - 1)
+        hi = np.minimum(lo + 1, n - 1)
+        shape = [1] * a.ndim
+        shape[axis] = m
+        w = (src - lo).reshape(shape).astype(array_np_dtype(a))
+        a = fnp.take(a, lo, axis=axis) * (1 - w) + fnp.take(a, hi, axis=axis) * w
+    return a
+
+
+def _resample_name(vals: list, params: dict) -> str:
+    n = len(params["sizes"])
+    kind = "Nearest" if params["mode"] == "nearest" else "Linear" if n == 1 else "Bilinear"
+    return f"Upsample{kind}{n}DBackward0"
+
+
 def _index_put(a: Any, v: Any, index: Any = None, accumulate: bool = False) -> Any:
     """``a[index] = v`` out of place: ``v`` is placed by the transpose of the gather."""
     zeros = fnp.zeros_like(a)
@@ -463,8 +495,9 @@ _TABLE: dict[str, tuple] = {
     "tril": (lambda a, diagonal=0: fnp.tril(a, diagonal), "TrilBackward0", None, False),
     "triu": (lambda a, diagonal=0: fnp.triu(a, diagonal), "TriuBackward0", None, False),
     "pad": (_pad, "ConstantPadNdBackward0", None, False),
+    "resample": (_resample, _resample_name, None, False),
     "index_put": (_index_put, "CopySlices", None, True),
-    "scatter": (_scatter, lambda *a, reduce=None, **k: "ScatterAddBackward0" if reduce == "add"
+    "scatter": (_scatter, lambda vals, p: "ScatterAddBackward0" if p.get("reduce") == "add"
                 else "ScatterBackward0", None, True),
     "index_add": (_index_add, "IndexAddBackward0", None, True),
     "trace": (fnp.trace, "TraceBackward0", None, False),

@@ -65,3 +65,11 @@ def test_in_place_forms_and_scalar_values():
         real.zeros(3).scatter(0, real.tensor([1]), value=4.0).tolist()
     assert torch.zeros(3).index_add_(0, torch.tensor([2]), torch.ones(1)).tolist() == \
         real.zeros(3).index_add_(0, real.tensor([2]), real.ones(1)).tolist()
+
+
+def test_grad_fn_names_are_pytorchs():
+    s = torch.ones(2, requires_grad=True)
+    x = torch.zeros(3)
+    assert type(x.scatter_add(0, torch.tensor([0, 2]), s).grad_fn).__name__ == \
+        "ScatterAddBackward0"
+    assert type(x.scatter(0, torch.tensor([0, 2]), s).grad_fn).__name__ == "ScatterBackward0"

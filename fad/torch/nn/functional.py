@@ -276,6 +276,44 @@ def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = N
     return call("pad", input, pad=tuple(pad), value=0.0 if value is None else value)
 
 
+def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
+                mode: str = "nearest", align_corners: bool | None = None,
+                recompute_scale_factor: bool | None = None, antialias: bool = False) -> Tensor:
+    """Resample the spatial axes (all but the first two): ``mode`` ``"nearest"``,
+    ``"linear"`` (3-d input) or ``"bilinear"`` (4-d), to ``size`` or by
+    ``scale_factor``, as PyTorch's.
+
+    >>> import fad.torch as torch
+    >>> F = torch.nn.functional
+    >>> F.interpolate(torch.tensor([[[1.0, 2.0]]]), scale_factor=2).tolist()
+    [[[1.0, 1.0, 2.0, 2.0]]]
+    """
+    spatial = input.dim() - 2
+    modes = {"nearest": None, "linear": 1, "bilinear": 2}
+    if mode not in modes or (modes[mode] is not None and modes[mode] != spatial):
+        raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs "
+                                  f"{(modes.get(mode) or 0) + 2}D input" if mode in modes
+                                  else f"interpolate: mode {mode!r} is not supported")
+    if align_corners is not None and mode == "nearest":
+        raise ValueError("align_corners option can only be set with the interpolating modes: "
+                         "linear | bilinear | bicubic | trilinear")
+    if (size is None) == (scale_factor is None):
+        raise ValueError("only one of size or scale_factor should be defined")
+    n = tuple(input.shape[2:])
+    if size is not None:
+        sizes = tuple(int(s) for s in (size if isinstance(size, tuple | list) else
+                                         (size,) * spatial))
+        scales = tuple(a / b for a, b in zip(n, sizes))
+    else:
+        factors = tuple(scale_factor) if isinstance(scale_factor, tuple | list) else \
+            (scale_factor,) * spatial
+        sizes = tuple(int(math.floor(a * f)) for a, f in zip(n, factors))
+        scales = tuple(a / b for a, b in zip(n, sizes)) if recompute_scale_factor else \
+            tuple(1.0 / f for f in factors)
+    return call("resample", input, sizes=sizes, scales=scales, mode=mode,
+                align_corners=bool(align_corners))
+
+
 def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
               max_norm: Any = None, norm_type: float = 2.0, scale_grad_by_freq: bool = False,
               sparse: bool = False) -> Tensor:
