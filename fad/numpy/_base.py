@@ -119,6 +119,16 @@ def cast(x: Any, dtype: np.dtype) -> Any:
     return convert_element_type(x, dtype)
 
 
+def index_result(x: Any) -> Any:
+    """An index array computed as int64 (``argmax``, ``argsort``, ...) in the
+    mode's integer: int32 in float32 mode, as JAX without x64.
+
+    >>> index_result(np.arange(2)).dtype.name
+    'int64'
+    """
+    return x if x64.ENABLED else cast(x, np.dtype(np.int32))
+
+
 def promote_all(*xs: Any) -> list:
     """``xs`` as arrays of their common dtype (``np.result_type``: Python scalars
     count as arrays, as in ``concatenate`` and the products, not weakly); at least

@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from ..backends.x64 import narrow_dtype
 from ..core.trace import bind
 from ..primitives import cumulative as Cu
 from ..primitives import reductions as R
@@ -15,7 +16,7 @@ from ..primitives.shapes import normalize_axes
 from ..primitives.structural import reshape
 from . import _math as M
 from . import _shape as S
-from ._base import asarray, cast, dtype_of
+from ._base import asarray, cast, dtype_of, index_result
 from ._base import no_out as _no_out
 from ._math import _float, not_equal
 from ._shape import _axis_arg, _slice
@@ -40,10 +41,7 @@ def sum(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
     """
     _no_out(out)
     a = asarray(a)
-    dt = np.dtype(dtype) if dtype is not None else dtype_of(a)
-    if dtype is None and dt.kind in "biu" and dt.itemsize < 8 or dt.kind == "b":
-        dt = np.dtype(np.uint64 if dt.kind == "u" else np.int64)
-    return _reduce(R.reduce_sum_p, cast(a, dt), axis, keepdims)
+    return _reduce(R.reduce_sum_p, cast(a, _acc_dtype(a, dtype)), axis, keepdims)
 
 
 def max(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False) -> Any:
@@ -76,10 +74,10 @@ amax, amin = max, min
 def _arg(prim: Any, a: Any, axis: Any, keepdims: bool) -> Any:
     a = asarray(a)
     if axis is None:
-        out = bind(prim, reshape(a, (a.size,)), axis=0)
+        out = index_result(bind(prim, reshape(a, (a.size,)), axis=0))
         return reshape(out, (1,) * a.ndim) if keepdims else out
     (ax,) = normalize_axes(axis, a.ndim)
-    out = bind(prim, a, axis=ax)
+    out = index_result(bind(prim, a, axis=ax))
     return reshape(out, R.keepdims_shape(a.shape, (ax,))) if keepdims else out
 
 
@@ -134,10 +132,11 @@ def _truth(a: Any) -> Any:
 
 
 def _acc_dtype(a: Any, dtype: Any) -> np.dtype:
-    """NumPy's accumulator dtype: small ints and bools accumulate in int64."""
+    """NumPy's accumulator dtype: small ints and bools accumulate in int64 (in
+    float32 mode, as JAX without x64, in int32)."""
     dt = np.dtype(dtype) if dtype is not None else dtype_of(a)
-    if dtype is None and (dt.kind == "b" or dt.kind in "iu" and dt.itemsize < 8):
-        dt = np.dtype(np.uint64 if dt.kind == "u" else np.int64)
+    if dt.kind == "b" or dtype is None and dt.kind in "iu" and dt.itemsize < 8:
+        dt = narrow_dtype(np.uint64 if dt.kind == "u" else np.int64)
     return dt
 
 

@@ -15,7 +15,7 @@ from . import _indexing as I
 from . import _math as M
 from . import _reductions as R
 from . import _shape as S
-from ._base import asarray, concrete_array, operand, promote
+from ._base import asarray, concrete_array, index_result, operand, promote
 from ._shape import _axis_arg
 
 
@@ -60,8 +60,8 @@ def argsort(a: Any, axis: int | None = -1, kind: Any = None, order: Any = None, 
         raise NotImplementedError("argsort: order= (structured arrays) is not supported")
     a, ax = _axis_arg(a, axis)
     if a.ndim == 0:
-        return S.reshape(asarray(np.zeros((), np.int64)), ())
-    return bind(So.argsort_p, a, axis=ax)
+        return index_result(asarray(np.zeros((), np.int64)))
+    return index_result(bind(So.argsort_p, a, axis=ax))
 
 
 def partition(a: Any, kth: Any, axis: int | None = -1, kind: str = "introselect",
@@ -113,7 +113,7 @@ def searchsorted(a: Any, v: Any, side: str = "left", sorter: Any = None) -> Any:
         a = I.take(a, sorter)
     _, (a, v) = promote("add", a, operand(v))
     v = asarray(v)
-    return bind(So.searchsorted_p, a, v, side=side)
+    return index_result(bind(So.searchsorted_p, a, v, side=side))
 
 
 UniqueAll = namedtuple("UniqueAll", "values indices inverse_indices counts")

@@ -44,7 +44,7 @@ def _scan_impl(primitive: str, name: str, fallback: str):
     ``fallback`` (``cumsum``), else NotImplementedError naming the primitive."""
     def impl(xp: Any, x: Any, *, axis: int, reverse: bool) -> Any:
         f = getattr(xp, name, None) or backend_for(xp).function(primitive, fallback)
-        return _flip(xp, f(_flip(xp, x, axis, reverse), axis=axis), axis, reverse)
+        return _flip(xp, f(_flip(xp, x, axis, reverse), axis=axis, dtype=x.dtype), axis, reverse)
     return impl
 
 
@@ -290,8 +290,9 @@ def _prod_partial(g: Any, ans: Any, x: Any, *, axes: tuple) -> Any:
     return bind(reduce_sum_p, others_product(xs, last) * gs, axes=(last,))
 
 
-reduce_prod_p = Primitive("reduce_prod", lambda xp, x, *, axes: xp.prod(x, axis=axes),
-                          lambda x, *, axes: _reduced(x, axes))
+reduce_prod_p = Primitive(
+    "reduce_prod", lambda xp, x, *, axes: xp.prod(x, axis=axes, dtype=x.dtype),
+    lambda x, *, axes: _reduced(x, axes))
 defjvp(reduce_prod_p, _prod_partial, elementwise=False)
 reduce_prod_p.batch = batch_moving_axis(reduce_prod_p, "axes")
 

@@ -70,6 +70,59 @@ def test_transformations_narrow_their_inputs(x32):
         assert fad.jit(f)(x).dtype == np.float32
 
 
+# (name, function of the namespace ``m``): results whose dtype NumPy widens to 64 bits
+DTYPE_CASES = [
+    ("sum of ints", lambda m: m.sum(m.arange(3))),
+    ("sum of bools", lambda m: m.sum(m.arange(3) > 0)),
+    ("sum of uint8", lambda m: m.sum(m.ones(3, m.uint8))),
+    ("prod of ints", lambda m: m.prod(m.arange(1, 4))),
+    ("cumsum of ints", lambda m: m.cumsum(m.arange(3))),
+    ("cumsum of bools", lambda m: m.cumsum(m.arange(3) > 0)),
+    ("cumprod of ints", lambda m: m.cumprod(m.arange(1, 4))),
+    ("nansum of ints", lambda m: m.nansum(m.arange(3))),
+    ("trace of ints", lambda m: m.trace(m.eye(2, dtype=int))),
+    ("count_nonzero", lambda m: m.count_nonzero(m.arange(3))),
+    ("argmax", lambda m: m.argmax(m.arange(3.0))),
+    ("argmin along an axis", lambda m: m.argmin(m.ones((2, 2)), axis=1)),
+    ("argmin keepdims", lambda m: m.argmin(m.ones((2, 2)), keepdims=True)),
+    ("nanargmax", lambda m: m.nanargmax(m.ones((2, 2)))),
+    ("argsort", lambda m: m.argsort(m.arange(3.0))),
+    ("lexsort", lambda m: m.lexsort([m.arange(3), m.arange(3)])),
+    ("searchsorted", lambda m: m.searchsorted(m.arange(3.0), 1.0)),
+    ("mean of ints", lambda m: m.mean(m.arange(3))),
+    ("fft of a real array", lambda m: m.fft.fft(m.arange(4.0))),
+    ("true_divide of ints", lambda m: m.true_divide(m.arange(3), 2)),
+    ("ints times a complex", lambda m: m.multiply(m.arange(3), 1j)),
+]
+DTYPES_32 = {"sum of uint8": "uint32", "mean of ints": "float32", "true_divide of ints": "float32",
+             "fft of a real array": "complex64", "ints times a complex": "complex64"}
+
+
+@pytest.mark.parametrize("name, fn", DTYPE_CASES, ids=[c[0] for c in DTYPE_CASES])
+def test_results_stay_32_bit(x32, name, fn):
+    """Accumulators and index results that NumPy widens to 64 bits are 32-bit,
+    as JAX's without x64, eagerly and under ``jit``; the values are NumPy's."""
+    want = DTYPES_32.get(name, "int32")
+    assert fn(fnp).dtype == want
+    assert fad.jit(lambda: fn(fnp))().dtype == want
+    np.testing.assert_allclose(fn(fnp), fn(np), rtol=1e-6)
+
+
+@pytest.mark.parametrize("name, fn", DTYPE_CASES, ids=[c[0] for c in DTYPE_CASES])
+def test_dtypes_match_jax_without_x64(x32, name, fn):
+    jax = pytest.importorskip("jax")
+    import jax.numpy as jnp
+    if not hasattr(jax, "enable_x64"):
+        pytest.skip("this JAX has no enable_x64 context")
+    with jax.enable_x64(False):
+        assert str(fn(fnp).dtype) == str(fn(jnp).dtype)
+
+
+def test_default_mode_keeps_numpys_dtypes():
+    for name, fn in DTYPE_CASES:
+        assert fn(fnp).dtype == fn(np).dtype, name
+
+
 def test_default_mode_is_unchanged_and_restored():
     assert fad.config.fad_enable_x64 and fad.config.jax_enable_x64
     with warnings.catch_warnings():
