@@ -897,7 +897,8 @@ def _scipy(name: str) -> Any:
 SCIPY_SPECIAL = SimpleNamespace(**{n: _scipy(n) for n in (
     "erf", "erfc", "erfinv", "gammaln", "digamma", "polygamma", "gamma", "i0", "i0e", "i1",
     "i1e", "ndtr", "ndtri", "log_ndtr", "beta", "betaln", "gammainc", "gammaincc",
-    "gammaincinv", "betainc", "betaincinv", "zeta", "entr", "rel_entr", "kl_div")})
+    "gammaincinv", "gammainccinv", "betainc", "betaincinv", "betainccinv", "zeta", "entr",
+    "rel_entr", "kl_div")})
 
 
 def _multigammaln(a: Any, d: int) -> Any:
@@ -1406,11 +1407,14 @@ OPS: list[Op] = [
     special_binary("gammainc", (POS, POS)),
     special_binary("gammaincc", (POS, POS)),
     special_binary("gammaincinv", (POS, uniform(0.1, 0.9))),
+    special_binary("gammainccinv", (POS, uniform(0.1, 0.9))),
     special_binary("rel_entr", (POS, POS)),
     special_binary("kl_div", (POS, POS)),
     Op("betainc", lambda xp, a, b, x: _special(xp).betainc(a, b, x), elementwise(3),
        (uniform(0.5, 4), uniform(0.5, 4), uniform(0.1, 0.9)), real_only=REAL_SPECIAL),
     Op("betaincinv", lambda xp, a, b, y: _special(xp).betaincinv(a, b, y), elementwise(3),
+       (uniform(0.5, 4), uniform(0.5, 4), uniform(0.1, 0.9)), real_only=REAL_SPECIAL),
+    Op("betainccinv", lambda xp, a, b, y: _special(xp).betainccinv(a, b, y), elementwise(3),
        (uniform(0.5, 4), uniform(0.5, 4), uniform(0.1, 0.9)), real_only=REAL_SPECIAL),
     # differentiable in q only (x fixed): no closed form in x
     Op("zeta", lambda xp, q: _special(xp).zeta(3.0, q), elementwise(1), POS,

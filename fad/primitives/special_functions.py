@@ -1,6 +1,6 @@
 """Special functions: ``erf erfc erfinv gammaln digamma polygamma gamma i0e i1e
 ndtri log_ndtr`` (one operand) and ``betaln beta gammainc gammaincc gammaincinv
-betainc betaincinv zeta`` (several, broadcast together).
+gammainccinv betainc betaincinv betainccinv zeta`` (several, broadcast together).
 
 They are computed by the backend's SciPy-like library: ``scipy.special`` for
 NumPy arrays, ``cupyx.scipy.special`` for CuPy arrays (imported on first use:
@@ -241,6 +241,11 @@ gammaincc_p = _library_nary("gammaincc", lambda g, ans, a, x: -(g * _gammainc_da
 gammaincinv_p = _library_nary(
     "gammaincinv", lambda g, ans, a, p: -(g * _gammainc_da(a, ans) / _gamma_density(a, ans)),
     lambda g, ans, a, p: g / _gamma_density(a, ans))
+# gammainccinv(a, q) = x with Q(a, x) = q: dQ/dx = -density and dQ/da = -dP/da,
+# so dx/dq = -1 / density and dx/da is gammaincinv's
+gammainccinv_p = _library_nary(
+    "gammainccinv", lambda g, ans, a, q: -(g * _gammainc_da(a, ans) / _gamma_density(a, ans)),
+    lambda g, ans, a, q: -(g / _gamma_density(a, ans)))
 
 
 def _beta_density(a: Any, b: Any, x: Any) -> Any:
@@ -310,6 +315,13 @@ betaincinv_p = _library_nary(
     lambda g, ans, a, b, y: -(g * _betainc_dab(a, b, ans)[0] / _beta_density(a, b, ans)),
     lambda g, ans, a, b, y: -(g * _betainc_dab(a, b, ans)[1] / _beta_density(a, b, ans)),
     lambda g, ans, a, b, y: g / _beta_density(a, b, ans))
+# betainccinv(a, b, y) = x with 1 - I_x(a, b) = y: the same implicit derivatives
+# with the sign of dI/dx flipped
+betainccinv_p = _library_nary(
+    "betainccinv",
+    lambda g, ans, a, b, y: -(g * _betainc_dab(a, b, ans)[0] / _beta_density(a, b, ans)),
+    lambda g, ans, a, b, y: -(g * _betainc_dab(a, b, ans)[1] / _beta_density(a, b, ans)),
+    lambda g, ans, a, b, y: -(g / _beta_density(a, b, ans)))
 
 # the Hurwitz zeta function sum_k (k + q)^-x; d/dq = -x zeta(x + 1, q)
 zeta_p = _library_nary("zeta", _no_partial("zeta", "x", "no closed form in SciPy's functions"),
@@ -317,4 +329,5 @@ zeta_p = _library_nary("zeta", _no_partial("zeta", "x", "no closed form in SciPy
 
 __all__ = ["erf_p", "erfc_p", "erfinv_p", "gammaln_p", "digamma_p", "polygamma_p", "gamma_p",
            "i0e_p", "i1e_p", "ndtri_p", "log_ndtr_p", "betaln_p", "beta_p", "gammainc_p",
-           "gammaincc_p", "gammaincinv_p", "betainc_p", "betaincinv_p", "zeta_p"]
+           "gammaincc_p", "gammaincinv_p", "gammainccinv_p", "betainc_p", "betaincinv_p",
+           "betainccinv_p", "zeta_p"]

@@ -1,7 +1,8 @@
 """``scipy.special``'s functions, traced and differentiable (as ``jax.scipy.special``).
 
 ``erf erfc erfinv gammaln digamma polygamma gamma i0e i1e ndtri log_ndtr betaln
-beta gammainc gammaincc gammaincinv betainc betaincinv zeta`` are primitives
+beta gammainc gammaincc gammaincinv gammainccinv betainc betaincinv betainccinv
+zeta`` are primitives
 (computed by ``scipy.special`` on NumPy arrays, ``cupyx.scipy.special`` on CuPy
 arrays), with derivatives of every order. The others are compositions of
 ``fad.numpy`` and ``fad.nn``. ``zeta``'s derivative in ``x`` (no closed form)
@@ -11,7 +12,7 @@ for ``a`` up to 2000;
 ``betainc``'s in ``a`` and ``b`` sums the power series of ``I_x(a, b)`` or of
 ``1 - I_{1-x}(b, a)``, whichever converges sooner (1024 terms), accurate to
 about 1e-9 for ``a, b`` up to a few thousand, and ``betaincinv``'s follow by
-the implicit function theorem.
+the implicit function theorem (so do ``gammainccinv``'s and ``betainccinv``'s).
 As in JAX, arguments are real: integers and booleans become the
 default float (float64), a float keeps its dtype (float32 in, float32 out), and
 complex numbers are rejected.
@@ -325,8 +326,7 @@ gammaincc = _nary(S.gammaincc_p, "gammaincc", """The regularised upper incomplet
     0.135335283237
     """)
 betainc = _nary(S.betainc_p, "betainc", """The regularised incomplete beta function
-    ``I_x(a, b)``, differentiable in ``x`` (its derivative in ``a`` and ``b`` has no
-    closed form: ``NotImplementedError``).
+    ``I_x(a, b)``, differentiable in ``a``, ``b`` (a series) and ``x``.
 
     >>> import fad, fad.scipy.special as fsp
     >>> round(float(fsp.betainc(2.0, 1.0, 0.5)), 12)  # x^2
@@ -352,6 +352,26 @@ betaincinv = _nary(S.betaincinv_p, "betaincinv", """The inverse of ``betainc`` i
     0.5
     >>> round(float(fad.grad(fsp.betaincinv, argnums=2)(2.0, 1.0, 0.25)), 12)
     1.0
+    """)
+gammainccinv = _nary(S.gammainccinv_p, "gammainccinv", """The inverse of ``gammaincc``
+    in ``x``: the ``x`` with ``gammaincc(a, x) = q``, accurate for tiny ``q`` (where
+    ``gammaincinv(a, 1 - q)`` loses its digits); differentiable in ``a`` and ``q``.
+
+    >>> import fad, fad.scipy.special as fsp
+    >>> round(float(fsp.gammainccinv(1.0, 1e-20)), 9)  # -log(q)
+    46.05170186
+    >>> round(float(fad.grad(fsp.gammainccinv, argnums=1)(1.0, 0.5)), 12)  # -1/q
+    -2.0
+    """)
+betainccinv = _nary(S.betainccinv_p, "betainccinv", """The inverse of ``1 - betainc``
+    in ``x``: the ``x`` with ``1 - betainc(a, b, x) = y``, accurate for tiny ``y``;
+    differentiable in ``a``, ``b`` and ``y``.
+
+    >>> import fad, fad.scipy.special as fsp
+    >>> round(float(fsp.betainccinv(2.0, 1.0, 0.75)), 12)  # sqrt(1 - y)
+    0.5
+    >>> round(float(fad.grad(fsp.betainccinv, argnums=2)(2.0, 1.0, 0.75)), 12)
+    -1.0
     """)
 
 
@@ -442,7 +462,8 @@ def kl_div(x: Any, y: Any) -> Any:
 __all__ = ["erf", "erfc", "erfinv", "gammaln", "digamma", "psi", "polygamma", "logit",
            "expit", "logsumexp", "softmax", "log_softmax", "xlogy", "xlog1py", "gamma",
            "i0", "i0e", "i1", "i1e", "ndtr", "ndtri", "log_ndtr", "beta", "betaln",
-           "gammainc", "gammaincc", "gammaincinv", "betainc", "betaincinv", "zeta",
+           "gammainc", "gammaincc", "gammaincinv", "gammainccinv", "betainc", "betaincinv",
+           "betainccinv", "zeta",
            "multigammaln", "entr", "rel_entr", "kl_div"]
 
 

@@ -50,7 +50,7 @@ REAL_ONLY = set("""arctan2 cbrt deg2rad rad2deg fabs floor ceil trunc hypot loga
     selu celu hard_tanh relu6 hard_sigmoid hard_silu soft_sign squareplus mish glu
     standardize reduce_window_max
     gamma i0 i1 i0e i1e ndtr ndtri log_ndtr entr beta betaln gammainc gammaincc
-    rel_entr kl_div betainc zeta multigammaln gammaincinv betaincinv
+    rel_entr kl_div betainc zeta multigammaln gammaincinv betaincinv gammainccinv betainccinv
     cummax cummin cumlogsumexp top_k lax_sort_multi
     rfftn unwrap""".split())
 
@@ -73,7 +73,7 @@ REQUIRED = set("""
     standardize
     conv_general_dilated reduce_window_sum reduce_window_max
     gamma i0 i1 i0e i1e ndtr ndtri log_ndtr entr beta betaln gammainc gammaincc rel_entr
-    kl_div betainc zeta multigammaln gammaincinv betaincinv
+    kl_div betainc zeta multigammaln gammaincinv betaincinv gammainccinv betainccinv
     switch select_n lax_map associative_scan_add associative_scan_linear lax_cumsum cummax
     cummin cumlogsumexp top_k lax_sort_multi
     solve_triangular scipy_cholesky cho_solve lu lu_solve expm sqrtm block_diag

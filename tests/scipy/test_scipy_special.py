@@ -60,13 +60,21 @@ def test_inverse_functions():
     a, p = np.array([0.3, 1.0, 4.5, 300.0])[:, None], np.array([0.0, 1e-10, 0.3, 0.99, 1.0])
     np.testing.assert_allclose(fsp.gammaincinv(a, p), scipy.special.gammaincinv(a, p),
                                rtol=1e-13)
+    np.testing.assert_allclose(fsp.gammainccinv(a, p), scipy.special.gammainccinv(a, p),
+                               rtol=1e-13)
     b = np.array([0.7, 30.0])[:, None, None]
     np.testing.assert_allclose(fsp.betaincinv(a, b, p), scipy.special.betaincinv(a, b, p),
                                rtol=1e-13)
+    np.testing.assert_allclose(fsp.betainccinv(a, b, p), scipy.special.betainccinv(a, b, p),
+                               rtol=1e-13)
+    # the complementary inverses keep their digits where 1 - q rounds to 1
+    assert float(fsp.gammainccinv(1.0, 1e-300)) == pytest.approx(300 * np.log(10), rel=1e-14)
     # the derivatives of the inverse: 1 / dP/dx in p; in a, -dP/da / dP/dx
     a, p = np.array([0.8, 2.5, 30.0]), np.array([0.1, 0.5, 0.95])
     fad.check_grads(fsp.gammaincinv, (a, p), order=2, atol=1e-5, rtol=1e-5)
     fad.check_grads(lambda y: fsp.betaincinv(2.5, 0.7, y), (p,), order=2, atol=1e-5, rtol=1e-5)
+    fad.check_grads(fsp.gammainccinv, (a, p), order=2, atol=1e-5, rtol=1e-5)
+    fad.check_grads(lambda y: fsp.betainccinv(2.5, 0.7, y), (p,), order=2, atol=1e-5, rtol=1e-5)
 
 
 def test_betainc_and_multigammaln_values():

@@ -102,4 +102,16 @@ def ppf(q: Any, a: Any, b: Any, loc: Any = 0, scale: Any = 1) -> Any:
     return nan_unless(ok, loc + scale * special.betaincinv(a, b, q))
 
 
-__all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf"]
+def isf(q: Any, a: Any, b: Any, loc: Any = 0, scale: Any = 1) -> Any:
+    """The inverse of ``sf``: ``loc + scale betainccinv(a, b, q)``, accurate for tiny ``q``.
+
+    >>> import fad.scipy.stats as fst
+    >>> round(float(fst.beta.isf(0.75, 2.0, 1.0)), 12)  # sqrt(1 - q)
+    0.5
+    """
+    q, a, b, loc, scale = arguments("beta.isf", q, a, b, loc, scale)
+    ok = (scale > 0) & (a > 0) & (b > 0) & (q >= 0) & (q <= 1)
+    return nan_unless(ok, loc + scale * special.betainccinv(a, b, q))
+
+
+__all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf", "isf"]

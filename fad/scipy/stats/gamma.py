@@ -100,4 +100,16 @@ def ppf(q: Any, a: Any, loc: Any = 0, scale: Any = 1) -> Any:
     return nan_unless(ok, loc + scale * special.gammaincinv(a, q))
 
 
-__all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf"]
+def isf(q: Any, a: Any, loc: Any = 0, scale: Any = 1) -> Any:
+    """The inverse of ``sf``: ``loc + scale gammainccinv(a, q)``, accurate for tiny ``q``.
+
+    >>> import fad.scipy.stats as fst
+    >>> round(float(fst.gamma.isf(0.5, 1.0)), 12)  # log 2
+    0.69314718056
+    """
+    q, a, loc, scale = arguments("gamma.isf", q, a, loc, scale)
+    ok = (scale > 0) & (a > 0) & (q >= 0) & (q <= 1)
+    return nan_unless(ok, loc + scale * special.gammainccinv(a, q))
+
+
+__all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf", "isf"]

@@ -156,4 +156,17 @@ def ppf(q: Any, df: Any, loc: Any = 0, scale: Any = 1) -> Any:
     return nan_unless(ok, loc + scale * _standard_ppf(q, df))
 
 
-__all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf"]
+def isf(q: Any, df: Any, loc: Any = 0, scale: Any = 1) -> Any:
+    """The inverse of ``sf``: ``loc - scale ppf_standard(q)`` (the standard t is
+    symmetric), as accurate for tiny ``q`` as ``ppf``.
+
+    >>> import fad.scipy.stats as fst
+    >>> round(float(fst.t.isf(0.25, 1.0)), 12)  # Cauchy: tan(pi/4)
+    1.0
+    """
+    q, df, loc, scale = arguments("t.isf", q, df, loc, scale)
+    ok = (scale > 0) & (df > 0) & (q >= 0) & (q <= 1)
+    return nan_unless(ok, loc - scale * _standard_ppf(q, df))
+
+
+__all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf", "isf"]
