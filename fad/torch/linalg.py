@@ -18,6 +18,7 @@ from collections import namedtuple
 from typing import Any, Callable, Sequence
 
 from .. import numpy as fnp
+from ..lax import stop_gradient
 from ._recorder import Op, apply
 from .tensor import Tensor
 
@@ -100,6 +101,15 @@ def _solve(a: Any, b: Any, left: bool = True) -> Any:
     return fnp.linalg.solve(a, b)
 
 
+def _hermitian_derivative(a: Any) -> Any:
+    """``a`` with its value unchanged and its derivative taken through the
+    Hermitian part ``(a + a^H) / 2``: PyTorch's convention for ``cholesky`` and
+    ``eigh``, which read one triangle for the value but return a Hermitian
+    gradient (fad.numpy, as NumPy, differentiates the triangle it reads)."""
+    sym = (a + fnp.conj(fnp.linalg.matrix_transpose(a))) / 2
+    return sym + stop_gradient(a - sym)
+
+
 def _lstsq(a: Any, b: Any, rcond: Any = None) -> list:
     vec = b.ndim == a.ndim - 1
     x = fnp.linalg.pinv(a, rtol=rcond) @ (b[..., None] if vec else b)
@@ -113,14 +123,16 @@ _op("inv", fnp.linalg.inv, "LinalgInvExBackward0")
 _op("solve", _solve, "LinalgSolveExBackward0")
 _op("det", fnp.linalg.det, "LinalgDetBackward0")
 _op("slogdet", lambda a: list(fnp.linalg.slogdet(a)), "LinalgSlogdetBackward0", True)
-_op("cholesky", lambda a, upper=False: fnp.linalg.cholesky(a, upper=upper),
+_op("cholesky", lambda a, upper=False: fnp.linalg.cholesky(_hermitian_derivative(a), upper=upper),
     "LinalgCholeskyExBackward0")
 _op("qr", lambda a, mode="reduced": list(fnp.linalg.qr(a, mode)), "LinalgQrBackward0", True)
 _op("svd", lambda a, full_matrices=True: list(fnp.linalg.svd(a, full_matrices)),
     "LinalgSvdBackward0", True)
 _op("svdvals", fnp.linalg.svdvals, "LinalgSvdBackward0")
-_op("eigh", lambda a, UPLO="L": list(fnp.linalg.eigh(a, UPLO)), "LinalgEighBackward0", True)
-_op("eigvalsh", lambda a, UPLO="L": fnp.linalg.eigvalsh(a, UPLO), "LinalgEighBackward0")
+_op("eigh", lambda a, UPLO="L": list(fnp.linalg.eigh(_hermitian_derivative(a), UPLO)),
+    "LinalgEighBackward0", True)
+_op("eigvalsh", lambda a, UPLO="L": fnp.linalg.eigvalsh(_hermitian_derivative(a), UPLO),
+    "LinalgEighBackward0")
 _op("pinv", lambda a, rtol=None, hermitian=False: fnp.linalg.pinv(
     a, hermitian=hermitian, rtol=rtol), "PinvBackward0")
 _op("lstsq", _lstsq, "LinalgLstsqBackward0", True)

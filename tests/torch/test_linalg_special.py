@@ -14,6 +14,7 @@ TOL = dict(rtol=1e-10, atol=1e-12)
 RNG = np.random.default_rng(0)
 M = RNG.normal(size=(3, 3))
 SPD = M @ M.T + 3 * np.eye(3)
+LOPSIDED = SPD + np.triu(RNG.normal(size=(3, 3)), 1)  # SPD below the diagonal only
 B = RNG.normal(size=(2, 3, 3))
 V = RNG.normal(size=3)
 R = RNG.normal(size=(4, 3))
@@ -51,9 +52,17 @@ LINALG = {
     "solve_batch_vec": (lambda m, a, b: m.linalg.solve(a, b), [B, B[:, 0]]),
     "solve_right": (lambda m, a, b: m.linalg.solve(a, b, left=False), [M, R]),
     "slogdet": (lambda m, a: m.linalg.slogdet(a), [M]),
-    # (PyTorch's cholesky and eigh gradients are the symmetric ones; fad's read the lower
-    # triangle: the two agree on symmetrised inputs)
     "cholesky": (lambda m, a: m.linalg.cholesky((a + a.T) / 2), [SPD]),
+    # an input that is not symmetric: the value reads one triangle, the gradient is
+    # the Hermitian one in both
+    "cholesky_one_triangle": (lambda m, a: m.linalg.cholesky(a), [LOPSIDED]),
+    "cholesky_upper_one_triangle": (lambda m, a: m.linalg.cholesky(a, upper=True),
+                                    [LOPSIDED.T.copy()]),
+    "eigh_one_triangle": (lambda m, a: (lambda w, v: (v * w ** 2) @ v.T)(*m.linalg.eigh(a)),
+                          [LOPSIDED]),
+    "eigh_upper_one_triangle": (lambda m, a: m.linalg.eigh(a, UPLO="U").eigenvalues,
+                                [LOPSIDED.T.copy()]),
+    "eigvalsh_one_triangle": (lambda m, a: m.linalg.eigvalsh(a), [LOPSIDED]),
     "cholesky_upper": (lambda m, a: m.linalg.cholesky((a + a.T) / 2, upper=True), [SPD]),
     "qr": (lambda m, a: m.linalg.qr(a), [R]),
     "qr_complete": (lambda m, a: m.linalg.qr(a, mode="complete")[1], [R.T.copy()]),
