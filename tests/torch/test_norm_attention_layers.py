@@ -156,6 +156,49 @@ def test_norm_errors_like_pytorch() -> None:
             torch.nn.GroupNorm(4, 6)
 
 
+NORMS = {"batch": lambda t: t.nn.BatchNorm1d(3), "layer": lambda t: t.nn.LayerNorm(3),
+         "group": lambda t: t.nn.GroupNorm(1, 3)}
+
+
+@pytest.mark.parametrize("kind", list(NORMS))
+def test_norms_refuse_mixed_dtypes_like_pytorch(kind: str) -> None:
+    """Parameters of another dtype than the input are PyTorch's errors, not a silent
+    promotion (float32 parameters of a half input excepted), in eval mode too."""
+    messages = []
+    for torch in (real_torch, ftorch):
+        got = []
+        for x_dtype in ("float16", "float32", "float64"):
+            for p_dtype in ("float16", "float32", "float64"):
+                m = NORMS[kind](torch).to(getattr(torch, p_dtype))
+                for mode in (m.train, m.eval):
+                    mode()
+                    try:
+                        got.append(str(m(torch.ones(4, 3, dtype=getattr(torch, x_dtype))).dtype))
+                    except RuntimeError as e:
+                        got.append(str(e))
+        messages.append(got)
+    assert messages[1] == messages[0]
+    assert "mixed dtype (CPU): all inputs must share same datatype." in messages[0]
+
+
+@pytest.mark.parametrize("kind", list(NORMS))
+def test_norms_of_half_inputs_with_float32_parameters(kind: str) -> None:
+    """Half inputs with float32 parameters: computed in float32, the result and the
+    input's gradient half, the parameters' gradients float32 -- PyTorch's to the bit."""
+    grads = []
+    for torch in (real_torch, ftorch):
+        m = NORMS[kind](torch)
+        x = torch.tensor(np.arange(12.0).reshape(4, 3) ** 2, dtype=torch.float16,
+                         requires_grad=True)
+        y = m(x)
+        (y * torch.arange(12.0).reshape(4, 3)).sum().backward()
+        assert y.dtype == torch.float16 and x.grad.dtype == torch.float16
+        assert m.weight.grad.dtype == torch.float32
+        grads.append([v.detach().float().numpy() for v in (y, x.grad, m.weight.grad)])
+    for a, b in zip(*grads):
+        np.testing.assert_allclose(b, a, rtol=1e-3, atol=1e-3)
+
+
 # ------------------------------------------------------------------ attention
 @DTYPES
 @pytest.mark.parametrize("case", ["plain", "bool_mask", "float_mask", "causal", "scale"])

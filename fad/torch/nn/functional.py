@@ -342,18 +342,23 @@ from .._recorder import Op as _Op  # noqa: E402
 from .._recorder import apply as _apply  # noqa: E402
 
 
-def _affine(y: Any, weight: Any, bias: Any, shape: tuple) -> Any:
-    """``y * weight + bias``, the parameters reshaped to ``shape`` (either may be ``None``)."""
+def _affine(y: Any, weight: Any, bias: Any, shape: tuple, dtype: Any) -> Any:
+    """``y * weight + bias``, the parameters reshaped to ``shape`` (either may be
+    ``None``), in ``dtype`` (the input's: float32 parameters of a half input compute
+    in float32, and the result is half again)."""
     if weight is not None:
         y = y * _fnp.reshape(weight, shape)
     if bias is not None:
         y = y + _fnp.reshape(bias, shape)
-    return y
+    return y if y.dtype == dtype else y.astype(dtype)
 
 
 def _standardize(x: Any, axes: tuple, eps: float, mean: Any = None, var: Any = None) -> Any:
     """``(x - mean) / sqrt(var + eps)`` over ``axes``, with the biased variance of ``x``
-    unless ``mean``/``var`` are given."""
+    unless ``mean``/``var`` are given; a half input is computed in float32, as PyTorch's
+    kernels accumulate."""
+    if x.dtype == "float16":
+        x = x.astype("float32")
     if mean is None:
         mean = _fnp.mean(x, axis=axes, keepdims=True)
         var = _fnp.var(x, axis=axes, keepdims=True)
@@ -371,18 +376,33 @@ def _batch_norm(x: Any, weight: Any, bias: Any, mean: Any, var: Any, eps: float 
         y = _standardize(x, (0,) + tuple(range(2, x.ndim)), eps)
     else:
         y = _standardize(x, (), eps, _fnp.reshape(mean, shape), _fnp.reshape(var, shape))
-    return _affine(y, weight, bias, shape)
+    return _affine(y, weight, bias, shape, x.dtype)
 
 
 def _layer_norm(x: Any, weight: Any, bias: Any, k: int = 1, eps: float = 1e-5) -> Any:
     y = _standardize(x, tuple(range(x.ndim - k, x.ndim)), eps)
-    return _affine(y, weight, bias, x.shape[x.ndim - k:])
+    return _affine(y, weight, bias, x.shape[x.ndim - k:], x.dtype)
 
 
 def _group_norm(x: Any, weight: Any, bias: Any, groups: int = 1, eps: float = 1e-5) -> Any:
     g = _fnp.reshape(x, (x.shape[0], groups, -1))
     y = _fnp.reshape(_standardize(g, (2,), eps), x.shape)
-    return _affine(y, weight, bias, _channel_shape(x))
+    return _affine(y, weight, bias, _channel_shape(x), x.dtype)
+
+
+def _one_dtype(input: Tensor, *others: Tensor | None) -> None:
+    """PyTorch's rule for the normalisation kernels: the statistics and affine
+    parameters share the input's dtype (float32 ones may go with a half input)."""
+    x = str(input.dtype).removeprefix("torch.")
+    for t in others:
+        if t is None or t.dtype == input.dtype:
+            continue
+        p = str(t.dtype).removeprefix("torch.")
+        if p == "float32" and x in ("float16", "bfloat16"):
+            continue
+        raise RuntimeError("mixed dtype (CPU): " + (
+            "all inputs must share same datatype." if (x, p) == ("float64", "float32")
+            else "expect parameter to have scalar type of Float"))
 
 
 _BATCH_NORM = _Op("batch_norm", _batch_norm, "NativeBatchNormBackward0")
@@ -403,6 +423,7 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     tensor([[-1., -1.],
             [ 1.,  1.]])
     """
+    _one_dtype(input, running_mean, running_var, weight, bias)
     if training:
         size = input.shape
         n = size[0] * math.prod(size[2:])
@@ -447,6 +468,7 @@ def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = Non
         raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape "
                            f"[*, {', '.join(map(str, shape))}], but got input of size"
                            f"{list(input.shape)}")
+    _one_dtype(input, weight, bias)
     return _apply(_LAYER_NORM, (input, weight, bias), {"k": k, "eps": eps})
 
 
@@ -463,6 +485,7 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
         raise RuntimeError(f"Expected number of channels in input to be divisible by "
                            f"num_groups, but got input of shape {list(input.shape)} and "
                            f"num_groups={num_groups}")
+    _one_dtype(input, weight, bias)
     return _apply(_GROUP_NORM, (input, weight, bias), {"groups": num_groups, "eps": eps})
 
 
