@@ -20,6 +20,8 @@ SCALE = 1.5
 
 # distribution -> [(functions, arguments as SciPy takes them, positionally)]
 CONTINUOUS = ("logpdf", "pdf", "cdf", "logcdf", "sf", "logsf")
+DISCRETE = ("logpmf", "pmf", "cdf", "logcdf", "sf", "logsf")
+QD = np.array([0.0, 1e-9, 0.01, 0.3, 0.5, 0.8, 0.999, 1.0, 1.2])  # a discrete ppf's grid
 LOCATION_SCALE = [(CONTINUOUS, (X, LOC, SCALE)), (("ppf", "isf"), (Q, LOC, SCALE))]
 GRIDS = {
     "norm": LOCATION_SCALE,
@@ -41,21 +43,36 @@ GRIDS = {
              (CONTINUOUS, (np.array([0.3, 1.0]), 2.0, 3.0, 0.1, 2.0)),
              (("ppf", "isf"), (Q[:, None], np.array([0.5, 2.0])[:, None], np.array([0.7, 3.0]), 0.1,
                          2.0))],
-    "poisson": [(("logpmf", "pmf", "cdf"), (np.array([-1.0, 0, 1, 2.5, 3, 10, 40])[:, None],
-                                            np.array([0.5, 3.0, 25.0]))),
-                (("logpmf", "pmf", "cdf"), (np.array([1.0, 4.0]), 2.0, 1.0))],
-    "bernoulli": [(("logpmf", "pmf", "cdf"), (np.array([-1.0, 0, 0.5, 1, 2])[:, None],
-                                              np.array([0.0, 0.2, 1.0]))),
+    "poisson": [(DISCRETE, (np.array([-1.0, 0, 1, 2.5, 3, 10, 40])[:, None],
+                            np.array([0.5, 3.0, 25.0]))),
+                (DISCRETE, (np.array([1.0, 4.0]), 2.0, 1.0)),
+                (("ppf",), (QD[:, None], np.array([0.5, 3.0, 25.0]), 1.0))],
+    "bernoulli": [(DISCRETE, (np.array([-1.0, 0, 0.5, 1, 2])[:, None],
+                              np.array([0.0, 0.2, 1.0]))),
                   (("ppf",), (np.array([0.0, 0.5, 0.8, 0.9, 1.0])[:, None],
                               np.array([0.2, 0.5])))],
-    "binom": [(("logpmf", "pmf", "cdf"), (np.array([-1.0, 0, 1, 3, 4.5, 5, 10])[:, None, None],
-                                          np.array([5.0, 10.0])[:, None],
-                                          np.array([0.1, 0.5, 0.93])))],
-    "geom": [(("logpmf", "pmf", "cdf", "sf", "logsf"),
-              (np.array([0.0, 1, 2, 3.5, 10, 200])[:, None], np.array([0.1, 0.5, 1.0])))],
+    "binom": [(DISCRETE, (np.array([-1.0, 0, 1, 3, 4.5, 5, 10])[:, None, None],
+                          np.array([5.0, 10.0])[:, None], np.array([0.1, 0.5, 0.93]))),
+              (("ppf",), (QD[:, None, None], np.array([1.0, 5.0, 40.0, 2.5])[:, None],
+                          np.array([0.1, 0.5, 0.93]), 2.0))],
+    "geom": [(DISCRETE, (np.array([0.0, 1, 2, 3.5, 10, 200])[:, None], np.array([0.1, 0.5, 1.0]))),
+             (("ppf",), (QD[:, None], np.array([0.1, 0.5, 0.999]), 1.0))],
 }
+GRIDS_FUNCTIONS = {dist: {fn for fns, _ in rows for fn in fns} for dist, rows in GRIDS.items()}
 VALUE_CASES = [(dist, fn, args) for dist, rows in GRIDS.items()
                for fns, args in rows for fn in fns]
+
+
+def _reference(dist, fn, args):
+    """SciPy's value; for a discrete ``logcdf``/``logsf`` (SciPy's is ``log(cdf)``,
+    which loses the digits of a probability close to 1) the log of the smaller of
+    SciPy's ``cdf`` and ``sf``, or ``log1p`` of minus it."""
+    d = getattr(scipy.stats, dist)
+    if fn in ("logcdf", "logsf") and "pmf" in GRIDS_FUNCTIONS[dist]:
+        p, q = d.cdf(*args), d.sf(*args)
+        p, q = (p, q) if fn == "logcdf" else (q, p)
+        return np.where(p < 0.5, np.log(p), np.log1p(-q))
+    return getattr(d, fn)(*args)
 
 
 def _ids(case):
@@ -66,7 +83,7 @@ def _ids(case):
 def test_values_match_scipy(case):
     dist, fn, args = case
     with np.errstate(all="ignore"):
-        want = getattr(getattr(scipy.stats, dist), fn)(*args)
+        want = _reference(dist, fn, args)
         got = getattr(getattr(fst, dist), fn)(*args)
     assert got.shape == np.shape(want) and got.dtype == np.float64
     np.testing.assert_allclose(np.asarray(got), want, rtol=1e-12, atol=1e-300)
@@ -124,6 +141,11 @@ GRAD_CASES = [
     ("binom.cdf", (2.0, 5.0, 0.3), (2,)),
     ("geom.logpmf", (3.0, 0.3), (1,)),
     ("geom.cdf", (3.0, 0.3), (1,)),
+    ("geom.logcdf", (3.0, 0.3), (1,)),
+    ("binom.sf", (2.0, 5.0, 0.3), (2,)),
+    ("binom.logcdf", (2.0, 5.0, 0.3), (2,)),
+    ("poisson.logsf", (3.0, 2.5), (1,)),
+    ("bernoulli.logsf", (0.0, 0.3), (1,)),
     ("expon.logcdf", (0.7, 0.2, 1.3), (0, 1, 2)),
     ("expon.isf", (0.3, 0.2, 1.3), (0, 1, 2)),
     ("laplace.logcdf", (0.7, 0.2, 1.3), (0, 1, 2)),

@@ -55,7 +55,25 @@ def log_probability(p: Any, complement: Any) -> Any:
     branch's operand in its own range, for the derivatives)."""
     small = p < 0.5
     return fnp.where(small, fnp.log(fnp.where(small, p, 0.5)),
-                     fnp.log1p(-fnp.where(small, 0.5, complement)))
+                     fnp.log1p(-fnp.where(small, 0.5, complement)) + 0.0)  # (+0, not -0)
+
+
+def whole_number_quantile(q: Any, high: Any, reaches: Callable, bisections: int) -> Any:
+    """The least whole ``k`` in ``[0, high]`` with ``reaches(k)`` (``cdf(k) >= q``),
+    by bisection on the whole numbers, ``bisections`` halvings; ``-1`` at ``q = 0``
+    (as SciPy) and ``high`` where even it falls short.
+
+    >>> import fad.numpy as fnp
+    >>> float(whole_number_quantile(fnp.array(0.5), fnp.array(10.0), lambda k: k >= 3, 8))
+    3.0
+    """
+    low = -1.0 + 0 * (q + high)  # invariant: not reaches(low), reaches(high)
+    high = high + 0 * q
+    for _ in range(bisections):
+        mid = fnp.floor((low + high) / 2)
+        above = reaches(fnp.maximum(mid, 0.0)) & (mid >= 0)
+        low, high = fnp.where(above, low, mid), fnp.where(above, mid, high)
+    return fnp.where(q == 0, -1.0, high)
 
 
 def integer_valued(k: Any) -> Any:

@@ -15,7 +15,7 @@ import numpy as np
 
 from ... import numpy as fnp
 from .. import special
-from ._common import arguments, nan_unless, on_support, shifted
+from ._common import arguments, log_probability, nan_unless, on_support, shifted
 from ._family import exponential_of
 
 
@@ -51,6 +51,37 @@ def cdf(k: Any, p: Any, loc: Any = 0) -> Any:
     return nan_unless(_valid(p), fnp.where(k < 0, 0.0, fnp.where(k < 1, 1 - p, 1.0)))
 
 
+def sf(k: Any, p: Any, loc: Any = 0) -> Any:
+    """1 for ``k < 0``, ``p`` for ``0 <= k < 1``, 0 above.
+
+    >>> import fad.scipy.stats as fst
+    >>> float(fst.bernoulli.sf(0.5, 0.25))
+    0.25
+    """
+    k, (p,) = shifted("bernoulli.sf", k, p, loc)
+    return nan_unless(_valid(p), fnp.where(k < 0, 1.0, fnp.where(k < 1, p, 0.0)))
+
+
+def logcdf(k: Any, p: Any, loc: Any = 0) -> Any:
+    """``log(cdf)``: ``log1p(-p)`` for ``0 <= k < 1``.
+
+    >>> import fad.scipy.stats as fst
+    >>> float(fst.bernoulli.logcdf(2.0, 0.25))
+    0.0
+    """
+    return log_probability(cdf(k, p, loc), sf(k, p, loc))
+
+
+def logsf(k: Any, p: Any, loc: Any = 0) -> Any:
+    """``log(sf)``: ``log(p)`` for ``0 <= k < 1``.
+
+    >>> import fad.scipy.stats as fst
+    >>> float(fst.bernoulli.logsf(-1.0, 0.25))
+    0.0
+    """
+    return log_probability(sf(k, p, loc), cdf(k, p, loc))
+
+
 def ppf(q: Any, p: Any, loc: Any = 0) -> Any:
     """The least ``k`` with ``cdf(k) >= q``: ``-1`` at ``q = 0`` (as SciPy), 0 up to
     ``q = 1 - p``, 1 above; NaN outside ``[0, 1]``.
@@ -64,4 +95,4 @@ def ppf(q: Any, p: Any, loc: Any = 0) -> Any:
     return nan_unless(_valid(p) & (q >= 0) & (q <= 1), k + loc)
 
 
-__all__ = ["logpmf", "pmf", "cdf", "ppf"]
+__all__ = ["logpmf", "pmf", "cdf", "logcdf", "sf", "logsf", "ppf"]

@@ -14,8 +14,9 @@ from typing import Any
 import numpy as np
 
 from ... import numpy as fnp
+from ...lax import stop_gradient
 from .. import special
-from ._common import integer_valued, nan_unless, on_support, shifted
+from ._common import arguments, integer_valued, log_probability, nan_unless, on_support, shifted
 from ._family import exponential_of
 
 
@@ -68,4 +69,30 @@ sf = exponential_of(logsf, "sf", "``(1 - p)^floor(k)``, 1 below 1.",
                     "float(fst.geom.sf(2.0, 0.5))", "0.25")
 
 
-__all__ = ["logpmf", "pmf", "cdf", "sf", "logsf"]
+def logcdf(k: Any, p: Any, loc: Any = 0) -> Any:
+    """``log(cdf)``, accurate in both tails.
+
+    >>> import fad.scipy.stats as fst
+    >>> round(float(fst.geom.logcdf(1.0, 0.25)), 12)  # log(p)
+    -1.38629436112
+    """
+    return log_probability(cdf(k, p, loc), sf(k, p, loc))
+
+
+def ppf(q: Any, p: Any, loc: Any = 0) -> Any:
+    """The least whole ``k >= 1`` with ``cdf(k) >= q``: ``ceil(log1p(-q) / log1p(-p))``,
+    one less where rounding overshot (plus ``loc``); 0 at ``q = 0`` and ``inf`` at
+    ``q = 1``, as SciPy; derivative 0.
+
+    >>> import fad.numpy as fnp, fad.scipy.stats as fst
+    >>> fst.geom.ppf(fnp.array([0.0, 0.5, 0.75, 0.8, 1.0]), 0.5).tolist()
+    [0.0, 1.0, 2.0, 3.0, inf]
+    """
+    q, p, loc = (stop_gradient(v) for v in arguments("geom.ppf", q, p, loc))
+    k = fnp.ceil(fnp.log1p(-q) / fnp.log1p(-p))
+    k = fnp.where((cdf(k - 1, p) >= q) & (k > 0), k - 1, k)
+    k = fnp.where(q == 1, np.inf, fnp.where(q == 0, 0.0, k))
+    return nan_unless(_valid(p) & (q >= 0) & (q <= 1), k + loc)
+
+
+__all__ = ["logpmf", "pmf", "cdf", "logcdf", "sf", "logsf", "ppf"]

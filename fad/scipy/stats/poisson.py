@@ -18,7 +18,15 @@ import numpy as np
 from ... import numpy as fnp
 from ...lax import stop_gradient
 from .. import special
-from ._common import arguments, integer_valued, nan_unless, on_support, shifted
+from ._common import (
+    arguments,
+    integer_valued,
+    log_probability,
+    nan_unless,
+    on_support,
+    shifted,
+    whole_number_quantile,
+)
 from ._family import exponential_of
 
 
@@ -80,16 +88,30 @@ def ppf(q: Any, mu: Any, loc: Any = 0) -> Any:
     """
     q, mu, loc = (stop_gradient(v) for v in arguments("poisson.ppf", q, mu, loc))
     rate = fnp.maximum(mu, 0.0)
-    # invariant: cdf(low) < q <= cdf(high)
-    low = -1.0 + 0 * (q + rate)
-    high = fnp.ceil(rate + 20 * fnp.sqrt(rate) + 40) + 0 * q
-    for _ in range(PPF_BISECTIONS):
-        mid = fnp.floor((low + high) / 2)
-        above = special.gammaincc(fnp.maximum(mid, 0.0) + 1, rate) >= q
-        above = above & (mid >= 0)
-        low, high = fnp.where(above, low, mid), fnp.where(above, mid, high)
-    k = fnp.where(q == 0, -1.0, fnp.where(q == 1, np.inf, high))
+    k = whole_number_quantile(q, fnp.ceil(rate + 20 * fnp.sqrt(rate) + 40),
+                              lambda k: special.gammaincc(k + 1, rate) >= q, PPF_BISECTIONS)
+    k = fnp.where(q == 1, np.inf, k)
     return nan_unless((mu >= 0) & (q >= 0) & (q <= 1), k + loc)
 
 
-__all__ = ["logpmf", "pmf", "cdf", "sf", "ppf"]
+def logcdf(k: Any, mu: Any, loc: Any = 0) -> Any:
+    """``log(cdf)``, accurate in both tails.
+
+    >>> import fad.scipy.stats as fst
+    >>> round(float(fst.poisson.logcdf(0.0, 2.0)), 12)  # -mu
+    -2.0
+    """
+    return log_probability(cdf(k, mu, loc), sf(k, mu, loc))
+
+
+def logsf(k: Any, mu: Any, loc: Any = 0) -> Any:
+    """``log(sf)``, accurate in both tails.
+
+    >>> import fad.scipy.stats as fst
+    >>> float(fst.poisson.logsf(-1.0, 2.0))
+    0.0
+    """
+    return log_probability(sf(k, mu, loc), cdf(k, mu, loc))
+
+
+__all__ = ["logpmf", "pmf", "cdf", "logcdf", "sf", "logsf", "ppf"]
