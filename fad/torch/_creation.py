@@ -145,10 +145,14 @@ def _host_data(data: Any) -> Any:
     return data
 
 
-def _python_data_array(data: Any) -> np.ndarray:
+def _python_data_array(data: Any, dtype: Any = None) -> np.ndarray:
+    """Python data as an array: of ``dtype`` if given (converted from the exact
+    values: Python floats are doubles), else of PyTorch's default dtype for it."""
     arr = np.array(_host_data(data))
     if arr.dtype == object:
         raise TypeError(f"Could not infer dtype of {type(data).__name__}")
+    if dtype is not None and arr.dtype.kind not in "US":
+        return arr.astype(dtype)
     if arr.dtype.kind == "f":
         if not _contains_np_float(data):
             arr = arr.astype(default_np())
@@ -197,9 +201,7 @@ def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool
     if isinstance(data, np.ndarray | np.generic):
         arr = np.array(data, dtype=None if dtype is None else _dtype.np_dtype(dtype))
     else:
-        arr = _python_data_array(data)
-        if dtype is not None:
-            arr = arr.astype(_dtype.np_dtype(dtype))
+        arr = _python_data_array(data, None if dtype is None else _dtype.np_dtype(dtype))
     return _finish(_place(arr, device), requires_grad)
 
 

@@ -520,6 +520,16 @@ _TABLE: dict[str, tuple] = {
     "baddbmm": (_addmm, "BaddbmmBackward0", EW, True),
     "einsum": (lambda *xs, equation="": fnp.einsum(equation, *xs), "ViewBackward0", EW,
                True),
+    "tensordot": (lambda a, b, dims=1: fnp.tensordot(a, b, axes=dims), "ViewBackward0", EW,
+                  True),
+    "kron": (fnp.kron, "UnsafeViewBackward0", EW, True),
+    "cdist": (lambda a, b, p=2.0: fnp.linalg.vector_norm(
+        a[..., :, None, :] - b[..., None, :, :], ord=p, axis=-1), "CdistBackward0", EW, True),
+    "polar": (lambda r, theta: r * fnp.exp(1j * theta), "PolarBackward0", EW, True),
+    "histc": (lambda a, bins=100, low=0.0, high=0.0: fnp.histogram(
+        a, bins, (low, high))[0].astype(a.dtype), None, None, False),
+    "bucketize": (lambda a, edges, side="left", dtype="int64": fnp.searchsorted(
+        edges, a, side).astype(dtype), None, None, False),
     # losses
     "mse_loss": (nn.mse_loss, "MseLossBackward0", EW, True),
     "l1_loss": (nn.l1_loss, "L1LossBackward0", EW, True),

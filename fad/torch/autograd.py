@@ -469,3 +469,69 @@ class functional:
         if single:
             return functional.jacobian(grad_fn, ins[0], create_graph=create_graph)
         raise NotImplementedError("hessian of several inputs is not supported")
+
+    @staticmethod
+    def jvp(func: Any, inputs: Any, v: Any = None, create_graph: bool = False,
+            strict: bool = False) -> tuple:
+        """``(func(*inputs), J v)`` by the double-backward trick (PyTorch's own):
+        ``J v = d/du <J^T u, v>`` with a dummy cotangent ``u``.
+
+        >>> import fad.torch as torch
+        >>> torch.autograd.functional.jvp(lambda x: x ** 2, torch.ones(2), torch.ones(2))
+        (tensor([1., 1.]), tensor([2., 2.]))
+        """
+        ins = [x.detach().requires_grad_(True) for x in _as_list(inputs)]
+        vs = _as_list(v) if v is not None else [F.ones_like(x) for x in ins]
+        out = func(*ins)
+        outs = _as_list(out)
+        dummies = [zeros_like(o).requires_grad_(True) for o in outs]
+        gs = grad(outs, ins, dummies, create_graph=True, allow_unused=True,
+                  materialize_grads=True)
+        used = [(g, t) for g, t in zip(gs, vs) if g.requires_grad]
+        jv = grad([g for g, _ in used], dummies, [t for _, t in used], create_graph=create_graph,
+                  allow_unused=True, materialize_grads=True) if used else \
+            tuple(zeros_like(o) for o in outs)
+        jv = jv if create_graph else tuple(j.detach() for j in jv)
+        shown = out if create_graph else _detached(out)
+        return shown, (jv[0] if isinstance(out, Tensor) else tuple(jv))
+
+    @staticmethod
+    def vhp(func: Any, inputs: Any, v: Any = None, create_graph: bool = False,
+            strict: bool = False) -> tuple:
+        """``(func(*inputs), v^T H)`` of a scalar ``func``: the gradient of
+        ``<grad func, v>`` (double backward).
+
+        >>> import fad.torch as torch
+        >>> torch.autograd.functional.vhp(lambda x: (x ** 3).sum(), torch.ones(2), torch.ones(2))
+        (tensor(2.), tensor([6., 6.]))
+        """
+        ins = [x.detach().requires_grad_(True) for x in _as_list(inputs)]
+        vs = _as_list(v) if v is not None else [F.ones_like(x) for x in ins]
+        out = func(*ins)
+        if out.numel() != 1:
+            raise RuntimeError("The function given to hvp should return a single element "
+                               "Tensor")
+        gs = grad(out, ins, create_graph=True, allow_unused=True, materialize_grads=True)
+        used = [(g, t) for g, t in zip(gs, vs) if g.requires_grad]
+        hv = grad([g for g, _ in used], ins, [t for _, t in used], create_graph=create_graph,
+                  allow_unused=True, materialize_grads=True) if used else \
+            tuple(zeros_like(x) for x in ins)
+        hv = hv if create_graph else tuple(h.detach() for h in hv)
+        shown = out if create_graph else out.detach()
+        return shown, (hv[0] if isinstance(inputs, Tensor) else tuple(hv))
+
+    @staticmethod
+    def hvp(func: Any, inputs: Any, v: Any = None, create_graph: bool = False,
+            strict: bool = False) -> tuple:
+        """``(func(*inputs), H v)`` of a scalar ``func`` (equal to ``vhp``: the
+        Hessian of a twice-differentiable function is symmetric).
+
+        >>> import fad.torch as torch
+        >>> torch.autograd.functional.hvp(lambda x: (x ** 3).sum(), torch.ones(2), torch.ones(2))
+        (tensor(2.), tensor([6., 6.]))
+        """
+        return functional.vhp(func, inputs, v, create_graph, strict)
+
+
+def _detached(out: Any) -> Any:
+    return out.detach() if isinstance(out, Tensor) else tuple(o.detach() for o in out)

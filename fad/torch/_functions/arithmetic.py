@@ -262,6 +262,23 @@ bitwise_xor = _bitwise("xor")
 bitwise_not = _bitwise("not")
 
 
+def polar(abs: Tensor, angle: Tensor) -> Tensor:
+    """The complex tensor ``abs * (cos(angle) + i sin(angle))``.
+
+    >>> import fad.torch as torch, math
+    >>> torch.polar(torch.tensor([2.0]), torch.tensor([math.pi / 2])).imag
+    tensor([2.])
+    """
+    if abs.dtype != angle.dtype:
+        raise RuntimeError(f"Expected object of scalar type {_dtype.type_word(abs.dtype)} but "
+                           f"got scalar type {_dtype.type_word(angle.dtype)} for second "
+                           f"argument")
+    if abs.dtype not in (_dtype.float32, _dtype.float64):
+        raise RuntimeError("Expected both inputs to be Half, Float or Double tensors but got "
+                           f"{_dtype.type_word(abs.dtype)} and {_dtype.type_word(angle.dtype)}")
+    return call("polar", abs, angle)
+
+
 def equal(input: Tensor, other: Tensor) -> bool:
     a, b = _t(input), _t(other)
     return a.shape == b.shape and bool(eq(a, b).all().item())

@@ -100,4 +100,18 @@ def can_cast(from_: Any, to: Any) -> bool:
     return _dtype.np_dtype(from_).kind in _CAST_OK[_dtype.np_dtype(to).kind]
 
 
+def is_nonzero(input: Tensor) -> bool:
+    """Whether a one-element tensor is not zero (PyTorch's errors otherwise).
+
+    >>> import fad.torch as torch
+    >>> torch.is_nonzero(torch.tensor([1.5]))
+    True
+    """
+    n = input.numel()
+    if n != 1:
+        raise RuntimeError(f"Boolean value of Tensor with "
+                           f"{'no values' if n == 0 else 'more than one value'} is ambiguous")
+    return bool(input.item() != 0)
+
+
 __all__ = exported(globals())

@@ -216,6 +216,57 @@ def svd(input: Tensor, some: bool = True, compute_uv: bool = True) -> Any:
     return _svd_result(u, s, v)
 
 
+def tensordot(a: Tensor, b: Tensor, dims: Any = 2, out: Any = None) -> Tensor:
+    """Contract the last ``dims`` axes of ``a`` with the first of ``b`` (or the
+    axis lists ``dims = ([...], [...])``).
+
+    >>> import fad.torch as torch
+    >>> torch.tensordot(torch.ones(2, 3), torch.ones(3, 4), dims=1).shape
+    torch.Size([2, 4])
+    """
+    if out is not None:
+        raise TypeError("tensordot: out= is not supported by the facade; use the result")
+    if isinstance(dims, Tensor):
+        dims = dims.tolist()
+    if not isinstance(dims, int):
+        dims = tuple(tuple(d) if isinstance(d, list | tuple) else (d,) for d in dims)
+    a, b = _t(a), _t(b)
+    if a.dtype != b.dtype:
+        raise RuntimeError(f"expected scalar type {_dtype.type_word(a.dtype)} but found "
+                           f"{_dtype.type_word(b.dtype)}")
+    return call("tensordot", a, b, dims=dims)
+
+
+def kron(input: Tensor, other: Tensor) -> Tensor:
+    """The Kronecker product.
+
+    >>> import fad.torch as torch
+    >>> torch.kron(torch.tensor([1, 2]), torch.tensor([1, 10]))
+    tensor([ 1, 10,  2, 20])
+    """
+    return call("kron", _t(input), _t(other))
+
+
+def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str | None = None) -> Tensor:
+    """The ``p``-norm distances between the rows of ``x1`` (``... x P x M``) and of
+    ``x2`` (``... x R x M``): ``... x P x R``; the gradient at a zero distance is 0.
+
+    >>> import fad.torch as torch
+    >>> torch.cdist(torch.tensor([[0.0, 0.0]]), torch.tensor([[3.0, 4.0], [0.0, 1.0]]))
+    tensor([[5., 1.]])
+    """
+    x1, x2 = _t(x1), _t(x2)
+    if x1.dim() < 2 or x2.dim() < 2:
+        raise RuntimeError(f"cdist only supports at least 2D tensors, X{1 if x1.dim() < 2 else 2}"
+                           f" got: {min(x1.dim(), x2.dim())}D")
+    if x1.shape[-1] != x2.shape[-1]:
+        raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: "
+                           f"{x1.shape[-1]} X2: {x2.shape[-1]}")
+    if p < 0:
+        raise RuntimeError("cdist only supports non-negative p values")
+    return call("cdist", x1, x2, p=float(p))
+
+
 def einsum(equation: str, *operands: Any) -> Tensor:
     if len(operands) == 1 and isinstance(operands[0], list | tuple):
         operands = tuple(operands[0])

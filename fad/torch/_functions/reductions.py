@@ -7,6 +7,7 @@ from typing import Any
 
 from ... import numpy as fnp
 from .. import _dtype
+from .._creation import tensor as _tensor
 from .._creation import zeros
 from .._dtype import type_word
 from .._ops import OPS, call
@@ -231,6 +232,48 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
     idx = _argsort_array(input._value, dim, largest)
     idx = wrap(idx).narrow(dim, 0, k)
     return _topk_result(_named("TopkBackward0", input, dim, idx), idx)
+
+
+def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Tensor:
+    """Counts of ``input`` in ``bins`` equal bins over ``[min, max]`` (both 0: the
+    data's range, widened by 1 each way when it is one value), elements outside
+    ignored; the input's dtype; no derivative.
+
+    >>> import fad.torch as torch
+    >>> torch.histc(torch.tensor([1.0, 2.0, 2.5, 7.0]), bins=3)
+    tensor([3., 0., 1.])
+    """
+    if not input.is_floating_point():
+        raise NotImplementedError(f'"histogram_cpu" not implemented for \'{type_word(input.dtype)}\'')
+    if bins <= 0:
+        raise RuntimeError(f"torch.histc: bins must be > 0, but got {bins} for dimension 0")
+    low, high = float(min), float(max)
+    if low == high and input.numel():
+        low, high = float(input.min()), float(input.max())
+    if low == high:
+        low, high = low - 1, high + 1
+    if low > high:
+        raise RuntimeError(f"torch.histc: max must be larger than min, but got min {low} "
+                           f"max {high}")
+    return call("histc", input.detach(), bins=int(bins), low=low, high=high)
+
+
+def bucketize(input: Any, boundaries: Tensor, *, out_int32: bool = False,
+              right: bool = False) -> Tensor:
+    """The index of each element's bucket among the sorted ``boundaries``:
+    ``boundaries[i-1] < x <= boundaries[i]`` (``right``: ``<=`` and ``<``);
+    int64 (``out_int32``: int32); no derivative.
+
+    >>> import fad.torch as torch
+    >>> torch.bucketize(torch.tensor([0.5, 1.0, 2.5]), torch.tensor([1.0, 2.0]))
+    tensor([0, 0, 2])
+    """
+    if boundaries.dim() != 1:
+        raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim("
+                           f"{boundaries.dim()})")
+    x = input if isinstance(input, Tensor) else _tensor(input)
+    return call("bucketize", x.detach(), boundaries.detach(), side="right" if right else "left",
+                dtype="int32" if out_int32 else "int64")
 
 
 __all__ = exported(globals())

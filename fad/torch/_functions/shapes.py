@@ -1,9 +1,10 @@
 """Shape functions: views, permutations, expansion, joining and splitting,
-triangles."""
+triangles, grids and differences."""
 
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any, Sequence
 
 import numpy as np
@@ -291,6 +292,63 @@ def triu(input: Tensor, diagonal: int = 0) -> Tensor:
 
 def trace(input: Tensor) -> Tensor:
     return call("trace", input)
+
+
+def meshgrid(*tensors: Any, indexing: str | None = None) -> tuple:
+    """Coordinate grids of 0-d or 1-d tensors: ``indexing="ij"`` (the default, with
+    PyTorch's warning when it is not given) or ``"xy"`` (the first two swapped).
+
+    >>> import fad.torch as torch
+    >>> x, y = torch.meshgrid(torch.tensor([1, 2]), torch.tensor([3, 4, 5]), indexing="ij")
+    >>> x.shape, y[0]
+    (torch.Size([2, 3]), tensor([3, 4, 5]))
+    """
+    if len(tensors) == 1 and isinstance(tensors[0], list | tuple):
+        tensors = tuple(tensors[0])
+    if indexing is None:
+        warnings.warn("torch.meshgrid: in an upcoming release, it will be required to pass "
+                      "the indexing argument.", UserWarning, stacklevel=2)
+        indexing = "ij"
+    if indexing not in ("ij", "xy"):
+        raise RuntimeError(f'torch.meshgrid: indexing must be one of "xy" or "ij", but '
+                           f'received: {indexing}')
+    for t in tensors:
+        if t.dim() > 1:
+            raise RuntimeError(f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list "
+                               f"but got: {t}")
+    n = len(tensors)
+    order = list(range(n))
+    if indexing == "xy" and n >= 2:
+        order[0], order[1] = 1, 0
+    sizes = [max(t.numel(), 1) if t.dim() else 1 for t in tensors]
+    shape = tuple(sizes[order[i]] for i in range(n))
+    grids = []
+    for k, t in enumerate(tensors):
+        view_shape = [1] * n
+        view_shape[order.index(k)] = -1
+        grids.append(t.reshape(view_shape).expand(*shape))
+    return tuple(grids)
+
+
+def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None,
+         append: Tensor | None = None) -> Tensor:
+    """The ``n``-th forward difference along ``dim`` (``prepend``/``append``
+    concatenated first); booleans differ by ``!=``.
+
+    >>> import fad.torch as torch
+    >>> torch.diff(torch.tensor([1, 3, 6, 10]), n=2)
+    tensor([1, 1])
+    """
+    if input.dim() == 0:
+        raise RuntimeError("diff expects input to be at least one-dimensional")
+    d = _wrap_dim(dim, input.dim())
+    parts = [x for x in (prepend, input, append) if x is not None]
+    x = cat(parts, dim=d) if len(parts) > 1 else input
+    for _ in range(n):
+        m = x.shape[d]
+        later, earlier = x.narrow(d, 1, max(m - 1, 0)), x.narrow(d, 0, max(m - 1, 0))
+        x = later != earlier if x.dtype == _dtype.bool else later - earlier
+    return x
 
 
 __all__ = exported(globals())
