@@ -244,7 +244,8 @@ def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Ten
     tensor([3., 0., 1.])
     """
     if not input.is_floating_point():
-        raise NotImplementedError(f'"histogram_cpu" not implemented for \'{type_word(input.dtype)}\'')
+        word = type_word(input.dtype)
+        raise NotImplementedError(f'"histogram_cpu" not implemented for \'{word}\'')
     if bins <= 0:
         raise RuntimeError(f"torch.histc: bins must be > 0, but got {bins} for dimension 0")
     low, high = float(min), float(max)
