@@ -17,7 +17,7 @@ import inspect
 from typing import Any, Callable
 
 from ... import numpy as fnp
-from ._common import arguments, location_scale, nan_unless
+from ._common import arguments, location_scale, log_probability, nan_unless
 
 _FUNCTIONS = ("logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf", "isf")
 _DEFAULT_DOCS = {"pdf": "The density ``exp(logpdf)``."}
@@ -50,6 +50,20 @@ def exponential_of(log_fn: Callable, name: str, summary: str, expression: str,
         return fnp.exp(log_fn(*args, **kwargs))
     fn.__signature__ = inspect.signature(log_fn)  # type: ignore[attr-defined]
     return _named(fn, log_fn.__module__, name, (summary, expression, result))
+
+
+def log_tails(cdf: Callable, sf: Callable, cdf_example: tuple[str, str] | None = None,
+              sf_example: tuple[str, str] | None = None) -> tuple[Callable, Callable]:
+    """``(logcdf, logsf)``: ``log(cdf)`` and ``log(sf)``, each accurate in both tails
+    through the other (``1 - p`` computed with its own digits), named, signed and
+    documented (with the doctests ``(expression, result)``) as ``cdf``'s module's."""
+    def tail(fn: Callable, complement: Callable, name: str, example: tuple | None) -> Callable:
+        def log_fn(*args: Any, **kwargs: Any) -> Any:
+            return log_probability(fn(*args, **kwargs), complement(*args, **kwargs))
+        log_fn.__signature__ = inspect.signature(fn)  # type: ignore[attr-defined]
+        summary = f"``log({fn.__name__})``, accurate in both tails."
+        return _named(log_fn, fn.__module__, name, (summary, *(example or ())))
+    return tail(cdf, sf, "logcdf", cdf_example), tail(sf, cdf, "logsf", sf_example)
 
 
 def location_scale_family(module: str, kernels: dict[str, Callable],

@@ -15,8 +15,8 @@ import numpy as np
 
 from ... import numpy as fnp
 from .. import special
-from ._common import arguments, log_probability, nan_unless, on_support, shifted
-from ._family import exponential_of
+from ._common import arguments, nan_unless, on_support, shifted
+from ._family import exponential_of, log_tails
 
 
 def _valid(p: Any) -> Any:
@@ -62,26 +62,6 @@ def sf(k: Any, p: Any, loc: Any = 0) -> Any:
     return nan_unless(_valid(p), fnp.where(k < 0, 1.0, fnp.where(k < 1, p, 0.0)))
 
 
-def logcdf(k: Any, p: Any, loc: Any = 0) -> Any:
-    """``log(cdf)``: ``log1p(-p)`` for ``0 <= k < 1``.
-
-    >>> import fad.scipy.stats as fst
-    >>> float(fst.bernoulli.logcdf(2.0, 0.25))
-    0.0
-    """
-    return log_probability(cdf(k, p, loc), sf(k, p, loc))
-
-
-def logsf(k: Any, p: Any, loc: Any = 0) -> Any:
-    """``log(sf)``: ``log(p)`` for ``0 <= k < 1``.
-
-    >>> import fad.scipy.stats as fst
-    >>> float(fst.bernoulli.logsf(-1.0, 0.25))
-    0.0
-    """
-    return log_probability(sf(k, p, loc), cdf(k, p, loc))
-
-
 def ppf(q: Any, p: Any, loc: Any = 0) -> Any:
     """The least ``k`` with ``cdf(k) >= q``: ``-1`` at ``q = 0`` (as SciPy), 0 up to
     ``q = 1 - p``, 1 above; NaN outside ``[0, 1]``.
@@ -93,6 +73,11 @@ def ppf(q: Any, p: Any, loc: Any = 0) -> Any:
     q, p, loc = arguments("bernoulli.ppf", q, p, loc)
     k = fnp.where(q == 0, -1.0, fnp.where(q <= 1 - p, 0.0, 1.0))
     return nan_unless(_valid(p) & (q >= 0) & (q <= 1), k + loc)
+
+
+logcdf, logsf = log_tails(
+    cdf, sf, ("float(fst.bernoulli.logcdf(2.0, 0.25))", "0.0"),
+    ("float(fst.bernoulli.logsf(-1.0, 0.25))", "0.0"))
 
 
 __all__ = ["logpmf", "pmf", "cdf", "logcdf", "sf", "logsf", "ppf"]

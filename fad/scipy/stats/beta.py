@@ -18,8 +18,8 @@ import numpy as np
 
 from ... import numpy as fnp
 from .. import special
-from ._common import arguments, location_scale, log_probability, nan_unless, on_support
-from ._family import exponential_of
+from ._common import arguments, location_scale, nan_unless, on_support
+from ._family import exponential_of, log_tails
 
 
 def _valid(name: str, x: Any, a: Any, b: Any, loc: Any, scale: Any) -> tuple:
@@ -59,16 +59,6 @@ def cdf(x: Any, a: Any, b: Any, loc: Any = 0, scale: Any = 1) -> Any:
     return nan_unless(ok, special.betainc(a, b, _unit(z)))
 
 
-def logcdf(x: Any, a: Any, b: Any, loc: Any = 0, scale: Any = 1) -> Any:
-    """``log(cdf)``, accurate in both tails.
-
-    >>> import fad.scipy.stats as fst
-    >>> round(float(fst.beta.logcdf(0.5, 2.0, 1.0)), 12)  # log(1/4)
-    -1.38629436112
-    """
-    return log_probability(cdf(x, a, b, loc, scale), sf(x, a, b, loc, scale))
-
-
 def sf(x: Any, a: Any, b: Any, loc: Any = 0, scale: Any = 1) -> Any:
     """``betainc(b, a, 1 - z)``, accurate in the upper tail.
 
@@ -80,14 +70,11 @@ def sf(x: Any, a: Any, b: Any, loc: Any = 0, scale: Any = 1) -> Any:
     return nan_unless(ok, special.betainc(b, a, 1 - _unit(z)))
 
 
-def logsf(x: Any, a: Any, b: Any, loc: Any = 0, scale: Any = 1) -> Any:
-    """``log(sf)``, accurate in both tails.
-
-    >>> import fad.scipy.stats as fst
-    >>> round(float(fst.beta.logsf(0.5, 1.0, 2.0)), 12)  # log(1/4)
-    -1.38629436112
-    """
-    return log_probability(sf(x, a, b, loc, scale), cdf(x, a, b, loc, scale))
+def _quantile(name: str, inverse: Any, q: Any, a: Any, b: Any, loc: Any, scale: Any) -> Any:
+    """``loc + scale inverse(a, b, q)``, NaN for invalid arguments."""
+    q, a, b, loc, scale = arguments(f"beta.{name}", q, a, b, loc, scale)
+    ok = (scale > 0) & (a > 0) & (b > 0) & (q >= 0) & (q <= 1)
+    return nan_unless(ok, loc + scale * inverse(a, b, q))
 
 
 def ppf(q: Any, a: Any, b: Any, loc: Any = 0, scale: Any = 1) -> Any:
@@ -97,9 +84,7 @@ def ppf(q: Any, a: Any, b: Any, loc: Any = 0, scale: Any = 1) -> Any:
     >>> round(float(fst.beta.ppf(0.25, 2.0, 1.0)), 12)  # sqrt(q)
     0.5
     """
-    q, a, b, loc, scale = arguments("beta.ppf", q, a, b, loc, scale)
-    ok = (scale > 0) & (a > 0) & (b > 0) & (q >= 0) & (q <= 1)
-    return nan_unless(ok, loc + scale * special.betaincinv(a, b, q))
+    return _quantile("ppf", special.betaincinv, q, a, b, loc, scale)
 
 
 def isf(q: Any, a: Any, b: Any, loc: Any = 0, scale: Any = 1) -> Any:
@@ -109,9 +94,12 @@ def isf(q: Any, a: Any, b: Any, loc: Any = 0, scale: Any = 1) -> Any:
     >>> round(float(fst.beta.isf(0.75, 2.0, 1.0)), 12)  # sqrt(1 - q)
     0.5
     """
-    q, a, b, loc, scale = arguments("beta.isf", q, a, b, loc, scale)
-    ok = (scale > 0) & (a > 0) & (b > 0) & (q >= 0) & (q <= 1)
-    return nan_unless(ok, loc + scale * special.betainccinv(a, b, q))
+    return _quantile("isf", special.betainccinv, q, a, b, loc, scale)
+
+
+logcdf, logsf = log_tails(
+    cdf, sf, ("round(float(fst.beta.logcdf(0.5, 2.0, 1.0)), 12)  # log(1/4)", "-1.38629436112"),
+    ("round(float(fst.beta.logsf(0.5, 1.0, 2.0)), 12)  # log(1/4)", "-1.38629436112"))
 
 
 __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf", "isf"]

@@ -19,13 +19,12 @@ from .. import special
 from ._common import (
     arguments,
     integer_valued,
-    log_probability,
     nan_unless,
     on_support,
     shifted,
     whole_number_quantile,
 )
-from ._family import exponential_of
+from ._family import exponential_of, log_tails
 
 
 def _valid(n: Any, p: Any) -> Any:
@@ -82,26 +81,6 @@ def sf(k: Any, n: Any, p: Any, loc: Any = 0) -> Any:
     return nan_unless(_valid(n, p), fnp.where(k >= n, 0.0, value))
 
 
-def logcdf(k: Any, n: Any, p: Any, loc: Any = 0) -> Any:
-    """``log(cdf)``, accurate in both tails.
-
-    >>> import fad.scipy.stats as fst
-    >>> round(float(fst.binom.logcdf(0.0, 3.0, 0.5)), 12)  # log(1/8)
-    -2.07944154168
-    """
-    return log_probability(cdf(k, n, p, loc), sf(k, n, p, loc))
-
-
-def logsf(k: Any, n: Any, p: Any, loc: Any = 0) -> Any:
-    """``log(sf)``, accurate in both tails.
-
-    >>> import fad.scipy.stats as fst
-    >>> round(float(fst.binom.logsf(2.0, 3.0, 0.5)), 12)  # log(1/8)
-    -2.07944154168
-    """
-    return log_probability(sf(k, n, p, loc), cdf(k, n, p, loc))
-
-
 def ppf(q: Any, n: Any, p: Any, loc: Any = 0) -> Any:
     """The least whole ``k`` with ``cdf(k) >= q`` (plus ``loc``): ``-1`` at ``q = 0``,
     NaN outside ``[0, 1]`` or for invalid ``n``, ``p``; derivative 0.
@@ -120,6 +99,11 @@ def ppf(q: Any, n: Any, p: Any, loc: Any = 0) -> Any:
 
 # ppf bisects on the whole numbers in [-1, n]: this many halvings cover n < 2^62
 PPF_BISECTIONS = 64
+
+
+logcdf, logsf = log_tails(
+    cdf, sf, ("round(float(fst.binom.logcdf(0.0, 3.0, 0.5)), 12)  # log(1/8)", "-2.07944154168"),
+    ("round(float(fst.binom.logsf(2.0, 3.0, 0.5)), 12)  # log(1/8)", "-2.07944154168"))
 
 
 __all__ = ["logpmf", "pmf", "cdf", "logcdf", "sf", "logsf", "ppf"]

@@ -17,8 +17,8 @@ import numpy as np
 
 from ... import numpy as fnp
 from .. import special
-from ._common import arguments, location_scale, log_probability, nan_unless, on_support
-from ._family import exponential_of
+from ._common import arguments, location_scale, nan_unless, on_support
+from ._family import exponential_of, log_tails
 
 
 def _valid(name: str, x: Any, a: Any, loc: Any, scale: Any) -> tuple:
@@ -57,16 +57,6 @@ def cdf(x: Any, a: Any, loc: Any = 0, scale: Any = 1) -> Any:
     return nan_unless(ok, special.gammainc(a, _positive(z)))
 
 
-def logcdf(x: Any, a: Any, loc: Any = 0, scale: Any = 1) -> Any:
-    """``log(gammainc(a, z))``, accurate in both tails.
-
-    >>> import fad.scipy.stats as fst
-    >>> round(float(fst.gamma.logcdf(1e-3, 2.0)), 9)
-    -14.509324377
-    """
-    return log_probability(cdf(x, a, loc, scale), sf(x, a, loc, scale))
-
-
 def sf(x: Any, a: Any, loc: Any = 0, scale: Any = 1) -> Any:
     """``gammaincc(a, z)``, accurate in the upper tail.
 
@@ -78,14 +68,11 @@ def sf(x: Any, a: Any, loc: Any = 0, scale: Any = 1) -> Any:
     return nan_unless(ok, special.gammaincc(a, _positive(z)))
 
 
-def logsf(x: Any, a: Any, loc: Any = 0, scale: Any = 1) -> Any:
-    """``log(gammaincc(a, z))``, accurate in both tails.
-
-    >>> import fad.scipy.stats as fst
-    >>> float(fst.gamma.logsf(30.0, 1.0))
-    -30.0
-    """
-    return log_probability(sf(x, a, loc, scale), cdf(x, a, loc, scale))
+def _quantile(name: str, inverse: Any, q: Any, a: Any, loc: Any, scale: Any) -> Any:
+    """``loc + scale inverse(a, q)``, NaN for invalid arguments."""
+    q, a, loc, scale = arguments(f"gamma.{name}", q, a, loc, scale)
+    ok = (scale > 0) & (a > 0) & (q >= 0) & (q <= 1)
+    return nan_unless(ok, loc + scale * inverse(a, q))
 
 
 def ppf(q: Any, a: Any, loc: Any = 0, scale: Any = 1) -> Any:
@@ -95,9 +82,7 @@ def ppf(q: Any, a: Any, loc: Any = 0, scale: Any = 1) -> Any:
     >>> round(float(fst.gamma.ppf(0.5, 1.0)), 12)  # log 2
     0.69314718056
     """
-    q, a, loc, scale = arguments("gamma.ppf", q, a, loc, scale)
-    ok = (scale > 0) & (a > 0) & (q >= 0) & (q <= 1)
-    return nan_unless(ok, loc + scale * special.gammaincinv(a, q))
+    return _quantile("ppf", special.gammaincinv, q, a, loc, scale)
 
 
 def isf(q: Any, a: Any, loc: Any = 0, scale: Any = 1) -> Any:
@@ -107,9 +92,12 @@ def isf(q: Any, a: Any, loc: Any = 0, scale: Any = 1) -> Any:
     >>> round(float(fst.gamma.isf(0.5, 1.0)), 12)  # log 2
     0.69314718056
     """
-    q, a, loc, scale = arguments("gamma.isf", q, a, loc, scale)
-    ok = (scale > 0) & (a > 0) & (q >= 0) & (q <= 1)
-    return nan_unless(ok, loc + scale * special.gammainccinv(a, q))
+    return _quantile("isf", special.gammainccinv, q, a, loc, scale)
+
+
+logcdf, logsf = log_tails(
+    cdf, sf, ("round(float(fst.gamma.logcdf(1e-3, 2.0)), 9)", "-14.509324377"),
+    ("float(fst.gamma.logsf(30.0, 1.0))", "-30.0"))
 
 
 __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf", "isf"]

@@ -16,8 +16,8 @@ import numpy as np
 from ... import numpy as fnp
 from ...lax import stop_gradient
 from .. import special
-from ._common import arguments, integer_valued, log_probability, nan_unless, on_support, shifted
-from ._family import exponential_of
+from ._common import arguments, integer_valued, nan_unless, on_support, shifted
+from ._family import exponential_of, log_tails
 
 
 def _valid(p: Any) -> Any:
@@ -69,16 +69,6 @@ sf = exponential_of(logsf, "sf", "``(1 - p)^floor(k)``, 1 below 1.",
                     "float(fst.geom.sf(2.0, 0.5))", "0.25")
 
 
-def logcdf(k: Any, p: Any, loc: Any = 0) -> Any:
-    """``log(cdf)``, accurate in both tails.
-
-    >>> import fad.scipy.stats as fst
-    >>> round(float(fst.geom.logcdf(1.0, 0.25)), 12)  # log(p)
-    -1.38629436112
-    """
-    return log_probability(cdf(k, p, loc), sf(k, p, loc))
-
-
 def ppf(q: Any, p: Any, loc: Any = 0) -> Any:
     """The least whole ``k >= 1`` with ``cdf(k) >= q``: ``ceil(log1p(-q) / log1p(-p))``,
     one less where rounding overshot (plus ``loc``); 0 at ``q = 0`` and ``inf`` at
@@ -93,6 +83,10 @@ def ppf(q: Any, p: Any, loc: Any = 0) -> Any:
     k = fnp.where((cdf(k - 1, p) >= q) & (k > 0), k - 1, k)
     k = fnp.where(q == 1, np.inf, fnp.where(q == 0, 0.0, k))
     return nan_unless(_valid(p) & (q >= 0) & (q <= 1), k + loc)
+
+
+logcdf = log_tails(
+    cdf, sf, ("round(float(fst.geom.logcdf(1.0, 0.25)), 12)  # log(p)", "-1.38629436112"))[0]
 
 
 __all__ = ["logpmf", "pmf", "cdf", "logcdf", "sf", "logsf", "ppf"]

@@ -21,13 +21,12 @@ from .. import special
 from ._common import (
     arguments,
     integer_valued,
-    log_probability,
     nan_unless,
     on_support,
     shifted,
     whole_number_quantile,
 )
-from ._family import exponential_of
+from ._family import exponential_of, log_tails
 
 
 def logpmf(k: Any, mu: Any, loc: Any = 0) -> Any:
@@ -94,24 +93,9 @@ def ppf(q: Any, mu: Any, loc: Any = 0) -> Any:
     return nan_unless((mu >= 0) & (q >= 0) & (q <= 1), k + loc)
 
 
-def logcdf(k: Any, mu: Any, loc: Any = 0) -> Any:
-    """``log(cdf)``, accurate in both tails.
-
-    >>> import fad.scipy.stats as fst
-    >>> round(float(fst.poisson.logcdf(0.0, 2.0)), 12)  # -mu
-    -2.0
-    """
-    return log_probability(cdf(k, mu, loc), sf(k, mu, loc))
-
-
-def logsf(k: Any, mu: Any, loc: Any = 0) -> Any:
-    """``log(sf)``, accurate in both tails.
-
-    >>> import fad.scipy.stats as fst
-    >>> float(fst.poisson.logsf(-1.0, 2.0))
-    0.0
-    """
-    return log_probability(sf(k, mu, loc), cdf(k, mu, loc))
+logcdf, logsf = log_tails(
+    cdf, sf, ("round(float(fst.poisson.logcdf(0.0, 2.0)), 12)  # -mu", "-2.0"),
+    ("float(fst.poisson.logsf(-1.0, 2.0))", "0.0"))
 
 
 __all__ = ["logpmf", "pmf", "cdf", "logcdf", "sf", "logsf", "ppf"]
