@@ -27,7 +27,7 @@ count_nonzero cumsum sort argsort topk reshape view view_as reshape_as flatten u
 squeeze unsqueeze permute transpose swapaxes swapdims t movedim moveaxis expand expand_as
 broadcast_to repeat tile flip fliplr flipud roll split chunk unbind narrow index_select gather
 take_along_dim masked_fill nonzero tril triu trace clone to type_as matmul mm bmm mv dot vdot
-inner outer ger addmm baddbmm scatter scatter_add index_add""".split()
+inner outer ger addmm baddbmm scatter scatter_add index_add diff kron histc bucketize""".split()
 
 # in-place variants ``x.add_(...)``: computed out of place, then stored into ``x``
 # (cast to ``x``'s dtype, as PyTorch does for comparisons and logic)
@@ -218,6 +218,7 @@ METHODS.update({
     "contiguous": _contiguous,
     "where": _where,
     "T": property(_T), "mT": property(_mT), "H": property(_T), "mH": property(_mT),
+    "real": property(F.real), "imag": property(F.imag),
     "dim_order": lambda self: tuple(range(self.dim())),
     "sum_to_size": lambda self, *size: _sum_to_size(self, F._shape(size)),
     "apply_": lambda self, fn: F.inplace(self, lambda s: _apply_py(s, fn)),

@@ -526,6 +526,8 @@ _TABLE: dict[str, tuple] = {
     "cdist": (lambda a, b, p=2.0: fnp.linalg.vector_norm(
         a[..., :, None, :] - b[..., None, :, :], ord=p, axis=-1), "CdistBackward0", EW, True),
     "polar": (lambda r, theta: r * fnp.exp(1j * theta), "PolarBackward0", EW, True),
+    "real": (fnp.real, "SelectBackward0", None, False),
+    "imag": (fnp.imag, "SelectBackward0", None, False),
     "histc": (lambda a, bins=100, low=0.0, high=0.0: fnp.histogram(
         a, bins, (low, high))[0].astype(a.dtype), None, None, False),
     "bucketize": (lambda a, edges, side="left", dtype="int64": fnp.searchsorted(

@@ -265,9 +265,9 @@ bitwise_not = _bitwise("not")
 def polar(abs: Tensor, angle: Tensor) -> Tensor:
     """The complex tensor ``abs * (cos(angle) + i sin(angle))``.
 
-    >>> import fad.torch as torch, math
-    >>> torch.polar(torch.tensor([2.0]), torch.tensor([math.pi / 2])).imag
-    tensor([2.])
+    >>> import fad.torch as torch
+    >>> torch.polar(torch.tensor([2.0]), torch.tensor([0.0]))
+    tensor([2.+0.j])
     """
     if abs.dtype != angle.dtype:
         raise RuntimeError(f"Expected object of scalar type {_dtype.type_word(abs.dtype)} but "
@@ -277,6 +277,28 @@ def polar(abs: Tensor, angle: Tensor) -> Tensor:
         raise RuntimeError("Expected both inputs to be Half, Float or Double tensors but got "
                            f"{_dtype.type_word(abs.dtype)} and {_dtype.type_word(angle.dtype)}")
     return call("polar", abs, angle)
+
+
+def real(input: Tensor) -> Tensor:
+    """The real part (a real tensor is its own real part).
+
+    >>> import fad.torch as torch
+    >>> torch.real(torch.tensor([1 + 2j]))
+    tensor([1.])
+    """
+    return call("real", input) if input.is_complex() else input
+
+
+def imag(input: Tensor) -> Tensor:
+    """The imaginary part of a complex tensor.
+
+    >>> import fad.torch as torch
+    >>> torch.tensor([1 + 2j]).imag
+    tensor([2.])
+    """
+    if not input.is_complex():
+        raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
+    return call("imag", input)
 
 
 def equal(input: Tensor, other: Tensor) -> bool:
