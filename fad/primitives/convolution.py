@@ -157,7 +157,6 @@ def _conv_impl(xp: Any, lhs: Any, rhs: Any, *, window_strides: tuple, padding: t
                batch_group_count: int) -> Any:
     ls, rs, os_ = dimension_numbers
     x, w = _permute(xp, lhs, ls), _permute(xp, rhs, rs)  # (N, C, ...), (O, I, ...)
-    nsp = x.ndim - 2
     shape = _conv_aval(ShapedArray(lhs.shape, np.dtype(np.float64)),
                        ShapedArray(rhs.shape, np.dtype(np.float64)),
                        window_strides=window_strides, padding=padding,
@@ -167,35 +166,92 @@ def _conv_impl(xp: Any, lhs: Any, rhs: Any, *, window_strides: tuple, padding: t
                        batch_group_count=batch_group_count).shape
     if 0 in shape or 0 in w.shape[1:]:  # nothing to compute, or nothing to sum
         return xp.zeros(shape, dtype=lhs.dtype)
-    spatial = tuple(range(2, 2 + nsp))
-    x = spread(xp, x, spatial, lhs_dilation, padding, 0)
-    v = strided_windows(xp, x, spatial, w.shape[2:], window_strides, rhs_dilation, NAME)
-    # tensordot copies the window view into a matrix; the operand order that makes
-    # the copy's inner loop the longer of the output's rows and the kernel's rows
-    # wins: the kernel first when the output is the larger (a forward pass)
-    kernel_first = math.prod(shape[a] for a in os_[2:]) >= math.prod(w.shape[2:])
-    k_axes, v_axes = [1, *range(2, 2 + nsp)], [1, *range(2 + nsp, 2 + 2 * nsp)]
+    geometry = (window_strides, padding, lhs_dilation, rhs_dilation,
+                tuple(shape[a] for a in os_[2:]))
     groups, batches = feature_group_count, batch_group_count
     if groups > 1:
         cg, og = x.shape[1] // groups, w.shape[0] // groups
-        pieces = [(w[g * og:(g + 1) * og], v[:, g * cg:(g + 1) * cg]) for g in range(groups)]
+        pieces = [(x[:, g * cg:(g + 1) * cg], w[g * og:(g + 1) * og]) for g in range(groups)]
     elif batches > 1:
         nb, ob = x.shape[0] // batches, w.shape[0] // batches
-        pieces = [(w[b * ob:(b + 1) * ob], v[b * nb:(b + 1) * nb]) for b in range(batches)]
+        pieces = [(x[b * nb:(b + 1) * nb], w[b * ob:(b + 1) * ob]) for b in range(batches)]
     else:
-        pieces = [(w, v)]
-    if kernel_first:  # (O, N, spatial...)
-        parts = [xp.tensordot(a, b, axes=(k_axes, v_axes)) for a, b in pieces]
-        made = (1, 0) + tuple(range(2, nsp + 2))
-    else:  # (N, spatial..., O)
-        parts = [xp.tensordot(b, a, axes=(v_axes, k_axes)) for a, b in pieces]
-        made = (0, nsp + 1) + tuple(range(1, nsp + 1))
+        pieces = [(x, w)]
+    parts = [_conv_one(xp, a, b, *geometry) for a, b in pieces]
     join = getattr(xp, "concat", None) or xp.concatenate
-    y = parts[0] if len(parts) == 1 else join(parts, axis=0 if kernel_first else -1)
+    y = parts[0] if len(parts) == 1 else join(parts, axis=1)  # (N, O, spatial...)
     perm = [0] * x.ndim
     for role, axis in enumerate(os_):  # role (batch, feature, spatial...) -> output axis
-        perm[axis] = made[role]
+        perm[axis] = role
     return _permute(xp, y, tuple(perm))
+
+
+def _conv_one(xp: Any, x: Any, w: Any, strides: tuple, padding: tuple, lhs_dilation: tuple,
+              rhs_dilation: tuple, out_spatial: tuple) -> Any:
+    """One group: ``x`` (B, F, spatial...) and ``w`` (O, F, taps...) to (B, O,
+    out_spatial...), by whichever of the two contractions below moves less data."""
+    b, f, o = x.shape[0], x.shape[1], w.shape[0]
+    taps, cells, outs = math.prod(w.shape[2:]), math.prod(x.shape[2:]), math.prod(out_spatial)
+    # gather: copy F * taps * outs window cells, contract them; scatter: contract the
+    # input cells, add O * taps * cells products back (one slice per tap)
+    gather = b * f * taps * outs * (1 + o / _GEMM_SPEED)
+    scatter = b * o * taps * cells * (1 + f / _GEMM_SPEED) + taps * _TAP_COST
+    if xp is np and all(s == 1 for s in strides) and scatter < gather:
+        return _conv_scatter(x, w, padding, lhs_dilation, rhs_dilation, out_spatial)
+    return _conv_gather(xp, x, w, strides, padding, lhs_dilation, rhs_dilation, out_spatial)
+
+
+# relative costs (in copied elements) of a multiply-add in a matrix product, and of
+# one tap's pass of the scatter
+_GEMM_SPEED, _TAP_COST = 8.0, 4000.0
+
+
+def _conv_gather(xp: Any, x: Any, w: Any, strides: tuple, padding: tuple, lhs_dilation: tuple,
+                 rhs_dilation: tuple, out_spatial: tuple) -> Any:
+    """im2col: the windows of the dilated, padded input copied into one matrix per
+    example, contracted with the kernel by one matrix product per example. The copy
+    runs along the longer of the output's rows and the window's rows, so the matrix
+    is (F * taps, outs) or (outs, F * taps)."""
+    nsp = x.ndim - 2
+    spatial = tuple(range(2, 2 + nsp))
+    x = spread(xp, x, spatial, lhs_dilation, padding, 0)
+    v = strided_windows(xp, x, spatial, w.shape[2:], strides, rhs_dilation, NAME)
+    b, f, o = x.shape[0], x.shape[1], w.shape[0]
+    k, outs = f * math.prod(w.shape[2:]), math.prod(out_spatial)
+    kernel = xp.reshape(w, (o, k))
+    if out_spatial[-1] >= w.shape[-1]:  # (B, F, taps..., outs...): rows of the output
+        cols = _permute(xp, v, (0, 1, *range(2 + nsp, 2 + 2 * nsp), *spatial))
+        y = xp.matmul(kernel, xp.reshape(cols, (b, k, outs)))
+    else:  # (B, outs..., F, taps...): rows of the window
+        cols = _permute(xp, v, (0, *spatial, 1, *range(2 + nsp, 2 + 2 * nsp)))
+        y = xp.matmul(kernel, _permute(xp, xp.reshape(cols, (b, outs, k)), (0, 2, 1)))
+    return xp.reshape(y, (b, o, *out_spatial))
+
+
+def _conv_scatter(x: np.ndarray, w: np.ndarray, padding: tuple, lhs_dilation: tuple,
+                  rhs_dilation: tuple, out_spatial: tuple) -> np.ndarray:
+    """col2im (unit window strides, NumPy): every input cell times every tap of the
+    kernel by one matrix product per example, then each tap's products added into
+    the output at the tap's offset: input cell ``u`` meets output cell ``u *
+    lhs_dilation + low padding - tap * rhs_dilation``. The cheaper way when the
+    input is dilated or padded (a transposed convolution, an input's cotangent)."""
+    b, f, o, window = x.shape[0], x.shape[1], w.shape[0], w.shape[2:]
+    cells, taps = x.shape[2:], math.prod(window)
+    # (taps * O, F) @ (B, F, cells) -> (B, taps, O, cells...)
+    kernel = np.moveaxis(w, (0, 1), (-2, -1)).reshape(taps * o, f)
+    prods = np.matmul(kernel, x.reshape(b, f, -1)).reshape(b, taps, o, *cells)
+    # a buffer holding every reachable output cell; ``base`` is where cell 0 sits
+    base = [max(0, (k - 1) * rd - lo) for k, rd, (lo, _) in zip(window, rhs_dilation, padding)]
+    size = [bs + max(n, (u - 1) * ld + lo + 1) for bs, n, u, ld, (lo, _) in
+            zip(base, out_spatial, cells, lhs_dilation, padding)]
+    buf = np.zeros((b, o, *size), dtype=np.result_type(x, w))
+    for t, tap in enumerate(np.ndindex(*window)):
+        index = tuple(slice(bs + lo - i * rd, bs + lo - i * rd + (u - 1) * ld + 1, ld)
+                      for bs, (lo, _), i, rd, u, ld in zip(base, padding, tap, rhs_dilation,
+                                                            cells, lhs_dilation))
+        buf[(slice(None), slice(None), *index)] += prods[:, t]
+    return buf[(slice(None), slice(None), *(slice(bs, bs + n) for bs, n in
+                                            zip(base, out_spatial)))]
 
 
 conv_general_dilated_p = Primitive(NAME, _conv_impl, _conv_aval)
