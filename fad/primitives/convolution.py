@@ -231,27 +231,42 @@ def _conv_gather(xp: Any, x: Any, w: Any, strides: tuple, padding: tuple, lhs_di
 def _conv_scatter(x: np.ndarray, w: np.ndarray, padding: tuple, lhs_dilation: tuple,
                   rhs_dilation: tuple, out_spatial: tuple) -> np.ndarray:
     """col2im (unit window strides, NumPy): every input cell times every tap of the
-    kernel by one matrix product per example, then each tap's products added into
-    the output at the tap's offset: input cell ``u`` meets output cell ``u *
-    lhs_dilation + low padding - tap * rhs_dilation``. The cheaper way when the
-    input is dilated or padded (a transposed convolution, an input's cotangent)."""
+    kernel, then each tap's products added into the output at the tap's offset:
+    input cell ``u`` meets output cell ``u * lhs_dilation + low padding - tap *
+    rhs_dilation``. The cheaper way when the input is dilated or padded (a
+    transposed convolution, an input's cotangent).
+
+    The input is laid out on the grid of every output cell it can reach (row-major,
+    flat), so that a tap's offset is one flat shift: each tap is one add of long
+    contiguous rows, not of the image's short ones."""
     b, f, o, window = x.shape[0], x.shape[1], w.shape[0], w.shape[2:]
     cells, taps = x.shape[2:], math.prod(window)
-    # (taps * O, F) @ (B, F, cells) -> (B, taps, O, cells...)
+    # the grid: per axis, from the lowest cell reached (or 0) to the highest (or the end)
+    low = [min(0, lo - (k - 1) * rd) for k, rd, (lo, _) in zip(window, rhs_dilation, padding)]
+    high = [max(n, (u - 1) * ld + lo + 1) for n, u, ld, (lo, _) in
+            zip(out_spatial, cells, lhs_dilation, padding)]
+    grid = tuple(hi - lo for lo, hi in zip(low, high))
+    step = [math.prod(grid[a + 1:]) for a in range(len(grid))]
+    # the input on the grid, from its first cell: (B, F, span)
+    span = 1 + sum((u - 1) * ld * st for u, ld, st in zip(cells, lhs_dilation, step))
+    if all(ld == 1 for ld in lhs_dilation) and cells[1:] == grid[1:]:
+        xg = x.reshape(b, f, span)  # (already rows of the grid's width)
+    else:
+        xg = np.zeros((b, f, *grid), dtype=x.dtype)
+        xg[(slice(None), slice(None), *(slice(0, (u - 1) * ld + 1, ld) for u, ld in
+                                         zip(cells, lhs_dilation)))] = x
+        xg = xg.reshape(b, f, -1)[:, :, :span]
+    # (taps * O, F) @ (B, F, span) -> (B, taps, O, span)
     kernel = np.moveaxis(w, (0, 1), (-2, -1)).reshape(taps * o, f)
-    prods = np.matmul(kernel, x.reshape(b, f, -1)).reshape(b, taps, o, *cells)
-    # a buffer holding every reachable output cell; ``base`` is where cell 0 sits
-    base = [max(0, (k - 1) * rd - lo) for k, rd, (lo, _) in zip(window, rhs_dilation, padding)]
-    size = [bs + max(n, (u - 1) * ld + lo + 1) for bs, n, u, ld, (lo, _) in
-            zip(base, out_spatial, cells, lhs_dilation, padding)]
-    buf = np.zeros((b, o, *size), dtype=np.result_type(x, w))
+    prods = np.matmul(kernel, xg).reshape(b, taps, o, span)
+    buf = np.zeros((b, o, math.prod(grid)), dtype=prods.dtype)
     for t, tap in enumerate(np.ndindex(*window)):
-        index = tuple(slice(bs + lo - i * rd, bs + lo - i * rd + (u - 1) * ld + 1, ld)
-                      for bs, (lo, _), i, rd, u, ld in zip(base, padding, tap, rhs_dilation,
-                                                            cells, lhs_dilation))
-        buf[(slice(None), slice(None), *index)] += prods[:, t]
-    return buf[(slice(None), slice(None), *(slice(bs, bs + n) for bs, n in
-                                            zip(base, out_spatial)))]
+        at = sum((lo - i * rd - gl) * st for (lo, _), i, rd, gl, st in
+                 zip(padding, tap, rhs_dilation, low, step))
+        buf[:, :, at:at + span] += prods[:, t]
+    buf = buf.reshape(b, o, *grid)
+    return buf[(slice(None), slice(None), *(slice(-gl, -gl + n) for gl, n in
+                                            zip(low, out_spatial)))]
 
 
 conv_general_dilated_p = Primitive(NAME, _conv_impl, _conv_aval)

@@ -341,13 +341,19 @@ def _geometry(params: dict) -> tuple:
 def _chosen_cells(xp: Any, chosen: Any, shape: tuple, geometry: tuple) -> Any:
     """The flat index in an operand of ``shape`` of each window's chosen tap (flat,
     ``prod(shape)`` for a hole or padding cell)."""
-    table = _window_table(tuple(shape), *geometry)
-    taps = table.shape[-1]
-    flat = xp.reshape(chosen, (-1,))
+    table, start = _table_rows(tuple(shape), *geometry)
     if xp is np:
-        return np.take_along_axis(table.reshape(-1, taps), flat[:, None], 1)[:, 0]
-    start = xp.arange(math.prod(table.shape[:-1]), dtype=xp.int64) * taps
-    return xp.take(xp.asarray(table.reshape(-1)), start + flat)
+        return table.take(start + chosen.reshape(-1))
+    return xp.take(xp.asarray(table), xp.asarray(start) + xp.reshape(chosen, (-1,)))
+
+
+@functools.lru_cache(maxsize=16)
+def _table_rows(shape: tuple, *geometry: tuple) -> tuple[np.ndarray, np.ndarray]:
+    """``window_table`` flat, and where each window's row starts in it."""
+    table = _window_table(shape, *geometry)
+    start = np.arange(0, table.size, table.shape[-1], dtype=np.int64)
+    start.setflags(write=False)
+    return table.reshape(-1), start
 
 
 def _wg_aval(t: ShapedArray, chosen: ShapedArray, **params: Any) -> ShapedArray:
