@@ -237,8 +237,8 @@ def _conv_scatter(x: np.ndarray, w: np.ndarray, padding: tuple, lhs_dilation: tu
     transposed convolution, an input's cotangent).
 
     The input is laid out on the grid of every output cell it can reach (row-major,
-    flat), so that a tap's offset is one flat shift: each tap is one add of long
-    contiguous rows, not of the image's short ones."""
+    flat, the batch innermost), so that a tap's offset is one flat shift: each tap
+    is one add of ``O`` long contiguous rows, not of the image's short ones."""
     b, f, o, window = x.shape[0], x.shape[1], w.shape[0], w.shape[2:]
     cells, taps = x.shape[2:], math.prod(window)
     # the grid: per axis, from the lowest cell reached (or 0) to the highest (or the end)
@@ -247,26 +247,23 @@ def _conv_scatter(x: np.ndarray, w: np.ndarray, padding: tuple, lhs_dilation: tu
             zip(out_spatial, cells, lhs_dilation, padding)]
     grid = tuple(hi - lo for lo, hi in zip(low, high))
     step = [math.prod(grid[a + 1:]) for a in range(len(grid))]
-    # the input on the grid, from its first cell: (B, F, span)
+    # the input on the grid from its first cell, (F, span * B), batch innermost
     span = 1 + sum((u - 1) * ld * st for u, ld, st in zip(cells, lhs_dilation, step))
-    if all(ld == 1 for ld in lhs_dilation) and cells[1:] == grid[1:]:
-        xg = x.reshape(b, f, span)  # (already rows of the grid's width)
-    else:
-        xg = np.zeros((b, f, *grid), dtype=x.dtype)
-        xg[(slice(None), slice(None), *(slice(0, (u - 1) * ld + 1, ld) for u, ld in
-                                         zip(cells, lhs_dilation)))] = x
-        xg = xg.reshape(b, f, -1)[:, :, :span]
-    # (taps * O, F) @ (B, F, span) -> (B, taps, O, span)
+    xg = np.zeros((f, *grid, b), dtype=x.dtype)
+    xg[(slice(None), *(slice(0, (u - 1) * ld + 1, ld) for u, ld in zip(cells, lhs_dilation)))] \
+        = np.moveaxis(x, 0, -1)
+    xg = xg.reshape(f, -1)[:, :span * b]
+    # (taps * O, F) @ (F, span * B): each tap's products, added at the tap's shift
     kernel = np.moveaxis(w, (0, 1), (-2, -1)).reshape(taps * o, f)
-    prods = np.matmul(kernel, xg).reshape(b, taps, o, span)
-    buf = np.zeros((b, o, math.prod(grid)), dtype=prods.dtype)
+    prods = kernel @ xg
+    buf = np.zeros((o, math.prod(grid) * b), dtype=prods.dtype)
     for t, tap in enumerate(np.ndindex(*window)):
-        at = sum((lo - i * rd - gl) * st for (lo, _), i, rd, gl, st in
-                 zip(padding, tap, rhs_dilation, low, step))
-        buf[:, :, at:at + span] += prods[:, t]
-    buf = buf.reshape(b, o, *grid)
-    return buf[(slice(None), slice(None), *(slice(-gl, -gl + n) for gl, n in
-                                            zip(low, out_spatial)))]
+        at = b * sum((lo - i * rd - gl) * st for (lo, _), i, rd, gl, st in
+                     zip(padding, tap, rhs_dilation, low, step))
+        buf[:, at:at + span * b] += prods[t * o:(t + 1) * o]
+    buf = buf.reshape(o, *grid, b)[(slice(None), *(slice(-gl, -gl + n) for gl, n in
+                                                    zip(low, out_spatial)))]
+    return np.ascontiguousarray(np.moveaxis(buf, -1, 0))
 
 
 conv_general_dilated_p = Primitive(NAME, _conv_impl, _conv_aval)
