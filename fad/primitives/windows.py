@@ -293,15 +293,15 @@ def _arg_by_taps(v: np.ndarray, window: tuple, kind: str) -> np.ndarray:
     for cand in taps[1:]:
         _UFUNCS[kind](best, cand, out=best)  # (NaN wins, as in the forward pass)
     nan = best.dtype.kind in "fc" and bool(np.isnan(best).any())
-    arg = np.zeros(best.shape, np.int64)
+    arg = np.zeros(best.shape, np.int8)  # (at most _FEW_TAPS taps)
     missed = None
     for cand in taps[:-1]:
         miss = cand != best
         if nan:
             miss &= ~np.isnan(cand)
         missed = miss if missed is None else np.logical_and(missed, miss, out=missed)
-        arg += missed
-    return arg
+        np.add(arg, missed, out=arg, casting="unsafe")
+    return arg.astype(np.int64)
 
 
 def window_table(shape: tuple, **params: Any) -> np.ndarray:
