@@ -215,17 +215,44 @@ def _conv_gather(xp: Any, x: Any, w: Any, strides: tuple, padding: tuple, lhs_di
     nsp = x.ndim - 2
     spatial = tuple(range(2, 2 + nsp))
     x = spread(xp, x, spatial, lhs_dilation, padding, 0)
-    v = strided_windows(xp, x, spatial, w.shape[2:], strides, rhs_dilation, NAME)
     b, f, o = x.shape[0], x.shape[1], w.shape[0]
     k, outs = f * math.prod(w.shape[2:]), math.prod(out_spatial)
     kernel = xp.reshape(w, (o, k))
-    if out_spatial[-1] >= w.shape[-1]:  # (B, F, taps..., outs...): rows of the output
+    if not nsp or out_spatial[-1] >= w.shape[-1]:  # rows of the output
+        if xp is np and all(s == 1 for s in strides):
+            return _flat_gather(x, kernel, w.shape[2:], rhs_dilation, out_spatial)
+        v = strided_windows(xp, x, spatial, w.shape[2:], strides, rhs_dilation, NAME)
         cols = _permute(xp, v, (0, 1, *range(2 + nsp, 2 + 2 * nsp), *spatial))
-        y = xp.matmul(kernel, xp.reshape(cols, (b, k, outs)))
-    else:  # (B, outs..., F, taps...): rows of the window
-        cols = _permute(xp, v, (0, *spatial, 1, *range(2 + nsp, 2 + 2 * nsp)))
-        y = xp.matmul(kernel, _permute(xp, xp.reshape(cols, (b, outs, k)), (0, 2, 1)))
-    return xp.reshape(y, (b, o, *out_spatial))
+        y = xp.matmul(kernel, xp.reshape(cols, (b, k, outs)))  # (B, F * taps, outs)
+        return xp.reshape(y, (b, o, *out_spatial))
+    # rows of the window: (B, outs, F * taps), the products (B, outs, O)
+    v = strided_windows(xp, x, spatial, w.shape[2:], strides, rhs_dilation, NAME)
+    cols = _permute(xp, v, (0, *spatial, 1, *range(2 + nsp, 2 + 2 * nsp)))
+    y = xp.matmul(xp.reshape(cols, (b, outs, k)), _permute(xp, kernel, (1, 0)))
+    return xp.reshape(_permute(xp, y, (0, 2, 1)), (b, o, *out_spatial))
+
+
+def _flat_gather(x: np.ndarray, kernel: np.ndarray, window: tuple, rhs_dilation: tuple,
+                 out_spatial: tuple) -> np.ndarray:
+    """im2col with unit strides (NumPy): output cell ``p`` of tap ``t`` reads the
+    input at the flat index ``p + t`` (row-major, in the input's grid), so each
+    (example, feature, tap) row of the matrix is one contiguous run of the input,
+    over every output cell and the few columns between output rows (dropped after
+    the product)."""
+    x = np.ascontiguousarray(x)
+    b, f = x.shape[:2]
+    item, grid = x.itemsize, x.shape[2:]
+    step = [math.prod(grid[a + 1:]) for a in range(len(grid))]
+    span = 1 + sum((p - 1) * st for p, st in zip(out_spatial, step))
+    cols = np.lib.stride_tricks.as_strided(
+        x, (b, f, *window, span),
+        (*x.strides[:2], *(d * st * item for d, st in zip(rhs_dilation, step)), item),
+        writeable=False)
+    y = np.matmul(kernel, cols.reshape(b, -1, span))  # (B, O, span)
+    out = np.lib.stride_tricks.as_strided(  # the output cells among the span
+        y, (*y.shape[:2], *out_spatial), (*y.strides[:2], *(st * y.itemsize for st in step)),
+        writeable=False)
+    return np.ascontiguousarray(out)
 
 
 def _conv_scatter(x: np.ndarray, w: np.ndarray, padding: tuple, lhs_dilation: tuple,
