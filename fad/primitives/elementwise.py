@@ -246,10 +246,16 @@ def _select_impl(xp: Any, c: Any, x: Any, y: Any) -> Any:
         a, b = _blend_operand(x, big), _blend_operand(y, big)
         if a is not None and b is not None:
             mask = c.view(np.uint8).astype(_BITS[big.itemsize])
-            np.negative(mask, out=mask)  # all ones where c
-            out = np.bitwise_and(a, mask)
-            np.invert(mask, out=mask)
-            out |= np.bitwise_and(b, mask)
+            if type(a) is np.ndarray or a:  # (a zero scalar: only b's part)
+                np.negative(mask, out=mask)  # all ones where c
+                out = np.bitwise_and(a, mask)
+                if type(b) is not np.ndarray and not b:  # (a zero scalar: no b part)
+                    return out.view(big.dtype)
+                np.invert(mask, out=mask)
+                out |= np.bitwise_and(b, mask)
+            else:
+                mask -= 1  # all ones where not c
+                out = np.bitwise_and(b, mask)
             return out.view(big.dtype)
     return xp.where(c, x, y)
 
