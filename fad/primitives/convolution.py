@@ -157,7 +157,6 @@ def _conv_impl(xp: Any, lhs: Any, rhs: Any, *, window_strides: tuple, padding: t
                batch_group_count: int) -> Any:
     ls, rs, os_ = dimension_numbers
     x, w = _permute(xp, lhs, ls), _permute(xp, rhs, rs)  # (N, C, ...), (O, I, ...)
-    nsp = x.ndim - 2
     shape = _conv_aval(ShapedArray(lhs.shape, np.dtype(np.float64)),
                        ShapedArray(rhs.shape, np.dtype(np.float64)),
                        window_strides=window_strides, padding=padding,
@@ -167,35 +166,131 @@ def _conv_impl(xp: Any, lhs: Any, rhs: Any, *, window_strides: tuple, padding: t
                        batch_group_count=batch_group_count).shape
     if 0 in shape or 0 in w.shape[1:]:  # nothing to compute, or nothing to sum
         return xp.zeros(shape, dtype=lhs.dtype)
-    spatial = tuple(range(2, 2 + nsp))
-    x = spread(xp, x, spatial, lhs_dilation, padding, 0)
-    v = strided_windows(xp, x, spatial, w.shape[2:], window_strides, rhs_dilation, NAME)
-    # tensordot copies the window view into a matrix; the operand order that makes
-    # the copy's inner loop the longer of the output's rows and the kernel's rows
-    # wins: the kernel first when the output is the larger (a forward pass)
-    kernel_first = math.prod(shape[a] for a in os_[2:]) >= math.prod(w.shape[2:])
-    k_axes, v_axes = [1, *range(2, 2 + nsp)], [1, *range(2 + nsp, 2 + 2 * nsp)]
+    geometry = (window_strides, padding, lhs_dilation, rhs_dilation,
+                tuple(shape[a] for a in os_[2:]))
     groups, batches = feature_group_count, batch_group_count
     if groups > 1:
         cg, og = x.shape[1] // groups, w.shape[0] // groups
-        pieces = [(w[g * og:(g + 1) * og], v[:, g * cg:(g + 1) * cg]) for g in range(groups)]
+        pieces = [(x[:, g * cg:(g + 1) * cg], w[g * og:(g + 1) * og]) for g in range(groups)]
     elif batches > 1:
         nb, ob = x.shape[0] // batches, w.shape[0] // batches
-        pieces = [(w[b * ob:(b + 1) * ob], v[b * nb:(b + 1) * nb]) for b in range(batches)]
+        pieces = [(x[b * nb:(b + 1) * nb], w[b * ob:(b + 1) * ob]) for b in range(batches)]
     else:
-        pieces = [(w, v)]
-    if kernel_first:  # (O, N, spatial...)
-        parts = [xp.tensordot(a, b, axes=(k_axes, v_axes)) for a, b in pieces]
-        made = (1, 0) + tuple(range(2, nsp + 2))
-    else:  # (N, spatial..., O)
-        parts = [xp.tensordot(b, a, axes=(v_axes, k_axes)) for a, b in pieces]
-        made = (0, nsp + 1) + tuple(range(1, nsp + 1))
+        pieces = [(x, w)]
+    parts = [_conv_one(xp, a, b, *geometry) for a, b in pieces]
     join = getattr(xp, "concat", None) or xp.concatenate
-    y = parts[0] if len(parts) == 1 else join(parts, axis=0 if kernel_first else -1)
+    y = parts[0] if len(parts) == 1 else join(parts, axis=1)  # (N, O, spatial...)
     perm = [0] * x.ndim
     for role, axis in enumerate(os_):  # role (batch, feature, spatial...) -> output axis
-        perm[axis] = made[role]
+        perm[axis] = role
     return _permute(xp, y, tuple(perm))
+
+
+def _conv_one(xp: Any, x: Any, w: Any, strides: tuple, padding: tuple, lhs_dilation: tuple,
+              rhs_dilation: tuple, out_spatial: tuple) -> Any:
+    """One group: ``x`` (B, F, spatial...) and ``w`` (O, F, taps...) to (B, O,
+    out_spatial...), by whichever of the two contractions below moves less data."""
+    b, f, o = x.shape[0], x.shape[1], w.shape[0]
+    taps, cells, outs = math.prod(w.shape[2:]), math.prod(x.shape[2:]), math.prod(out_spatial)
+    # gather: copy F * taps * outs window cells, contract them; scatter: contract the
+    # input cells, add O * taps * cells products back (one slice per tap)
+    gather = b * f * taps * outs * (1 + o / _GEMM_SPEED)
+    scatter = b * o * taps * cells * (1 + f / _GEMM_SPEED) + taps * _TAP_COST
+    if xp is np and all(s == 1 for s in strides) and scatter < gather:
+        return _conv_scatter(x, w, padding, lhs_dilation, rhs_dilation, out_spatial)
+    return _conv_gather(xp, x, w, strides, padding, lhs_dilation, rhs_dilation, out_spatial)
+
+
+# relative costs (in copied elements) of a multiply-add in a matrix product, and of
+# one tap's pass of the scatter
+_GEMM_SPEED, _TAP_COST = 8.0, 4000.0
+
+
+def _conv_gather(xp: Any, x: Any, w: Any, strides: tuple, padding: tuple, lhs_dilation: tuple,
+                 rhs_dilation: tuple, out_spatial: tuple) -> Any:
+    """im2col: the windows of the dilated, padded input copied into one matrix per
+    example, contracted with the kernel by one matrix product per example. The copy
+    runs along the longer of the output's rows and the window's rows, so the matrix
+    is (F * taps, outs) or (outs, F * taps)."""
+    nsp = x.ndim - 2
+    spatial = tuple(range(2, 2 + nsp))
+    x = spread(xp, x, spatial, lhs_dilation, padding, 0)
+    b, f, o = x.shape[0], x.shape[1], w.shape[0]
+    k, outs = f * math.prod(w.shape[2:]), math.prod(out_spatial)
+    kernel = xp.reshape(w, (o, k))
+    if not nsp or out_spatial[-1] >= w.shape[-1]:  # rows of the output
+        if xp is np and all(s == 1 for s in strides):
+            return _flat_gather(x, kernel, w.shape[2:], rhs_dilation, out_spatial)
+        v = strided_windows(xp, x, spatial, w.shape[2:], strides, rhs_dilation, NAME)
+        cols = _permute(xp, v, (0, 1, *range(2 + nsp, 2 + 2 * nsp), *spatial))
+        y = xp.matmul(kernel, xp.reshape(cols, (b, k, outs)))  # (B, F * taps, outs)
+        return xp.reshape(y, (b, o, *out_spatial))
+    # rows of the window: (B, outs, F * taps), the products (B, outs, O)
+    v = strided_windows(xp, x, spatial, w.shape[2:], strides, rhs_dilation, NAME)
+    cols = _permute(xp, v, (0, *spatial, 1, *range(2 + nsp, 2 + 2 * nsp)))
+    y = xp.matmul(xp.reshape(cols, (b, outs, k)), _permute(xp, kernel, (1, 0)))
+    return xp.reshape(_permute(xp, y, (0, 2, 1)), (b, o, *out_spatial))
+
+
+def _flat_gather(x: np.ndarray, kernel: np.ndarray, window: tuple, rhs_dilation: tuple,
+                 out_spatial: tuple) -> np.ndarray:
+    """im2col with unit strides (NumPy): output cell ``p`` of tap ``t`` reads the
+    input at the flat index ``p + t`` (row-major, in the input's grid), so each
+    (example, feature, tap) row of the matrix is one contiguous run of the input,
+    over every output cell and the few columns between output rows (dropped after
+    the product)."""
+    x = np.ascontiguousarray(x)
+    b, f = x.shape[:2]
+    item, grid = x.itemsize, x.shape[2:]
+    step = [math.prod(grid[a + 1:]) for a in range(len(grid))]
+    span = 1 + sum((p - 1) * st for p, st in zip(out_spatial, step))
+    cols = np.lib.stride_tricks.as_strided(
+        x, (b, f, *window, span),
+        (*x.strides[:2], *(d * st * item for d, st in zip(rhs_dilation, step)), item),
+        writeable=False)
+    y = np.matmul(kernel, cols.reshape(b, -1, span))  # (B, O, span)
+    out = np.lib.stride_tricks.as_strided(  # the output cells among the span
+        y, (*y.shape[:2], *out_spatial), (*y.strides[:2], *(st * y.itemsize for st in step)),
+        writeable=False)
+    return np.ascontiguousarray(out)
+
+
+def _conv_scatter(x: np.ndarray, w: np.ndarray, padding: tuple, lhs_dilation: tuple,
+                  rhs_dilation: tuple, out_spatial: tuple) -> np.ndarray:
+    """col2im (unit window strides, NumPy): every input cell times every tap of the
+    kernel, then each tap's products added into the output at the tap's offset:
+    input cell ``u`` meets output cell ``u * lhs_dilation + low padding - tap *
+    rhs_dilation``. The cheaper way when the input is dilated or padded (a
+    transposed convolution, an input's cotangent).
+
+    The input is laid out on the grid of every output cell it can reach (row-major,
+    flat, the batch innermost), so that a tap's offset is one flat shift: each tap
+    is one add of ``O`` long contiguous rows, not of the image's short ones."""
+    b, f, o, window = x.shape[0], x.shape[1], w.shape[0], w.shape[2:]
+    cells, taps = x.shape[2:], math.prod(window)
+    # the grid: per axis, from the lowest cell reached (or 0) to the highest (or the end)
+    low = [min(0, lo - (k - 1) * rd) for k, rd, (lo, _) in zip(window, rhs_dilation, padding)]
+    high = [max(n, (u - 1) * ld + lo + 1) for n, u, ld, (lo, _) in
+            zip(out_spatial, cells, lhs_dilation, padding)]
+    grid = tuple(hi - lo for lo, hi in zip(low, high))
+    step = [math.prod(grid[a + 1:]) for a in range(len(grid))]
+    # the input on the grid from its first cell, (F, span * B), batch innermost
+    span = 1 + sum((u - 1) * ld * st for u, ld, st in zip(cells, lhs_dilation, step))
+    xg = np.zeros((f, *grid, b), dtype=x.dtype)
+    xg[(slice(None), *(slice(0, (u - 1) * ld + 1, ld) for u, ld in zip(cells, lhs_dilation)))] \
+        = np.moveaxis(x, 0, -1)
+    xg = xg.reshape(f, -1)[:, :span * b]
+    # (taps * O, F) @ (F, span * B): each tap's products, added at the tap's shift
+    kernel = np.moveaxis(w, (0, 1), (-2, -1)).reshape(taps * o, f)
+    prods = kernel @ xg
+    buf = np.zeros((o, math.prod(grid) * b), dtype=prods.dtype)
+    for t, tap in enumerate(np.ndindex(*window)):
+        at = b * sum((lo - i * rd - gl) * st for (lo, _), i, rd, gl, st in
+                     zip(padding, tap, rhs_dilation, low, step))
+        buf[:, at:at + span * b] += prods[t * o:(t + 1) * o]
+    buf = buf.reshape(o, *grid, b)[(slice(None), *(slice(-gl, -gl + n) for gl, n in
+                                                    zip(low, out_spatial)))]
+    return np.ascontiguousarray(np.moveaxis(buf, -1, 0))
 
 
 conv_general_dilated_p = Primitive(NAME, _conv_impl, _conv_aval)

@@ -225,7 +225,42 @@ def _select_aval(pred, x, y):
     return shapes.elementwise(x, y).__class__(shape, x.dtype)
 
 
-select_p = Primitive("select", lambda xp, c, x, y: xp.where(c, x, y), _select_aval)
+_BITS = {2: np.uint16, 4: np.uint32, 8: np.uint64}
+
+
+def _blend_operand(v: Any, like: np.ndarray) -> Any:
+    """``v`` as ``like``'s bits: an array of its shape and dtype, or a Python scalar."""
+    if type(v) is np.ndarray:
+        return v.view(_BITS[v.itemsize]) if v.dtype == like.dtype and v.shape == like.shape \
+            else None
+    return like.dtype.type(v).view(_BITS[like.itemsize]) if type(v) in (int, float) else None
+
+
+def _select_impl(xp: Any, c: Any, x: Any, y: Any) -> Any:
+    # NumPy's where branches on each element (slow on a mixed condition such as
+    # ReLU's); large real arrays blend the bits under a mask of the condition instead
+    big = x if type(x) is np.ndarray else y
+    if xp is np and type(big) is np.ndarray and big.size >= 4096 and type(c) is np.ndarray \
+            and c.dtype == np.bool_ and c.shape == big.shape and big.dtype.kind == "f" \
+            and big.itemsize in _BITS:
+        a, b = _blend_operand(x, big), _blend_operand(y, big)
+        if a is not None and b is not None:
+            mask = c.view(np.uint8).astype(_BITS[big.itemsize])
+            if type(a) is np.ndarray or a:  # (a zero scalar: only b's part)
+                np.negative(mask, out=mask)  # all ones where c
+                out = np.bitwise_and(a, mask)
+                if type(b) is not np.ndarray and not b:  # (a zero scalar: no b part)
+                    return out.view(big.dtype)
+                np.invert(mask, out=mask)
+                out |= np.bitwise_and(b, mask)
+            else:
+                mask -= 1  # all ones where not c
+                out = np.bitwise_and(b, mask)
+            return out.view(big.dtype)
+    return xp.where(c, x, y)
+
+
+select_p = Primitive("select", _select_impl, _select_aval)
 defjvp(select_p, None, lambda g, ans, c, x, y: select(c, g, 0.0),
        lambda g, ans, c, x, y: select(c, 0.0, g))
 

@@ -15,7 +15,12 @@ Derivatives: the sum is linear, and its transpose is a ``reduce_window_sum`` of
 the cotangent dilated by the strides (the adjoint of a sum over windows spreads
 each output back over its window). Max and min send each window's tangent to the
 first maximal (minimal) element of the window, as XLA's select-and-gather: the
-position comes from ``reduce_window_argmax`` / ``_argmin`` (integer results).
+position comes from ``reduce_window_argmax`` / ``_argmin`` (integer results), the
+tangent at that position from ``window_gather`` (linear in the tangent), whose
+transpose ``window_scatter`` places each window's cotangent at its chosen cell
+(one assignment when the windows do not overlap, as in pooling with the stride
+equal to the window; else one strided slice per tap) and transposes back to
+``window_gather``.
 """
 
 from __future__ import annotations
@@ -34,10 +39,10 @@ from ..core.primitive import Primitive
 from ..core.trace import aval_of, bind, concrete_or_none, hide_dynamic, shape_of
 from .builders import deflinear, defnondiff, to_front
 from .cumulative import pad, reduce_prod_p
-from .elementwise import add_p, eq_p, max_p, min_p, mul_p
+from .elementwise import add_p, max_p, min_p, mul_p
 from .indexing import ARRAY, gather
-from .sorting import constant, take_along
-from .structural import convert_element_type, reshape
+from .sorting import constant
+from .structural import reshape
 
 Pairs = tuple[tuple[int, int], ...]
 
@@ -273,26 +278,30 @@ def _arg_impl(kind: str) -> Callable:
         if v is None:
             return xp.zeros(out_shape, dtype=xp.int64)
         if xp is np and math.prod(window) <= _FEW_TAPS:  # one pass per tap (see _rw_impl)
-            return _arg_by_taps(v, window, np.greater if kind == "max" else np.less)
+            return _arg_by_taps(v, window, kind)
         flat = xp.reshape(v, out_shape + (math.prod(v.shape[len(out_shape):]),))
         return xp.astype(getattr(xp, "argmax" if kind == "max" else "argmin")(flat, axis=-1),
                          xp.int64)
     return impl
 
 
-def _arg_by_taps(v: np.ndarray, window: tuple, beats: np.ufunc) -> np.ndarray:
-    """The first tap of each window whose value beats (or is NaN, as NumPy's
-    argmax) those before it."""
-    best = v[(..., *(0,) * len(window))].copy()
-    arg = np.zeros(best.shape, np.int64)
-    for k, tap in enumerate(itertools.islice(np.ndindex(*window), 1, None), 1):
-        cand = v[(..., *tap)]
-        wins = beats(cand, best)
-        if best.dtype.kind in "fc":
-            wins |= np.isnan(cand) & ~np.isnan(best)
-        np.copyto(best, cand, where=wins)
-        arg[wins] = k
-    return arg
+def _arg_by_taps(v: np.ndarray, window: tuple, kind: str) -> np.ndarray:
+    """The first tap of each window equal to its extremum (or NaN, as NumPy's
+    argmax): the number of leading taps that are not, counted with boolean passes."""
+    taps = [v[(..., *tap)] for tap in np.ndindex(*window)]
+    best = taps[0].copy()
+    for cand in taps[1:]:
+        _UFUNCS[kind](best, cand, out=best)  # (NaN wins, as in the forward pass)
+    nan = best.dtype.kind in "fc" and bool(np.isnan(best).any())
+    arg = np.zeros(best.shape, np.int8)  # (at most _FEW_TAPS taps)
+    missed = None
+    for cand in taps[:-1]:
+        miss = cand != best
+        if nan:
+            miss &= ~np.isnan(cand)
+        missed = miss if missed is None else np.logical_and(missed, miss, out=missed)
+        np.add(arg, missed, out=arg, casting="unsafe")
+    return arg.astype(np.int64)
 
 
 def window_table(shape: tuple, **params: Any) -> np.ndarray:
@@ -325,6 +334,117 @@ def _window_table(shape: tuple, *geometry: tuple) -> np.ndarray:
     return table
 
 
+def _geometry(params: dict) -> tuple:
+    return tuple(params[k] for k in _GEOMETRY)
+
+
+def _chosen_cells(xp: Any, chosen: Any, shape: tuple, geometry: tuple) -> Any:
+    """The flat index in an operand of ``shape`` of each window's chosen tap (flat,
+    ``prod(shape)`` for a hole or padding cell)."""
+    table, start = _table_rows(tuple(shape), *geometry)
+    if xp is np:
+        return table.take(start + chosen.reshape(-1))
+    return xp.take(xp.asarray(table), xp.asarray(start) + xp.reshape(chosen, (-1,)))
+
+
+@functools.lru_cache(maxsize=16)
+def _table_rows(shape: tuple, *geometry: tuple) -> tuple[np.ndarray, np.ndarray]:
+    """``window_table`` flat, and where each window's row starts in it."""
+    table = _window_table(shape, *geometry)
+    start = np.arange(0, table.size, table.shape[-1], dtype=np.int64)
+    start.setflags(write=False)
+    return table.reshape(-1), start
+
+
+def _wg_aval(t: ShapedArray, chosen: ShapedArray, **params: Any) -> ShapedArray:
+    out = _rw_aval(t, **params)
+    if chosen.shape != out.shape:
+        raise ShapeError(f"window_gather: {chosen.shape} chosen taps for windows of shape "
+                         f"{out.shape}")
+    return out
+
+
+def _wg_impl(xp: Any, t: Any, chosen: Any, **params: Any) -> Any:
+    out_shape = _params_shape(t.shape, **params)
+    if 0 in out_shape or t.size == 0:
+        return xp.zeros(out_shape, dtype=t.dtype)
+    cells = _chosen_cells(xp, chosen, t.shape, _geometry(params))
+    join = getattr(xp, "concat", None) or xp.concatenate
+    flat = join([xp.reshape(t, (-1,)), xp.zeros((1,), dtype=t.dtype)])  # (the padding)
+    return xp.reshape(xp.take(flat, cells), out_shape)
+
+
+def _ws_aval(ct: ShapedArray, chosen: ShapedArray, *, operand_shape: tuple,
+             **params: Any) -> ShapedArray:
+    if _params_shape(operand_shape, **params) != ct.shape or chosen.shape != ct.shape:
+        raise ShapeError(f"window_scatter: cotangent {ct.shape} and chosen taps "
+                         f"{chosen.shape} do not match the windows of {operand_shape}")
+    return ShapedArray(tuple(operand_shape), ct.dtype)
+
+
+def _ws_impl(xp: Any, ct: Any, chosen: Any, *, operand_shape: tuple, **params: Any) -> Any:
+    n = math.prod(operand_shape)
+    if n == 0 or ct.size == 0:
+        return xp.zeros(operand_shape, dtype=ct.dtype)
+    cells = _chosen_cells(xp, chosen, operand_shape, _geometry(params))
+    apart = all(k == 1 or s >= dilate_dim(k, d) for k, s, d in zip(
+        params["window_dimensions"], params["window_strides"], params["window_dilation"]))
+    if xp is not np or not apart:
+        return _scatter_by_taps(xp, ct, chosen, tuple(operand_shape), **params)
+    out = np.zeros(n + 1, dtype=ct.dtype)  # every real cell is chosen at most once
+    out[cells] = ct.reshape(-1)
+    return out[:n].reshape(operand_shape)
+
+
+def _scatter_by_taps(xp: Any, ct: Any, chosen: Any, shape: tuple, *, window_dimensions: tuple,
+                     window_strides: tuple, padding: Pairs, base_dilation: tuple,
+                     window_dilation: tuple) -> Any:
+    """``window_scatter`` with slices only (any backend, overlapping windows): each
+    tap adds the cotangent of the windows that chose it at the tap's strided slice
+    of the dilated, padded operand (kept whole when the padding crops)."""
+    size = [dilate_dim(n, b) + max(lo, 0) + max(hi, 0)
+            for n, b, (lo, hi) in zip(shape, base_dilation, padding)]
+    out = xp.zeros(tuple(size), dtype=ct.dtype)
+    zero = xp.zeros((), dtype=ct.dtype)
+    for k, tap in enumerate(np.ndindex(*window_dimensions)):
+        index = tuple(slice(max(-lo, 0) + i * d, max(-lo, 0) + i * d + (m - 1) * s + 1, s)
+                      for i, d, s, m, (lo, _) in zip(tap, window_dilation, window_strides,
+                                                      ct.shape, padding))
+        out[index] = out[index] + xp.where(chosen == k, ct, zero)
+    return out[tuple(slice(max(lo, 0), max(lo, 0) + dilate_dim(n, b), b)
+                     for n, b, (lo, _) in zip(shape, base_dilation, padding))]
+
+
+def _ws_transpose(ct: Any, t: Any, chosen: Any, *, operand_shape: tuple, **params: Any) -> list:
+    return [bind(window_gather_p, ct, chosen, **params), None]
+
+
+def _wg_transpose(ct: Any, t: Any, chosen: Any, **params: Any) -> list:
+    return [bind(window_scatter_p, ct, chosen, operand_shape=tuple(t.aval.shape), **params),
+            None]
+
+
+def _pick_batch(prim: Primitive) -> Callable:
+    """Both operands' batch axes first, and a window of one element along them."""
+    def rule(size: int, vals: list, dims: list, **params: Any) -> tuple:
+        (t, chosen), (dt, dc) = vals, dims
+        one = {"window_dimensions": 1, "window_strides": 1, "base_dilation": 1,
+               "window_dilation": 1, "padding": (0, 0), "operand_shape": size}
+        params = {k: (one[k],) + tuple(v) for k, v in params.items()}
+        return bind(prim, to_front(t, dt, size), to_front(chosen, dc, size), **params), 0
+    return rule
+
+
+# the tangent (cotangent) at each window's chosen tap, and its adjoint: linear in
+# the first operand, the chosen taps (``reduce_window_argmax``'s) a constant
+window_gather_p = Primitive("window_gather", _wg_impl, _wg_aval)
+window_scatter_p = Primitive("window_scatter", _ws_impl, _ws_aval)
+deflinear(window_gather_p, _wg_transpose)
+deflinear(window_scatter_p, _ws_transpose)
+window_gather_p.batch = _pick_batch(window_gather_p)
+window_scatter_p.batch = _pick_batch(window_scatter_p)
+
+
 def _chooser_jvp(prim: Primitive, arg_prim: Primitive) -> Callable:
     def jvp(primals: list, tangents: list, **params: Any) -> tuple:
         (x,), (t,) = primals, tangents
@@ -332,33 +452,8 @@ def _chooser_jvp(prim: Primitive, arg_prim: Primitive) -> Callable:
         if t is None:
             return ans, None
         chosen = bind(arg_prim, x, **params)  # the tap of each window's extremum
-        window = params["window_dimensions"]
-        if math.prod(window) <= _FEW_TAPS and all(b == 1 for b in params["base_dilation"]) \
-                and all(lo >= 0 and hi >= 0 for lo, hi in params["padding"]):
-            return ans, _tangent_by_taps(t, chosen, shape_of(ans), **params)
-        shape, out_shape = shape_of(x), shape_of(ans)
-        table = constant(window_table(shape, **params), x)
-        cell = take_along(table, reshape(chosen, out_shape + (1,)), len(out_shape))
-        # the tangent at that cell; holes and padding (index prod(shape)) carry zero
-        flat = pad(reshape(t, (math.prod(shape),)), ((0, 1),), 0.0)
-        return ans, gather(flat, (ARRAY,), (reshape(cell, out_shape),))
+        return ans, bind(window_gather_p, t, chosen, **params)
     return jvp
-
-
-def _tangent_by_taps(t: Any, chosen: Any, out_shape: tuple, *, window_dimensions: tuple,
-                     window_strides: tuple, padding: Pairs, base_dilation: tuple,
-                     window_dilation: tuple) -> Any:
-    """The tangent of each window's chosen tap, as a sum over the window's taps of
-    the tangent at that tap (a strided slice) where the tap was chosen: slices and
-    masks only, whose transposes are slice assignments (no scatter)."""
-    tp = pad(t, padding, 0.0)
-    out = None
-    for k, tap in enumerate(np.ndindex(*window_dimensions)):
-        part = gather(tp, tuple(slice(i * d, i * d + (n - 1) * s + 1, s) for i, d, n, s in
-                                zip(tap, window_dilation, out_shape, window_strides)))
-        term = part * convert_element_type(bind(eq_p, chosen, k), aval_of(part).dtype)
-        out = term if out is None else out + term
-    return out
 
 
 def _chooser(kind: str) -> tuple[Primitive, Primitive]:
@@ -461,4 +556,5 @@ __all__ = ["reduce_window", "monoid_of", "reduce_window_sum_p", "reduce_window_m
            "reduce_window_min_p",
            "reduce_window_argmax_p", "reduce_window_argmin_p", "dilate_dim", "window_count",
            "padtype_to_pads", "as_pairs", "as_ints", "transpose_padding", "spread",
-           "strided_windows", "identity_of", "window_table"]
+           "strided_windows", "identity_of", "window_table", "window_gather_p",
+           "window_scatter_p"]

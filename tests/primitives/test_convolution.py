@@ -248,3 +248,41 @@ def test_per_example_gradients_of_a_grouped_convolution(groups):
     got_x = fad.vmap(fad.grad(loss, argnums=1), in_axes=(0, 0))(np.stack([w, -w]), x[:2])
     want_x = np.stack([fad.grad(loss, argnums=1)(v, x[i]) for i, v in enumerate([w, -w])])
     np.testing.assert_allclose(got_x, want_x, rtol=1e-12)
+
+
+def test_the_two_contractions_agree():
+    """The kernel's im2col (gather) and col2im (scatter) ways give the same values
+    for unit-stride convolutions with any padding (cropping too) and dilations."""
+    from fad.primitives.convolution import _conv_gather, _conv_scatter
+    from fad.primitives.windows import window_count
+    rng = np.random.default_rng(1)
+    for _ in range(60):
+        nsp = int(rng.integers(1, 4))
+        cells = tuple(int(v) for v in rng.integers(1, 6, nsp))
+        window = tuple(int(v) for v in rng.integers(1, 4, nsp))
+        ld = tuple(int(v) for v in rng.integers(1, 3, nsp))
+        rd = tuple(int(v) for v in rng.integers(1, 3, nsp))
+        pads = tuple((int(lo), int(hi)) for lo, hi in rng.integers(-2, 5, (nsp, 2)))
+        out = tuple(window_count(n, k, 1, p, a, d)
+                    for n, k, p, a, d in zip(cells, window, pads, ld, rd))
+        if 0 in out:
+            continue
+        b, f, o = (int(v) for v in rng.integers(1, 4, 3))
+        x, w = normal(b, f, *cells), normal(o, f, *window)
+        gathered = _conv_gather(np, x, w, (1,) * nsp, pads, ld, rd, out)
+        scattered = _conv_scatter(x, w, pads, ld, rd, out)
+        assert scattered.shape == gathered.shape == (b, o, *out)
+        np.testing.assert_allclose(scattered, gathered, rtol=1e-10, atol=1e-12)
+
+
+def test_an_input_cotangent_matches_torch_on_either_contraction():
+    """LeNet's second layer: the input's cotangent (the kernel picks col2im) and the
+    kernel's (im2col), against PyTorch."""
+    x, w = normal(8, 6, 14, 14, dtype=np.float32), normal(16, 6, 5, 5, dtype=np.float32)
+    ct = normal(8, 16, 10, 10, dtype=np.float32)
+    _, vjp = fad.vjp(lambda x, w: lax.conv(x, w, (1, 1), "VALID"), x, w)
+    dx, dw = vjp(ct)
+    xt, wt = torch.tensor(x, requires_grad=True), torch.tensor(w, requires_grad=True)
+    F.conv2d(xt, wt).backward(torch.tensor(ct))
+    np.testing.assert_allclose(dx, xt.grad.numpy(), rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(dw, wt.grad.numpy(), rtol=1e-4, atol=1e-4)

@@ -165,6 +165,9 @@ def _conv(strides, padding, lhs_dilation, rhs_dilation, groups=1, batches=1,
 
 _RW = dict(window_dimensions=(2, 2), window_strides=(1, 2), padding=((1, 0), (0, 1)),
            base_dilation=(1, 2), window_dilation=(2, 1))
+_RW6 = {**_RW, "window_dimensions": (2, 3)}
+_POOL = dict(window_dimensions=(3, 2), window_strides=(3, 2), padding=((0, 0), (0, 0)),
+             base_dilation=(1, 1), window_dilation=(1, 1))
 _BIN = [_s(_F23, _F23), _s(("f", (3,)), _F23), _s(("f", ()), _F23)]
 _BOOL_BIN = [_s(("b", (2, 3)), ("b", (2, 3))), _s(("b", (3,)), ("b", (2, 3)))]
 _RED = [_s(("f", (2, 3, 4)), axes=a) for a in [(0,), (1, 2), (), (0, 1, 2)]]
@@ -251,6 +254,11 @@ CASES = {
                                                        specs=((0, 2, 1), (0, 1, 2), (2, 0, 1))))],
     **{f"reduce_window_{k}": [_s(("f", (3, 5)), **_RW)] for k in
        ("sum", "max", "min", "argmax", "argmin")},
+    # (chosen taps: "n" draws 0..4, within these windows of 6 taps)
+    "window_gather": [_s(("f", (3, 5)), ("n", (2, 4)), **_RW6),
+                      _s(("f", (6, 4)), ("n", (2, 2)), **_POOL)],
+    "window_scatter": [_s(("f", (2, 4)), ("n", (2, 4)), operand_shape=(3, 5), **_RW6),
+                       _s(("f", (2, 2)), ("n", (2, 2)), operand_shape=(6, 4), **_POOL)],
     "solve_triangular": [_s(("spd", (3, 3)), ("f", (3, 2)), lower=lo, trans=t,
                             unit_diagonal=u) for lo, t, u in [(True, 0, False), (False, 2, True)]],
     "lu": [_s(("f", (3, 3)))], "sqrtm": [_s(("spd", (3, 3)))],
