@@ -18,6 +18,8 @@ from .._dtype import type_word as _type_word
 from .._graph import host
 from .._ops import call
 from ..tensor import Tensor, wrap
+from ._activations import *  # noqa: F403  (more activations, re-exported)
+from ._common import _inplace, _reduction, _v
 from ._conv_pool import (  # noqa: F401  (convolutions and pooling, re-exported)
     adaptive_avg_pool1d,
     adaptive_avg_pool2d,
@@ -40,22 +42,6 @@ softmax = F.softmax
 log_softmax = F.log_softmax
 
 
-def _reduction(size_average: Any, reduce: Any, reduction: str) -> str:
-    if size_average is None and reduce is None:
-        return reduction
-    size_average = True if size_average is None else size_average
-    reduce = True if reduce is None else reduce
-    return "none" if not reduce else "mean" if size_average else "sum"
-
-
-def _v(x: Any) -> Any:
-    return x._value if isinstance(x, Tensor) else x
-
-
-def _inplace(fn: Any, input: Tensor, inplace: bool) -> Tensor:
-    return F.inplace(input, fn) if inplace else fn(input)
-
-
 def relu_(input: Tensor) -> Tensor:
     return F.inplace(input, F.relu)
 
@@ -65,12 +51,13 @@ def relu6(input: Tensor, inplace: bool = False) -> Tensor:
 
 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
-    return _inplace(lambda x: call("leaky_relu", x, negative_slope=negative_slope), input,
-                    inplace)
+    if inplace:
+        return leaky_relu_(input, negative_slope)
+    return call("leaky_relu", input, negative_slope=negative_slope)
 
 
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
-    return _inplace(lambda x: call("elu", x, alpha=alpha), input, inplace)
+    return elu_(input, alpha) if inplace else call("elu", input, alpha=alpha)
 
 
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
@@ -97,6 +84,16 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,
 
 def softmin(input: Tensor, dim: int | None = None) -> Tensor:
     return softmax(-input, dim)
+
+
+def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
+    """``hardtanh`` in place.
+
+    >>> import fad.torch as torch
+    >>> torch.nn.functional.hardtanh_(torch.tensor([-3.0, 0.5]))
+    tensor([-1.0000,  0.5000])
+    """
+    return hardtanh(input, min_val, max_val, True)
 
 
 # ------------------------------------------------------------------ losses

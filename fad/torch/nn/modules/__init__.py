@@ -62,6 +62,27 @@ from .attention import (
 )
 from .normalization import BatchNorm1d, BatchNorm2d, GroupNorm, LayerNorm
 
+# isort: split
+# more activations, losses and layers
+from .activation import (
+    CELU,
+    GLU,
+    SELU,
+    Hardshrink,
+    Hardsigmoid,
+    Hardswish,
+    Hardtanh,
+    LogSigmoid,
+    Mish,
+    PReLU,
+    Softmax2d,
+    Softmin,
+    Softshrink,
+    Softsign,
+    Tanhshrink,
+    Threshold,
+)
+
 __all__ = ["Module", "Parameter", "ParameterList", "Linear", "Bilinear", "Embedding", "ReLU",
            "ReLU6", "Sigmoid", "Tanh", "GELU", "SiLU", "ELU", "LeakyReLU", "Softplus",
            "Softmax", "LogSoftmax", "Identity", "Flatten", "Dropout", "Sequential",
@@ -76,6 +97,10 @@ __all__ += ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", 
 # normalisation and attention
 __all__ += ["BatchNorm1d", "BatchNorm2d", "LayerNorm", "GroupNorm", "MultiheadAttention",
             "TransformerEncoderLayer", "TransformerEncoder"]
+# more activations, losses and layers
+__all__ += ["SELU", "CELU", "Mish", "Hardswish", "Hardsigmoid", "Hardtanh", "Softsign",
+            "Softmin", "Softmax2d", "LogSigmoid", "Tanhshrink", "Softshrink", "Hardshrink",
+            "Threshold", "GLU", "PReLU"]
 
 for _obj in [globals()[n] for n in __all__] + [_rebuild_param, _IncompatibleKeys,
                                               NonDynamicallyQuantizableLinear]:

@@ -1,0 +1,176 @@
+"""More activations, losses and layers of the facade against PyTorch's: outputs,
+dtypes, gradients of inputs and parameters in float32 and float64, ``grad_fn``
+names, ``repr``, ``state_dict`` keys and error messages (skipped without torch)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+real_torch = pytest.importorskip("torch")
+import fad.torch as ftorch  # noqa: E402
+
+DTYPES = pytest.mark.parametrize("dtype", ["float32", "float64"])
+TOL = {"float32": 1e-5, "float64": 1e-12}
+
+
+def close(a: Any, b: Any, dtype: str, tol: float | None = None) -> None:
+    tol = TOL[dtype] if tol is None else tol
+    a = np.asarray(a.detach().numpy()) if hasattr(a, "detach") else np.asarray(a)
+    b = np.asarray(b.detach().numpy()) if hasattr(b, "detach") else np.asarray(b)
+    assert a.dtype == b.dtype
+    np.testing.assert_allclose(a, b, rtol=tol, atol=tol)
+
+
+def both(make: Any, dtype: str) -> tuple:
+    """PyTorch's module and the facade's, with the same parameters."""
+    mt = make(real_torch).to(getattr(real_torch, dtype))
+    mf = make(ftorch).to(getattr(ftorch, dtype))
+    assert repr(mf) == repr(mt)
+    assert list(mf.state_dict()) == list(mt.state_dict())
+    with real_torch.no_grad():
+        for p in mt.parameters():
+            p.copy_(real_torch.randn_like(p))
+    mf.load_state_dict({k: ftorch.tensor(v.numpy()) for k, v in mt.state_dict().items()})
+    return mt, mf
+
+
+def arrays(shapes: list, dtype: str, seed: int = 0) -> list:
+    rng = np.random.default_rng(seed)
+    return [rng.normal(size=s).astype(dtype) for s in shapes]
+
+
+def compare(ft: Any, ff: Any, xs: list, dtype: str, grads: tuple | None = None,
+            params: tuple = ((), ()), grad_tol: float | None = None) -> None:
+    """``ft(*tensors)`` in PyTorch and ``ff(*tensors)`` in the facade: outputs,
+    ``grad_fn`` names and the gradients of the inputs listed in ``grads`` (all the
+    floating ones by default) and of ``params`` (PyTorch's, the facade's)."""
+    grads = tuple(i for i, x in enumerate(xs) if x.dtype.kind == "f") if grads is None \
+        else grads
+    tt = [real_torch.tensor(x, requires_grad=i in grads) for i, x in enumerate(xs)]
+    tf = [ftorch.tensor(x, requires_grad=i in grads) for i, x in enumerate(xs)]
+    outs = []
+    for lib, f, ts, ps in ((real_torch, ft, tt, params[0]), (ftorch, ff, tf, params[1])):
+        out = f(*ts)
+        w = np.cos(np.arange(out.numel())).reshape(tuple(out.shape)).astype(dtype)
+        if grads or ps:
+            (out * lib.tensor(w)).sum().backward()
+        outs.append(out)
+    close(outs[1], outs[0], dtype)
+    if outs[0].grad_fn is not None:
+        assert outs[1].grad_fn.name() == outs[0].grad_fn.name()
+    for i in grads:
+        close(tf[i].grad, tt[i].grad, dtype, grad_tol)
+    for pt, pf in zip(*params):
+        close(pf.grad, pt.grad, dtype)
+
+
+# ------------------------------------------------------------------ activations
+ACTIVATIONS = [("selu", {}), ("celu", {}), ("celu", {"alpha": 2.0}), ("mish", {}),
+               ("hardswish", {}), ("hardsigmoid", {}), ("softsign", {}), ("tanhshrink", {}),
+               ("softshrink", {}), ("softshrink", {"lambd": 1.2}), ("hardshrink", {}),
+               ("hardshrink", {"lambd": 0.1}), ("threshold", {"threshold": 0.3, "value": -2.0}),
+               ("glu", {}), ("glu", {"dim": 1}), ("logsigmoid", {}), ("hardtanh", {}),
+               ("softmin", {"dim": 1}), ("elu", {}), ("leaky_relu", {"negative_slope": 0.2})]
+
+
+@DTYPES
+@pytest.mark.parametrize("name,kw", ACTIVATIONS)
+def test_functional_activations(name: str, kw: dict, dtype: str) -> None:
+    x = arrays([(4, 6)], dtype)[0] * 3
+    x[0, :3] = [0.0, 0.5, -3.0]  # kinks
+    # (PyTorch's float64 hardsigmoid derivative is the float32 number nearest 1/6)
+    tol = 1e-7 if (name, dtype) == ("hardsigmoid", "float64") else None
+    compare(lambda t: getattr(real_torch.nn.functional, name)(t, **kw),
+            lambda t: getattr(ftorch.nn.functional, name)(t, **kw), [x], dtype, grad_tol=tol)
+
+
+MODULES = ["SELU()", "SELU(inplace=True)", "CELU()", "CELU(2.0, inplace=True)", "Mish()",
+           "Hardswish()", "Hardsigmoid()", "Hardtanh()", "Hardtanh(-2.0, 2.5)",
+           "Hardtanh(min_val=-0.5, max_val=0.5, inplace=True)", "Softsign()", "Softmin(1)",
+           "Softmax2d()", "LogSigmoid()", "Tanhshrink()", "Softshrink()", "Softshrink(0.2)",
+           "Hardshrink()", "Hardshrink(1.5)", "Threshold(0.1, 20.0)",
+           "Threshold(-0.2, 1, inplace=True)", "GLU()", "GLU(1)", "PReLU()", "PReLU(4)",
+           "PReLU(4, init=0.1)"]
+
+
+@DTYPES
+@pytest.mark.parametrize("src", MODULES)
+def test_activation_modules(src: str, dtype: str) -> None:
+    mt, mf = both(lambda t: eval("t.nn." + src), dtype)
+    x = arrays([(2, 4, 3, 2)], dtype)[0] * 2
+    inplace = "inplace=True" in src
+
+    def run(m: Any, lib: Any) -> Any:
+        return (lambda t: m(t * 1)) if inplace else m
+
+    tol = 1e-7 if (src, dtype) == ("Hardsigmoid()", "float64") else None
+    compare(run(mt, real_torch), run(mf, ftorch), [x], dtype,
+            params=(list(mt.parameters()), list(mf.parameters())), grad_tol=tol)
+
+
+def test_prelu_parameter_and_init_like_pytorch() -> None:
+    for n, init in ((1, 0.25), (5, 0.1)):
+        mt, mf = real_torch.nn.PReLU(n, init), ftorch.nn.PReLU(n, init)
+        assert repr(mf) == repr(mt) == f"PReLU(num_parameters={n})"
+        assert [(k, tuple(v.shape)) for k, v in mf.named_parameters()] == \
+            [(k, tuple(v.shape)) for k, v in mt.named_parameters()]
+        np.testing.assert_array_equal(mf.weight.detach().numpy(), mt.weight.detach().numpy())
+        assert mf.weight.dtype is ftorch.float32
+    x = ftorch.randn(2, 5, requires_grad=True)
+    assert ftorch.nn.PReLU(5)(x).grad_fn.name() == "PreluKernelBackward0"
+    for lib in (real_torch, ftorch):  # one-d input: a single channel
+        assert lib.nn.functional.prelu(lib.tensor([-1.0, 2.0]), lib.tensor([0.5])).tolist() \
+            == [-0.5, 2.0]
+
+
+def test_activation_errors_like_pytorch() -> None:
+    for lib in (real_torch, ftorch):
+        F = lib.nn.functional
+        with pytest.raises(RuntimeError, match="Halving dimension must be even, but dimension "
+                           "1 is size 3"):
+            F.glu(lib.ones(2, 3), 1)
+        with pytest.raises(RuntimeError, match="glu does not support scalars"):
+            F.glu(lib.tensor(1.0))
+        with pytest.raises(RuntimeError, match="Mismatch of parameter numbers and input "
+                           "channel size. Found parameter numbers = 3 and channel size = 4"):
+            lib.nn.PReLU(3)(lib.ones(2, 4))
+        for dtype, word in (("float32", r"3.40282e\+38\] for input dtype Float"),
+                            ("float64", r"1.79769e\+308\] for input dtype Double")):
+            with pytest.raises(RuntimeError, match=r"lambda must be in range \[0, " + word +
+                               ", but found -1.5"):
+                F.softshrink(lib.ones(2, dtype=getattr(lib, dtype)), -1.5)
+        with pytest.raises(ValueError, match="Softmax2d: expected input to be 3D or 4D, got "
+                           "2D instead"):
+            lib.nn.Softmax2d()(lib.ones(2, 3))
+
+
+def test_inplace_activations_write_the_input() -> None:
+    for name in ("selu_", "celu_", "elu_", "leaky_relu_", "hardtanh_"):
+        xt, xf = real_torch.tensor([-2.0, 0.3, 2.0]), ftorch.tensor([-2.0, 0.3, 2.0])
+        getattr(real_torch.nn.functional, name)(xt)
+        out = getattr(ftorch.nn.functional, name)(xf)
+        assert out is xf
+        np.testing.assert_allclose(xf.numpy(), xt.numpy(), rtol=1e-6)
+    xf = ftorch.tensor([-2.0, 0.3, 2.0])
+    ftorch.nn.functional.threshold_(xf, 0.5, 7.0)
+    assert xf.tolist() == [7.0, 7.0, 2.0]
+
+
+def test_gumbel_softmax_samples() -> None:
+    F = ftorch.nn.functional
+    ftorch.manual_seed(0)
+    logits = ftorch.tensor(np.log([[0.7, 0.2, 0.1]] * 4000), requires_grad=True)
+    y = F.gumbel_softmax(logits, tau=0.5)
+    np.testing.assert_allclose(y.sum(-1).detach().numpy(), 1.0, rtol=1e-12)
+    hard = F.gumbel_softmax(logits, hard=True)
+    h = hard.detach().numpy()
+    assert set(np.unique(h)) <= {0.0, 1.0} and (h.sum(-1) == 1).all()
+    # the class frequencies of hard samples are the softmax of the logits
+    np.testing.assert_allclose(h.mean(0), [0.7, 0.2, 0.1], atol=0.03)
+    (hard * ftorch.arange(3.0)).sum().backward()  # straight-through: the soft gradient
+    assert logits.grad is not None and np.abs(logits.grad.numpy()).sum() > 0
+    assert F.gumbel_softmax(ftorch.zeros(2, 3, dtype=ftorch.float32), dim=0).dtype \
+        is ftorch.float32
