@@ -102,8 +102,8 @@ def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
     """``x * relu6(x + 3) / 6``.
 
     >>> import fad.torch as torch
-    >>> torch.nn.functional.hardswish(torch.tensor([-4.0, 1.0, 4.0]))
-    tensor([-0.0000,  0.6667,  4.0000])
+    >>> torch.nn.functional.hardswish(torch.tensor([-1.0, 1.0, 4.0]))
+    tensor([-0.3333,  0.6667,  4.0000])
     """
     return _inplace(lambda x: _call("hardswish", x), input, inplace)
 
@@ -226,7 +226,7 @@ def gumbel_softmax(logits: Tensor, tau: float = 1.0, hard: bool = False, eps: fl
     soft sample's gradient (straight-through).
 
     >>> import fad.torch as torch
-    >>> torch.manual_seed(0)
+    >>> _ = torch.manual_seed(0)
     >>> y = torch.nn.functional.gumbel_softmax(torch.zeros(2, 3), hard=True)
     >>> y.sum(-1).tolist()
     [1.0, 1.0]

@@ -19,6 +19,7 @@ from .._graph import host
 from .._ops import call
 from ..tensor import Tensor, wrap
 from ._activations import *  # noqa: F403  (more activations, re-exported)
+from ._activations import elu_, leaky_relu_
 from ._common import _inplace, _reduction, _v
 from ._conv_pool import (  # noqa: F401  (convolutions and pooling, re-exported)
     adaptive_avg_pool1d,
