@@ -174,3 +174,144 @@ def test_gumbel_softmax_samples() -> None:
     assert logits.grad is not None and np.abs(logits.grad.numpy()).sum() > 0
     assert F.gumbel_softmax(ftorch.zeros(2, 3, dtype=ftorch.float32), dim=0).dtype \
         is ftorch.float32
+
+
+# ------------------------------------------------------------------ losses
+def _signs(x: np.ndarray) -> np.ndarray:
+    return np.where(x > 0, 1.0, -1.0).astype(x.dtype)
+
+
+LOSSES = {  # name: (functional call, inputs, indices of the inputs differentiated)
+    "cosine_embedding": (lambda F, a, b, y, **k: F.cosine_embedding_loss(a, b, y, 0.1, **k),
+                         lambda a, b, c: [a, b, _signs(c[:, 0])], (0, 1)),
+    "cosine_embedding_1d": (lambda F, a, b, y, **k: F.cosine_embedding_loss(a, b, y, **k),
+                            lambda a, b, c: [a[0], b[0], _signs(c[0, :1])[0]], (0, 1)),
+    "margin_ranking": (lambda F, a, b, y, **k: F.margin_ranking_loss(a, b, y, 0.2, **k),
+                       lambda a, b, c: [a[:, 0], b[:, 0], _signs(c[:, 0])], (0, 1)),
+    "hinge_embedding": (lambda F, a, y, **k: F.hinge_embedding_loss(a, y, 0.7, **k),
+                        lambda a, b, c: [a, _signs(b)], (0,)),
+    "triplet": (lambda F, a, b, c, **k: F.triplet_margin_loss(a, b, c, **k),
+                lambda a, b, c: [a, b, c], (0, 1, 2)),
+    "triplet_swap_p1": (lambda F, a, b, c, **k: F.triplet_margin_loss(a, b, c, 2.0, 1, 1e-3,
+                                                                      True, **k),
+                        lambda a, b, c: [a, b, c], (0, 1, 2)),
+    "soft_margin": (lambda F, a, y, **k: F.soft_margin_loss(a, y, **k),
+                    lambda a, b, c: [a, _signs(b)], (0,)),
+    "multilabel_soft_margin": (lambda F, a, y, w, **k: F.multilabel_soft_margin_loss(
+        a, y, w, **k), lambda a, b, c: [a, (b > 0).astype(a.dtype), np.abs(c[0])], (0,)),
+    "multi_margin": (lambda F, a, y, **k: F.multi_margin_loss(a, y, **k),
+                     lambda a, b, c: [a, np.array([0, 1, 4, 2, 3, 3])], (0,)),
+    "multi_margin_p2_weight": (lambda F, a, y, w, **k: F.multi_margin_loss(
+        a, y, 2, 0.5, w, **k), lambda a, b, c: [a, np.array([0, 1, 4, 2, 3, 3]),
+                                                np.abs(c[0])], (0,)),
+    "multi_margin_1d": (lambda F, a, y, **k: F.multi_margin_loss(a, y, **k),
+                        lambda a, b, c: [a[0], np.array(2)], (0,)),
+    "poisson_nll": (lambda F, a, y, **k: F.poisson_nll_loss(a, y, **k),
+                    lambda a, b, c: [a, np.abs(b) * 2], (0,)),
+    "poisson_nll_full": (lambda F, a, y, **k: F.poisson_nll_loss(a, y, False, True, **k),
+                         lambda a, b, c: [np.abs(a) + 0.1, np.round(np.abs(b) * 3)], (0,)),
+    "gaussian_nll": (lambda F, a, b, v, **k: F.gaussian_nll_loss(a, b, v, **k),
+                     lambda a, b, c: [a, b, np.abs(c) + 1e-7], (0, 1, 2)),
+    "gaussian_nll_shared_full": (lambda F, a, b, v, **k: F.gaussian_nll_loss(
+        a, b, v, full=True, **k), lambda a, b, c: [a, b, np.abs(c[:, 0])], (0, 1, 2)),
+    "bce_weight": (lambda F, p, y, w, **k: F.binary_cross_entropy(p, y, w, **k),
+                   lambda a, b, c: [1 / (1 + np.exp(-a)), (b > 0).astype(a.dtype),
+                                    np.abs(c[0])], (0,)),
+}
+
+
+@DTYPES
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("name", list(LOSSES))
+def test_functional_losses(name: str, reduction: str, dtype: str) -> None:
+    call, make, grads = LOSSES[name]
+    xs = make(*arrays([(6, 5), (6, 5), (6, 5)], dtype))
+    compare(lambda *ts: call(real_torch.nn.functional, *ts, reduction=reduction),
+            lambda *ts: call(ftorch.nn.functional, *ts, reduction=reduction), xs, dtype,
+            grads)
+
+
+def test_legacy_reduction_flags() -> None:
+    a, b = arrays([(3, 4), (3, 4)], "float64")
+    for kw in ({"size_average": False}, {"reduce": False}):
+        out = [lib.nn.functional.soft_margin_loss(lib.tensor(a), lib.tensor(_signs(b)), **kw)
+               for lib in (real_torch, ftorch)]
+        close(out[1], out[0], "float64")
+
+
+LOSS_MODULES = ["CosineEmbeddingLoss()", "MarginRankingLoss(margin=0.5)",
+                "HingeEmbeddingLoss(2.0, reduction='sum')", "TripletMarginLoss(p=1.0)",
+                "SoftMarginLoss()", "MultiLabelSoftMarginLoss(t.ones(5) / 2)",
+                "MultiMarginLoss(2, weight=t.arange(5.0))", "PoissonNLLLoss(full=True)",
+                "GaussianNLLLoss(full=True, reduction='none')", "BCELoss(weight=t.ones(5) * 2)",
+                "BCEWithLogitsLoss(pos_weight=t.ones(5))", "CrossEntropyLoss(t.ones(5))"]
+
+
+@pytest.mark.parametrize("src", LOSS_MODULES)
+def test_loss_modules(src: str) -> None:
+    mt, mf = (eval("t.nn." + src, {"t": t}) for t in (real_torch, ftorch))
+    assert repr(mf) == repr(mt)
+    assert list(mf.state_dict()) == list(mt.state_dict())
+    for k, v in mt.state_dict().items():
+        np.testing.assert_array_equal(mf.state_dict()[k].numpy(), v.numpy())
+    a, b, c = arrays([(6, 5), (6, 5), (6, 5)], "float32")
+    name = src.split("(")[0]
+    xs = {"CosineEmbeddingLoss": [a, b, _signs(c[:, 0])],
+          "MarginRankingLoss": [a, b, _signs(c)], "TripletMarginLoss": [a, b, c],
+          "MultiMarginLoss": [a, np.array([0, 1, 4, 2, 3, 3])],
+          "PoissonNLLLoss": [a, np.round(np.abs(b) * 3)],
+          "GaussianNLLLoss": [a, b, np.abs(c)],
+          "BCELoss": [1 / (1 + np.exp(-a)), (b > 0).astype(a.dtype)],
+          "MultiLabelSoftMarginLoss": [a, (b > 0).astype(a.dtype)],
+          "BCEWithLogitsLoss": [a, (b > 0).astype(a.dtype)],
+          "CrossEntropyLoss": [a, np.array([0, 1, 4, 2, 3, 3])]}.get(name, [a, _signs(b)])
+    compare(mt, mf, xs, "float32", (0,))
+
+
+def test_loss_errors_like_pytorch() -> None:
+    for lib in (real_torch, ftorch):
+        F, nn = lib.nn.functional, lib.nn
+        with pytest.raises(ValueError, match="only p == 1 and p == 2 supported"):
+            F.multi_margin_loss(lib.ones(2, 3), lib.tensor([0, 1]), p=3)
+        with pytest.raises(ValueError, match="margin must be greater than 0, got 0"):
+            F.triplet_margin_loss(lib.ones(2, 3), lib.ones(2, 3), lib.ones(2, 3), margin=0)
+        with pytest.raises(ValueError, match="TripletMarginLoss: expected margin to be "
+                           "greater than 0, got -1 instead"):
+            nn.TripletMarginLoss(margin=-1)
+        with pytest.raises(ValueError, match="MultiMarginLoss: expected weight to be None or "
+                           "1D tensor, got 2D instead"):
+            nn.MultiMarginLoss(weight=lib.ones(2, 2))
+        with pytest.raises(ValueError, match="var is of incorrect size"):
+            F.gaussian_nll_loss(lib.ones(2, 3), lib.ones(2, 3), lib.ones(3, 2))
+        with pytest.raises(ValueError, match="var has negative entry/entries"):
+            F.gaussian_nll_loss(lib.ones(2, 3), lib.ones(2, 3), -lib.ones(2, 3))
+        with pytest.raises(ValueError, match="wrong is not a valid value for reduction"):
+            F.soft_margin_loss(lib.ones(2), lib.ones(2), reduction="wrong")
+        with pytest.raises(RuntimeError, match=r"1D target tensor expects 2D input tensors, "
+                           r"but found inputs with sizes \[3\] and \[3\]"):
+            F.cosine_embedding_loss(lib.ones(3), lib.ones(3), lib.ones(3))
+        with pytest.raises(RuntimeError, match="margin_ranking_loss : All input tensors should "
+                           "have same dimension"):
+            F.margin_ranking_loss(lib.ones(3), lib.ones(3, 1), lib.ones(3))
+        with pytest.raises(RuntimeError, match="The anchor, positive, and negative tensors are "
+                           "expected to have the same number of dimensions, but got: anchor "
+                           "2D, positive 1D, and negative 2D inputs"):
+            F.triplet_margin_loss(lib.ones(2, 3), lib.ones(3), lib.ones(2, 3))
+
+
+@DTYPES
+def test_distances(dtype: str) -> None:
+    for dim, shapes in ((1, [(4, 5), (4, 5)]), (-1, [(3, 4, 5), (1, 4, 5)]),
+                        (0, [(5,), (5,)])):
+        compare(lambda a, b: real_torch.nn.functional.cosine_similarity(a, b, dim),
+                lambda a, b: ftorch.nn.functional.cosine_similarity(a, b, dim),
+                arrays(shapes, dtype), dtype)
+    a, b = arrays([(4, 5), (4, 5)], dtype)
+    b[0] = 1e-9  # a norm below eps: clamped, the clamp not differentiated
+    for eps in (1e-8, 1e-3):
+        compare(lambda x, y: real_torch.nn.functional.cosine_similarity(x, y, eps=eps),
+                lambda x, y: ftorch.nn.functional.cosine_similarity(x, y, eps=eps), [a, b],
+                dtype)
+    for kw in ({}, {"p": 1.0, "keepdim": True}, {"eps": 0.0, "p": 3.0}):
+        compare(lambda x, y: real_torch.nn.functional.pairwise_distance(x, y, **kw),
+                lambda x, y: ftorch.nn.functional.pairwise_distance(x, y, **kw), [a, b], dtype)

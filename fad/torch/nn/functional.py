@@ -35,6 +35,7 @@ from ._conv_pool import (  # noqa: F401  (convolutions and pooling, re-exported)
     max_pool2d,
     unfold,
 )
+from ._losses import *  # noqa: F403  (more losses, distances, re-exported)
 
 relu = F.relu
 sigmoid = F.sigmoid
@@ -321,17 +322,6 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
 def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12) -> Tensor:
     n = F.norm(input, p, dim, keepdim=True).clamp_min(eps)
     return input / n.expand_as(input)
-
-
-def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
-    num = (x1 * x2).sum(dim)
-    den = (F.norm(x1, 2, dim) * F.norm(x2, 2, dim)).clamp_min(eps)
-    return num / den
-
-
-def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
-                      keepdim: bool = False) -> Tensor:
-    return F.norm(x1 - x2 + eps, p, -1, keepdim)
 
 
 # ------------------------------------------------------------------ normalisation, attention

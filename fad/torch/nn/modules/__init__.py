@@ -32,13 +32,22 @@ from .layers import (
 from .loss import (
     BCELoss,
     BCEWithLogitsLoss,
+    CosineEmbeddingLoss,
     CrossEntropyLoss,
+    GaussianNLLLoss,
+    HingeEmbeddingLoss,
     HuberLoss,
     KLDivLoss,
     L1Loss,
+    MarginRankingLoss,
     MSELoss,
+    MultiLabelSoftMarginLoss,
+    MultiMarginLoss,
     NLLLoss,
+    PoissonNLLLoss,
     SmoothL1Loss,
+    SoftMarginLoss,
+    TripletMarginLoss,
 )
 from .module import Module, Parameter, _IncompatibleKeys, _rebuild_param
 from .pooling import (
@@ -100,7 +109,9 @@ __all__ += ["BatchNorm1d", "BatchNorm2d", "LayerNorm", "GroupNorm", "MultiheadAt
 # more activations, losses and layers
 __all__ += ["SELU", "CELU", "Mish", "Hardswish", "Hardsigmoid", "Hardtanh", "Softsign",
             "Softmin", "Softmax2d", "LogSigmoid", "Tanhshrink", "Softshrink", "Hardshrink",
-            "Threshold", "GLU", "PReLU"]
+            "Threshold", "GLU", "PReLU", "CosineEmbeddingLoss", "MarginRankingLoss",
+            "HingeEmbeddingLoss", "TripletMarginLoss", "SoftMarginLoss",
+            "MultiLabelSoftMarginLoss", "MultiMarginLoss", "PoissonNLLLoss", "GaussianNLLLoss"]
 
 for _obj in [globals()[n] for n in __all__] + [_rebuild_param, _IncompatibleKeys,
                                               NonDynamicallyQuantizableLinear]:
