@@ -35,6 +35,7 @@ from ._conv_pool import (  # noqa: F401  (convolutions and pooling, re-exported)
     max_pool2d,
     unfold,
 )
+from ._layers_more import *  # noqa: F403  (padding modes, shuffles, dropouts)
 from ._losses import *  # noqa: F403  (more losses, distances, re-exported)
 
 relu = F.relu
@@ -266,13 +267,6 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     t = np.asarray(host(tensor._value))
     n = int(t.max()) + 1 if num_classes == -1 else num_classes
     return wrap(_place((t[..., None] == np.arange(n)).astype(np.int64)))
-
-
-def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = None
-        ) -> Tensor:
-    if mode != "constant":
-        raise NotImplementedError(f"pad mode {mode!r} is not supported (constant only)")
-    return call("pad", input, pad=tuple(pad), value=0.0 if value is None else value)
 
 
 def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
