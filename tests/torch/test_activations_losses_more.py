@@ -60,7 +60,7 @@ def compare(ft: Any, ff: Any, xs: list, dtype: str, grads: tuple | None = None,
         outs.append(out)
     close(outs[1], outs[0], dtype)
     if outs[0].grad_fn is not None:
-        assert outs[1].grad_fn.name() == outs[0].grad_fn.name()
+        assert outs[1].grad_fn.name() == outs[0].grad_fn.name().removeprefix("torch::autograd::")
     for i in grads:
         close(tf[i].grad, tt[i].grad, dtype, grad_tol)
     for pt, pf in zip(*params):
@@ -315,3 +315,177 @@ def test_distances(dtype: str) -> None:
     for kw in ({}, {"p": 1.0, "keepdim": True}, {"eps": 0.0, "p": 3.0}):
         compare(lambda x, y: real_torch.nn.functional.pairwise_distance(x, y, **kw),
                 lambda x, y: ftorch.nn.functional.pairwise_distance(x, y, **kw), [a, b], dtype)
+
+
+# ------------------------------------------------------------------ layers
+LAYERS = [("ZeroPad1d(2)", (2, 3, 5)), ("ZeroPad2d(1)", (2, 3, 4, 5)),
+          ("ZeroPad2d((1, 0, 2, -1))", (2, 3, 4, 5)), ("ConstantPad1d(2, 3.5)", (3, 5)),
+          ("ConstantPad2d((1, 2, 0, 1), 1.0)", (2, 3, 4, 5)), ("ReflectionPad1d(2)", (2, 3, 5)),
+          ("ReflectionPad1d((3, 1))", (3, 5)), ("ReflectionPad2d((1, 1, 2, 0))", (2, 3, 4, 5)),
+          ("ReflectionPad2d(3)", (3, 4, 5)), ("ReflectionPad2d((-1, 2, 1, -2))", (2, 3, 4, 5)),
+          ("ReplicationPad1d((1, 3))", (2, 3, 5)), ("ReplicationPad2d(2)", (2, 3, 4, 5)),
+          ("ReplicationPad2d((0, 1, 3, 2))", (3, 4, 5)), ("CircularPad1d(2)", (2, 3, 5)),
+          ("CircularPad2d((1, 2, 4, 0))", (2, 3, 4, 5)),
+          ("Upsample(scale_factor=2)", (2, 3, 4, 5)),
+          ("Upsample(scale_factor=(2, 3))", (2, 3, 4, 5)),
+          ("Upsample(size=7, mode='linear')", (2, 3, 5)),
+          ("Upsample(size=(5, 8), mode='bilinear', align_corners=True)", (2, 3, 4, 5)),
+          ("UpsamplingNearest2d(scale_factor=2)", (1, 2, 3, 3)),
+          ("UpsamplingBilinear2d(size=(5, 6))", (1, 2, 3, 3)),
+          ("PixelShuffle(2)", (2, 8, 3, 4)), ("PixelShuffle(3)", (9, 2, 3)),
+          ("PixelShuffle(2)", (2, 1, 4, 3, 4)), ("PixelUnshuffle(2)", (2, 3, 4, 6)),
+          ("PixelUnshuffle(3)", (1, 3, 6)), ("InstanceNorm1d(3)", (2, 3, 5)),
+          ("InstanceNorm1d(3, affine=True)", (3, 5)),
+          ("InstanceNorm2d(3, eps=1e-3, affine=True)", (2, 3, 4, 5)),
+          ("InstanceNorm2d(3)", (3, 4, 5)), ("LocalResponseNorm(2)", (2, 5, 3)),
+          ("LocalResponseNorm(3, alpha=0.5, beta=0.6, k=2.0)", (2, 6, 3, 4)),
+          ("LocalResponseNorm(4, alpha=1.0)", (1, 5, 2, 2, 3)),
+          ("Dropout1d()", (2, 3, 4)), ("Dropout2d(0.2)", (2, 3, 4, 5)),
+          ("Dropout3d()", (2, 3, 1, 2, 2)), ("AlphaDropout(0.3)", (3, 4)),
+          ("FeatureAlphaDropout()", (2, 3, 4))]
+
+
+@DTYPES
+@pytest.mark.parametrize("src,shape", LAYERS)
+def test_layers(src: str, shape: tuple, dtype: str) -> None:
+    mt, mf = both(lambda t: eval("t.nn." + src), dtype)
+    if "Dropout" in src:  # (identities in eval mode; training mode is random)
+        mt.eval()
+        mf.eval()
+    compare(mt, mf, arrays([shape], dtype), dtype,
+            params=(list(mt.parameters()), list(mf.parameters())))
+
+
+def test_instance_norm_running_statistics() -> None:
+    dtype = "float64"
+    mt, mf = both(lambda t: t.nn.InstanceNorm2d(3, affine=True, track_running_stats=True),
+                  dtype)
+    assert list(mf.state_dict()) == ["weight", "bias", "running_mean", "running_var",
+                                     "num_batches_tracked"]
+    for step in range(2):
+        compare(mt, mf, arrays([(2, 3, 4, 5)], dtype, step), dtype,
+                params=(list(mt.parameters()), list(mf.parameters())))
+        for name in ("running_mean", "running_var", "num_batches_tracked"):
+            np.testing.assert_allclose(getattr(mf, name).numpy(), getattr(mt, name).numpy(),
+                                       rtol=1e-12)
+    mt.eval()
+    mf.eval()
+    compare(mt, mf, arrays([(2, 3, 4, 5)], dtype, 5), dtype)
+    x = arrays([(2, 3, 5)], dtype)[0]
+    rm = [lib.zeros(3, dtype=lib.float64) for lib in (real_torch, ftorch)]
+    rv = [lib.ones(3, dtype=lib.float64) for lib in (real_torch, ftorch)]
+    compare(lambda t: real_torch.nn.functional.instance_norm(t, rm[0], rv[0], momentum=0.3),
+            lambda t: ftorch.nn.functional.instance_norm(t, rm[1], rv[1], momentum=0.3), [x],
+            dtype)
+    np.testing.assert_allclose(rm[1].numpy(), rm[0].numpy(), rtol=1e-12)
+    np.testing.assert_allclose(rv[1].numpy(), rv[0].numpy(), rtol=1e-12)
+    for lib in (real_torch, ftorch):
+        with pytest.raises(ValueError, match="running_mean and running_var must either both "
+                           "be None or neither be None"):
+            lib.nn.functional.instance_norm(lib.tensor(x), lib.zeros(3, dtype=lib.float64))
+
+
+def test_layer_reprs_and_defaults() -> None:
+    for src in ("Upsample(scale_factor=2)", "Upsample(size=4, mode='linear')",
+                "UpsamplingBilinear2d(size=(3, 3))", "PixelShuffle(2)", "PixelUnshuffle(3)",
+                "InstanceNorm1d(3)", "InstanceNorm2d(4, affine=True)", "LocalResponseNorm(2)",
+                "CosineSimilarity()", "PairwiseDistance(p=1.0)", "Dropout1d()",
+                "AlphaDropout(0.2)", "ConstantPad2d((1, 2, 0, 1), 1.0)", "ZeroPad2d(1)",
+                "ReplicationPad1d(1)", "CircularPad2d(2)"):
+        mt, mf = (eval("t.nn." + src, {"t": t}) for t in (real_torch, ftorch))
+        assert repr(mf) == repr(mt), src
+        assert list(mf.state_dict()) == list(mt.state_dict()), src
+    m = ftorch.nn.InstanceNorm2d(4, affine=True)
+    np.testing.assert_array_equal(m.weight.detach().numpy(), np.ones(4))
+    assert ftorch.nn.UpsamplingBilinear2d(size=3).align_corners is True
+    x = ftorch.randn(1, 4, 3, 3, requires_grad=True)
+    assert ftorch.nn.functional.pixel_shuffle(x, 2).grad_fn.name() == "PixelShuffleBackward0"
+    assert ftorch.nn.functional.pad(x, (1, 1, 1, 1), "circular").grad_fn.name() == "CopySlices"
+
+
+@pytest.mark.parametrize("src,shape", [(s, sh) for s, sh in LAYERS if "Dropout" in s and
+                                       "Alpha" not in s])
+def test_channel_dropout_drops_whole_channels(src: str, shape: tuple) -> None:
+    ftorch.manual_seed(0)
+    m = eval("ftorch.nn." + src)
+    p = m.p
+    x = ftorch.ones(*((50,) + shape[1:]), requires_grad=True)
+    out = m(x)
+    flat = out.detach().numpy().reshape(50 * shape[1], -1)
+    # each channel is all zeros or all 1 / (1 - p), and about a fraction p are dropped
+    assert np.all((flat == 0).all(1) | np.isclose(flat, 1 / (1 - p)).all(1))
+    assert abs((flat == 0).all(1).mean() - p) < 0.1
+    out.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), out.detach().numpy())
+
+
+def test_alpha_dropout_keeps_mean_and_variance() -> None:
+    ftorch.manual_seed(0)
+    x = ftorch.randn(200000, dtype=ftorch.float64)
+    for p in (0.2, 0.5):
+        out = ftorch.nn.AlphaDropout(p)(x).numpy()
+        assert abs(out.mean()) < 0.01 and abs(out.std() - 1) < 0.01
+        assert np.unique(out[np.abs(out - x.numpy()) > 1e-9].round(9)).size <= 1 + (
+            out.size - 1)  # the dropped elements share one value
+        sat = 1.7580993408473766
+        a = 1 / np.sqrt((sat * sat * p + 1) * (1 - p))
+        dropped = np.isclose(out, -sat * a + sat * a * p)
+        assert abs(dropped.mean() - p) < 0.01
+    feat = ftorch.nn.FeatureAlphaDropout(0.5)(ftorch.ones(4, 100, 3)).numpy()
+    assert (feat == feat[..., :1]).all()  # whole channels
+    assert ftorch.nn.functional.alpha_dropout(x, 1.0, True).abs().sum().item() == 0.0
+
+
+def test_layer_errors_like_pytorch() -> None:
+    for lib in (real_torch, ftorch):
+        F, nn = lib.nn.functional, lib.nn
+        x = lib.ones(1, 2, 4, 5)
+        with pytest.raises(NotImplementedError, match="Padding size 2 is not supported for 4D "
+                           "input tensor"):
+            F.pad(x, (1, 2), mode="reflect")
+        with pytest.raises(RuntimeError, match=r"Argument #4: Padding size should be less than "
+                           r"the corresponding input dimension, but got: padding \(5, 5\) at "
+                           r"dimension 3 of input \[1, 2, 4, 5\]"):
+            F.pad(x, (5, 5, 1, 1), mode="reflect")
+        with pytest.raises(RuntimeError, match="Argument #6: .* padding \\(1, 4\\) at "
+                           "dimension 2"):
+            nn.ReflectionPad2d((1, 1, 1, 4))(x)
+        with pytest.raises(RuntimeError, match="Padding length must be divisible by 2"):
+            F.pad(x, (1, 2, 3))
+        with pytest.raises(RuntimeError, match="Padding value causes wrapping around more "
+                           "than once"):
+            F.pad(x, (6, 6, 1, 1), mode="circular")
+        with pytest.raises(NotImplementedError, match="Unrecognised padding mode bogus"):
+            F.pad(x, (1, 1), mode="bogus")
+        with pytest.raises(RuntimeError, match="pixel_shuffle expects its input's 'channel' "
+                           "dimension to be divisible by the square of upscale_factor, but "
+                           r"input.size\(-3\)=2 is not divisible by 4"):
+            nn.PixelShuffle(2)(x)
+        with pytest.raises(RuntimeError, match="pixel_shuffle expects input to have at least "
+                           "3 dimensions, but got input with 2 dimension"):
+            F.pixel_shuffle(lib.ones(4, 4), 2)
+        with pytest.raises(RuntimeError, match="pixel_unshuffle expects width to be divisible "
+                           r"by downscale_factor, but input.size\(-1\)=5 is not divisible by 2"):
+            nn.PixelUnshuffle(2)(x)
+        with pytest.raises(RuntimeError, match="dropout1d: Expected 2D or 3D input, but "
+                           "received a 4D input"):
+            nn.Dropout1d()(x)
+        with pytest.raises(ValueError, match="dropout probability has to be between 0 and 1, "
+                           "but got 1.5"):
+            nn.Dropout2d(1.5)
+        with pytest.raises(ValueError, match=r"expected 2D or 3D input \(got 4D input\)"):
+            nn.InstanceNorm1d(2)(x)
+        with pytest.raises(ValueError, match=r"expected input's size at dim=1 to match "
+                           r"num_features \(3\), but got: 2."):
+            nn.InstanceNorm2d(3, affine=True)(x)
+        with pytest.warns(UserWarning, match="input's size at dim=1 does not match "
+                          "num_features"):
+            nn.InstanceNorm2d(3)(x)
+        with pytest.raises(ValueError, match="Expected more than 1 spatial element when "
+                           "training"):
+            F.instance_norm(lib.ones(2, 3, 1))
+        with pytest.raises(ValueError, match=r"Expected 3D or higher dimensionality\s+input "
+                           r"\(got 2 dimensions\)"):
+            nn.LocalResponseNorm(2)(lib.ones(2, 3))
+        with pytest.warns(UserWarning, match="dropout2d: Received a 3D input"):
+            F.dropout2d(lib.ones(2, 3, 4))

@@ -471,6 +471,38 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
     return _apply(_GROUP_NORM, (input, weight, bias), {"groups": num_groups, "eps": eps})
 
 
+def instance_norm(input: Tensor, running_mean: Tensor | None = None,
+                  running_var: Tensor | None = None, weight: Tensor | None = None,
+                  bias: Tensor | None = None, use_input_stats: bool = True,
+                  momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
+    """Normalise each channel of each sample over its spatial dimensions: ``batch_norm``
+    of the input seen as one sample of ``N * C`` channels (as PyTorch computes it);
+    running statistics are averaged over the samples.
+
+    >>> import fad.torch as torch
+    >>> torch.nn.functional.instance_norm(torch.tensor([[[1.0, 3.0]]]), eps=0.0)
+    tensor([[[-1.,  1.]]])
+    """
+    if (running_mean is None) != (running_var is None):
+        raise ValueError("running_mean and running_var must either both be None or neither "
+                         "be None")
+    shape = tuple(input.shape)
+    if use_input_stats and math.prod(shape[2:]) <= 1:
+        raise ValueError(f"Expected more than 1 spatial element when training, got input "
+                         f"size {input.shape}")
+    n, c = shape[0], shape[1]
+    tile = (lambda t: None if t is None else t.repeat(n))  # noqa: E731
+    mean, var = tile(running_mean), tile(running_var)
+    out = batch_norm(input.reshape((1, n * c) + shape[2:]), mean, var, tile(weight),
+                     tile(bias), use_input_stats, momentum, eps)
+    if use_input_stats:
+        with _no_grad():
+            for kept, fresh in ((running_mean, mean), (running_var, var)):
+                if kept is not None:
+                    kept.copy_(fresh.view(n, c).mean(0))
+    return out.view(shape)
+
+
 def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
                                  attn_mask: Tensor | None = None, dropout_p: float = 0.0,
                                  is_causal: bool = False, scale: float | None = None

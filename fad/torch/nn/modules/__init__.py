@@ -69,7 +69,15 @@ from .attention import (
     TransformerEncoder,
     TransformerEncoderLayer,
 )
-from .normalization import BatchNorm1d, BatchNorm2d, GroupNorm, LayerNorm
+from .normalization import (
+    BatchNorm1d,
+    BatchNorm2d,
+    GroupNorm,
+    InstanceNorm1d,
+    InstanceNorm2d,
+    LayerNorm,
+    LocalResponseNorm,
+)
 
 # isort: split
 # more activations, losses and layers
@@ -91,6 +99,28 @@ from .activation import (
     Tanhshrink,
     Threshold,
 )
+from .dropout import AlphaDropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout
+from .padding import (
+    CircularPad1d,
+    CircularPad2d,
+    ConstantPad1d,
+    ConstantPad2d,
+    ReflectionPad1d,
+    ReflectionPad2d,
+    ReplicationPad1d,
+    ReplicationPad2d,
+    ZeroPad1d,
+    ZeroPad2d,
+)
+from .upsampling import (
+    CosineSimilarity,
+    PairwiseDistance,
+    PixelShuffle,
+    PixelUnshuffle,
+    Upsample,
+    UpsamplingBilinear2d,
+    UpsamplingNearest2d,
+)
 
 __all__ = ["Module", "Parameter", "ParameterList", "Linear", "Bilinear", "Embedding", "ReLU",
            "ReLU6", "Sigmoid", "Tanh", "GELU", "SiLU", "ELU", "LeakyReLU", "Softplus",
@@ -111,7 +141,13 @@ __all__ += ["SELU", "CELU", "Mish", "Hardswish", "Hardsigmoid", "Hardtanh", "Sof
             "Softmin", "Softmax2d", "LogSigmoid", "Tanhshrink", "Softshrink", "Hardshrink",
             "Threshold", "GLU", "PReLU", "CosineEmbeddingLoss", "MarginRankingLoss",
             "HingeEmbeddingLoss", "TripletMarginLoss", "SoftMarginLoss",
-            "MultiLabelSoftMarginLoss", "MultiMarginLoss", "PoissonNLLLoss", "GaussianNLLLoss"]
+            "MultiLabelSoftMarginLoss", "MultiMarginLoss", "PoissonNLLLoss", "GaussianNLLLoss",
+            "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout",
+            "ZeroPad1d", "ZeroPad2d", "ConstantPad1d", "ConstantPad2d", "ReflectionPad1d",
+            "ReflectionPad2d", "ReplicationPad1d", "ReplicationPad2d", "CircularPad1d",
+            "CircularPad2d", "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d",
+            "PixelShuffle", "PixelUnshuffle", "CosineSimilarity", "PairwiseDistance",
+            "InstanceNorm1d", "InstanceNorm2d", "LocalResponseNorm"]
 
 for _obj in [globals()[n] for n in __all__] + [_rebuild_param, _IncompatibleKeys,
                                               NonDynamicallyQuantizableLinear]:

@@ -189,6 +189,8 @@ class Flatten(Module):
 class Dropout(Module):
     def __init__(self, p: float = 0.5, inplace: bool = False):
         super().__init__()
+        if p < 0 or p > 1:
+            raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
         self.p, self.inplace = p, inplace
 
     def forward(self, input: Tensor) -> Tensor:
