@@ -81,4 +81,4 @@ def vector_to_parameters(vec: Tensor, parameters: Any) -> None:
             start += n
 
 
-from . import rnn  # noqa: E402  (``torch.nn.utils.rnn``)
+from . import rnn  # noqa: E402,F401  (``torch.nn.utils.rnn``)
