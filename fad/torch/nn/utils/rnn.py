@@ -77,8 +77,8 @@ def pad_sequence(sequences: Any, batch_first: bool = False, padding_value: float
             [3., 0.]])
     """
     if padding_side not in ("left", "right"):
-        raise ValueError(f"Expected padding_side to be one of left or right, but got "
-                         f"{padding_side}.")
+        raise RuntimeError(f"Expected padding_side to be one of left or right, but got "
+                           f"{padding_side}.")
     sequences = list(sequences) if not isinstance(sequences, Tensor) else list(
         F.unbind(sequences, 0))
     if not sequences:
