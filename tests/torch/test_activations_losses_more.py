@@ -93,7 +93,9 @@ MODULES = ["SELU()", "SELU(inplace=True)", "CELU()", "CELU(2.0, inplace=True)", 
            "Softmax2d()", "LogSigmoid()", "Tanhshrink()", "Softshrink()", "Softshrink(0.2)",
            "Hardshrink()", "Hardshrink(1.5)", "Threshold(0.1, 20.0)",
            "Threshold(-0.2, 1, inplace=True)", "GLU()", "GLU(1)", "PReLU()", "PReLU(4)",
-           "PReLU(4, init=0.1)"]
+           "PReLU(4, init=0.1)", "ReLU(inplace=True)", "ReLU6()", "ReLU6(True)", "ELU()",
+           "ELU(0.5, True)", "LeakyReLU()", "LeakyReLU(0.2, True)", "GELU('tanh')",
+           "SiLU(inplace=True)", "Softplus(beta=2)"]
 
 
 @DTYPES
