@@ -491,3 +491,15 @@ def test_layer_errors_like_pytorch() -> None:
             nn.LocalResponseNorm(2)(lib.ones(2, 3))
         with pytest.warns(UserWarning, match="dropout2d: Received a 3D input"):
             F.dropout2d(lib.ones(2, 3, 4))
+
+
+@pytest.mark.filterwarnings("ignore:`nn.functional.upsample")
+def test_upsample_functions() -> None:
+    x = arrays([(1, 2, 3, 4)], "float64")[0]
+    for name, kw in (("upsample", {"scale_factor": 2, "mode": "bilinear"}),
+                     ("upsample_nearest", {"size": (5, 7)}),
+                     ("upsample_bilinear", {"scale_factor": 2})):
+        compare(lambda t: getattr(real_torch.nn.functional, name)(t, **kw),
+                lambda t: getattr(ftorch.nn.functional, name)(t, **kw), [x], "float64")
+    with pytest.warns(UserWarning, match="`nn.functional.upsample` is deprecated"):
+        ftorch.nn.functional.upsample(ftorch.ones(1, 1, 2), size=3)

@@ -307,6 +307,49 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
                 align_corners=bool(align_corners))
 
 
+def upsample(input: Tensor, size: Any = None, scale_factor: Any = None,
+             mode: str = "nearest", align_corners: bool | None = None) -> Tensor:
+    """``interpolate`` under its former name (with PyTorch's deprecation warning).
+
+    >>> import fad.torch as torch, warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     torch.nn.functional.upsample(torch.tensor([[[1.0, 2.0]]]), size=3).tolist()
+    [[[1.0, 1.0, 2.0]]]
+    """
+    warnings.warn("`nn.functional.upsample` is deprecated. Use `nn.functional.interpolate` "
+                  "instead.", stacklevel=2)
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def upsample_nearest(input: Tensor, size: Any = None, scale_factor: Any = None) -> Tensor:
+    """``interpolate(..., mode="nearest")``.
+
+    >>> import fad.torch as torch, warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     torch.nn.functional.upsample_nearest(torch.ones(1, 1, 1, 1), scale_factor=2).shape
+    torch.Size([1, 1, 2, 2])
+    """
+    warnings.warn("`nn.functional.upsample_nearest` is deprecated. Use "
+                  "`nn.functional.interpolate` instead.", stacklevel=2)
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+def upsample_bilinear(input: Tensor, size: Any = None, scale_factor: Any = None) -> Tensor:
+    """``interpolate(..., mode="bilinear", align_corners=True)``.
+
+    >>> import fad.torch as torch, warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     torch.nn.functional.upsample_bilinear(torch.tensor([[[[0.0, 2.0]]]]), (1, 3))
+    tensor([[[[0., 1., 2.]]]])
+    """
+    warnings.warn("`nn.functional.upsample_bilinear` is deprecated. Use "
+                  "`nn.functional.interpolate` instead.", stacklevel=2)
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
+
+
 def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
               max_norm: Any = None, norm_type: float = 2.0, scale_grad_by_freq: bool = False,
               sparse: bool = False) -> Tensor:
