@@ -185,6 +185,18 @@ def _drop(input: Tensor, mask: np.ndarray, p: float, alpha: bool, inplace: bool)
     return F.inplace(input, fn) if inplace else fn(input)
 
 
+def _unusual(spatial: int, d: int) -> None:
+    """PyTorch's warning for input of another dimension than ``spatial + 1`` or ``+ 2``."""
+    if d not in (spatial + 1, spatial + 2):
+        warnings.warn(f"dropout{spatial}d: Received a {d}-D input to dropout{spatial}d, which "
+                      "is deprecated and will result in an error in a future release. To "
+                      "retain the behavior and silence this warning, please use dropout "
+                      f"instead. Note that dropout{spatial}d exists to provide channel-wise "
+                      f"dropout on inputs with {spatial} spatial dimensions, a channel "
+                      "dimension, and an optional batch dimension (i.e. "
+                      f"{spatial + 1}D or {spatial + 2}D inputs).", stacklevel=3)
+
+
 def dropout1d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False
               ) -> Tensor:
     """Zero whole channels of ``(N, C, L)`` or ``(C, L)`` input with probability ``p``,
@@ -213,13 +225,8 @@ def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: boo
     tensor(8.)
     """
     d = input.dim()
-    if d not in (3, 4):
-        warnings.warn(f"dropout2d: Received a {d}-D input to dropout2d, which is deprecated "
-                      "and will result in an error in a future release. To retain the "
-                      "behavior and silence this warning, please use dropout instead. Note "
-                      "that dropout2d exists to provide channel-wise dropout on inputs with 2 "
-                      "spatial dimensions, a channel dimension, and an optional batch "
-                      "dimension (i.e. 3D or 4D inputs).", stacklevel=2)
+    _probability(p)
+    _unusual(2, d)
     if d == 3:
         warnings.warn("dropout2d: Received a 3D input to dropout2d and assuming that "
                       "channel-wise 1D dropout behavior is desired - input is interpreted as "
@@ -241,14 +248,9 @@ def dropout3d(input: Tensor, p: float = 0.5, training: bool = True, inplace: boo
     tensor(2.)
     """
     d = input.dim()
-    if d not in (4, 5):
-        warnings.warn(f"dropout3d: Received a {d}-D input to dropout3d, which is deprecated "
-                      "and will result in an error in a future release. To retain the "
-                      "behavior and silence this warning, please use dropout instead. Note "
-                      "that dropout3d exists to provide channel-wise dropout on inputs with 3 "
-                      "spatial dimensions, a channel dimension, and an optional batch "
-                      "dimension (i.e. 4D or 5D inputs).", stacklevel=2)
-    return _feature_dropout(input, p, training, inplace, d != 4)
+    _probability(p)
+    _unusual(3, d)
+    return _feature_dropout(input, p, training, inplace, d == 5)
 
 
 def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,

@@ -117,9 +117,16 @@ class KLDivLoss(_Loss):
 
 
 class _MarginLoss(_Loss):
+    """A loss of two inputs and a +-1 ``target`` with a ``margin``."""
+
+    _fn = staticmethod(NF.margin_ranking_loss)
+
     def __init__(self, margin: float = 0.0, size_average: Any = None, reduce: Any = None,
                  reduction: str = "mean"):
         super().__init__(size_average, reduce, reduction, margin=margin)
+
+    def forward(self, input1: Tensor, input2: Tensor, target: Tensor) -> Tensor:
+        return type(self)._fn(input1, input2, target, self.margin, reduction=self.reduction)
 
 
 class CosineEmbeddingLoss(_MarginLoss):
@@ -131,9 +138,7 @@ class CosineEmbeddingLoss(_MarginLoss):
     tensor(0.)
     """
 
-    def forward(self, input1: Tensor, input2: Tensor, target: Tensor) -> Tensor:
-        return NF.cosine_embedding_loss(input1, input2, target, self.margin,
-                                        reduction=self.reduction)
+    _fn = staticmethod(NF.cosine_embedding_loss)
 
 
 class MarginRankingLoss(_MarginLoss):
@@ -144,10 +149,6 @@ class MarginRankingLoss(_MarginLoss):
     ...                              torch.tensor([1.0]))
     tensor(1.)
     """
-
-    def forward(self, input1: Tensor, input2: Tensor, target: Tensor) -> Tensor:
-        return NF.margin_ranking_loss(input1, input2, target, self.margin,
-                                      reduction=self.reduction)
 
 
 class HingeEmbeddingLoss(_MarginLoss):
