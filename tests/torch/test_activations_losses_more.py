@@ -64,7 +64,8 @@ ACTIVATIONS = [("selu", {}), ("celu", {}), ("celu", {"alpha": 2.0}), ("mish", {}
                ("softshrink", {}), ("softshrink", {"lambd": 1.2}), ("hardshrink", {}),
                ("hardshrink", {"lambd": 0.1}), ("threshold", {"threshold": 0.3, "value": -2.0}),
                ("glu", {}), ("glu", {"dim": 1}), ("logsigmoid", {}), ("hardtanh", {}),
-               ("softmin", {"dim": 1}), ("elu", {}), ("leaky_relu", {"negative_slope": 0.2})]
+               ("softmin", {"dim": 1}), ("elu", {}), ("leaky_relu", {"negative_slope": 0.2}),
+               ("rrelu", {"lower": 0.2, "upper": 0.4})]
 
 
 @DTYPES
@@ -86,7 +87,7 @@ MODULES = ["SELU()", "SELU(inplace=True)", "CELU()", "CELU(2.0, inplace=True)", 
            "Threshold(-0.2, 1, inplace=True)", "GLU()", "GLU(1)", "PReLU()", "PReLU(4)",
            "PReLU(4, init=0.1)", "ReLU(inplace=True)", "ReLU6()", "ReLU6(True)", "ELU()",
            "ELU(0.5, True)", "LeakyReLU()", "LeakyReLU(0.2, True)", "GELU('tanh')",
-           "SiLU(inplace=True)", "Softplus(beta=2)"]
+           "SiLU(inplace=True)", "Softplus(beta=2)", "RReLU()", "RReLU(0.1, 0.3, True)"]
 
 
 @DTYPES
@@ -95,6 +96,9 @@ def test_activation_modules(src: str, dtype: str) -> None:
     mt, mf = both(lambda t: eval("t.nn." + src), dtype)
     x = arrays([(2, 4, 3, 2)], dtype)[0] * 2
     inplace = "True" in src
+    if src.startswith("RReLU"):  # (random slopes in training)
+        mt.eval()
+        mf.eval()
 
     def run(m: Any, lib: Any) -> Any:
         return (lambda t: m(t * 1)) if inplace else m
@@ -207,6 +211,17 @@ LOSSES = {  # name: (functional call, inputs, indices of the inputs differentiat
                      lambda a, b, c: [a, b, np.abs(c) + 1e-7], (0, 1, 2)),
     "gaussian_nll_shared_full": (lambda F, a, b, v, **k: F.gaussian_nll_loss(
         a, b, v, full=True, **k), lambda a, b, c: [a, b, np.abs(c[:, 0])], (0, 1, 2)),
+    "multilabel_margin": (lambda F, a, y, **k: F.multilabel_margin_loss(a, y, **k),
+                          lambda a, b, c: [a, np.array([[3, 0, -1, 1, 2]] * 3 + [[0, 1, 2, 3, 4]]
+                                                       + [[-1, 0, 0, 0, 0], [4, 4, -1, 0, 0]])],
+                          (0,)),
+    "multilabel_margin_1d": (lambda F, a, y, **k: F.multilabel_margin_loss(a, y, **k),
+                             lambda a, b, c: [a[0], np.array([2, 0, -1, 3, 3])], (0,)),
+    "triplet_with_distance": (lambda F, a, b, c, **k: F.triplet_margin_with_distance_loss(
+        a, b, c, margin=1.5, swap=True, **k), lambda a, b, c: [a, b, c], (0, 1, 2)),
+    "triplet_with_cosine": (lambda F, a, b, c, **k: F.triplet_margin_with_distance_loss(
+        a, b, c, distance_function=lambda x, y: 1 - F.cosine_similarity(x, y), **k),
+        lambda a, b, c: [a, b, c], (0, 1, 2)),
     "bce_weight": (lambda F, p, y, w, **k: F.binary_cross_entropy(p, y, w, **k),
                    lambda a, b, c: [1 / (1 + np.exp(-a)), (b > 0).astype(a.dtype),
                                     np.abs(c[0])], (0,)),
@@ -237,7 +252,8 @@ LOSS_MODULES = ["CosineEmbeddingLoss()", "MarginRankingLoss(margin=0.5)",
                 "SoftMarginLoss()", "MultiLabelSoftMarginLoss(t.ones(5) / 2)",
                 "MultiMarginLoss(2, weight=t.arange(5.0))", "PoissonNLLLoss(full=True)",
                 "GaussianNLLLoss(full=True, reduction='none')", "BCELoss(weight=t.ones(5) * 2)",
-                "BCEWithLogitsLoss(pos_weight=t.ones(5))", "CrossEntropyLoss(t.ones(5))"]
+                "BCEWithLogitsLoss(pos_weight=t.ones(5))", "CrossEntropyLoss(t.ones(5))",
+                "MultiLabelMarginLoss()", "TripletMarginWithDistanceLoss(margin=0.5)"]
 
 
 @pytest.mark.parametrize("src", LOSS_MODULES)
@@ -252,6 +268,8 @@ def test_loss_modules(src: str) -> None:
     xs = {"CosineEmbeddingLoss": [a, b, _signs(c[:, 0])],
           "MarginRankingLoss": [a, b, _signs(c)], "TripletMarginLoss": [a, b, c],
           "MultiMarginLoss": [a, np.array([0, 1, 4, 2, 3, 3])],
+          "MultiLabelMarginLoss": [a, np.array([[3, 0, -1, 1, 2]] * 6)],
+          "TripletMarginWithDistanceLoss": [a, b, c],
           "PoissonNLLLoss": [a, np.round(np.abs(b) * 3)],
           "GaussianNLLLoss": [a, b, np.abs(c)],
           "BCELoss": [1 / (1 + np.exp(-a)), (b > 0).astype(a.dtype)],
@@ -335,7 +353,15 @@ LAYERS = [("ZeroPad1d(2)", (2, 3, 5)), ("ZeroPad2d(1)", (2, 3, 4, 5)),
           ("LocalResponseNorm(4, alpha=1.0)", (1, 5, 2, 2, 3)),
           ("Dropout1d()", (2, 3, 4)), ("Dropout2d(0.2)", (2, 3, 4, 5)),
           ("Dropout3d()", (2, 3, 1, 2, 2)), ("AlphaDropout(0.3)", (3, 4)),
-          ("FeatureAlphaDropout()", (2, 3, 4))]
+          ("FeatureAlphaDropout()", (2, 3, 4)), ("ZeroPad3d((1, 0, 2, 1, 0, 1))", (1, 2, 2, 3, 2)),
+          ("ConstantPad3d(1, -1.0)", (2, 2, 3, 2)), ("ReflectionPad3d(1)", (1, 2, 2, 3, 2)),
+          ("ReplicationPad3d((2, 0, 1, 1, 0, 2))", (2, 2, 3, 2)),
+          ("CircularPad3d(1)", (1, 2, 2, 3, 2)),
+          ("InstanceNorm3d(2, affine=True)", (2, 2, 3, 2, 2)),
+          ("InstanceNorm3d(2)", (2, 3, 2, 2)), ("RMSNorm(5)", (2, 3, 5)),
+          ("RMSNorm([3, 5], eps=1e-3)", (2, 3, 5)),
+          ("RMSNorm(5, elementwise_affine=False)", (4, 5)), ("ChannelShuffle(3)", (2, 6, 2, 2)),
+          ("ChannelShuffle(2)", (1, 4, 3))]
 
 
 @DTYPES
@@ -482,6 +508,15 @@ def test_layer_errors_like_pytorch() -> None:
             nn.LocalResponseNorm(2)(lib.ones(2, 3))
         with pytest.warns(UserWarning, match="dropout2d: Received a 3D input"):
             F.dropout2d(lib.ones(2, 3, 4))
+        with pytest.raises(RuntimeError, match="Number of channels must be divisible by groups. "
+                           "Got 6 channels and 4 groups."):
+            F.channel_shuffle(lib.ones(2, 6, 3), 4)
+        with pytest.raises(RuntimeError, match=r"channel_shuffle expects input with > 2 dims, "
+                           r"but got input with sizes \[2, 6\]"):
+            nn.ChannelShuffle(2)(lib.ones(2, 6))
+        with pytest.raises(RuntimeError, match=r"Given normalized_shape=\[2\], expected input "
+                           r"with shape \[\*2\], but got input of size\[2, 3\]"):
+            F.rms_norm(lib.ones(2, 3), (2,))
 
 
 @pytest.mark.filterwarnings("ignore:`nn.functional.upsample")
@@ -494,3 +529,27 @@ def test_upsample_functions() -> None:
                 lambda t: getattr(ftorch.nn.functional, name)(t, **kw), [x], "float64")
     with pytest.warns(UserWarning, match="`nn.functional.upsample` is deprecated"):
         ftorch.nn.functional.upsample(ftorch.ones(1, 1, 2), size=3)
+
+
+def test_rrelu_training_draws_slopes_in_range() -> None:
+    ftorch.manual_seed(0)
+    x = ftorch.tensor(-np.ones(20000), requires_grad=True)
+    m = ftorch.nn.RReLU(0.1, 0.3)
+    out = m(x)
+    slopes = -out.detach().numpy()
+    assert slopes.min() >= 0.1 and slopes.max() <= 0.3 and abs(slopes.mean() - 0.2) < 0.005
+    out.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), slopes)  # the gradient is the slope drawn
+    assert out.grad_fn.name() == "RreluWithNoiseBackward0"
+    m.eval()
+    assert m(ftorch.tensor([-1.0], dtype=ftorch.float64)).tolist() == [-0.2]
+
+
+def test_rms_norm_half_and_default_eps() -> None:
+    x = arrays([(3, 4)], "float32")[0]
+    out = [lib.nn.functional.rms_norm(lib.tensor(x).half(), (4,)) for lib in (real_torch, ftorch)]
+    assert out[1].dtype is ftorch.float16
+    np.testing.assert_allclose(out[1].float().numpy(), out[0].float().numpy(), rtol=1e-3)
+    tiny = np.full((1, 4), 1e-5, np.float32)  # eps matters: float32's machine epsilon
+    close(ftorch.nn.functional.rms_norm(ftorch.tensor(tiny), (4,)),
+          real_torch.nn.functional.rms_norm(real_torch.tensor(tiny), (4,)), "float32")

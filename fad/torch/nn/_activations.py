@@ -18,7 +18,7 @@ from ._common import _inplace
 
 __all__ = ["selu", "celu", "mish", "hardswish", "hardsigmoid", "softsign", "glu", "prelu",
            "threshold", "tanhshrink", "softshrink", "hardshrink", "gumbel_softmax",
-           "selu_", "celu_", "threshold_", "elu_", "leaky_relu_"]
+           "selu_", "celu_", "threshold_", "elu_", "leaky_relu_", "rrelu", "rrelu_"]
 
 
 def _prelu(x: Any, w: Any) -> Any:
@@ -43,6 +43,7 @@ _OPS = {name: Op(name, fun, grad_fn) for name, fun, grad_fn in [
      "ThresholdBackward0"),
     ("softshrink", lambda a, lambd=0.5: _nn.soft_shrink(a, lambd), "SoftshrinkBackward0"),
     ("hardshrink", lambda a, lambd=0.5: _nn.hard_shrink(a, lambd), "HardshrinkBackward0"),
+    ("rrelu", lambda a, slope=0.0: _nn.leaky_relu(a, slope), "RreluWithNoiseBackward0"),
 ]}
 # in place, PyTorch's node is another overload of the same backward
 _OPS.update({name + "_": Op(name + "_", fun, grad_fn) for name, fun, grad_fn in [
@@ -52,6 +53,7 @@ _OPS.update({name + "_": Op(name + "_", fun, grad_fn) for name, fun, grad_fn in 
     ("leaky_relu", lambda a, negative_slope=0.01: _nn.leaky_relu(a, negative_slope),
      "LeakyReluBackward1"),
     ("threshold", _OPS["threshold"].fun, "ThresholdBackward1"),
+    ("rrelu", _OPS["rrelu"].fun, "RreluWithNoiseBackward1"),
 ]})
 
 
@@ -289,3 +291,31 @@ def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
     tensor([-0.5000,  1.0000])
     """
     return _maybe_inplace("leaky_relu", input, True, negative_slope=negative_slope)
+
+
+def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3,
+          training: bool = False, inplace: bool = False) -> Tensor:
+    """``x`` where positive, ``a x`` elsewhere: in training ``a`` drawn uniformly from
+    ``[lower, upper]`` for each element, else ``(lower + upper) / 2``.
+
+    >>> import fad.torch as torch
+    >>> torch.nn.functional.rrelu(torch.tensor([-2.0, 1.0]), 0.25, 0.75)
+    tensor([-1.,  1.])
+    """
+    if training:
+        draws = default_generator.rng.uniform(lower, upper, tuple(input.shape))
+        slope: Any = _place(draws.astype(input.dtype.np))
+    else:
+        slope = (lower + upper) / 2
+    return _maybe_inplace("rrelu", input, inplace, slope=slope)
+
+
+def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3,
+           training: bool = False) -> Tensor:
+    """``rrelu`` in place.
+
+    >>> import fad.torch as torch
+    >>> torch.nn.functional.rrelu_(torch.tensor([-2.0, 1.0]), 0.25, 0.75)
+    tensor([-1.,  1.])
+    """
+    return rrelu(input, lower, upper, training, inplace=True)

@@ -19,7 +19,8 @@ from .._recorder import Op, apply
 from ..tensor import Tensor
 
 __all__ = ["pad", "pixel_shuffle", "pixel_unshuffle", "dropout1d", "dropout2d", "dropout3d",
-           "alpha_dropout", "feature_alpha_dropout", "local_response_norm"]
+           "alpha_dropout", "feature_alpha_dropout", "local_response_norm", "channel_shuffle",
+           "rms_norm"]
 
 _NUMPY_MODE = {"reflect": "reflect", "replicate": "edge", "circular": "wrap"}
 _NODE = {"reflect": "ReflectionPad{}DBackward0", "replicate": "ReplicationPad{}DBackward0",
@@ -147,6 +148,60 @@ def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
                                f"downscale_factor, but input.size({d})={input.shape[d]} is "
                                f"not divisible by {r}")
     return apply(_SHUFFLE, (input,), {"r": r, "up": False})
+
+
+def _channel_shuffle(a: Any, groups: int = 1) -> Any:
+    n, c = a.shape[:2]
+    rest = a.shape[2:]
+    a = _fnp.reshape(a, (n, groups, c // groups) + rest)
+    return _fnp.reshape(_fnp.swapaxes(a, 1, 2), (n, c) + rest)
+
+
+_CHANNEL_SHUFFLE = Op("channel_shuffle", _channel_shuffle, "ChannelShuffleBackward0")
+
+
+def channel_shuffle(input: Tensor, groups: int) -> Tensor:
+    """Interleave the ``groups`` groups of channels (dim 1): ``(N, g, C/g, *)``
+    transposed to ``(N, C/g, g, *)``.
+
+    >>> import fad.torch as torch
+    >>> torch.nn.functional.channel_shuffle(torch.arange(4.0).reshape(1, 4, 1), 2).flatten()
+    tensor([0., 2., 1., 3.])
+    """
+    if input.dim() <= 2:
+        raise RuntimeError(f"channel_shuffle expects input with > 2 dims, but got input with "
+                           f"sizes {list(input.shape)}")
+    if groups <= 0 or input.shape[1] % groups:
+        raise RuntimeError(f"Number of channels must be divisible by groups. Got "
+                           f"{input.shape[1]} channels and {groups} groups.")
+    return apply(_CHANNEL_SHUFFLE, (input,), {"groups": int(groups)})
+
+
+def rms_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = None,
+             eps: float | None = None) -> Tensor:
+    """``x / sqrt(mean(x^2) + eps)`` over the trailing ``normalized_shape`` dimensions,
+    times ``weight``; ``eps`` defaults to the machine epsilon of the dtype computed in
+    (the input's; float32 for half input).
+
+    >>> import fad.torch as torch
+    >>> torch.nn.functional.rms_norm(torch.tensor([[3.0, 4.0]]), (2,), eps=0.0)
+    tensor([[0.8485, 1.1314]])
+    """
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else \
+        tuple(normalized_shape)
+    k = len(shape)
+    if tuple(input.shape[input.dim() - k:]) != shape or input.dim() < k:
+        raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape "
+                           f"[*{', '.join(map(str, shape))}], but got input of size"
+                           f"{list(input.shape)}")
+    x = input.float() if input.dtype.name in ("float16", "bfloat16") else input
+    if eps is None:  # (of the dtype computed in: float32 for half input)
+        eps = float(np.finfo(x.dtype.np).eps)
+    dims = list(range(input.dim() - k, input.dim()))
+    out = x * ((x * x).mean(dims, keepdim=True) + eps).rsqrt()
+    if weight is not None:
+        out = out * weight
+    return out.to(input.dtype) if out.dtype != input.dtype else out
 
 
 def _probability(p: float) -> None:

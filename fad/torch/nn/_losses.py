@@ -23,7 +23,7 @@ from ._common import _reduction, _v
 __all__ = ["cosine_embedding_loss", "margin_ranking_loss", "hinge_embedding_loss",
            "triplet_margin_loss", "soft_margin_loss", "multilabel_soft_margin_loss",
            "multi_margin_loss", "poisson_nll_loss", "gaussian_nll_loss", "cosine_similarity",
-           "pairwise_distance"]
+           "pairwise_distance", "multilabel_margin_loss", "triplet_margin_with_distance_loss"]
 
 
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
@@ -89,6 +89,23 @@ def _multi_margin(x: Any, target: Any = None, p: int = 1, margin: float = 1.0,
     return _nn.reduce_loss(_fnp.reshape(loss, np.shape(target)), reduction)
 
 
+def _multilabel_margin(x: Any, target: Any = None, reduction: str = "mean") -> Any:
+    """``sum_{j in targets} sum_{k not in targets} max(0, 1 - x[j] + x[k]) / C`` per
+    sample, the targets of a row listed before its first -1."""
+    rows = _fnp.reshape(x, (-1, x.shape[-1]))
+    t = np.reshape(target, (-1, x.shape[-1]))
+    listed = np.cumprod(t >= 0, axis=1).astype(bool)
+    counts = np.zeros(t.shape, x.dtype)
+    for i, j in zip(*np.nonzero(listed)):
+        counts[i, t[i, j]] += 1
+    pairs = counts[:, :, None] * (counts == 0)[:, None, :]  # (sample, j, k)
+    hinge = _nn.relu(1.0 - rows[:, :, None] + rows[:, None, :])
+    loss = _fnp.sum(hinge * pairs, axis=(1, 2)) / rows.shape[1]
+    return _nn.reduce_loss(_fnp.reshape(loss, np.shape(target)[:-1]), reduction)
+
+
+_MULTILABEL_MARGIN = Op("multilabel_margin_loss", _multilabel_margin,
+                        "MultilabelMarginLossBackward0")
 _SOFT_MARGIN = Op("soft_margin_loss", lambda x, y, reduction="mean": _nn.reduce_loss(
     _nn.softplus(-(y * x)), reduction), "SoftMarginLossBackward0")
 _PAIRWISE = Op("pairwise_distance", lambda d, p=2.0, keepdim=False: _fnp.linalg.vector_norm(
@@ -176,17 +193,48 @@ def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor,
     reduction = _reduction(size_average, reduce, reduction)
     if margin <= 0:
         raise ValueError(f"margin must be greater than 0, got {margin}")
+    _same_dims(anchor, positive, negative)
+    return _triplet(anchor, positive, negative,
+                    lambda a, b: pairwise_distance(a, b, p, eps), margin, swap, reduction)
+
+
+def _triplet(anchor: Tensor, positive: Tensor, negative: Tensor, dist: Any, margin: float,
+             swap: bool, reduction: str) -> Tensor:
+    d_pos = dist(anchor, positive)
+    d_neg = dist(anchor, negative)
+    if swap:
+        d_neg = F.minimum(d_neg, dist(positive, negative))
+    return _reduce((margin + d_pos - d_neg).clamp_min(0), reduction)
+
+
+def triplet_margin_with_distance_loss(anchor: Tensor, positive: Tensor, negative: Tensor, *,
+                                      distance_function: Any = None, margin: float = 1.0,
+                                      swap: bool = False, reduction: str = "mean") -> Tensor:
+    """``triplet_margin_loss`` with any ``distance_function`` (``pairwise_distance`` by
+    default).
+
+    >>> import fad.torch as torch
+    >>> a = torch.tensor([[0.0, 0.0]])
+    >>> torch.nn.functional.triplet_margin_with_distance_loss(
+    ...     a, a + 1, a + 3, distance_function=lambda x, y: (x - y).abs().sum(-1))
+    tensor(0.)
+    """
+    _check(reduction)
+    if margin <= 0:
+        raise ValueError(f"triplet_margin_with_distance_loss: expected margin to be greater "
+                         f"than 0, got {margin} instead")
+    _same_dims(anchor, positive, negative)
+    return _triplet(anchor, positive, negative, distance_function or pairwise_distance,
+                    margin, swap, reduction)
+
+
+def _same_dims(anchor: Tensor, positive: Tensor, negative: Tensor) -> None:
     dims = (anchor.dim(), positive.dim(), negative.dim())
     if len(set(dims)) > 1:
         raise RuntimeError(
             f"The anchor, positive, and negative tensors are expected to have the same number "
             f"of dimensions, but got: anchor {dims[0]}D, positive {dims[1]}D, and negative "
             f"{dims[2]}D inputs")
-    d_pos = pairwise_distance(anchor, positive, p, eps)
-    d_neg = pairwise_distance(anchor, negative, p, eps)
-    if swap:
-        d_neg = F.minimum(d_neg, pairwise_distance(positive, negative, p, eps))
-    return _reduce((margin + d_pos - d_neg).clamp_min(0), reduction)
 
 
 def soft_margin_loss(input: Tensor, target: Tensor, size_average: Any = None,
@@ -247,6 +295,32 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
         raise RuntimeError("target out of range")
     return apply(_MULTI_MARGIN, (input,), {"target": t, "p": p, "margin": float(margin),
                                            "weight": _v(weight), "reduction": reduction})
+
+
+def multilabel_margin_loss(input: Tensor, target: Tensor, size_average: Any = None,
+                           reduce: Any = None, reduction: str = "mean") -> Tensor:
+    """The multi-label hinge loss: each row of ``target`` lists the sample's classes
+    (int64, ended by -1); every (class, non-class) pair adds
+    ``max(0, 1 - x[class] + x[non-class]) / C``.
+
+    >>> import fad.torch as torch
+    >>> F = torch.nn.functional
+    >>> F.multilabel_margin_loss(torch.tensor([[0.1, 0.2, 0.4, 0.8]]),
+    ...                          torch.tensor([[3, 0, -1, 1]]))
+    tensor(0.8500)
+    """
+    reduction = _check(_reduction(size_average, reduce, reduction))
+    if input.dim() > 2 or tuple(target.shape) != tuple(input.shape):
+        raise RuntimeError(f"inconsistent target size: {list(target.shape)} for input of size: "
+                           f"{list(input.shape)}")
+    t = np.asarray(target.numpy()).astype(np.int64)
+    c = input.shape[-1] if input.dim() else 1
+    if t.size and (t.min() < -1 or t.max() >= c):
+        raise RuntimeError("target out of range")
+    x = input.reshape(1, -1) if input.dim() == 0 else input
+    out = apply(_MULTILABEL_MARGIN, (x,), {"target": t.reshape(x.shape), "reduction":
+                                          reduction})
+    return out.reshape(()) if input.dim() == 0 and reduction == "none" else out
 
 
 def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True,

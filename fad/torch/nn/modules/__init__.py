@@ -41,6 +41,7 @@ from .loss import (
     L1Loss,
     MarginRankingLoss,
     MSELoss,
+    MultiLabelMarginLoss,
     MultiLabelSoftMarginLoss,
     MultiMarginLoss,
     NLLLoss,
@@ -48,6 +49,7 @@ from .loss import (
     SmoothL1Loss,
     SoftMarginLoss,
     TripletMarginLoss,
+    TripletMarginWithDistanceLoss,
 )
 from .module import Module, Parameter, _IncompatibleKeys, _rebuild_param
 from .pooling import (
@@ -75,8 +77,10 @@ from .normalization import (
     GroupNorm,
     InstanceNorm1d,
     InstanceNorm2d,
+    InstanceNorm3d,
     LayerNorm,
     LocalResponseNorm,
+    RMSNorm,
 )
 
 # isort: split
@@ -92,6 +96,7 @@ from .activation import (
     LogSigmoid,
     Mish,
     PReLU,
+    RReLU,
     Softmax2d,
     Softmin,
     Softshrink,
@@ -103,16 +108,22 @@ from .dropout import AlphaDropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlpha
 from .padding import (
     CircularPad1d,
     CircularPad2d,
+    CircularPad3d,
     ConstantPad1d,
     ConstantPad2d,
+    ConstantPad3d,
     ReflectionPad1d,
     ReflectionPad2d,
+    ReflectionPad3d,
     ReplicationPad1d,
     ReplicationPad2d,
+    ReplicationPad3d,
     ZeroPad1d,
     ZeroPad2d,
+    ZeroPad3d,
 )
 from .upsampling import (
+    ChannelShuffle,
     CosineSimilarity,
     PairwiseDistance,
     PixelShuffle,
@@ -147,7 +158,10 @@ __all__ += ["SELU", "CELU", "Mish", "Hardswish", "Hardsigmoid", "Hardtanh", "Sof
             "ReflectionPad2d", "ReplicationPad1d", "ReplicationPad2d", "CircularPad1d",
             "CircularPad2d", "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d",
             "PixelShuffle", "PixelUnshuffle", "CosineSimilarity", "PairwiseDistance",
-            "InstanceNorm1d", "InstanceNorm2d", "LocalResponseNorm"]
+            "InstanceNorm1d", "InstanceNorm2d", "LocalResponseNorm", "RReLU",
+            "MultiLabelMarginLoss", "TripletMarginWithDistanceLoss", "ZeroPad3d",
+            "ConstantPad3d", "ReflectionPad3d", "ReplicationPad3d", "CircularPad3d",
+            "InstanceNorm3d", "RMSNorm", "ChannelShuffle"]
 
 for _obj in [globals()[n] for n in __all__] + [_rebuild_param, _IncompatibleKeys,
                                               NonDynamicallyQuantizableLinear]:

@@ -15,7 +15,7 @@ from .module import Module, Parameter
 
 __all__ = ["SELU", "CELU", "Mish", "Hardswish", "Hardsigmoid", "Hardtanh", "Softsign",
            "Softmin", "Softmax2d", "LogSigmoid", "Tanhshrink", "Softshrink", "Hardshrink",
-           "Threshold", "GLU", "PReLU"]
+           "Threshold", "GLU", "PReLU", "RReLU"]
 
 
 class _Inplace(Module):
@@ -293,3 +293,24 @@ class PReLU(Module):
 
     def extra_repr(self) -> str:
         return f"num_parameters={self.num_parameters}"
+
+
+class RReLU(Module):
+    """``x`` where positive, ``a x`` elsewhere, ``a`` uniform in ``[lower, upper]`` in
+    training and their mean in evaluation.
+
+    >>> import fad.torch as torch
+    >>> torch.nn.RReLU()
+    RReLU(lower=0.125, upper=0.3333333333333333)
+    """
+
+    def __init__(self, lower: float = 1.0 / 8, upper: float = 1.0 / 3, inplace: bool = False):
+        super().__init__()
+        self.lower, self.upper, self.inplace = lower, upper, inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return NF.rrelu(input, self.lower, self.upper, self.training, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"lower={self.lower}, upper={self.upper}" + (
+            ", inplace=True" if self.inplace else "")

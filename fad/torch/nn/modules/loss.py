@@ -8,11 +8,13 @@ from typing import Any
 from ...tensor import Tensor
 from .. import functional as NF
 from .module import Module
+from .upsampling import PairwiseDistance
 
 __all__ = ["MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss", "BCELoss", "BCEWithLogitsLoss",
            "NLLLoss", "CrossEntropyLoss", "KLDivLoss", "CosineEmbeddingLoss",
            "MarginRankingLoss", "HingeEmbeddingLoss", "TripletMarginLoss", "SoftMarginLoss",
-           "MultiLabelSoftMarginLoss", "MultiMarginLoss", "PoissonNLLLoss", "GaussianNLLLoss"]
+           "MultiLabelSoftMarginLoss", "MultiMarginLoss", "PoissonNLLLoss", "GaussianNLLLoss",
+           "MultiLabelMarginLoss", "TripletMarginWithDistanceLoss"]
 
 
 class _Loss(Module):
@@ -268,3 +270,41 @@ class GaussianNLLLoss(_Loss):
 
     def forward(self, input: Tensor, target: Tensor, var: Tensor | float) -> Tensor:
         return NF.gaussian_nll_loss(input, target, var, self.full, self.eps, self.reduction)
+
+
+class MultiLabelMarginLoss(_Loss):
+    """The multi-label hinge loss of class lists ended by -1.
+
+    >>> import fad.torch as torch
+    >>> torch.nn.MultiLabelMarginLoss()(torch.tensor([[0.0, 5.0]]), torch.tensor([[1, -1]]))
+    tensor(0.)
+    """
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return NF.multilabel_margin_loss(input, target, reduction=self.reduction)
+
+
+class TripletMarginWithDistanceLoss(_Loss):
+    """``TripletMarginLoss`` with any ``distance_function`` (a ``PairwiseDistance``
+    submodule by default).
+
+    >>> import fad.torch as torch
+    >>> a = torch.zeros(1, 2)
+    >>> torch.nn.TripletMarginWithDistanceLoss()(a, a, a + 2)
+    tensor(0.)
+    """
+
+    def __init__(self, *, distance_function: Any = None, margin: float = 1.0,
+                 swap: bool = False, reduction: str = "mean"):
+        super().__init__(reduction=reduction)
+        if margin <= 0:
+            raise ValueError(f"TripletMarginWithDistanceLoss: expected margin to be greater "
+                             f"than 0, got {margin} instead")
+        self.distance_function = distance_function if distance_function is not None \
+            else PairwiseDistance()
+        self.margin, self.swap = margin, swap
+
+    def forward(self, anchor: Tensor, positive: Tensor, negative: Tensor) -> Tensor:
+        return NF.triplet_margin_with_distance_loss(
+            anchor, positive, negative, distance_function=self.distance_function,
+            margin=self.margin, swap=self.swap, reduction=self.reduction)

@@ -1,6 +1,6 @@
 """Normalisation layers of ``torch.nn``: ``BatchNorm1d``, ``BatchNorm2d``,
-``LayerNorm``, ``GroupNorm``, ``InstanceNorm1d``, ``InstanceNorm2d``,
-``LocalResponseNorm``."""
+``LayerNorm``, ``GroupNorm``, ``InstanceNorm1d/2d/3d``, ``LocalResponseNorm``,
+``RMSNorm``."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from .. import init
 from .module import Module, Parameter
 
 __all__ = ["BatchNorm1d", "BatchNorm2d", "LayerNorm", "GroupNorm", "InstanceNorm1d",
-           "InstanceNorm2d", "LocalResponseNorm"]
+           "InstanceNorm2d", "InstanceNorm3d", "LocalResponseNorm", "RMSNorm"]
 
 
 def _affine_parameters(m: Module, shape: tuple, affine: bool, bias: bool, dtype: Any) -> None:
@@ -236,6 +236,50 @@ class InstanceNorm2d(_InstanceNorm):
     _no_batch = 3
     _dims = (3, 4)
     _expected = "3D or 4D"
+
+
+class InstanceNorm3d(_InstanceNorm):
+    """Instance normalisation of ``(N, C, D, H, W)`` or ``(C, D, H, W)`` input.
+
+    >>> import fad.torch as torch
+    >>> torch.nn.InstanceNorm3d(2, affine=True).weight.shape
+    torch.Size([2])
+    """
+
+    _no_batch = 4
+    _dims = (4, 5)
+    _expected = "4D or 5D"
+
+
+class RMSNorm(Module):
+    """Root-mean-square normalisation over the trailing ``normalized_shape``
+    dimensions, with an elementwise ``weight`` (ones).
+
+    >>> import fad.torch as torch
+    >>> torch.nn.RMSNorm(4)
+    RMSNorm((4,), eps=None, elementwise_affine=True)
+    """
+
+    def __init__(self, normalized_shape: Any, eps: float | None = None,
+                 elementwise_affine: bool = True, device: Any = None, dtype: Any = None):
+        super().__init__()
+        if isinstance(normalized_shape, int):
+            normalized_shape = (normalized_shape,)
+        self.normalized_shape = tuple(normalized_shape)
+        self.eps, self.elementwise_affine = eps, elementwise_affine
+        self.register_parameter("weight", Parameter(init.ones_(empty(
+            *self.normalized_shape, dtype=dtype))) if elementwise_affine else None)
+
+    def reset_parameters(self) -> None:
+        if self.weight is not None:
+            init.ones_(self.weight)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return NF.rms_norm(input, self.normalized_shape, self.weight, self.eps)
+
+    def extra_repr(self) -> str:
+        return (f"{self.normalized_shape}, eps={self.eps}, "
+                f"elementwise_affine={self.elementwise_affine}")
 
 
 class LocalResponseNorm(Module):

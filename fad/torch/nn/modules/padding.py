@@ -1,6 +1,6 @@
-"""Padding layers of ``torch.nn``: ``ZeroPad1d/2d``, ``ConstantPad1d/2d``,
-``ReflectionPad1d/2d``, ``ReplicationPad1d/2d``, ``CircularPad1d/2d``, each
-``functional.pad`` in its mode."""
+"""Padding layers of ``torch.nn``: ``ZeroPad1d/2d/3d``, ``ConstantPad1d/2d/3d``,
+``ReflectionPad1d/2d/3d``, ``ReplicationPad1d/2d/3d``, ``CircularPad1d/2d/3d``,
+each ``functional.pad`` in its mode."""
 
 from __future__ import annotations
 
@@ -10,9 +10,10 @@ from ...tensor import Tensor
 from .. import functional as NF
 from .module import Module
 
-__all__ = ["ZeroPad1d", "ZeroPad2d", "ConstantPad1d", "ConstantPad2d", "ReflectionPad1d",
-           "ReflectionPad2d", "ReplicationPad1d", "ReplicationPad2d", "CircularPad1d",
-           "CircularPad2d"]
+__all__ = ["ZeroPad1d", "ZeroPad2d", "ZeroPad3d", "ConstantPad1d", "ConstantPad2d",
+           "ConstantPad3d", "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d",
+           "ReplicationPad1d", "ReplicationPad2d", "ReplicationPad3d", "CircularPad1d",
+           "CircularPad2d", "CircularPad3d"]
 
 
 class _Pad(Module):
@@ -156,3 +157,45 @@ class CircularPad2d(CircularPad1d):
     """
 
     _dims = 2
+
+
+def _three(base: type, doc: str) -> type:
+    """The 3-d layer of a padding mode: ``base`` over the last three dimensions."""
+    name = base.__name__.replace("2d", "3d")
+    return type(name, (base,), {"_dims": 3, "__doc__": doc, "__module__": __name__,
+                                "__qualname__": name})
+
+
+ZeroPad3d = _three(ZeroPad2d, """Pad the last three dimensions with zeros.
+
+    >>> import fad.torch as torch
+    >>> torch.nn.ZeroPad3d(1)(torch.ones(1, 1, 1, 1)).shape
+    torch.Size([1, 3, 3, 3])
+    """)
+ConstantPad3d = _three(ConstantPad2d, """Pad the last three dimensions with ``value``.
+
+    >>> import fad.torch as torch
+    >>> torch.nn.ConstantPad3d(1, 2.0)
+    ConstantPad3d(padding=(1, 1, 1, 1, 1, 1), value=2.0)
+    """)
+ReflectionPad3d = _three(ReflectionPad2d, """Pad the last three dimensions with their
+    mirror images.
+
+    >>> import fad.torch as torch
+    >>> torch.nn.ReflectionPad3d(1)(torch.ones(1, 2, 2, 2)).shape
+    torch.Size([1, 4, 4, 4])
+    """)
+ReplicationPad3d = _three(ReplicationPad2d, """Pad the last three dimensions with copies of
+    their edges.
+
+    >>> import fad.torch as torch
+    >>> torch.nn.ReplicationPad3d(1)(torch.ones(1, 1, 1, 1)).shape
+    torch.Size([1, 3, 3, 3])
+    """)
+CircularPad3d = _three(CircularPad2d, """Pad the last three dimensions with the values at
+    their other ends.
+
+    >>> import fad.torch as torch
+    >>> torch.nn.CircularPad3d(1)(torch.ones(1, 2, 2, 2)).shape
+    torch.Size([1, 4, 4, 4])
+    """)

@@ -1,6 +1,6 @@
 """Resampling layers of ``torch.nn``: ``Upsample`` (and ``UpsamplingNearest2d``,
 ``UpsamplingBilinear2d``) on ``functional.interpolate``, ``PixelShuffle`` and
-``PixelUnshuffle``; distances: ``CosineSimilarity``, ``PairwiseDistance``."""
+``PixelUnshuffle``, ``ChannelShuffle``; distances: ``CosineSimilarity``, ``PairwiseDistance``."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from .. import functional as NF
 from .module import Module
 
 __all__ = ["Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d", "PixelShuffle",
-           "PixelUnshuffle", "CosineSimilarity", "PairwiseDistance"]
+           "PixelUnshuffle", "ChannelShuffle", "CosineSimilarity", "PairwiseDistance"]
 
 
 class Upsample(Module):
@@ -108,6 +108,25 @@ class PixelUnshuffle(Module):
 
     def extra_repr(self) -> str:
         return f"downscale_factor={self.downscale_factor}"
+
+
+class ChannelShuffle(Module):
+    """Interleave ``groups`` groups of channels.
+
+    >>> import fad.torch as torch
+    >>> torch.nn.ChannelShuffle(2)
+    ChannelShuffle(groups=2)
+    """
+
+    def __init__(self, groups: int):
+        super().__init__()
+        self.groups = groups
+
+    def forward(self, input: Tensor) -> Tensor:
+        return NF.channel_shuffle(input, self.groups)
+
+    def extra_repr(self) -> str:
+        return f"groups={self.groups}"
 
 
 class CosineSimilarity(Module):
