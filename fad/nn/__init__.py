@@ -24,6 +24,7 @@ from . import initializers
 from ._activations import (
     celu,
     glu,
+    hard_shrink,
     hard_sigmoid,
     hard_silu,
     hard_swish,
@@ -32,9 +33,11 @@ from ._activations import (
     one_hot,
     relu6,
     selu,
+    soft_shrink,
     soft_sign,
     squareplus,
     standardize,
+    threshold,
 )
 
 
@@ -410,7 +413,8 @@ __all__ = ["relu", "leaky_relu", "elu", "gelu", "sigmoid", "silu", "tanh", "soft
            "initializers",
            # (fad.nn._activations)
            "celu", "selu", "glu", "hard_tanh", "relu6", "hard_sigmoid", "hard_silu",
-           "hard_swish", "soft_sign", "squareplus", "mish", "standardize", "one_hot"]
+           "hard_swish", "soft_sign", "squareplus", "mish", "standardize", "one_hot",
+           "soft_shrink", "hard_shrink", "threshold"]
 
 
 def __dir__() -> list[str]:  # the public names only (no imported helpers)

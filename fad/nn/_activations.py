@@ -152,6 +152,42 @@ def mish(x: Any) -> Any:
     return x * fnp.tanh(bind(E.softplus_p, x))
 
 
+def soft_shrink(x: Any, lambd: float = 0.5) -> Any:
+    """``x`` moved towards 0 by ``lambd``, and 0 inside ``[-lambd, lambd]``;
+    derivative 0 at ``±lambd`` (as PyTorch's ``softshrink``).
+
+    >>> import fad.nn as nn, fad.numpy as fnp
+    >>> nn.soft_shrink(fnp.array([-2.0, 0.25, 1.5])).tolist()
+    [-1.5, 0.0, 1.0]
+    """
+    x = _float(x)
+    return fnp.where(fnp.less_equal(fnp.abs(x), lambd), 0.0, x - fnp.sign(x) * lambd)
+
+
+def hard_shrink(x: Any, lambd: float = 0.5) -> Any:
+    """``x``, and 0 inside ``[-lambd, lambd]``; derivative 0 at ``±lambd`` (as
+    PyTorch's ``hardshrink``).
+
+    >>> import fad.nn as nn, fad.numpy as fnp
+    >>> nn.hard_shrink(fnp.array([-2.0, 0.5, 1.5])).tolist()
+    [-2.0, 0.0, 1.5]
+    """
+    x = _float(x)
+    return fnp.where(fnp.less_equal(fnp.abs(x), lambd), 0.0, x)
+
+
+def threshold(x: Any, threshold: float, value: float) -> Any:
+    """``x`` where it exceeds ``threshold``, ``value`` elsewhere (NaN stays NaN);
+    derivative 0 at ``threshold`` (as PyTorch's).
+
+    >>> import fad.nn as nn, fad.numpy as fnp
+    >>> nn.threshold(fnp.array([-1.0, 0.5, 2.0]), 0.5, -9.0).tolist()
+    [-9.0, -9.0, 2.0]
+    """
+    x = fnp.asarray(x)
+    return fnp.where(fnp.less_equal(x, threshold), fnp.asarray(value, x.dtype), x)
+
+
 def standardize(x: Any, axis: Any = -1, mean: Any = None, variance: Any = None,
                 epsilon: float = 1e-5, where: Any = None) -> Any:
     """``(x - mean) / sqrt(variance + epsilon)`` along ``axis``; the mean and the
@@ -200,4 +236,5 @@ def one_hot(x: Any, num_classes: int, *, dtype: Any = None, axis: int = -1) -> A
 
 
 __all__ = ["celu", "selu", "glu", "hard_tanh", "relu6", "hard_sigmoid", "hard_silu",
-           "hard_swish", "soft_sign", "squareplus", "mish", "standardize", "one_hot"]
+           "hard_swish", "soft_sign", "squareplus", "mish", "standardize", "one_hot",
+           "soft_shrink", "hard_shrink", "threshold"]

@@ -10,17 +10,9 @@ import numpy as np
 import pytest
 
 real_torch = pytest.importorskip("torch")
+from torch_compare import DTYPES, close  # noqa: E402
+
 import fad.torch as ftorch  # noqa: E402
-
-DTYPES = pytest.mark.parametrize("dtype", ["float32", "float64"])
-TOL = {"float32": 1e-5, "float64": 1e-12}
-
-
-def close(a: Any, b: Any, dtype: str) -> None:
-    a = np.asarray(a.detach().numpy()) if hasattr(a, "detach") else np.asarray(a)
-    b = np.asarray(b.detach().numpy()) if hasattr(b, "detach") else np.asarray(b)
-    assert a.dtype == b.dtype
-    np.testing.assert_allclose(a, b, rtol=TOL[dtype], atol=TOL[dtype])
 
 
 def twins(make: Any, dtype: str, randomize: bool = True) -> tuple:

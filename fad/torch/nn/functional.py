@@ -18,6 +18,9 @@ from .._dtype import type_word as _type_word
 from .._graph import host
 from .._ops import call
 from ..tensor import Tensor, wrap
+from ._activations import *  # noqa: F403  (more activations, re-exported)
+from ._activations import elu_, leaky_relu_
+from ._common import _inplace, _reduction, _v
 from ._conv_pool import (  # noqa: F401  (convolutions and pooling, re-exported)
     adaptive_avg_pool1d,
     adaptive_avg_pool2d,
@@ -32,28 +35,14 @@ from ._conv_pool import (  # noqa: F401  (convolutions and pooling, re-exported)
     max_pool2d,
     unfold,
 )
+from ._layers_more import *  # noqa: F403  (padding modes, shuffles, dropouts)
+from ._losses import *  # noqa: F403  (more losses, distances, re-exported)
 
 relu = F.relu
 sigmoid = F.sigmoid
 tanh = F.tanh
 softmax = F.softmax
 log_softmax = F.log_softmax
-
-
-def _reduction(size_average: Any, reduce: Any, reduction: str) -> str:
-    if size_average is None and reduce is None:
-        return reduction
-    size_average = True if size_average is None else size_average
-    reduce = True if reduce is None else reduce
-    return "none" if not reduce else "mean" if size_average else "sum"
-
-
-def _v(x: Any) -> Any:
-    return x._value if isinstance(x, Tensor) else x
-
-
-def _inplace(fn: Any, input: Tensor, inplace: bool) -> Tensor:
-    return F.inplace(input, fn) if inplace else fn(input)
 
 
 def relu_(input: Tensor) -> Tensor:
@@ -65,12 +54,13 @@ def relu6(input: Tensor, inplace: bool = False) -> Tensor:
 
 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
-    return _inplace(lambda x: call("leaky_relu", x, negative_slope=negative_slope), input,
-                    inplace)
+    if inplace:
+        return leaky_relu_(input, negative_slope)
+    return call("leaky_relu", input, negative_slope=negative_slope)
 
 
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
-    return _inplace(lambda x: call("elu", x, alpha=alpha), input, inplace)
+    return elu_(input, alpha) if inplace else call("elu", input, alpha=alpha)
 
 
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
@@ -97,6 +87,16 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,
 
 def softmin(input: Tensor, dim: int | None = None) -> Tensor:
     return softmax(-input, dim)
+
+
+def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
+    """``hardtanh`` in place.
+
+    >>> import fad.torch as torch
+    >>> torch.nn.functional.hardtanh_(torch.tensor([-3.0, 0.5]))
+    tensor([-1.0000,  0.5000])
+    """
+    return hardtanh(input, min_val, max_val, True)
 
 
 # ------------------------------------------------------------------ losses
@@ -269,13 +269,6 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     return wrap(_place((t[..., None] == np.arange(n)).astype(np.int64)))
 
 
-def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = None
-        ) -> Tensor:
-    if mode != "constant":
-        raise NotImplementedError(f"pad mode {mode!r} is not supported (constant only)")
-    return call("pad", input, pad=tuple(pad), value=0.0 if value is None else value)
-
-
 def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
                 mode: str = "nearest", align_corners: bool | None = None,
                 recompute_scale_factor: bool | None = None, antialias: bool = False) -> Tensor:
@@ -314,6 +307,49 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
                 align_corners=bool(align_corners))
 
 
+def upsample(input: Tensor, size: Any = None, scale_factor: Any = None,
+             mode: str = "nearest", align_corners: bool | None = None) -> Tensor:
+    """``interpolate`` under its former name (with PyTorch's deprecation warning).
+
+    >>> import fad.torch as torch, warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     torch.nn.functional.upsample(torch.tensor([[[1.0, 2.0]]]), size=3).tolist()
+    [[[1.0, 1.0, 2.0]]]
+    """
+    warnings.warn("`nn.functional.upsample` is deprecated. Use `nn.functional.interpolate` "
+                  "instead.", stacklevel=2)
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def upsample_nearest(input: Tensor, size: Any = None, scale_factor: Any = None) -> Tensor:
+    """``interpolate(..., mode="nearest")``.
+
+    >>> import fad.torch as torch, warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     torch.nn.functional.upsample_nearest(torch.ones(1, 1, 1, 1), scale_factor=2).shape
+    torch.Size([1, 1, 2, 2])
+    """
+    warnings.warn("`nn.functional.upsample_nearest` is deprecated. Use "
+                  "`nn.functional.interpolate` instead.", stacklevel=2)
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+def upsample_bilinear(input: Tensor, size: Any = None, scale_factor: Any = None) -> Tensor:
+    """``interpolate(..., mode="bilinear", align_corners=True)``.
+
+    >>> import fad.torch as torch, warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     torch.nn.functional.upsample_bilinear(torch.tensor([[[[0.0, 2.0]]]]), (1, 3))
+    tensor([[[[0., 1., 2.]]]])
+    """
+    warnings.warn("`nn.functional.upsample_bilinear` is deprecated. Use "
+                  "`nn.functional.interpolate` instead.", stacklevel=2)
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
+
+
 def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
               max_norm: Any = None, norm_type: float = 2.0, scale_grad_by_freq: bool = False,
               sparse: bool = False) -> Tensor:
@@ -323,17 +359,6 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
 def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12) -> Tensor:
     n = F.norm(input, p, dim, keepdim=True).clamp_min(eps)
     return input / n.expand_as(input)
-
-
-def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
-    num = (x1 * x2).sum(dim)
-    den = (F.norm(x1, 2, dim) * F.norm(x2, 2, dim)).clamp_min(eps)
-    return num / den
-
-
-def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
-                      keepdim: bool = False) -> Tensor:
-    return F.norm(x1 - x2 + eps, p, -1, keepdim)
 
 
 # ------------------------------------------------------------------ normalisation, attention
@@ -487,6 +512,38 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
                            f"num_groups={num_groups}")
     _one_dtype(input, weight, bias)
     return _apply(_GROUP_NORM, (input, weight, bias), {"groups": num_groups, "eps": eps})
+
+
+def instance_norm(input: Tensor, running_mean: Tensor | None = None,
+                  running_var: Tensor | None = None, weight: Tensor | None = None,
+                  bias: Tensor | None = None, use_input_stats: bool = True,
+                  momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
+    """Normalise each channel of each sample over its spatial dimensions: ``batch_norm``
+    of the input seen as one sample of ``N * C`` channels (as PyTorch computes it);
+    running statistics are averaged over the samples.
+
+    >>> import fad.torch as torch
+    >>> torch.nn.functional.instance_norm(torch.tensor([[[1.0, 3.0]]]), eps=0.0)
+    tensor([[[-1.,  1.]]])
+    """
+    if (running_mean is None) != (running_var is None):
+        raise ValueError("running_mean and running_var must either both be None or neither "
+                         "be None")
+    shape = tuple(input.shape)
+    if use_input_stats and math.prod(shape[2:]) <= 1:
+        raise ValueError(f"Expected more than 1 spatial element when training, got input "
+                         f"size {input.shape}")
+    n, c = shape[0], shape[1]
+    tile = (lambda t: None if t is None else t.repeat(n))  # noqa: E731
+    mean, var = tile(running_mean), tile(running_var)
+    out = batch_norm(input.reshape((1, n * c) + shape[2:]), mean, var, tile(weight),
+                     tile(bias), use_input_stats, momentum, eps)
+    if use_input_stats:
+        with _no_grad():
+            for kept, fresh in ((running_mean, mean), (running_var, var)):
+                if kept is not None:
+                    kept.copy_(fresh.view(n, c).mean(0))
+    return out.view(shape)
 
 
 def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,

@@ -105,14 +105,44 @@ class _Simple(Module):
         return ", ".join(parts)
 
 
-class ReLU(_Simple):
-    def forward(self, input: Tensor) -> Tensor:
-        return NF.relu(input)
+class _WithInplace(Module):
+    """An activation whose options are PyTorch's, shown as PyTorch shows them."""
+
+    def __init__(self, inplace: bool = False):
+        super().__init__()
+        self.inplace = inplace
+
+    def _inplace_repr(self) -> str:
+        return ", inplace=True" if self.inplace else ""
+
+    def extra_repr(self) -> str:
+        return self._inplace_repr().removeprefix(", ")
 
 
-class ReLU6(_Simple):
+class ReLU(_WithInplace):
+    """``max(x, 0)``.
+
+    >>> import fad.torch as torch
+    >>> torch.nn.ReLU(inplace=True)
+    ReLU(inplace=True)
+    """
+
     def forward(self, input: Tensor) -> Tensor:
-        return NF.relu6(input)
+        return NF.relu_(input) if self.inplace else NF.relu(input)
+
+
+class ReLU6(_WithInplace):
+    """``min(max(x, 0), 6)``.
+
+    >>> import fad.torch as torch
+    >>> torch.nn.ReLU6()(torch.tensor([-1.0, 7.0]))
+    tensor([0., 6.])
+    """
+
+    min_val, max_val = 0.0, 6.0
+
+    def forward(self, input: Tensor) -> Tensor:
+        return NF.relu6(input, self.inplace)
 
 
 class Sigmoid(_Simple):
@@ -125,31 +155,92 @@ class Tanh(_Simple):
         return F.tanh(input)
 
 
-class GELU(_Simple):
+class GELU(Module):
+    """``x * Phi(x)`` (``approximate="tanh"``: its tanh form).
+
+    >>> import fad.torch as torch
+    >>> torch.nn.GELU("tanh")
+    GELU(approximate='tanh')
+    """
+
+    def __init__(self, approximate: str = "none"):
+        super().__init__()
+        self.approximate = approximate
+
     def forward(self, input: Tensor) -> Tensor:
-        return NF.gelu(input, self._kwargs.get("approximate", "none"))
+        return NF.gelu(input, self.approximate)
+
+    def extra_repr(self) -> str:
+        return f"approximate={self.approximate!r}"
 
 
-class SiLU(_Simple):
+class SiLU(_WithInplace):
+    """``x * sigmoid(x)``.
+
+    >>> import fad.torch as torch
+    >>> torch.nn.SiLU()(torch.tensor([0.0]))
+    tensor([0.])
+    """
+
     def forward(self, input: Tensor) -> Tensor:
-        return NF.silu(input)
+        return NF.silu(input, self.inplace)
 
 
-class ELU(_Simple):
+class ELU(_WithInplace):
+    """``x`` where positive, ``alpha (e^x - 1)`` elsewhere.
+
+    >>> import fad.torch as torch
+    >>> torch.nn.ELU()
+    ELU(alpha=1.0)
+    """
+
+    def __init__(self, alpha: float = 1.0, inplace: bool = False):
+        super().__init__(inplace)
+        self.alpha = alpha
+
     def forward(self, input: Tensor) -> Tensor:
-        return NF.elu(input, self._kwargs.get("alpha", self._args[0] if self._args else 1.0))
+        return NF.elu(input, self.alpha, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"alpha={self.alpha}" + self._inplace_repr()
 
 
-class LeakyReLU(_Simple):
+class LeakyReLU(_WithInplace):
+    """``x`` where positive, ``negative_slope * x`` elsewhere.
+
+    >>> import fad.torch as torch
+    >>> torch.nn.LeakyReLU(0.2, True)
+    LeakyReLU(negative_slope=0.2, inplace=True)
+    """
+
+    def __init__(self, negative_slope: float = 0.01, inplace: bool = False):
+        super().__init__(inplace)
+        self.negative_slope = negative_slope
+
     def forward(self, input: Tensor) -> Tensor:
-        slope = self._kwargs.get("negative_slope", self._args[0] if self._args else 0.01)
-        return NF.leaky_relu(input, slope)
+        return NF.leaky_relu(input, self.negative_slope, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"negative_slope={self.negative_slope}" + self._inplace_repr()
 
 
-class Softplus(_Simple):
+class Softplus(Module):
+    """``log(1 + e^(beta x)) / beta``, ``x`` itself where ``beta x > threshold``.
+
+    >>> import fad.torch as torch
+    >>> torch.nn.Softplus(beta=2)
+    Softplus(beta=2, threshold=20.0)
+    """
+
+    def __init__(self, beta: float = 1.0, threshold: float = 20.0):
+        super().__init__()
+        self.beta, self.threshold = beta, threshold
+
     def forward(self, input: Tensor) -> Tensor:
-        return NF.softplus(input, self._kwargs.get("beta", 1.0),
-                           self._kwargs.get("threshold", 20.0))
+        return NF.softplus(input, self.beta, self.threshold)
+
+    def extra_repr(self) -> str:
+        return f"beta={self.beta}, threshold={self.threshold}"
 
 
 class Softmax(Module):
@@ -189,6 +280,8 @@ class Flatten(Module):
 class Dropout(Module):
     def __init__(self, p: float = 0.5, inplace: bool = False):
         super().__init__()
+        if p < 0 or p > 1:
+            raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
         self.p, self.inplace = p, inplace
 
     def forward(self, input: Tensor) -> Tensor:

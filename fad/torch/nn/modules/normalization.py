@@ -1,8 +1,10 @@
 """Normalisation layers of ``torch.nn``: ``BatchNorm1d``, ``BatchNorm2d``,
-``LayerNorm``, ``GroupNorm``."""
+``LayerNorm``, ``GroupNorm``, ``InstanceNorm1d/2d/3d``, ``LocalResponseNorm``,
+``RMSNorm``."""
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -14,7 +16,8 @@ from .. import functional as NF
 from .. import init
 from .module import Module, Parameter
 
-__all__ = ["BatchNorm1d", "BatchNorm2d", "LayerNorm", "GroupNorm"]
+__all__ = ["BatchNorm1d", "BatchNorm2d", "LayerNorm", "GroupNorm", "InstanceNorm1d",
+           "InstanceNorm2d", "InstanceNorm3d", "LocalResponseNorm", "RMSNorm"]
 
 
 def _affine_parameters(m: Module, shape: tuple, affine: bool, bias: bool, dtype: Any) -> None:
@@ -177,3 +180,122 @@ class GroupNorm(Module):
     def extra_repr(self) -> str:
         return (f"{self.num_groups}, {self.num_channels}, eps={self.eps}, "
                 f"affine={self.affine}, bias={self.bias is not None}")
+
+
+class _InstanceNorm(_BatchNorm):
+    """Instance normalisation: each channel of each sample over its spatial
+    dimensions; running statistics (``track_running_stats``) averaged over samples."""
+
+    _no_batch = 2
+
+    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
+                 affine: bool = False, track_running_stats: bool = False, device: Any = None,
+                 dtype: Any = None):
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device,
+                         dtype)
+
+    def forward(self, input: Tensor) -> Tensor:
+        self._check_input_dim(input)
+        dim = input.dim() - self._no_batch
+        if input.shape[dim] != self.num_features:
+            if self.affine:
+                raise ValueError(f"expected input's size at dim={dim} to match num_features "
+                                 f"({self.num_features}), but got: {input.shape[dim]}.")
+            warnings.warn(f"input's size at dim={dim} does not match num_features. You can "
+                          "silence this warning by not passing in num_features, which is not "
+                          "used because affine=False", stacklevel=2)
+        x = input.unsqueeze(0) if dim == 0 else input
+        out = NF.instance_norm(x, self.running_mean, self.running_var, self.weight, self.bias,
+                               self.training or not self.track_running_stats,
+                               0.0 if self.momentum is None else self.momentum, self.eps)
+        return out.squeeze(0) if dim == 0 else out
+
+
+class InstanceNorm1d(_InstanceNorm):
+    """Instance normalisation of ``(N, C, L)`` or ``(C, L)`` input.
+
+    >>> import fad.torch as torch
+    >>> torch.nn.InstanceNorm1d(3)
+    InstanceNorm1d(3, eps=1e-05, momentum=0.1, affine=False, bias=False, track_running_stats=False)
+    """
+
+    _dims = (2, 3)
+    _expected = "2D or 3D"
+
+
+class InstanceNorm2d(_InstanceNorm):
+    """Instance normalisation of ``(N, C, H, W)`` or ``(C, H, W)`` input.
+
+    >>> import fad.torch as torch
+    >>> torch.nn.InstanceNorm2d(2)(torch.tensor([[[[1.0, 3.0]], [[0.0, 2.0]]]]))
+    tensor([[[[-1.0000,  1.0000]],
+    <BLANKLINE>
+             [[-1.0000,  1.0000]]]])
+    """
+
+    _no_batch = 3
+    _dims = (3, 4)
+    _expected = "3D or 4D"
+
+
+class InstanceNorm3d(_InstanceNorm):
+    """Instance normalisation of ``(N, C, D, H, W)`` or ``(C, D, H, W)`` input.
+
+    >>> import fad.torch as torch
+    >>> torch.nn.InstanceNorm3d(2, affine=True).weight.shape
+    torch.Size([2])
+    """
+
+    _no_batch = 4
+    _dims = (4, 5)
+    _expected = "4D or 5D"
+
+
+class RMSNorm(Module):
+    """Root-mean-square normalisation over the trailing ``normalized_shape``
+    dimensions, with an elementwise ``weight`` (ones).
+
+    >>> import fad.torch as torch
+    >>> torch.nn.RMSNorm(4)
+    RMSNorm((4,), eps=None, elementwise_affine=True)
+    """
+
+    def __init__(self, normalized_shape: Any, eps: float | None = None,
+                 elementwise_affine: bool = True, device: Any = None, dtype: Any = None):
+        super().__init__()
+        if isinstance(normalized_shape, int):
+            normalized_shape = (normalized_shape,)
+        self.normalized_shape = tuple(normalized_shape)
+        self.eps, self.elementwise_affine = eps, elementwise_affine
+        self.register_parameter("weight", Parameter(init.ones_(empty(
+            *self.normalized_shape, dtype=dtype))) if elementwise_affine else None)
+
+    def reset_parameters(self) -> None:
+        if self.weight is not None:
+            init.ones_(self.weight)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return NF.rms_norm(input, self.normalized_shape, self.weight, self.eps)
+
+    def extra_repr(self) -> str:
+        return (f"{self.normalized_shape}, eps={self.eps}, "
+                f"elementwise_affine={self.elementwise_affine}")
+
+
+class LocalResponseNorm(Module):
+    """Each element divided by ``(k + alpha * mean of x^2 over size channels)^beta``.
+
+    >>> import fad.torch as torch
+    >>> torch.nn.LocalResponseNorm(2)
+    LocalResponseNorm(2, alpha=0.0001, beta=0.75, k=1.0)
+    """
+
+    def __init__(self, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0):
+        super().__init__()
+        self.size, self.alpha, self.beta, self.k = size, alpha, beta, k
+
+    def forward(self, input: Tensor) -> Tensor:
+        return NF.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self) -> str:
+        return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"

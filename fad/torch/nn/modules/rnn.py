@@ -19,6 +19,7 @@ from ..._creation import empty, zeros
 from ...tensor import Tensor
 from .. import functional as NF
 from .. import init
+from ..utils.rnn import PackedSequence, padded_steps
 from .module import Module, Parameter
 
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
@@ -59,14 +60,24 @@ _STEPS: dict[str, Callable] = {"RNN_TANH": _rnn_step(F.tanh), "RNN_RELU": _rnn_s
 _GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
 
 
-def _run_direction(step: Callable, x: Tensor, state: _State, w: _Weights, reverse: bool
-                   ) -> tuple[Tensor, _State]:
-    """Run one layer in one direction over ``x`` of shape ``(T, N, I)``."""
+def _run_direction(step: Callable, x: Tensor, state: _State, w: _Weights, reverse: bool,
+                   sizes: list | None = None) -> tuple[Tensor, _State]:
+    """Run one layer in one direction over ``x`` of shape ``(T, N, I)``; with
+    ``sizes`` (a packed batch, longest sequences first) step ``t`` advances the first
+    ``sizes[t]`` sequences only, the others keep their state and output zeros."""
     gis = F.unbind(NF.linear(x, w[0], w[2]), 0)
     outs = []
-    for gi in (reversed(gis) if reverse else gis):
-        state = step(gi, state, w)
-        outs.append(state[0])
+    order = range(len(gis) - 1, -1, -1) if reverse else range(len(gis))
+    for t in order:
+        b = x.shape[1] if sizes is None else sizes[t]
+        if b == x.shape[1]:
+            state = step(gis[t], state, w)
+            outs.append(state[0])
+            continue
+        new = step(gis[t][:b], tuple(s[:b] for s in state), w)
+        state = tuple(F.cat([a, s[b:]], 0) for a, s in zip(new, state))
+        outs.append(F.cat([new[0], zeros(x.shape[1] - b, new[0].shape[1],
+                                         dtype=new[0].dtype)], 0))
     if reverse:
         outs.reverse()
     return F.stack(outs, 0), state
@@ -153,8 +164,11 @@ class RNNBase(Module):
             raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected "
                                f"{self.input_size}, got {input.shape[-1]}")
 
-    def _prepare(self, input: Tensor, hx: Any) -> tuple[Tensor, _State, bool]:
-        """Check the arguments; return ``(input as (T, N, I), initial state, batched)``."""
+    def _prepare(self, input: Tensor, hx: Any, packed: bool = False
+                 ) -> tuple[Tensor, _State, bool]:
+        """Check the arguments; return ``(input as (T, N, I), initial state, batched)``
+        (``packed``: ``input`` is the time-major padded form of a packed batch)."""
+        batch_first = self.batch_first and not packed
         name = "RNN" if self.mode.startswith("RNN") else self.mode
         if input.dim() not in (2, 3):
             tail = " tensor" if name == "RNN" else ""
@@ -171,9 +185,9 @@ class RNNBase(Module):
                 raise RuntimeError(f"For {'batched 3-D' if batched else 'unbatched 2-D'} "
                                    f"input, {what} should also be {want}-D but got {got}")
         if not batched:
-            input = F.unsqueeze(input, 0 if self.batch_first else 1)
+            input = F.unsqueeze(input, 0 if batch_first else 1)
             states = None if states is None else tuple(F.unsqueeze(s, 1) for s in states)
-        if self.batch_first:
+        if batch_first:
             input = F.transpose(input, 0, 1)
         self._check_input(input)
         sizes = self._state_sizes(input.shape[1])
@@ -188,8 +202,40 @@ class RNNBase(Module):
             raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
         return input, states, batched
 
-    def forward(self, input: Tensor, hx: Any = None) -> tuple[Tensor, Any]:
+    def forward(self, input: Any, hx: Any = None) -> tuple[Any, Any]:
+        if isinstance(input, PackedSequence):
+            return self._forward_packed(input, hx)
         x, states, batched = self._prepare(input, hx)
+        x, h_n = self._layers(x, states)
+        if self.batch_first:
+            x = F.transpose(x, 0, 1)
+        if not batched:
+            x = F.squeeze(x, 0 if self.batch_first else 1)
+            h_n = tuple(F.squeeze(h, 1) for h in h_n)
+        return x, (h_n if self.mode == "LSTM" else h_n[0])
+
+    def _forward_packed(self, input: PackedSequence, hx: Any) -> tuple[Any, Any]:
+        """A packed batch: run on its padded form (sorted order), skipping finished
+        sequences, and pack the output; ``hx`` and ``h_n`` are in the batch's order."""
+        sizes = [int(b) for b in input.batch_sizes.tolist()]
+        x = padded_steps(input.data, sizes, len(sizes))
+        order = input.sorted_indices
+        if hx is not None and order is not None:
+            hx = tuple(F.index_select(h, 1, order) for h in hx) if self.mode == "LSTM" \
+                else F.index_select(hx, 1, order)
+        x, states, _ = self._prepare(x, hx, packed=True)
+        x, h_n = self._layers(x, states, sizes)
+        data = F.cat([x[t, :b] for t, b in enumerate(sizes)], 0)
+        if input.unsorted_indices is not None:
+            h_n = tuple(F.index_select(h, 1, input.unsorted_indices) for h in h_n)
+        out = PackedSequence(data, input.batch_sizes, input.sorted_indices,
+                             input.unsorted_indices)
+        return out, (h_n if self.mode == "LSTM" else h_n[0])
+
+    def _layers(self, x: Tensor, states: _State, sizes: list | None = None
+                ) -> tuple[Tensor, tuple]:
+        """Every layer and direction over ``x`` ``(T, N, I)``: the last layer's output
+        and the final states stacked as ``h_n`` (and ``c_n``)."""
         step = _STEPS[self.mode]
         directions = 2 if self.bidirectional else 1
         finals: list[_State] = []
@@ -200,17 +246,11 @@ class RNNBase(Module):
             for d in range(directions):
                 k = layer * directions + d
                 out, final = _run_direction(step, x, tuple(s[k] for s in states),
-                                            self._weights(k), reverse=d == 1)
+                                            self._weights(k), d == 1, sizes)
                 outs.append(out)
                 finals.append(final)
             x = outs[0] if directions == 1 else F.cat(outs, -1)
-        if self.batch_first:
-            x = F.transpose(x, 0, 1)
-        h_n = tuple(F.stack([f[j] for f in finals], 0) for j in range(len(states)))
-        if not batched:
-            x = F.squeeze(x, 0 if self.batch_first else 1)
-            h_n = tuple(F.squeeze(h, 1) for h in h_n)
-        return x, (h_n if self.mode == "LSTM" else h_n[0])
+        return x, tuple(F.stack([f[j] for f in finals], 0) for j in range(len(states)))
 
     def extra_repr(self) -> str:
         s = f"{self.input_size}, {self.hidden_size}"

@@ -1,4 +1,5 @@
-"""``torch.nn.utils``: gradient clipping and parameter vectors."""
+"""``torch.nn.utils``: gradient clipping, parameter vectors, and ``rnn`` (padded and
+packed sequences)."""
 
 from __future__ import annotations
 
@@ -7,10 +8,10 @@ from typing import Any
 
 import numpy as np
 
-from .. import _functions as F
-from .._grad_mode import no_grad
-from .._graph import host
-from ..tensor import Tensor, wrap
+from ... import _functions as F
+from ..._grad_mode import no_grad
+from ..._graph import host
+from ...tensor import Tensor, wrap
 
 
 def _params(parameters: Any) -> list:
@@ -78,3 +79,6 @@ def vector_to_parameters(vec: Tensor, parameters: Any) -> None:
             n = p.numel()
             p.copy_(vec[start:start + n].reshape(tuple(p.shape)))
             start += n
+
+
+from . import rnn  # noqa: E402,F401  (``torch.nn.utils.rnn``)

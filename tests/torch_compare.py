@@ -1,0 +1,22 @@
+"""Comparing facade tensors with PyTorch's in the layer tests: the dtypes tested,
+their tolerances, and ``close`` (same dtype, values within the tolerance)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+DTYPES = pytest.mark.parametrize("dtype", ["float32", "float64"])
+TOL = {"float32": 1e-5, "float64": 1e-12}
+
+
+def close(a: Any, b: Any, dtype: str, tol: float | None = None) -> None:
+    """``a`` (the facade's) equals ``b`` (PyTorch's): the same NumPy dtype, values within
+    ``tol`` (by default the dtype's tolerance), relative and absolute."""
+    tol = TOL[dtype] if tol is None else tol
+    a = np.asarray(a.detach().numpy()) if hasattr(a, "detach") else np.asarray(a)
+    b = np.asarray(b.detach().numpy()) if hasattr(b, "detach") else np.asarray(b)
+    assert a.dtype == b.dtype
+    np.testing.assert_allclose(a, b, rtol=tol, atol=tol)
