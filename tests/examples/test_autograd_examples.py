@@ -48,6 +48,7 @@ RUNNER = HERE / "autograd_runner.py"
 # the import switch: regular expressions on the source, applied in order
 IMPORTS = [
     (r"\bautograd\.builtins\b", "builtins"),
+    (r"\bautograd\.(extend|test_util)\b", r"fad.misc.\1"),
     (r"\bautograd\b", "fad"),
 ]
 
