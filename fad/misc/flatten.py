@@ -56,19 +56,28 @@ def flatten(value: Any) -> tuple[Any, Callable[[Any], Any]]:
 
 def flatten_func(func: Callable, example: Any) -> tuple[Callable, Callable, Any]:
     """``(flat_func, unflatten, flat_example)``: ``func`` (whose first argument
-    and result are containers shaped like ``example``) as a function of and to
-    flat vectors, the ``unflatten`` of ``example`` and ``example`` flattened.
+    is a container shaped like ``example``) as a function of a flat vector, the
+    ``unflatten`` of ``example`` and ``example`` flattened. The result of
+    ``flat_func`` is ``func``'s flattened too, except that a scalar stays a
+    0-d scalar (autograd's gives it shape ``(1,)``), so ``fad.grad`` applies.
 
     >>> import fad.numpy as fnp
     >>> from fad.misc.flatten import flatten_func
     >>> f, unflatten, x = flatten_func(lambda p, k: {"a": p["a"] * k}, {"a": fnp.ones(2)})
     >>> f(x, 3.0).tolist()
     [3.0, 3.0]
+    >>> import fad
+    >>> g, unflatten, x = flatten_func(lambda p: fnp.sum(p["a"] ** 2), {"a": fnp.ones(2)})
+    >>> fad.grad(g)(x).tolist()
+    [2.0, 2.0]
     """
     flat_example, unflatten = flatten(example)
 
     def flat_func(x: Any, *args: Any) -> Any:
-        return flatten(func(unflatten(x), *args))[0]
+        out = func(unflatten(x), *args)
+        leaves, tree = tree_flatten(out)
+        scalar = len(leaves) == 1 and tree.node is None and fnp.ndim(leaves[0]) == 0
+        return out if scalar else flatten(out)[0]
     return flat_func, unflatten, flat_example
 
 

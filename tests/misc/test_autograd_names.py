@@ -179,3 +179,19 @@ def test_multigrad_dict():
     assert g["x"].tolist() == [6.0, 8.0] and g["y"].tolist() == [2.0, 4.0]
     assert [float(r) for r in g["rest"]] == [7.0]
     assert float(g["scale"]) == 11.0 and float(g["extra"]["z"]) == 5.0
+
+
+def test_grad_takes_autograds_argnum_spelling():
+    f = lambda x, y: x * y ** 2
+    assert [float(g) for g in fad.grad(f, argnum=(0, 1))(3.0, 2.0)] == [4.0, 12.0]
+    assert float(fad.value_and_grad(f, argnum=1)(3.0, 2.0)[1]) == 12.0
+    with pytest.raises(TypeError, match="scalar output"):   # still JAX's contract
+        fad.grad(lambda x: x * fnp.ones(1))(1.0)
+
+
+def test_flatten_func_keeps_a_scalar_result_scalar():
+    f, unflatten, x = flatten_func(lambda p: fnp.sum(p["w"] ** 2), PARAMS)
+    assert fnp.ndim(f(x)) == 0
+    np.testing.assert_allclose(unflatten(fad.grad(f)(x))["w"], 2 * PARAMS["w"])
+    g, _, _ = flatten_func(lambda p: [p["w"][0, 0]], PARAMS)
+    assert g(x).shape == (1,)
