@@ -18,7 +18,8 @@ iterations, smaller sizes, a seed where the program draws unseeded), the same
 off-screen matplotlib and the same synthetic MNIST; then every number the
 program leaves in its module globals, and every number it prints, is compared
 between the two runs: to 1e-10 relative where the computation is the same in
-float64 (``TOLERANCE`` lists the few looser ones, each with its reason). The
+float64 (relative to each element, or to the largest element of its array for
+elements near zero; ``TOLERANCE`` lists the looser ones, each with its reason). The
 examples whose port is expected to differ are in ``DIFFERENT``, with the exact
 reason, and the test checks that they still differ in exactly that way.
 """
@@ -70,8 +71,8 @@ SHRINK = {
     "generative_adversarial_net": [(r"num_epochs = 50", "num_epochs = 2")],
     "gmm": [(r"callback=callback,", 'callback=callback, options={"maxiter": 20},')],
     "gplvm": [(r"callback=callback\)", 'callback=callback, options={"maxiter": 10})')],
-    "hmm_em": [(r"max_lines=60", "max_lines=20")],
-    "ica": [(r"callback=callback\)", 'callback=callback, options={"maxiter": 20})')],
+    "hmm_em": [(r"max_lines=60", "max_lines=8"), (r"num_states = 20", "num_states = 6")],
+    "ica": [(r"callback=callback\)", 'callback=callback, options={"maxiter": 8})')],
     "lstm": [(r"num_iters=1000", "num_iters=20"), (r"max_lines=60", "max_lines=20")],
     "mixture_variational_inference": [(r"num_iters=2000", "num_iters=40")],
     "natural_gradient_black_box_svi": [(r"num_iters = 200", "num_iters = 20")],
@@ -86,7 +87,19 @@ SHRINK = {
 TOLERANCE: dict[str, tuple[float, str]] = {}
 
 # examples whose port is expected to differ: the text the fad run fails with, and why
-DIFFERENT: dict[str, tuple[str, str]] = {}
+_TRACER = ("the program extends autograd's own tracer (autograd.tracer's Node and trace): "
+           "it is about autograd's internals, which fad does not mirror")
+DIFFERENT: dict[str, tuple[str, str]] = {
+    "bayesian_optimization": (
+        "fad.grad requires a scalar output, but the function returned an array of shape (1,)",
+        "it takes value_and_grad of a function whose output has shape (1,): autograd "
+        "accepts any output with one element, fad's grad (as JAX's) a 0-d output only"),
+    "dot_graph": ("No module named 'fad.tracer'", _TRACER),
+    "print_trace": ("No module named 'fad.tracer'", _TRACER),
+    "rkhs": ("cannot import name 'Box' from 'fad.misc.extend'",
+             "the program defines a new vector space for autograd's tracer (autograd.extend's "
+             "Box and VSpace): fad's values are arrays and pytrees of them"),
+}
 
 # the example programs (the helpers data.py and data_mnist.py are imported by them)
 EXAMPLES = [
@@ -180,8 +193,9 @@ def _compare(name: str, ours: dict, theirs: dict, rtol: float) -> None:
     for key in values:
         a, b = ours["values"][key], theirs["values"][key]
         assert a.shape == b.shape, f"{name}: {key} has shape {a.shape}, autograd's {b.shape}"
-        np.testing.assert_allclose(a, b, rtol=rtol, atol=rtol * max(1.0, float(np.max(
-            np.abs(b), initial=0.0))) * 1e-3, err_msg=f"{name}: global {key}")
+        # relative to each element, or to the array's largest element for those near 0
+        np.testing.assert_allclose(a, b, rtol=rtol, atol=rtol * float(np.max(
+            np.abs(b), initial=0.0)), err_msg=f"{name}: global {key}")
     printed, expected = _printed_numbers(ours["stdout"]), _printed_numbers(theirs["stdout"])
     assert len(printed) == len(expected), (
         f"{name}: printed {len(printed)} numbers, autograd {len(expected)}:\n"
