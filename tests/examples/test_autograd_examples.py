@@ -56,6 +56,7 @@ IMPORTS = [
 # per example: edits applied identically to both runs, to keep the test fast
 # (or, where said, to make the run deterministic)
 SHRINK = {
+    "bayesian_optimization": [(r"num_iters=20,", "num_iters=2,")],
     "bayesian_neural_net": [(r"num_iters=1000", "num_iters=30")],
     "black_box_svi": [(r"num_iters=2000", "num_iters=40")],
     "convnet": [(r"num_epochs = 50", "num_epochs = 2"), (r"batch_size = 256", "batch_size = 100"),
@@ -65,26 +66,39 @@ SHRINK = {
                                'callback=callback, options={"maxiter": 10})')],
     "fluidsim/fluidsim": [(r"simulation_timesteps = 100", "simulation_timesteps = 10"),
                           (r'"maxiter": 25', '"maxiter": 2')],
-    "fluidsim/wing": [(r"simulation_timesteps = 20", "simulation_timesteps = 5"),
-                      (r'"maxiter": 50', '"maxiter": 2')],
+    "fluidsim/wing": [(r"simulation_timesteps = 20", "simulation_timesteps = 4"),
+                      (r'"maxiter": 50', '"maxiter": 1')],
     "gaussian_process": [(r"callback=callback\)", 'callback=callback, options={"maxiter": 20})')],
     "generative_adversarial_net": [(r"num_epochs = 50", "num_epochs = 2")],
-    "gmm": [(r"callback=callback,", 'callback=callback, options={"maxiter": 20},')],
+    "gmm": [(r"callback=callback,", 'callback=callback, options={"maxiter": 10},')],
     "gplvm": [(r"callback=callback\)", 'callback=callback, options={"maxiter": 10})')],
-    "hmm_em": [(r"max_lines=60", "max_lines=8"), (r"num_states = 20", "num_states = 6")],
+    "hmm_em": [(r"max_lines=60", "max_lines=4"), (r"num_states = 20", "num_states = 6"),
+               (r"atol=1e-3, rtol=1e-3", "atol=1e-2, rtol=1e-2")],   # EM: fewer steps
     "ica": [(r"callback=callback\)", 'callback=callback, options={"maxiter": 8})')],
-    "lstm": [(r"num_iters=1000", "num_iters=20"), (r"max_lines=60", "max_lines=20")],
-    "mixture_variational_inference": [(r"num_iters=2000", "num_iters=40")],
+    "lstm": [(r"num_iters=1000", "num_iters=10"), (r"max_lines=60", "max_lines=20")],
+    "mixture_variational_inference": [(r"num_iters=2000", "num_iters=20")],
     "natural_gradient_black_box_svi": [(r"num_iters = 200", "num_iters = 20")],
     "neural_net": [(r"num_epochs = 5", "num_epochs = 2")],
-    "neural_net_regression": [(r"num_iters=1000", "num_iters=100")],
-    "ode_net": [(r"num_iters=1000", "num_iters=10")],
-    "rnn": [(r"num_iters=1000", "num_iters=20"), (r"max_lines=60", "max_lines=20")],
+    "neural_net_regression": [(r"num_iters=1000", "num_iters=30")],
+    "ode_net": [(r"num_iters=1000", "num_iters=3"),
+                # not a shrink: the parameters as SciPy's keyword (autograd reads it the same
+                # way); positionally, fad's odeint reads a tuple after t as JAX's *args
+                (r"tuple\(\(params,\)\), rtol", "args=tuple((params,)), rtol")],
+    # (Adam at step 0.1 on the recurrent nets amplifies a rounding difference about 4x per
+    # step, so runs agree to 1e-10 for about 10 steps; at 12 steps the RNN's differ by 3e-9)
+    "rnn": [(r"num_iters=1000", "num_iters=5"), (r"max_lines=60", "max_lines=20")],
     "variational_autoencoder": [(r"num_epochs = 15", "num_epochs = 1")],
 }
 
-# examples whose numbers agree only to a looser relative tolerance, and why
-TOLERANCE: dict[str, tuple[float, str]] = {}
+# examples whose numbers agree only to a looser tolerance (relative, absolute), and why
+TOLERANCE: dict[str, tuple[float, float, str]] = {
+    "ode_net": (0.05, 1e-3, "autograd integrates with scipy.integrate.odeint (LSODA) and "
+                "differentiates through it, fad with its own Dormand-Prince solver and the "
+                "adjoint method, both at rtol=0.01: the trajectories agree to about 1e-3"),
+    "negative_binomial_maxlike": (1e-10, 1e-10, "it prints the gradient at the optimum, "
+                                  "rounding noise of about 1e-12 whose value depends on the "
+                                  "order of the floating-point operations"),
+}
 
 # examples whose port is expected to differ: the text the fad run fails with, and why
 _TRACER = ("the program extends autograd's own tracer (autograd.tracer's Node and trace): "
@@ -171,7 +185,9 @@ def _run(examples_dir: Path, name: str, edits: list, tmp: Path) -> dict:
 
 @functools.lru_cache(maxsize=None)
 def _number_pattern() -> re.Pattern:
-    return re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?|nan|inf")
+    # a number standing alone (not the 64 of "float64")
+    return re.compile(r"(?<![\w.])[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?(?!\w)"
+                      r"|\bnan\b|\binf\b")
 
 
 def _printed_numbers(text: str) -> list[tuple[float, float]]:
@@ -185,7 +201,7 @@ def _printed_numbers(text: str) -> list[tuple[float, float]]:
     return out
 
 
-def _compare(name: str, ours: dict, theirs: dict, rtol: float) -> None:
+def _compare(name: str, ours: dict, theirs: dict, rtol: float, atol: float = 0.0) -> None:
     values = sorted(set(ours["values"]) & set(theirs["values"]))
     assert set(ours["values"]) == set(theirs["values"]), (
         f"{name}: the module globals differ: "
@@ -194,7 +210,7 @@ def _compare(name: str, ours: dict, theirs: dict, rtol: float) -> None:
         a, b = ours["values"][key], theirs["values"][key]
         assert a.shape == b.shape, f"{name}: {key} has shape {a.shape}, autograd's {b.shape}"
         # relative to each element, or to the array's largest element for those near 0
-        np.testing.assert_allclose(a, b, rtol=rtol, atol=rtol * float(np.max(
+        np.testing.assert_allclose(a, b, rtol=rtol, atol=atol + rtol * float(np.max(
             np.abs(b), initial=0.0)), err_msg=f"{name}: global {key}")
     printed, expected = _printed_numbers(ours["stdout"]), _printed_numbers(theirs["stdout"])
     assert len(printed) == len(expected), (
@@ -202,7 +218,7 @@ def _compare(name: str, ours: dict, theirs: dict, rtol: float) -> None:
         f"{ours['stdout'][-2000:]}\n---\n{theirs['stdout'][-2000:]}")
     for i, ((a, da), (b, db)) in enumerate(zip(printed, expected)):
         # a printed number is rounded: equal up to its last digit, or to rtol
-        slack = 1.01 * max(da, db) + rtol * abs(b)
+        slack = 1.01 * max(da, db) + rtol * abs(b) + atol
         assert abs(a - b) <= slack or (np.isnan(a) and np.isnan(b)), (
             f"{name}: printed number {i}: {a} against autograd's {b}")
 
@@ -220,5 +236,5 @@ def test_example_gives_autograds_numbers(name, examples_dir, tmp_path):
             f"{name} was expected to fail ({why}), but: {ours['error']}")
         return
     assert ours["error"] is None, f"{name} fails through fad:\n{ours['error']}"
-    rtol = TOLERANCE.get(name, (1e-10, ""))[0]
-    _compare(name, ours, theirs, rtol)
+    rtol, atol, _ = TOLERANCE.get(name, (1e-10, 0.0, ""))
+    _compare(name, ours, theirs, rtol, atol)
