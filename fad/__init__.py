@@ -36,7 +36,7 @@ __version__ = "0.1.0"
 
 
 def __getattr__(name: str):  # fad.viz, fad.torch, fad.testing, fad.scipy... load on first use
-    if name in ("viz", "torch", "testing", "scipy", "optim", "debug", "flatten_util"):
+    if name in ("viz", "torch", "testing", "scipy", "optim", "debug", "flatten_util", "misc"):
         return _import_module(f"fad.{name}")
     raise AttributeError(f"module 'fad' has no attribute {name!r}")
 

@@ -57,7 +57,7 @@ def test_newly_provided_names_are_no_longer_stubs():
 
 PUBLIC_MODULES = ["fad", "fad.numpy", "fad.numpy.fft", "fad.numpy.linalg", "fad.lax",
                   "fad.nn", "fad.scipy", "fad.scipy.special", "fad.random", "fad.optim",
-                  "fad.debug", "fad.tree", "fad.config"]
+                  "fad.debug", "fad.tree", "fad.config", "fad.misc"]
 LAZY = {"fad": {"viz", "torch", "testing", "scipy"}}  # submodules loaded on first use
 
 
