@@ -151,7 +151,8 @@ def examples_dir() -> Path:
     with tempfile.TemporaryDirectory(dir=target.parent) as tmp:
         done = subprocess.run(
             [sys.executable, "-m", "pip", "download", f"autograd=={version}", "--no-binary",
-             ":all:", "--no-deps", "--disable-pip-version-check", "-q", "-d", tmp],
+             ":all:", "--no-deps", "--disable-pip-version-check", "--retries", "1",
+             "--timeout", "15", "-q", "-d", tmp],
             capture_output=True, text=True, timeout=300)
         sdists = list(Path(tmp).glob("autograd-*.tar.gz"))
         if done.returncode != 0 or not sdists:
@@ -160,7 +161,8 @@ def examples_dir() -> Path:
             print(reason)
             pytest.skip(reason)
         with tarfile.open(sdists[0]) as tar:
-            tar.extractall(tmp, filter="data")
+            safe = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}
+            tar.extractall(tmp, **safe)
         extracted = Path(tmp) / f"autograd-{version}" / "examples"
         try:
             os.replace(extracted, target)
