@@ -14,6 +14,8 @@ from . import config, nn, random, tree
 from .transforms.autodiff import (grad, jvp, linearize, make_jaxpr, no_grad, stop_gradient,
                                   value_and_grad, vjp)
 from .transforms.jacobians import hessian, jacfwd, jacrev
+from .transforms.operators import (elementwise_grad, hessian_vector_product, jacobian,
+                                   multigrad_dict)
 from .backends import default_backend, set_backend
 from .primitives.placement import device_put
 from .transforms.check import check_grads
@@ -34,7 +36,7 @@ __version__ = "0.1.0"
 
 
 def __getattr__(name: str):  # fad.viz, fad.torch, fad.testing, fad.scipy... load on first use
-    if name in ("viz", "torch", "testing", "scipy", "optim", "debug", "flatten_util"):
+    if name in ("viz", "torch", "testing", "scipy", "optim", "debug", "flatten_util", "misc"):
         return _import_module(f"fad.{name}")
     raise AttributeError(f"module 'fad' has no attribute {name!r}")
 
@@ -46,6 +48,7 @@ __all__ = [
     "device_put",
     "ConcretizationError", "UnexpectedTracerError", "ShapeError", "ClosedJaxpr", "Jaxpr",
     "ShapedArray", "RetraceWarning", "eval_shape", "disable_jit"]
+__all__ += ["elementwise_grad", "jacobian", "hessian_vector_product", "multigrad_dict"]
 __all__ += ["lax", "jit_cache"]  # submodules (fad.scipy, fad.viz... load on first use)
 
 

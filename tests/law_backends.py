@@ -74,7 +74,8 @@ NOT_ON_STRICT: dict[str, str] = {
     "methods": "the row uses x.T on 1-d and 0-d arrays; the standard defines .T for 2-d only",
     **dict.fromkeys(["maximum", "minimum", "sort", "partition", "ptp", "clip",
                      "clip_arrays", "where"], _ORDER),
-    **dict.fromkeys(["conv_general_dilated", "reduce_window_sum", "reduce_window_max"],
+    **dict.fromkeys(["conv_general_dilated", "reduce_window_sum", "reduce_window_max",
+                     "signal_convolve_axes"],
                     "the standard has no sliding_window_view (fad raises NotImplementedError)"),
 }
 

@@ -1321,6 +1321,42 @@ def _signal(name: str) -> Callable:
     return lambda xp, x, y, *, mode: getattr(_sci(xp, "signal"), name)(x, y, mode=mode)
 
 
+def _convolve_axes(xp: Any, a: Any, b: Any, *, axes: Any, dot_axes: Any, mode: str) -> Any:
+    return _sci(xp, "signal").convolve(a, b, axes=axes, dot_axes=dot_axes, mode=mode)
+
+
+def _convolve_axes_ref(a: Any, b: Any, *, axes: Any, dot_axes: Any, mode: str) -> Any:
+    """autograd's ``convolve(a, b, axes, dot_axes, mode)`` by its definition: one
+    0/1 tensor ``[n, j, k] = (n == j + k)`` per convolved pair, then one einsum."""
+    (ca, cb), (da, db) = axes, dot_axes
+    la, lb = list(range(a.ndim)), list(range(a.ndim, a.ndim + b.ndim))
+    for i, j in zip(da, db):
+        lb[j] = la[i]
+    nxt, keep, shifts, conv = a.ndim + b.ndim, [], [], []
+    for i, j in zip(ca, cb):
+        p, q = a.shape[i], b.shape[j]
+        s = (np.arange(p + q - 1)[:, None, None] == np.arange(p)[:, None] + np.arange(q))
+        shifts += [s.astype(np.result_type(a, b)), [nxt, la[i], lb[j]]]
+        conv.append(nxt)
+        nxt += 1
+    keep = [x for i, x in enumerate(la) if i not in ca and i not in da] + \
+        [x for j, x in enumerate(lb) if j not in cb and j not in db]
+    full = np.einsum(a, la, b, lb, *shifts, keep + conv)
+    index = [slice(None)] * len(keep)
+    for i, j in zip(ca, cb):
+        p, q = a.shape[i], b.shape[j]
+        start, n = {"full": (0, p + q - 1), "same": ((q - 1) // 2, p),
+                    "valid": (min(p, q) - 1, abs(p - q) + 1)}[mode]
+        index.append(slice(start, start + n))
+    return full[tuple(index)]
+
+
+_CONVOLVE_AXES = [Case(((2, 3, 4, 4), (3, 2, 2, 2)), {"axes": ((2, 3), (2, 3)),
+                                                      "dot_axes": ((1,), (0,))}),
+                  Case(((3, 2, 4), (2, 2)), {"axes": ((0, 2), (1, 0)), "dot_axes": ((), ())}),
+                  Case(((4, 2), (2, 3, 2)), {"axes": ((0,), (2,)), "dot_axes": ((1,), (0,))})]
+
+
 def _block_diag(xp: Any, a: Any, b: Any, c: Any) -> Any:
     return _sci(xp, "linalg").block_diag(a, b, c)
 
@@ -1680,6 +1716,10 @@ OPS: list[Op] = [
     Op("block_diag", _block_diag, lambda kind: st.just(Case(((2, 3), (1, 2), ()))) if
        kind == "any" else None),
     Op("signal_convolve", _signal("convolve"), _conv_cases(1)),
+    Op("signal_convolve_axes", _convolve_axes, lambda kind: st.sampled_from(
+        [Case(c.shapes, {**c.params, "mode": m}) for c in _CONVOLVE_AXES
+         for m in ("full", "same", "valid")]) if kind == "any" else None,
+       ref=_convolve_axes_ref),
     Op("signal_correlate", _signal("correlate"), _conv_cases(1)),
     Op("convolve2d", _signal("convolve2d"), _conv_cases(2)),
     Op("correlate2d", _signal("correlate2d"), _conv_cases(2)),

@@ -6,8 +6,10 @@ functions), ``_logic``, ``_reductions`` (sums, products, differences, extrema),
 ``_sorting``, ``_contractions`` (products), ``_complex``, ``_functional``,
 ``_window``, ``_dtypes``, ``_polynomial`` (and ``unwrap``), ``_histograms``,
 ``_sets``, ``_index_tricks`` (``r_``, ``c_``), and the public ``linalg`` and
-``fft``. A public NumPy name not provided raises ``NotImplementedError`` naming
-itself (its ``random`` points to ``fad.random``). ``_base`` holds
+``fft``; ``random`` is NumPy's own ``numpy.random`` (as in HIPS autograd: its
+draws are plain arrays, constants to fad; ``fad.random`` has keyed draws that
+``jit`` and ``vmap`` reproduce). A public NumPy name not provided raises
+``NotImplementedError`` naming itself. ``_base`` holds
 what every function starts with (``asarray``, NumPy's promotion), ``_methods``
 the operators and methods of tracers (and the dispatch of ``np.sin(tracer)`` to
 this package), ``_unsupported`` the names not provided and why. A chapter
@@ -24,7 +26,10 @@ import inside the function.
 
 from __future__ import annotations
 
+import sys as _sys
+
 import numpy as _np
+from numpy import random
 
 from . import fft, linalg
 from ._at import at
@@ -484,6 +489,7 @@ def real_if_close(a: object, tol: float = 100) -> object:
 
 
 __all__ = [n for n in dir() if not n.startswith("_") and n != "annotations"]
+_sys.modules[__name__ + ".random"] = random  # import fad.numpy.random as npr
 
 
 def __getattr__(name: str) -> object:

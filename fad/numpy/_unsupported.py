@@ -51,7 +51,6 @@ class NotProvidedError(NotImplementedError, AttributeError):
 
 
 _SUBMODULE_HINTS = {
-    "random": "use fad.random (JAX-style explicit keys, split for independent draws)",
     "ma": "masked arrays are not supported: carry a boolean mask and use fnp.where",
     "polynomial": "the legacy functions fnp.polyval, fnp.polyfit, fnp.roots... are provided",
 }

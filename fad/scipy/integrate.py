@@ -282,11 +282,14 @@ def _with_floats(args: tuple, floats: list, zeros: bool = False) -> tuple:
     return tree_unflatten(treedef, out)
 
 
-def odeint(func: Callable, y0: Any, t: Any, *args: Any, rtol: float = 1.4e-8,
-           atol: float = 1.4e-8, mxstep: float = np.inf, hmax: float = np.inf) -> Any:
+def odeint(func: Callable, y0: Any, t: Any, *extra: Any, args: tuple | None = None,
+           rtol: float = 1.4e-8, atol: float = 1.4e-8, mxstep: float = np.inf,
+           hmax: float = np.inf) -> Any:
     """Integrate ``dy/dt = func(y, t, *args)`` from ``y(t[0]) = y0``; ``y`` at each
     time of ``t`` (increasing), stacked along a new leading axis (``y0`` may be a
-    pytree of arrays, and so may ``args``).
+    pytree of arrays, and so may ``args``). The extra arguments come either after
+    ``t``, as JAX's ``odeint(func, y0, t, *args)``, or as the keyword ``args=(...)``,
+    as SciPy's and autograd's (one tuple; not both ways at once).
 
     Adaptive Dormand-Prince 5(4) steps (the error per step within ``atol + rtol
     |y|``, in RMS; at most ``mxstep`` steps per output interval, each at most
@@ -308,6 +311,10 @@ def odeint(func: Callable, y0: Any, t: Any, *args: Any, rtol: float = 1.4e-8,
     """
     if not callable(func):
         raise TypeError(f"odeint: func must be callable, got {type(func).__name__}")
+    if args is not None and extra:
+        raise TypeError("odeint: give func's extra arguments either after t (JAX's *args) "
+                        "or as args=(...) (SciPy's), not both")
+    args = extra if args is None else tuple(args) if isinstance(args, (tuple, list)) else (args,)
     for x in tree_flatten(args)[0]:
         if callable(x):
             raise TypeError("odeint: args must be arrays (or pytrees of arrays), got the "

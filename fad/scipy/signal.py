@@ -8,6 +8,13 @@ flipped smaller one, so that both derivatives follow from the rules of
 ``take`` (a scatter-add in reverse mode) and ``tensordot``: no primitive of its
 own. Memory is the output's size times the smaller input's.
 
+``convolve`` also takes HIPS autograd's extension, ``axes=([axes of in1],
+[axes of in2])`` (the pairs of axes convolved; the others are kept, in1's then
+in2's, before the convolved ones) and ``dot_axes`` (pairs of axes summed over,
+as ``tensordot``'s): a convolutional layer in one call. That form is one
+``fad.lax.conv_general_dilated`` (the kept axes of each input flattened into
+its batch or output-feature axis, the summed ones into its feature axis).
+
 >>> import fad, fad.numpy as fnp, fad.scipy.signal as fss
 >>> fss.convolve(fnp.array([1.0, 2.0, 3.0]), fnp.array([0.0, 1.0, 0.5])).tolist()
 [0.0, 1.0, 2.5, 4.0, 1.5]
@@ -24,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from .. import numpy as fnp
+from ..lax import conv_general_dilated
 from ..numpy._base import promote_all
 
 __all__ = ["convolve", "convolve2d", "correlate", "correlate2d"]
@@ -92,16 +100,74 @@ def _convolve(in1: Any, in2: Any, mode: str, fn: str) -> Any:
     return _crop(_full_convolve(big, small), s1, s2, mode, fn)
 
 
+def _axes_convolve(a: Any, b: Any, axes: Any, dot_axes: Any, mode: str) -> Any:
+    """autograd's ``convolve(A, B, axes, dot_axes, mode)``: shape ``A's kept axes
+    + B's kept axes + the convolved axes``."""
+    if mode not in _MODES:
+        raise ValueError(f"convolve: mode must be 'full', 'same' or 'valid', got {mode!r}")
+    a, b = promote_all(fnp.asarray(a), fnp.asarray(b))
+    if axes is None:
+        if a.ndim - len(dot_axes[0]) != b.ndim - len(dot_axes[1]):
+            raise ValueError("convolve: without axes, in1 and in2 need as many axes besides "
+                             f"dot_axes, got shapes {a.shape} and {b.shape}")
+        axes = [[i for i in range(x.ndim) if i not in d] for x, d in zip((a, b), dot_axes)]
+    (ca, cb), (da, db) = ([[int(i) % x.ndim for i in ax] for x, ax in zip((a, b), pair)]
+                          for pair in (axes, dot_axes))
+    if len(ca) != len(cb) or len(da) != len(db):
+        raise ValueError(f"convolve: axes {axes} and dot_axes {dot_axes} must pair the axes "
+                         "of in1 with as many axes of in2")
+    if any(a.shape[i] != b.shape[j] for i, j in zip(da, db)):
+        raise ValueError(f"convolve: dot_axes {dot_axes} pair axes of different lengths, "
+                         f"shapes {a.shape} and {b.shape}")
+    na, nb = [a.shape[i] for i in ca], [b.shape[j] for j in cb]
+    if mode == "valid" and any(p < q for p, q in zip(na, nb)):
+        if not all(p <= q for p, q in zip(na, nb)):
+            raise ValueError("convolve: for 'valid' mode, one input must be at least as "
+                             f"large as the other along every convolved axis, got {na} and {nb}")
+        out = _axes_convolve(b, a, (cb, ca), (db, da), mode)   # convolution commutes
+        kb = b.ndim - len(cb) - len(db)
+        ka = a.ndim - len(ca) - len(da)
+        return fnp.transpose(out, [*range(kb, kb + ka), *range(kb), *range(ka + kb, out.ndim)])
+    keep_a = [i for i in range(a.ndim) if i not in ca and i not in da]
+    keep_b = [j for j in range(b.ndim) if j not in cb and j not in db]
+    lhs = fnp.reshape(fnp.transpose(a, keep_a + da + ca),
+                      (math.prod(a.shape[i] for i in keep_a), -1, *na))
+    rhs = fnp.reshape(fnp.transpose(b, keep_b + db + cb),
+                      (math.prod(b.shape[j] for j in keep_b), -1, *nb))
+    rhs = fnp.flip(rhs, axis=tuple(range(2, rhs.ndim)))   # a convolution, not a correlation
+    pads = [(0, 0) if mode == "valid" else (q - 1, q - 1) for q in nb]
+    out = conv_general_dilated(lhs, rhs, (1,) * len(na), pads)
+    if mode == "same":   # SciPy's centring: in1's length, from (len(in2) - 1) // 2
+        out = out[(slice(None), slice(None), *(slice((q - 1) // 2, (q - 1) // 2 + p)
+                                                for p, q in zip(na, nb)))]
+    return fnp.reshape(out, (*(a.shape[i] for i in keep_a), *(b.shape[j] for j in keep_b),
+                             *out.shape[2:]))
+
+
 def convolve(in1: Any, in2: Any, mode: str = "full", method: str = "auto",
-             precision: Any = None) -> Any:
+             precision: Any = None, *, axes: Any = None, dot_axes: Any = None) -> Any:
     """The N-dimensional convolution ``out[n] = sum_j in1[j] in2[n - j]``: 'full'
     (every overlap), 'same' (``in1``'s shape, centred), 'valid' (no zero padding
     involved). ``method`` is accepted and ignored.
 
+    With ``axes=([i...], [j...])`` and/or ``dot_axes=([k...], [l...])`` (HIPS
+    autograd's extension; without ``axes`` every axis not in ``dot_axes`` is
+    convolved), only axis ``i`` of ``in1`` is convolved with axis ``j`` of
+    ``in2``, axes ``k`` and ``l`` are multiplied and summed, and the other axes
+    are kept: the result has ``in1``'s kept axes, then ``in2``'s, then the
+    convolved ones. That is a convolutional layer: images ``(batch, colour, y,
+    x)`` and filters ``(colour, feature, y, x)`` give ``(batch, feature, y', x')``.
+
     >>> import fad.numpy as fnp, fad.scipy.signal as fss
     >>> fss.convolve(fnp.array([1.0, 2.0, 3.0]), fnp.array([1.0, 1.0]), mode="valid").tolist()
     [3.0, 5.0]
+    >>> images, filters = fnp.ones((8, 3, 28, 28)), fnp.ones((3, 16, 5, 5))
+    >>> fss.convolve(images, filters, axes=([2, 3], [2, 3]), dot_axes=([1], [0]),
+    ...              mode="valid").shape
+    (8, 16, 24, 24)
     """
+    if axes is not None or dot_axes is not None:
+        return _axes_convolve(in1, in2, axes, dot_axes or ((), ()), mode)
     in1, in2 = _check(in1, in2, mode, "convolve")
     return _convolve(in1, in2, mode, "convolve")
 

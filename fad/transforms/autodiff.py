@@ -138,8 +138,10 @@ def _split_aux(out: Any) -> tuple:
 
 
 def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0,
-                   has_aux: bool = False, holomorphic: bool = False) -> Callable:
-    """``f(x)`` and its gradient, in one pass.
+                   has_aux: bool = False, holomorphic: bool = False, *,
+                   argnum: int | Sequence[int] | None = None) -> Callable:
+    """``f(x)`` and its gradient, in one pass. ``argnum`` is HIPS autograd's
+    spelling of ``argnums``.
 
     >>> import fad
     >>> v, g = fad.value_and_grad(lambda x: x ** 3)(2.0)
@@ -147,7 +149,7 @@ def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0,
     (8.0, 12.0)
     """
     require_callable(fun, "fad.value_and_grad")
-    argnums = check_argnums(argnums)
+    argnums = check_argnums(argnums if argnum is None else argnum)
 
     @functools.wraps(fun)
     def value_and_grad_f(*args: Any, **kwargs: Any) -> Any:
@@ -204,8 +206,9 @@ def _check_scalar_aval(aval: ShapedArray, holomorphic: bool = False) -> None:
 
 
 def grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
-         holomorphic: bool = False) -> Callable:
-    """The gradient of a scalar-valued ``fun`` with respect to ``argnums``.
+         holomorphic: bool = False, *, argnum: int | Sequence[int] | None = None) -> Callable:
+    """The gradient of a scalar-valued ``fun`` with respect to ``argnums``
+    (``argnum``: HIPS autograd's spelling of it).
 
     >>> import fad, fad.numpy as fnp
     >>> fad.grad(lambda x: fnp.sum(x ** 2))(fnp.array([1.0, 2.0])).tolist()
@@ -216,7 +219,7 @@ def grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
     2j
     """
     require_callable(fun, "fad.grad")
-    vg = value_and_grad(fun, argnums, has_aux, holomorphic)
+    vg = value_and_grad(fun, argnums if argnum is None else argnum, has_aux, holomorphic)
 
     @functools.wraps(fun)
     def grad_f(*args: Any, **kwargs: Any) -> Any:

@@ -24,9 +24,17 @@ def test_each_public_numpy_name_is_provided_or_names_itself(name):
     assert not hasattr(fnp, name)  # also an AttributeError: feature detection says "absent"
 
 
+def test_random_is_numpys_own_module():
+    # as autograd.numpy.random: draws are plain arrays (constants to fad); fad.random has keys
+    import fad.numpy.random as npr
+    assert fnp.random is np.random and npr is np.random
+    assert "random" in dir(fnp)
+    x = npr.RandomState(0).randn(3)
+    assert isinstance(x, np.ndarray)
+    np.testing.assert_array_equal(fad.grad(lambda a: fnp.sum(a * x))(np.ones(3)), x)
+
+
 def test_submodules_point_to_their_replacements():
-    with pytest.raises(NotImplementedError, match=r"fad\.random"):
-        fnp.random
     with pytest.raises(NotImplementedError, match="masked arrays"):
         fnp.ma
     with pytest.raises(AttributeError, match="no attribute 'no_such_function'") as info:
@@ -49,7 +57,7 @@ def test_newly_provided_names_are_no_longer_stubs():
 
 PUBLIC_MODULES = ["fad", "fad.numpy", "fad.numpy.fft", "fad.numpy.linalg", "fad.lax",
                   "fad.nn", "fad.scipy", "fad.scipy.special", "fad.random", "fad.optim",
-                  "fad.debug", "fad.tree", "fad.config"]
+                  "fad.debug", "fad.tree", "fad.config", "fad.misc"]
 LAZY = {"fad": {"viz", "torch", "testing", "scipy"}}  # submodules loaded on first use
 
 

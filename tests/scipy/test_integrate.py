@@ -134,6 +134,21 @@ def test_neural_ode_gradient_matches_rk4():
         np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-8)
 
 
+def test_odeint_takes_scipys_args_keyword():
+    y0 = np.array([2.0, 0.0])
+    want = odeint(van_der_pol, y0, T, 1.0)
+    np.testing.assert_array_equal(odeint(van_der_pol, y0, T, args=(1.0,)), want)
+    np.testing.assert_array_equal(odeint(van_der_pol, y0, T, args=1.0), want)  # as SciPy
+    np.testing.assert_allclose(odeint(van_der_pol, y0, T, args=(1.0,), rtol=1e-12, atol=1e-12),
+                               si.odeint(van_der_pol, y0, T, args=(1.0,), rtol=1e-12,
+                                         atol=1e-12), atol=1e-8)
+    g_kw = fad.grad(lambda m: odeint(van_der_pol, y0, T, args=(m,))[-1, 0])(1.0)
+    g_pos = fad.grad(lambda m: odeint(van_der_pol, y0, T, m)[-1, 0])(1.0)
+    assert g_kw == g_pos
+    with pytest.raises(TypeError, match="not both"):
+        odeint(van_der_pol, y0, T, 1.0, args=(1.0,))
+
+
 def test_odeint_errors():
     with pytest.raises(TypeError, match="func must be callable"):
         odeint(1.0, 1.0, T)
