@@ -38,9 +38,14 @@ class Node:
     the operation, as in PyTorch; leaves appear as their ``AccumulateGrad``.
     """
 
-    __slots__ = ("_next", "_nrs", "_layout", "_pull", "_fun", "_inputs", "_checked", "_versions",
-                 "_saves", "_freed", "_n_out", "_pre_hooks", "_retain", "_hooks",
-                 "_metadata", "_avals", "__weakref__")
+    # ``_pull(cts, consume)`` gives the inputs' cotangents; an operation recorded by its
+    # direct form (``fad/torch/_recorder.py``) has instead ``_pull(_res, ct)``, the
+    # vector-Jacobian product its signature shares, and ``_res`` its own operands
+    # and output; ``_fun`` (with ``_consts`` and ``_params`` for a direct form) is
+    # what ``function_of`` turns into the operation's fad function.
+    __slots__ = ("_next", "_nrs", "_layout", "_pull", "_res", "_fun", "_consts", "_params",
+                 "_inputs", "_checked", "_versions", "_saves", "_freed", "_n_out",
+                 "_pre_hooks", "_retain", "_hooks", "_metadata", "_avals", "__weakref__")
 
     @property
     def next_functions(self) -> tuple:
@@ -91,10 +96,14 @@ class Node:
         if create_graph:
             return _differentiable_pull(self, cts)
         pull = self._pull
-        if pull is None:  # a linear node whose tape was released: linearize again
-            from ._recorder import make_flat
-            _, pull = vjp_flat(make_flat(*self._fun), self._zero_inputs(), self.name())
-        res = pull(cts, consume=not retain)
+        if self._res is not None:
+            res = pull(self._res, cts[0])
+        else:
+            if pull is None:  # a linear node whose tape was released: linearize again
+                from ._recorder import function_of, make_flat
+                _, pull = vjp_flat(make_flat(*function_of(self)), self._zero_inputs(),
+                                   self.name())
+            res = pull(cts, consume=not retain)
         for i, r in enumerate(res):
             if r is None:  # no dependence: PyTorch still hands back zeros
                 res[i] = self._zero_input(i)
@@ -116,13 +125,15 @@ class Node:
         shapes of its inputs, as PyTorch's, and can run again."""
         if self._saves:
             self._freed = True
-            self._pull = self._fun = self._inputs = self._checked = self._versions = None
+            self._pull = self._res = self._fun = self._inputs = self._checked = None
+            self._versions = self._consts = self._params = None
         elif self._inputs is not None:
-            self._avals = tuple([_aval(t._value) for t in self._inputs])
-            self._pull = self._inputs = self._checked = self._versions = None
+            if self._avals is None:
+                self._avals = tuple([array_aval(t._value) for t in self._inputs])
+            self._pull = self._res = self._inputs = self._checked = self._versions = None
 
 
-def _aval(v: Any) -> tuple:
+def array_aval(v: Any) -> tuple:
     return v.shape, v.dtype, (np if type(v) is np.ndarray else namespace_of([v]))
 
 
@@ -218,6 +229,7 @@ def make_node(cls: type, pull: Any, fun: Any, inputs: tuple, nexts: tuple, nrs: 
     node._nrs = nrs
     node._layout = layout
     node._pull = pull
+    node._res = node._consts = node._params = None
     node._fun = fun
     node._inputs = inputs
     node._checked = saved
@@ -259,6 +271,7 @@ def accumulate_grad(t: Any) -> AccumulateGrad:
         node._saves = False
         node._pre_hooks = node._retain = node._hooks = node._metadata = None
         node._pull = node._fun = node._inputs = node._checked = node._versions = node._avals = None
+        node._res = node._consts = node._params = None
         t._acc = weakref.ref(node)
     return node
 
@@ -426,7 +439,8 @@ def run_backward(roots: list, grads: list, retain_graph: bool, create_graph: boo
                 if pull is None or create_graph:
                     in_cts = node._backward(buf, retain_graph, create_graph)
                 else:  # Node._backward, inlined: the common case
-                    in_cts = pull(buf, consume)
+                    res = node._res
+                    in_cts = pull(buf, consume) if res is None else pull(res, buf[0])
                     for i, r in enumerate(in_cts):
                         if r is None:  # no dependence: PyTorch still hands back zeros
                             in_cts[i] = node._zero_input(i)

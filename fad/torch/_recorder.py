@@ -33,8 +33,8 @@ from ..interpreters.tape import (
     TapeEntry,
     VJPTrace,
     VJPTracer,
-    entry_pullback,
     entry_reads,
+    entry_vjp,
     flows_through,
     tape_pullback,
     unpack_all,
@@ -43,8 +43,10 @@ from ..transforms.autodiff import make_jaxpr
 from ..transforms.autodiff import vjp as fad_vjp
 from ._dtype import array_np_dtype, default_np, result_type
 from ._grad_mode import GRAD_ENABLED
-from ._graph import accumulate_grad, make_node, node_type, save_output
+from ._graph import accumulate_grad, array_aval, make_node, node_type, save_output
 from .tensor import Tensor, note_alias, view_of_own, wrap
+
+_wrap = wrap
 
 _PYS = (bool, int, float, complex)
 _NOPARAMS: dict = {}
@@ -400,12 +402,24 @@ def _taped(flat: Callable, primals: list, label: str) -> tuple:
     return out_primals, out_nodes, [t.node for t in ins], tape
 
 
+class _Direct:
+    """The direct form of an operation at one signature: its primitive ``prim`` with
+    parameters ``eparams`` (``kernel``: the NumPy function its ``impl`` calls on these
+    operands, or ``None``), the operands' ``sources`` (positions in the arguments then
+    the parameters ``pnames``; ``None``: the arguments themselves), the shared ``vjp``
+    (``fad.interpreters.tape.entry_vjp``), and what the node keeps: its class, the
+    ``next_functions`` layout, the saved arguments and outputs (``_saved_positions``),
+    the differentiated inputs ``diff`` and their ``avals``."""
+
+    __slots__ = ("prim", "eparams", "kernel", "sources", "pnames", "cls", "layout", "saved",
+                 "out_saved", "vjp", "op", "diff", "avals", "no_consts")
+
+
 def _direct_form(op: Op, vals: list, diff: list, dt: Any, params: dict, outs: list,
                  out_nodes: list, in_nodes: list, tape: list, cls: type, args: tuple,
-                 saved: tuple, out_saved: tuple) -> tuple | None:
-    """``(prim, prim_params, sources, nodes, param_names, cls, layout, saved,
-    out_saved)`` when the tape is one primitive applied to the operation's inputs,
-    else ``None``."""
+                 saved: tuple, out_saved: tuple) -> _Direct | None:
+    """The direct form of ``op`` when the tape is one primitive applied to the
+    operation's inputs, else ``None``."""
     if len(tape) != 1 or len(outs) != 1:
         return None
     entry = tape[0]
@@ -441,26 +455,100 @@ def _direct_form(op: Op, vals: list, diff: list, dt: Any, params: dict, outs: li
     if used != tuple(pnames[:len(used)]):  # keep parameter sources contiguous
         return None
     identity = not used and tuple(sources) == tuple(range(len(vals)))
-    return (prim, eparams, None if identity else tuple(sources), tuple(enodes), used, cls,
-            _layout(args, diff), saved, out_saved)
+    form = _Direct()
+    form.prim, form.eparams, form.pnames, form.cls = prim, eparams, used, cls
+    form.sources = None if identity else tuple(sources)
+    form.kernel = None if eparams else prim.numpy_kernel(tuple(entry.primals))
+    form.layout, form.saved, form.out_saved = _layout(args, diff), saved, out_saved
+    form.vjp = entry_vjp(prim, eparams, tuple(enodes), len(diff))
+    form.op, form.diff = op, tuple(diff)
+    form.avals = tuple([array_aval(vals[i]) for i in diff])
+    form.no_consts = (None,) * len(vals) if len(diff) == len(vals) else None
+    return form
 
 
-def _apply_direct(form: tuple, op: Op, args: tuple, vals: list, diff: tuple,
+def _apply_direct(form: _Direct, op: Op, args: tuple, vals: list, diff: tuple,
                   params: dict) -> Any:
-    """Record ``op`` by its direct form (``None``: take the general path instead)."""
-    prim, eparams, sources, enodes, pnames, cls, layout, saved, out_saved = form
+    """Record ``op`` by its direct form (``None``: take the general path instead).
+    What ``_finish`` does, spelled out for this path, the most frequent: its node
+    holds the operands and the output for ``form.vjp`` and no per-operation closure."""
+    sources = form.sources
     if sources is None:
         operands = vals
     else:
-        src = vals if not pnames else vals + [params[name] for name in pnames]
+        src = vals if not form.pnames else vals + [params[name] for name in form.pnames]
         operands = [src[s] for s in sources]
+    kernel = form.kernel
     try:
-        ans = prim.impl(*operands, **eparams)
+        ans = kernel(*operands) if kernel is not None else \
+            form.prim.impl(*operands, **form.eparams)
     except Exception:  # the general path reports the error in the facade's words
         return None
-    pull = entry_pullback(TapeEntry(prim, eparams, operands, ans, enodes, -1), len(diff))
-    return _finish(op, args, vals, diff, None, params, cls, layout, pull, ans, saved,
-                   out_saved)
+    if type(ans) is not np.ndarray:
+        ans = np.asarray(ans)
+    n = len(diff)
+    consts = form.no_consts
+    if consts is not None:  # every argument is a recorded input
+        tensors = args
+    else:
+        consts = list(vals)
+        for i in diff:
+            consts[i] = None
+        consts = tuple(consts)
+        tensors = (args[diff[0]],) if n == 1 else tuple([args[i] for i in diff])
+    if n == 1:  # _edges, inlined: the common case
+        t = tensors[0]
+        fn = t._grad_fn
+        if fn is None:
+            nexts, nrs = (accumulate_grad(t),), _NR0
+        else:
+            nr = t._output_nr
+            nexts, nrs = (fn,), (_NR0 if nr == 0 else (nr,))
+    else:
+        nexts, nrs = _edges(tensors)
+    cls = form.cls
+    node = cls.__new__(cls)  # (make_node, inlined)
+    node._next = nexts
+    node._nrs = nrs
+    node._layout = form.layout
+    node._pull = form.vjp
+    node._res = (*operands, ans)
+    node._fun = form
+    node._consts = consts
+    node._params = params
+    node._inputs = tensors
+    saved = form.saved
+    if saved is _DIFF:
+        node._checked = tensors
+        node._versions = (tensors[0]._vc[0],) if n == 1 else tuple([t._vc[0] for t in tensors])
+    elif saved:
+        node._checked = saved = tuple([args[i] for i in saved])
+        node._versions = tuple([t._vc[0] for t in saved])
+    else:
+        node._checked = node._versions = None
+    node._saves = op.saves
+    node._freed = False
+    node._n_out = 1
+    node._avals = form.avals
+    node._pre_hooks = node._retain = node._hooks = node._metadata = None
+    t = _wrap(ans, True, node) if ans.dtype.kind in "fc" else _wrap(ans)
+    if ans.base is not None:
+        _aliasing(t, args)
+    if form.out_saved:
+        save_output(node, 0, t)
+    return t
+
+
+_NR0 = (0,)
+
+
+def function_of(node: Any) -> tuple:
+    """``(op, consts, diff, dt, params)`` of a node recorded by this module: its
+    operation as ``make_flat``'s arguments (the operation's fad function)."""
+    f = node._fun
+    if type(f) is _Direct:
+        return f.op, node._consts, f.diff, None, node._params
+    return f
 
 
 def _plain(v: Any) -> bool:
@@ -718,7 +806,7 @@ def double_backward(node: Any, cts: list) -> list:
     """A node's vector-Jacobian product as a recorded operation on Tensors, so that
     ``create_graph=True`` yields differentiable gradients. The function is the
     core's ``fad.vjp`` of the node's own fad function: transformations nest."""
-    fun = make_flat(*node._fun)
+    fun = make_flat(*function_of(node))
     ins = node._inputs
     if ins is None:  # a released linear node: its vjp does not depend on the inputs
         ins = tuple(wrap(z) for z in node._zero_inputs())
