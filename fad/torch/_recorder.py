@@ -154,21 +154,20 @@ def apply(op: Op, args: tuple, params: dict = _NOPARAMS) -> Any:
         if type(out) is np.ndarray and (out.base is not None or out is vals[0]):
             _aliasing(t, args)
         return t
-    if not op.multi:
-        state = _trace_state()
-        if state.empty and state.no_grad is None:  # no fad transformation is running
-            key = _signature(op, vals, diff, params)
-            if key is not None:
-                form = _DIRECT.get(key, _UNKNOWN)
-                if form is _UNKNOWN:
-                    return _record(op, args, vals, diff, params, key)
-                # (key[1] is ``diff`` as a tuple: what the node keeps)
-                if form is not None:
-                    out = _apply_direct(form, op, args, vals, key[1], params)
-                else:
-                    out = _apply_program(key, op, args, vals, key[1], params)
-                if out is not None:
-                    return out
+    state = _trace_state()
+    if state.empty and state.no_grad is None:  # no fad transformation is running
+        key = _signature(op, vals, diff, params)
+        if key is not None:
+            form = _DIRECT.get(key, _UNKNOWN)
+            if form is _UNKNOWN:
+                return _record(op, args, vals, diff, params, key)
+            # (key[1] is ``diff`` as a tuple: what the node keeps)
+            if form is not None:
+                out = _apply_direct(form, op, args, vals, key[1], params)
+            else:
+                out = _apply_program(key, op, args, vals, key[1], params)
+            if out is not None:
+                return out
     return _record(op, args, vals, diff, params)
 
 
@@ -195,7 +194,7 @@ def _record(op: Op, args: tuple, vals: list, diff: list, params: dict,
             _DIRECT.clear()
         _DIRECT[key] = (_direct_form(op, vals, diff, dt, params, outs, out_nodes, in_nodes,
                                      tape, cls, args, _as_diff(saved, diff), out_saved)
-                        if dt is None else None)
+                        if dt is None and not op.multi else None)
     for i in diff:  # the node needs only the constants from now on
         vals[i] = None
     tensors = tuple([args[i] for i in diff])
@@ -560,11 +559,9 @@ def _plain(v: Any) -> bool:
 
 
 def _finish(op: Op, args: tuple, vals: list, diff: tuple, dt: Any, params: dict,
-            cls: type, layout: tuple | None, pull: Callable, out: Any, saved: tuple,
-            out_saved: tuple, same: bool = False) -> Any:
-    """The node of a recorded operation and its output Tensor (the direct paths).
-    ``saved``, ``out_saved``: see ``_saved_positions``; ``same``: the output may be
-    an input's array itself."""
+            prog: "_Program", pull: Callable, outs: list, saved: tuple) -> Any:
+    """The node of an operation recorded by its program, and its output Tensor(s).
+    ``saved``: see ``_saved_positions``."""
     n = len(diff)
     if n == len(args):  # the node keeps the constants only: here, none
         consts = (None,) * n
@@ -574,28 +571,24 @@ def _finish(op: Op, args: tuple, vals: list, diff: tuple, dt: Any, params: dict,
         for i in diff:
             consts[i] = None
         consts = tuple(consts)
-        tensors = (args[diff[0]],) if n == 1 else tuple([args[i] for i in diff])
-    if n == 1:  # _edges, inlined: the common case
-        t = tensors[0]
-        fn = t._grad_fn
-        if fn is None:
-            nexts, nrs = (accumulate_grad(t),), (0,)
-        else:
-            nexts, nrs = (fn,), (t._output_nr,)
-    else:
-        nexts, nrs = _edges(tensors)
-    node = make_node(cls, pull, (op, consts, diff, dt, params), tensors, nexts, nrs,
-                     layout, op.saves, 1,
+        tensors = tuple([args[i] for i in diff])
+    nexts, nrs = _edges(tensors)
+    node = make_node(prog.cls, pull, (op, consts, diff, dt, params), tensors, nexts, nrs,
+                     prog.layout, op.saves, len(outs),
                      tensors if saved is _DIFF else
                      tuple([args[i] for i in saved]) if saved else None)
-    if type(out) is not np.ndarray:
-        out = np.asarray(out)
-    t = wrap(out, True, node) if out.dtype.kind in "fc" else wrap(out)
-    if out.base is not None or same:
-        _aliasing(t, args)
-    if out_saved:
-        save_output(node, 0, t)
-    return t
+    res = []
+    for k, out in enumerate(outs):
+        if type(out) is not np.ndarray:
+            out = np.asarray(out)
+        t = wrap(out, True, node, k) if out.dtype.kind in "fc" and not prog.pruned[k] \
+            else wrap(out)
+        if out.base is not None or prog.same[k]:
+            _aliasing(t, args)
+        res.append(t)
+    for k in prog.out_saved:
+        save_output(node, k, res[k])
+    return tuple(res) if op.multi else res[0]
 
 
 # ------------------------------------------------------------------ programs
@@ -616,8 +609,8 @@ _PROGRAM_CONSTS_MAX = 1 << 20  # bytes of constants a cached program may hold
 
 
 class _Program:
-    __slots__ = ("env0", "in_slots", "sources", "code", "out_slot", "cls", "layout",
-                 "saved", "out_saved", "derived", "same", "out_nodes", "in_nodes")
+    __slots__ = ("env0", "in_slots", "sources", "code", "out_slots", "cls", "layout",
+                 "saved", "out_saved", "derived", "same", "pruned", "out_nodes", "in_nodes")
 
 
 def _program_key(key: tuple, vals: list, dt: Any) -> tuple | None:
@@ -668,8 +661,8 @@ def _apply_program(key: tuple, op: Op, args: tuple, vals: list, diff: tuple,
     saved = prog.saved
     if prog.derived:  # computed values the backward reads: views of an input, perhaps
         saved = _with_views(saved, prog.derived, env, diff, args, vals)
-    return _finish(op, args, vals, diff, dt, params, prog.cls, prog.layout, pull,
-                   env[prog.out_slot], saved, prog.out_saved, prog.same)
+    return _finish(op, args, vals, diff, dt, params, prog, pull,
+                   [env[k] for k in prog.out_slots], saved)
 
 
 def _compile(op: Op, args: tuple, vals: list, diff: list, dt: Any, params: dict
@@ -698,8 +691,10 @@ def _compile(op: Op, args: tuple, vals: list, diff: list, dt: Any, params: dict
     except Exception:  # value-dependent control flow and the like: the general path
         return None
     jaxpr = closed.jaxpr
-    if (len(jaxpr.outvars) != 1 or type(jaxpr.outvars[0]) is Literal
-            or jaxpr.outvars[0] in jaxpr.constvars  # (a result every call would share)
+    outvars = jaxpr.outvars
+    if ((len(outvars) != 1 and not op.multi) or not outvars
+            or any(type(v) is Literal or v in jaxpr.constvars  # (a result every call would share)
+                   for v in outvars)
             or sum(getattr(c, "nbytes", 0) for c in closed.consts) > _PROGRAM_CONSTS_MAX):
         return None  # (large constants, as cumsum's triangle, are not kept alive)
     env0: list = []
@@ -763,20 +758,22 @@ def _compile(op: Op, args: tuple, vals: list, diff: list, dt: Any, params: dict
     prog.in_slots = tuple(in_slots)
     prog.sources = tuple(sources)
     prog.code = tuple(code)
-    prog.out_slot = slot[jaxpr.outvars[0]]
+    prog.out_slots = out_slots = tuple(slot[v] for v in outvars)
     prog.cls = op.cls or node_type(op.grad_fn(vals, params))
     prog.layout = _layout(args, diff)
     prog.saved = tuple([src for s, src in zip(in_slots, sources)
                         if s in read and type(src) is int and isinstance(args[src], Tensor)])
-    if op.saves and not read.isdisjoint(dep - set(in_slots) - {prog.out_slot}):  # _union
+    if op.saves and not read.isdisjoint(dep - set(in_slots) - set(out_slots)):  # _union
         prog.saved = _union(prog.saved, diff)
     prog.saved = _as_diff(prog.saved, diff)
-    prog.out_saved = (0,) if prog.out_slot in read else ()
+    prog.out_saved = tuple(k for k, s in enumerate(out_slots) if s in read)
     # computed values the backward reads: views of an input at run time, perhaps
     prog.derived = tuple(sorted(s for s in read if env0[s] is None and s not in in_slots))
-    prog.same = prog.out_slot in in_slots
+    prog.same = tuple(s in in_slots for s in out_slots)
+    # (``prune``: an output no recorded input flows into gets no grad_fn, see _record)
+    prog.pruned = tuple(op.prune and s not in live for s in out_slots)
     # the output node and the input nodes, as lists for tape_pullback (which only reads them)
-    prog.out_nodes = [prog.out_slot if prog.out_slot in live else None]
+    prog.out_nodes = [s if s in live else None for s in out_slots]
     prog.in_nodes = list(diff_slots)
     return prog
 
@@ -805,25 +802,55 @@ def make_flat(op: Op, vals: Any, diff: Any, dt: Any, params: dict,
 def double_backward(node: Any, cts: list) -> list:
     """A node's vector-Jacobian product as a recorded operation on Tensors, so that
     ``create_graph=True`` yields differentiable gradients. The function is the
-    core's ``fad.vjp`` of the node's own fad function: transformations nest."""
-    fun = make_flat(*function_of(node))
+    core's ``fad.vjp`` of the node's own fad function (transformations nest), an
+    operation of its own per kind of node (``_backward_op``) whose arguments are the
+    node's inputs, its constants and the cotangents: so it is recorded as any
+    operation is, by its cached program after the first calls."""
+    op, consts, diff, dt, params = function_of(node)
     ins = node._inputs
     if ins is None:  # a released linear node: its vjp does not depend on the inputs
         ins = tuple(wrap(z) for z in node._zero_inputs())
-    k = len(ins)
-    present = [c is not None for c in cts]
-
-    def backward_fun(*xs: Any) -> list:
-        outs, vjp_fn = fad_vjp(lambda *a: fun(*a), *xs[:k])
-        given = iter(xs[k:])
-        full = [next(given) if p else fnp.zeros_like(o) for p, o in zip(present, outs)]
-        return list(vjp_fn(full))
-
-    name = node.name() + "Backward"
-    op = Op(name, backward_fun, name, None, True, multi=True, prune=True)
+    present = tuple(c is not None for c in cts)
+    bop = _backward_op(type(node), op, tuple(diff), dt, present, len(consts))
+    fixed = tuple(c for i, c in enumerate(consts) if i not in diff)
     ct_tensors = tuple(c if isinstance(c, Tensor) else wrap(c) for c in cts if c is not None)
-    out = apply(op, tuple(ins) + ct_tensors)
-    return list(out)
+    out = apply(bop, tuple(ins) + fixed + ct_tensors, params)
+    return list(out) if bop.multi else [out]
+
+
+_BACKWARD_OPS: dict = {}
+
+
+def _backward_op(cls: type, op: Op, diff: tuple, dt: Any, present: tuple, n_vals: int) -> Op:
+    """The operation ``double_backward`` records for a node of class ``cls`` made by
+    ``op`` (``diff``, ``dt``: see ``make_flat``) when the cotangents of its outputs
+    marked in ``present`` are given: ``(*inputs, *constants, *cotangents, **params)``
+    to the inputs' cotangents (one output per input; ``None`` outputs are zeros)."""
+    key = (cls, op, diff, dt, present, n_vals)
+    bop = _BACKWARD_OPS.get(key)
+    if bop is not None:
+        return bop
+    k = len(diff)
+    fixed = [i for i in range(n_vals) if i not in diff]
+    n_fixed = len(fixed)
+
+    def backward_fun(*xs: Any, **params: Any) -> Any:
+        vals: list = [None] * n_vals
+        for i, x in zip(fixed, xs[k:k + n_fixed]):
+            vals[i] = x
+        fun = make_flat(op, vals, diff, dt, params)
+        outs, vjp_fn = fad_vjp(lambda *a: fun(*a), *xs[:k])
+        given = iter(xs[k + n_fixed:])
+        full = [next(given) if p else fnp.zeros_like(o) for p, o in zip(present, outs)]
+        got = vjp_fn(full)
+        return got[0] if k == 1 else list(got)
+
+    name = cls.__name__ + "Backward"
+    bop = Op(name, backward_fun, name, None, True, multi=k > 1, prune=True)
+    if len(_BACKWARD_OPS) >= _DIRECT_MAX:
+        _BACKWARD_OPS.clear()
+    _BACKWARD_OPS[key] = bop
+    return bop
 
 
 def _torch_error(op: Op, vals: list, e: Exception) -> Exception:
