@@ -380,6 +380,11 @@ def _signature(op: Op, vals: list, diff: list, params: dict) -> tuple | None:
                 append((k, tv, v))
             elif tv is tuple and all(type(e) in _SIMPLE_PARAMS for e in v):
                 append((k, tuple(map(type, v)), v))
+            elif tv is tuple or tv is slice:  # an index: slices of plain values
+                got = _index_key(v)
+                if got is None:
+                    return None
+                append((k, got))
             elif isinstance(v, np.dtype):
                 append((k, v))
             elif tv is np.ndarray:  # an index or a mask: an input of the operation
@@ -387,6 +392,27 @@ def _signature(op: Op, vals: list, diff: list, params: dict) -> tuple | None:
             else:
                 return None
     return tuple(parts)
+
+
+def _index_key(v: Any) -> tuple | None:
+    """A hashable key of the value of an index made of plain values, tuples and
+    slices (``x[1:, 0]``), or ``None``."""
+    tv = type(v)
+    if tv in _SIMPLE_PARAMS:
+        return tv, v
+    if tv is slice:
+        parts = (v.start, v.stop, v.step)
+    elif tv is tuple:
+        parts = v
+    else:
+        return None
+    got = []
+    for e in parts:
+        e = _index_key(e)
+        if e is None:
+            return None
+        got.append(e)
+    return tv, tuple(got)
 
 
 def _taped(flat: Callable, primals: list, label: str) -> tuple:
