@@ -128,7 +128,7 @@ class Node:
             self._freed = True
             self._pull = self._res = self._fun = self._inputs = self._checked = None
             self._versions = self._consts = self._params = None
-        elif self._inputs is not None:
+        elif self._inputs is not None or self._res is not None:
             if self._avals is None:
                 self._avals = tuple([array_aval(t._value) for t in self._inputs])
             self._pull = self._res = self._inputs = self._checked = self._versions = None

@@ -43,7 +43,14 @@ from ..transforms.autodiff import make_jaxpr
 from ..transforms.autodiff import vjp as fad_vjp
 from ._dtype import array_np_dtype, default_np, result_type
 from ._grad_mode import GRAD_ENABLED
-from ._graph import accumulate_grad, array_aval, make_node, node_type, save_output
+from ._graph import (
+    AccumulateGrad,
+    accumulate_grad,
+    array_aval,
+    make_node,
+    node_type,
+    save_output,
+)
 from .tensor import Tensor, note_alias, view_of_own, wrap
 
 _wrap = wrap
@@ -437,7 +444,7 @@ class _Direct:
     the differentiated inputs ``diff`` and their ``avals``."""
 
     __slots__ = ("prim", "eparams", "kernel", "sources", "pnames", "cls", "layout", "saved",
-                 "out_saved", "vjp", "op", "diff", "avals", "no_consts")
+                 "out_saved", "vjp", "op", "diff", "avals", "no_consts", "in_operand")
 
 
 def _direct_form(op: Op, vals: list, diff: list, dt: Any, params: dict, outs: list,
@@ -489,6 +496,7 @@ def _direct_form(op: Op, vals: list, diff: list, dt: Any, params: dict, outs: li
     form.op, form.diff = op, tuple(diff)
     form.avals = tuple([array_aval(vals[i]) for i in diff])
     form.no_consts = (None,) * len(vals) if len(diff) == len(vals) else None
+    form.in_operand = tuple(enodes.index(k) for k in range(len(diff)))
     return form
 
 
@@ -541,7 +549,7 @@ def _apply_direct(form: _Direct, op: Op, args: tuple, vals: list, diff: tuple,
     node._fun = form
     node._consts = consts
     node._params = params
-    node._inputs = tensors
+    node._inputs = None  # (see inputs_of: the graph does not keep the Tensors alive)
     saved = form.saved
     if saved is _DIFF:
         node._checked = tensors
@@ -565,6 +573,31 @@ def _apply_direct(form: _Direct, op: Op, args: tuple, vals: list, diff: tuple,
 
 
 _NR0 = (0,)
+
+
+def inputs_of(node: Any) -> tuple | None:
+    """The recorded input Tensors of a node, or ``None`` once released. A direct form's
+    node keeps only the Tensors its backward reads (``_checked``), as PyTorch's saved
+    variables do, so that a chain's intermediate Tensors die with their last user:
+    the others are remade from the operands it holds and the edges they came by
+    (their vector-Jacobian product does not read their values)."""
+    ins = node._inputs
+    form = node._fun
+    if ins is not None or type(form) is not _Direct or node._res is None:
+        return ins
+    saved, diff = form.saved, form.diff
+    if saved is _DIFF:
+        return node._checked[:len(diff)]
+    held = dict(zip(saved, node._checked)) if saved else {}
+    res = node._res
+    out = []
+    for k, (i, nxt, nr) in enumerate(zip(diff, node._next, node._nrs)):
+        t = held.get(i)
+        if t is None:
+            t = nxt.variable if type(nxt) is AccumulateGrad else \
+                _wrap(res[form.in_operand[k]], True, nxt, nr)
+        out.append(t)
+    return tuple(out)
 
 
 def function_of(node: Any) -> tuple:
@@ -833,7 +866,7 @@ def double_backward(node: Any, cts: list) -> list:
     node's inputs, its constants and the cotangents: so it is recorded as any
     operation is, by its cached program after the first calls."""
     op, consts, diff, dt, params = function_of(node)
-    ins = node._inputs
+    ins = inputs_of(node)
     if ins is None:  # a released linear node: its vjp does not depend on the inputs
         ins = tuple(wrap(z) for z in node._zero_inputs())
     present = tuple(c is not None for c in cts)
