@@ -137,18 +137,15 @@ def apply(op: Op, args: tuple, params: dict = _NOPARAMS) -> Any:
     ``grad_fn`` when grad mode is on and an input requires grad."""
     grad_on = _grad_enabled()
     vals = []
-    diff = None
+    mask = 0  # bit i: argument i is recorded (a Tensor that requires grad)
     for i, a in enumerate(args):
         if isinstance(a, Tensor):
             vals.append(a._value)
             if a._requires_grad and grad_on:
-                if diff is None:
-                    diff = [i]
-                else:
-                    diff.append(i)
+                mask |= 1 << i
         else:
             vals.append(a)
-    if diff is None:
+    if not mask:
         dt = _target(op.kind, vals) if op.kind else None
         try:
             out = op.fun(*(_cast(vals, dt) if dt is not None else vals), **params)
@@ -161,24 +158,34 @@ def apply(op: Op, args: tuple, params: dict = _NOPARAMS) -> Any:
         if type(out) is np.ndarray and (out.base is not None or out is vals[0]):
             _aliasing(t, args)
         return t
+    diff = _DIFFS[mask] if mask < _N_DIFFS else tuple(
+        [i for i in range(len(args)) if mask >> i & 1])
     state = _trace_state()
     if state.empty and state.no_grad is None:  # no fad transformation is running
-        key = _signature(op, vals, diff, params)
+        if len(vals) == 1 and not params and type(vals[0]) is np.ndarray:
+            v = vals[0]  # (_signature, spelled out: unary operations)
+            key = (op, diff, v.shape, v.dtype)
+        else:
+            key = _signature(op, vals, diff, params)
         if key is not None:
             form = _DIRECT.get(key, _UNKNOWN)
             if form is _UNKNOWN:
                 return _record(op, args, vals, diff, params, key)
-            # (key[1] is ``diff`` as a tuple: what the node keeps)
             if form is not None:
-                out = _apply_direct(form, op, args, vals, key[1], params)
+                out = _apply_direct(form, op, args, vals, diff, params)
             else:
-                out = _apply_program(key, op, args, vals, key[1], params)
+                out = _apply_program(key, op, args, vals, diff, params)
             if out is not None:
                 return out
     return _record(op, args, vals, diff, params)
 
 
-def _record(op: Op, args: tuple, vals: list, diff: list, params: dict,
+# the recorded arguments (``diff``) of each mask of up to eight arguments
+_N_DIFFS = 256
+_DIFFS = [tuple([i for i in range(8) if m >> i & 1]) for m in range(_N_DIFFS)]
+
+
+def _record(op: Op, args: tuple, vals: list, diff: tuple, params: dict,
             key: tuple | None = None) -> Any:
     """The general recording path: the core's reverse mode (a ``VJPTrace``) applied to
     the operation's fad function; with ``key``, also learn whether the operation is
@@ -327,7 +334,7 @@ def _edges(tensors: tuple) -> tuple[tuple, tuple]:
     return tuple(nexts), tuple(nrs)
 
 
-def _layout(args: tuple, diff: list) -> tuple | None:
+def _layout(args: tuple, diff: tuple) -> tuple | None:
     """Where each argument's entry of ``next_functions`` comes from: the index of the
     recorded input, or ``-1`` for a constant (``None`` arguments have none)."""
     if len(diff) == len(args):
@@ -363,10 +370,10 @@ _trace_state = current_state
 _SIMPLE_PARAMS = frozenset({bool, int, float, complex, str, type(None), type(Ellipsis)})
 
 
-def _signature(op: Op, vals: list, diff: list, params: dict) -> tuple | None:
+def _signature(op: Op, vals: list, diff: tuple, params: dict) -> tuple | None:
     """What the direct form of ``op`` may depend on, or ``None`` when the inputs are not
     plain NumPy arrays and Python scalars (or a parameter is not a plain value)."""
-    parts = [op, tuple(diff)]
+    parts = [op, diff]
     append = parts.append
     for v in vals:
         tv = type(v)
@@ -447,7 +454,7 @@ class _Direct:
                  "out_saved", "vjp", "op", "diff", "avals", "no_consts", "in_operand")
 
 
-def _direct_form(op: Op, vals: list, diff: list, dt: Any, params: dict, outs: list,
+def _direct_form(op: Op, vals: list, diff: tuple, dt: Any, params: dict, outs: list,
                  out_nodes: list, in_nodes: list, tape: list, cls: type, args: tuple,
                  saved: tuple, out_saved: tuple) -> _Direct | None:
     """The direct form of ``op`` when the tape is one primitive applied to the
@@ -724,7 +731,7 @@ def _apply_program(key: tuple, op: Op, args: tuple, vals: list, diff: tuple,
                    [env[k] for k in prog.out_slots], saved)
 
 
-def _compile(op: Op, args: tuple, vals: list, diff: list, dt: Any, params: dict
+def _compile(op: Op, args: tuple, vals: list, diff: tuple, dt: Any, params: dict
              ) -> _Program | None:
     """Trace ``op`` to its program at these inputs, or ``None`` if it cannot be
     evaluated and taped outside the core's tracing (see above)."""
