@@ -388,11 +388,13 @@ def _run_backward(roots: list, grads: list, retain_graph: bool, create_graph: bo
     order = _graph_order([e[0] for e in root_edges])
 
     targets: dict[tuple, int] | None = None
+    target_ids: set = set()
     if inputs is not None:
         targets = {}
         for i, t in enumerate(inputs):
             targets.setdefault(_key(edge_of(t)), i)
-        needed = _needed(order, {k[0] for k in targets})
+        target_ids = {k[0] for k in targets}
+        needed = _needed(order, target_ids)
     else:
         needed = None
 
@@ -444,7 +446,7 @@ def _run_backward(roots: list, grads: list, retain_graph: bool, create_graph: bo
                     else:
                         entry[1] = _add(entry[1], g)
                 continue
-            if targets is not None:
+            if targets is not None and id(node) in target_ids:
                 for nr in range(node._n_out):
                     i = targets.get((id(node), nr))
                     if i is not None and buf[nr] is not None:
@@ -519,11 +521,13 @@ def _key(edge: tuple) -> tuple:
 
 def _needed(order: list[Node], target_ids: set[int]) -> set[int]:
     """Nodes from which some target node can be reached."""
-    needed: set[int] = set()
+    needed: set[int] = set(target_ids)
+    add = needed.add
     for node in reversed(order):
-        if id(node) in target_ids or any(
-                n is not None and id(n) in needed for n in node._next):
-            needed.add(id(node))
+        for n in node._next:
+            if n is not None and id(n) in needed:
+                add(id(node))
+                break
     return needed
 
 
