@@ -162,10 +162,20 @@ def apply(op: Op, args: tuple, params: dict = _NOPARAMS) -> Any:
         [i for i in range(len(args)) if mask >> i & 1])
     state = _trace_state()
     if state.empty and state.no_grad is None:  # no fad transformation is running
-        if len(vals) == 1 and not params and type(vals[0]) is np.ndarray:
-            v = vals[0]  # (_signature, spelled out: unary operations)
-            key = (op, diff, v.shape, v.dtype)
-        else:
+        key = None
+        if len(vals) <= 2 and not params and type(vals[0]) is np.ndarray:
+            # _signature, spelled out for the most frequent operands (the same keys)
+            v = vals[0]
+            if len(vals) == 1:
+                key = (op, diff, v.shape, v.dtype)
+            else:
+                w = vals[1]
+                tw = type(w)
+                if tw is np.ndarray:
+                    key = (op, diff, v.shape, v.dtype, w.shape, w.dtype)
+                elif tw is float:
+                    key = (op, diff, v.shape, v.dtype, float)
+        if key is None:
             key = _signature(op, vals, diff, params)
         if key is not None:
             form = _DIRECT.get(key, _UNKNOWN)
