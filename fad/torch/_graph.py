@@ -44,9 +44,16 @@ class Node:
     # vector-Jacobian product its signature shares, and ``_res`` its own operands
     # and output; ``_fun`` (with ``_consts`` and ``_params`` for a direct form) is
     # what ``function_of`` turns into the operation's fad function.
+    # Hooks, retained gradients and metadata, which few nodes have, live in the
+    # instance's ``__dict__`` once set (the class gives ``None``): a node is made
+    # per recorded operation and the garbage collector walks its slots.
     __slots__ = ("_next", "_nrs", "_layout", "_pull", "_res", "_fun", "_consts", "_params",
-                 "_inputs", "_checked", "_versions", "_saves", "_freed", "_n_out",
-                 "_pre_hooks", "_retain", "_hooks", "_metadata", "_avals", "__weakref__")
+                 "_inputs", "_checked", "_versions", "_saves", "_freed", "_n_out", "_avals",
+                 "__dict__", "__weakref__")
+    _pre_hooks: dict | None = None
+    _retain: dict | None = None
+    _hooks: list | None = None
+    _metadata: dict | None = None
 
     @property
     def next_functions(self) -> tuple:
@@ -238,7 +245,7 @@ def make_node(cls: type, pull: Any, fun: Any, inputs: tuple, nexts: tuple, nrs: 
     node._saves = saves
     node._freed = False
     node._n_out = n_out
-    node._pre_hooks = node._retain = node._hooks = node._metadata = node._avals = None
+    node._avals = None
     return node
 
 
@@ -270,7 +277,6 @@ def accumulate_grad(t: Any) -> AccumulateGrad:
         node._n_out = 1
         node._freed = False
         node._saves = False
-        node._pre_hooks = node._retain = node._hooks = node._metadata = None
         node._pull = node._fun = node._inputs = node._checked = node._versions = node._avals = None
         node._res = node._consts = node._params = None
         t._acc = weakref.ref(node)

@@ -541,11 +541,7 @@ def _apply_direct(form: _Direct, op: Op, args: tuple, vals: list, diff: tuple,
     if consts is not None:  # every argument is a recorded input
         tensors = args
     else:
-        consts = list(vals)
-        for i in diff:
-            consts[i] = None
-        consts = tuple(consts)
-        tensors = (args[diff[0]],) if n == 1 else tuple([args[i] for i in diff])
+        consts, tensors = _split(args, vals, diff)
     if n == 1:  # _edges, inlined: the common case
         t = tensors[0]
         fn = t._grad_fn
@@ -580,7 +576,6 @@ def _apply_direct(form: _Direct, op: Op, args: tuple, vals: list, diff: tuple,
     node._freed = False
     node._n_out = 1
     node._avals = form.avals
-    node._pre_hooks = node._retain = node._hooks = node._metadata = None
     t = _wrap(ans, True, node) if ans.dtype.kind in "fc" else _wrap(ans)
     if ans.base is not None:
         _aliasing(t, args)
@@ -590,6 +585,18 @@ def _apply_direct(form: _Direct, op: Op, args: tuple, vals: list, diff: tuple,
 
 
 _NR0 = (0,)
+
+
+def _split(args: tuple, vals: list, diff: tuple) -> tuple[tuple, tuple]:
+    """What a node keeps of its arguments: the constants (``vals`` with the recorded
+    inputs left out) and the recorded input Tensors."""
+    n = len(diff)
+    if n == len(args):
+        return (None,) * n, args
+    consts = list(vals)
+    for i in diff:
+        consts[i] = None
+    return tuple(consts), (args[diff[0]],) if n == 1 else tuple([args[i] for i in diff])
 
 
 def inputs_of(node: Any) -> tuple | None:
@@ -638,16 +645,7 @@ def _finish(op: Op, args: tuple, vals: list, diff: tuple, dt: Any, params: dict,
             prog: "_Program", pull: Callable, outs: list, saved: tuple) -> Any:
     """The node of an operation recorded by its program, and its output Tensor(s).
     ``saved``: see ``_saved_positions``."""
-    n = len(diff)
-    if n == len(args):  # the node keeps the constants only: here, none
-        consts = (None,) * n
-        tensors = args
-    else:
-        consts = list(vals)
-        for i in diff:
-            consts[i] = None
-        consts = tuple(consts)
-        tensors = tuple([args[i] for i in diff])
+    consts, tensors = _split(args, vals, diff)
     nexts, nrs = _edges(tensors)
     node = make_node(prog.cls, pull, (op, consts, diff, dt, params), tensors, nexts, nrs,
                      prog.layout, op.saves, len(outs),
