@@ -136,15 +136,21 @@ def apply(op: Op, args: tuple, params: dict = _NOPARAMS) -> Any:
     """Run ``op`` on ``args`` (Tensors, Python scalars, arrays); record a
     ``grad_fn`` when grad mode is on and an input requires grad."""
     grad_on = _grad_enabled()
-    vals = []
     mask = 0  # bit i: argument i is recorded (a Tensor that requires grad)
-    for i, a in enumerate(args):
-        if isinstance(a, Tensor):
-            vals.append(a._value)
-            if a._requires_grad and grad_on:
-                mask |= 1 << i
-        else:
-            vals.append(a)
+    if len(args) == 1 and type(args[0]) is Tensor:  # (the loop below, for one Tensor)
+        a = args[0]
+        vals = [a._value]
+        if a._requires_grad and grad_on:
+            mask = 1
+    else:
+        vals = []
+        for i, a in enumerate(args):
+            if isinstance(a, Tensor):
+                vals.append(a._value)
+                if a._requires_grad and grad_on:
+                    mask |= 1 << i
+            else:
+                vals.append(a)
     if not mask:
         dt = _target(op.kind, vals) if op.kind else None
         try:
