@@ -15,6 +15,6 @@ from . import chains, dask, elementwise, hvp, jacrev, lenet, mlp, per_example  #
 
 ORDER = ("mlp", "chain100", "deep_chain", "hvp", "big_elementwise", "mlp_jit", "chain100_jit",
          "per_example", "big_elementwise_jit", "hvp_jit", "jacrev_jit", "facade_chain",
-         "dask_logistic", "lenet")
+         "facade_deep_chain", "facade_hvp", "dask_logistic", "lenet")
 
 order_cases(ORDER)

@@ -1,6 +1,6 @@
 """The elementwise chain of sin, *1.01, tanh, +0.1: 100 ops (``chain100``),
 10^3 to 10^5 ops (``deep_chain``), compiled (``chain100_jit``) and through the
-fad.torch facade (``facade_chain``)."""
+fad.torch facade (``facade_chain``, ``facade_deep_chain``)."""
 
 from __future__ import annotations
 
@@ -145,15 +145,18 @@ def chain100_jit_case(size: str) -> list[Problem]:
     return [Problem(f"{4 * reps} ops, float64[16]", contenders, n_ops=4 * reps)]
 
 
-@case("facade_chain")
-def facade_chain_case(size: str) -> list[Problem]:
-    """The chain100 function (100 elementwise ops on a float64 16-vector, then
-    sum) written once against the PyTorch API and run through the fad.torch
-    facade (``import fad.torch as torch``: leaf tensor with requires_grad,
-    forward, ``.backward()``, read ``.grad``) and through real PyTorch eager,
-    beside hand-written NumPy.  Pure per-op overhead of the stateful facade:
-    read the µs/op column (time per call / 100).  No bar."""
-    reps = 2 if size == "tiny" else 25
+def facade_bars(results: list[dict]) -> list[Bar]:
+    """fad.torch's ratio to NumPy at most torch eager's, at each problem (depth)."""
+    many = len(results) > 1
+    return [relative_bar("fad.torch ratio ≤ torch ratio"
+                         + (f" at {ops_label(r['n_ops'])}" if many else ""),
+                         find(results, k, "fad.torch"), find(results, k, "torch"))
+            for k, r in enumerate(results)]
+
+
+def facade_chain_problem(n_ops: int) -> Problem:
+    """The chain written once against the PyTorch API: fad.torch, torch eager, NumPy."""
+    reps = max(1, n_ops // 4)
     x = np.linspace(-1.0, 1.0, 16)
     loss = lambda T, x: chain(T, x, reps)
     contenders = [
@@ -161,4 +164,29 @@ def facade_chain_case(size: str) -> list[Problem]:
         facade_contender(loss, x),
         torch_contender(loss, x),
     ]
-    return [Problem(f"{4 * reps} ops, float64[16]", contenders, n_ops=4 * reps)]
+    return Problem(f"{4 * reps} ops, float64[16]", contenders, n_ops=4 * reps)
+
+
+@case("facade_chain", bars=facade_bars)
+def facade_chain_case(size: str) -> list[Problem]:
+    """The chain100 function (100 elementwise ops on a float64 16-vector, then
+    sum) written once against the PyTorch API and run through the fad.torch
+    facade (``import fad.torch as torch``: leaf tensor with requires_grad,
+    forward, ``.backward()``, read ``.grad``) and through real PyTorch eager,
+    beside hand-written NumPy.  Pure per-op overhead of the stateful facade:
+    read the µs/op column (time per call / 100)."""
+    return [facade_chain_problem(8 if size == "tiny" else 100)]
+
+
+@case("facade_deep_chain", bars=facade_bars)
+def facade_deep_chain_case(size: str) -> list[Problem]:
+    """The facade_chain function at 10^3, 10^4 and 10^5 operations (float64
+    16-vector) through the fad.torch facade and torch eager, beside
+    hand-written NumPy: the facade's per-operation cost must not grow with
+    the depth of the recorded graph (no quadratic work, no recursion, the
+    cyclic garbage collector kept busy by few objects per operation)."""
+    depths = {"full": (10**3, 10**4, 10**5), "quick": (10**3, 10**4), "tiny": (8, 40)}[size]
+    problems = [facade_chain_problem(n) for n in depths]
+    for p in problems:
+        p.memory = False
+    return problems

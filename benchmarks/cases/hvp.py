@@ -1,5 +1,6 @@
-"""Hessian-vector product of the Rosenbrock function: un-jitted (``hvp``) and
-compiled (``hvp_jit``)."""
+"""Hessian-vector product of the Rosenbrock function: un-jitted (``hvp``),
+compiled (``hvp_jit``) and by double backward through the fad.torch facade
+(``facade_hvp``)."""
 
 from __future__ import annotations
 
@@ -14,12 +15,13 @@ from harness import (
     case,
     fad_contender,
     find,
+    guarded,
     jit_contender,
     missing,
     ratio_bar,
     relative_bar,
 )
-from harness.libs import anp, autograd, torch
+from harness.libs import FAD_TORCH_ERROR, anp, autograd, fad_torch, torch
 
 import fad
 import fad.numpy as fnp
@@ -103,3 +105,34 @@ def hvp_jit_case(size: str) -> list[Problem]:
         fad_contender("fad", hvp, x, v),
     ]
     return [Problem(f"n = {n}, float64", contenders, rtol=1e-8)]
+
+
+def facade_hvp_bars(results: list[dict]) -> list[Bar]:
+    """fad.torch's ratio to NumPy at most torch eager's, at each size."""
+    return [relative_bar(f"fad.torch ratio ≤ torch ratio at {r['label']}",
+                         find(results, k, "fad.torch"), find(results, k, "torch"))
+            for k, r in enumerate(results)]
+
+
+@case("facade_hvp", bars=facade_hvp_bars)
+def facade_hvp_case(size: str) -> list[Problem]:
+    """Hessian-vector product of the Rosenbrock function (float64) by double
+    backward, written once against the PyTorch API
+    (``autograd.grad(f(x), x, create_graph=True)``, then the gradient of
+    ``<g, v>``) and run through the fad.torch facade and torch eager, against
+    the closed-form NumPy HVP.  At n = 100 the cost is the per-operation
+    overhead of recording the gradient's own graph; at n = 10,000, the arrays'."""
+    sizes = (10,) if size == "tiny" else (100, 10_000)
+    rng = np.random.default_rng(1)
+    problems = []
+    for n in sizes:
+        x, v = rng.uniform(-1.5, 1.5, n), rng.standard_normal(n)
+        contenders = [
+            Contender("numpy", lambda x=x, v=v: rosenbrock_hvp_numpy(x, v)),
+            guarded("fad.torch", lambda x=x, v=v: torch_hvp(fad_torch, x, v)) if fad_torch
+            else Contender("fad.torch", None, skip=FAD_TORCH_ERROR),
+            Contender("torch", torch_hvp(torch, x, v) if torch else None, tracemalloc=False,
+                      skip=missing(torch, "torch")),
+        ]
+        problems.append(Problem(f"n = {n}, float64", contenders, rtol=1e-8))
+    return problems

@@ -14,8 +14,10 @@ from harness import (
     case,
     facade_contender,
     fad_contender,
+    find,
     jit_contender,
     ratio_bar,
+    relative_bar,
     torch_contender,
 )
 from harness.libs import anp, autograd_getval
@@ -88,7 +90,9 @@ def mlp_loss_fad(params: list, x: Any, y: Any) -> Any:
 
 
 def mlp_bars(results: list[dict]) -> list[Bar]:
-    return [ratio_bar(results, "fad", 1.3), ratio_bar(results, "fad.torch", 1.3)]
+    return [ratio_bar(results, "fad", 1.3), ratio_bar(results, "fad.torch", 1.3),
+            relative_bar("fad.torch ratio ≤ torch ratio", find(results, 0, "fad.torch"),
+                         find(results, 0, "torch"))]
 
 
 @case("mlp", bars=mlp_bars)

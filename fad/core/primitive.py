@@ -63,6 +63,21 @@ class Primitive:
             return fn(*args) if fn is not None else self._impl(np, *args, **params)
         return self._impl(namespace_of(args), *args, **params)
 
+    def numpy_kernel(self, args: tuple) -> Callable | None:
+        """``numpy_fn`` if ``impl`` calls it for operands of the types of ``args``
+        (it then does for any operands of these types), else ``None``.
+
+        >>> import numpy as np
+        >>> from fad.core.primitive import REGISTRY
+        >>> REGISTRY["sin"].numpy_kernel((np.ones(2),)) is np.sin
+        True
+        """
+        t0 = type(args[0]) if args else None
+        if (t0 is np.ndarray and (len(args) == 1 or type(args[-1]) in _NUMPY_OR_SCALAR)) \
+                or (t0 in _PY_SCALARS and type(args[-1]) is np.ndarray):
+            return self.numpy_fn
+        return None
+
     def bind(self, *args: Any, **params: Any) -> Any:
         return bind(self, *args, **params)
 

@@ -432,21 +432,59 @@ def tape_pullback(tape: list, out_nodes: list, in_nodes: list) -> Callable:
     return pull
 
 
-def entry_pullback(entry: TapeEntry, n_inputs: int) -> Callable:
-    """``pull(cts_out, consume=False)`` of a tape of one single-output ``entry``
-    whose operands' nodes are input positions ``0 .. n_inputs - 1``: what
-    ``tape_pullback([entry], [entry.out], range(n_inputs))`` computes, without
-    its bookkeeping (the facade records most operations as one such entry). The
-    entry is never consumed."""
-    def pull(cts_out: list, consume: bool = False) -> list:
-        ct = cts_out[0]
-        cts: list = [None] * n_inputs
-        if ct is not None:
-            for node, ct_in in zip(entry.nodes, _entry_vjp(entry, ct)):
-                if node is not None and ct_in is not None:
-                    cts[node] = _accumulate(cts[node], ct_in)
-        return [_value(c) for c in cts]
-    return pull
+def entry_vjp(prim: Any, params: dict, nodes: tuple, n_inputs: int) -> Callable:
+    """``vjp(res, ct)``: the cotangents of inputs ``0 .. n_inputs - 1`` of one
+    application of the single-output ``prim`` whose operand ``i`` is input
+    ``nodes[i]`` (``None``: a constant), from its output's cotangent ``ct``; ``res``
+    is ``(*operands, output)``. What pulling ``ct`` back through a tape of that one
+    entry gives (``None`` for an input the output does not depend on), built once
+    for many applications with the same structure: an elementwise primitive whose
+    differentiated operands are distinct inputs goes straight to its partials,
+    any other through ``_entry_vjp``.
+
+    >>> import numpy as np
+    >>> from fad.primitives import elementwise as E
+    >>> vjp = entry_vjp(E.mul_p, {}, (0, None), 1)  # x * c, in x
+    >>> x, c = np.ones(2), np.full(2, 3.0)
+    >>> vjp((x, c, x * c), np.ones(2))[0].tolist()
+    [3.0, 3.0]
+    """
+    partials = prim.partials
+    steps = tuple((i, k, partials[i] if partials is not None else None)
+                  for i, k in enumerate(nodes) if k is not None)
+    ks = [k for _, k, _ in steps]
+    if (partials is None or prim.vjp_rule is not None or len(set(ks)) < len(ks)
+            or any(p is None for _, _, p in steps)):
+        def vjp(res: tuple, ct: Any) -> list:
+            entry = TapeEntry(prim, params, res[:-1], res[-1], nodes, None)
+            out: list = [None] * n_inputs
+            for node, c in zip(nodes, _entry_vjp(entry, ct)):
+                if node is not None and c is not None:
+                    out[node] = _accumulate(out[node], c)
+            return [_value(c) for c in out]
+        return vjp
+    if len(nodes) == 1 and not params:  # (unary maths: the common case, spelled out)
+        partial = steps[0][2]
+
+        def vjp(res: tuple, ct: Any) -> list:
+            x, ans = res
+            g = partial(ct, ans, x)
+            if g.shape != x.shape:
+                g = unbroadcast(g, x.shape)
+            return [g]
+        return vjp
+
+    def vjp(res: tuple, ct: Any) -> list:
+        primals, ans = res[:-1], res[-1]
+        out: list = [None] * n_inputs
+        for i, k, partial in steps:
+            g = -ct if partial is negated else partial(ct, ans, *primals, **params)
+            shape = primals[i].shape
+            if g.shape != shape:
+                g = unbroadcast(g, shape)
+            out[k] = g
+        return out
+    return vjp
 
 
 class _Prelinearized:

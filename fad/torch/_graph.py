@@ -10,6 +10,7 @@ operations work), and only mutates ``.grad`` after every check has passed.
 
 from __future__ import annotations
 
+import gc
 import itertools
 import re
 import weakref
@@ -38,9 +39,21 @@ class Node:
     the operation, as in PyTorch; leaves appear as their ``AccumulateGrad``.
     """
 
-    __slots__ = ("_next", "_nrs", "_layout", "_pull", "_fun", "_inputs", "_checked", "_versions",
-                 "_saves", "_freed", "_n_out", "_pre_hooks", "_retain", "_hooks",
-                 "_metadata", "_avals", "__weakref__")
+    # ``_pull(cts, consume)`` gives the inputs' cotangents; an operation recorded by its
+    # direct form (``fad/torch/_recorder.py``) has instead ``_pull(_res, ct)``, the
+    # vector-Jacobian product its signature shares, and ``_res`` its own operands
+    # and output; ``_fun`` (with ``_consts`` and ``_params`` for a direct form) is
+    # what ``function_of`` turns into the operation's fad function.
+    # Hooks, retained gradients and metadata, which few nodes have, live in the
+    # instance's ``__dict__`` once set (the class gives ``None``): a node is made
+    # per recorded operation and the garbage collector walks its slots.
+    __slots__ = ("_next", "_nrs", "_layout", "_pull", "_res", "_fun", "_consts", "_params",
+                 "_inputs", "_checked", "_versions", "_saves", "_freed", "_n_out", "_avals",
+                 "__dict__", "__weakref__")
+    _pre_hooks: dict | None = None
+    _retain: dict | None = None
+    _hooks: list | None = None
+    _metadata: dict | None = None
 
     @property
     def next_functions(self) -> tuple:
@@ -91,10 +104,14 @@ class Node:
         if create_graph:
             return _differentiable_pull(self, cts)
         pull = self._pull
-        if pull is None:  # a linear node whose tape was released: linearize again
-            from ._recorder import make_flat
-            _, pull = vjp_flat(make_flat(*self._fun), self._zero_inputs(), self.name())
-        res = pull(cts, consume=not retain)
+        if self._res is not None:
+            res = pull(self._res, cts[0])
+        else:
+            if pull is None:  # a linear node whose tape was released: linearize again
+                from ._recorder import function_of, make_flat
+                _, pull = vjp_flat(make_flat(*function_of(self)), self._zero_inputs(),
+                                   self.name())
+            res = pull(cts, consume=not retain)
         for i, r in enumerate(res):
             if r is None:  # no dependence: PyTorch still hands back zeros
                 res[i] = self._zero_input(i)
@@ -116,13 +133,15 @@ class Node:
         shapes of its inputs, as PyTorch's, and can run again."""
         if self._saves:
             self._freed = True
-            self._pull = self._fun = self._inputs = self._checked = self._versions = None
-        elif self._inputs is not None:
-            self._avals = tuple([_aval(t._value) for t in self._inputs])
-            self._pull = self._inputs = self._checked = self._versions = None
+            self._pull = self._res = self._fun = self._inputs = self._checked = None
+            self._versions = self._consts = self._params = None
+        elif self._inputs is not None or self._res is not None:
+            if self._avals is None:
+                self._avals = tuple([array_aval(t._value) for t in self._inputs])
+            self._pull = self._res = self._inputs = self._checked = self._versions = None
 
 
-def _aval(v: Any) -> tuple:
+def array_aval(v: Any) -> tuple:
     return v.shape, v.dtype, (np if type(v) is np.ndarray else namespace_of([v]))
 
 
@@ -218,6 +237,7 @@ def make_node(cls: type, pull: Any, fun: Any, inputs: tuple, nexts: tuple, nrs: 
     node._nrs = nrs
     node._layout = layout
     node._pull = pull
+    node._res = node._consts = node._params = None
     node._fun = fun
     node._inputs = inputs
     node._checked = saved
@@ -225,7 +245,7 @@ def make_node(cls: type, pull: Any, fun: Any, inputs: tuple, nexts: tuple, nrs: 
     node._saves = saves
     node._freed = False
     node._n_out = n_out
-    node._pre_hooks = node._retain = node._hooks = node._metadata = node._avals = None
+    node._avals = None
     return node
 
 
@@ -257,8 +277,8 @@ def accumulate_grad(t: Any) -> AccumulateGrad:
         node._n_out = 1
         node._freed = False
         node._saves = False
-        node._pre_hooks = node._retain = node._hooks = node._metadata = None
         node._pull = node._fun = node._inputs = node._checked = node._versions = node._avals = None
+        node._res = node._consts = node._params = None
         t._acc = weakref.ref(node)
     return node
 
@@ -349,17 +369,38 @@ def run_backward(roots: list, grads: list, retain_graph: bool, create_graph: boo
     With ``accumulate`` (``Tensor.backward``), sums into ``.grad`` of the leaves
     (or of ``inputs`` only). Without (``autograd.grad``), returns the gradients of
     ``inputs``. ``grads`` are arrays, or Tensors when ``create_graph``.
+
+    The cyclic garbage collector is paused during the pass: the pass frees the
+    graph node by node (reference counting does that) and allocates only arrays
+    and short-lived containers, so a collection would find nothing to free, yet a
+    full one walks every object alive, the whole graph of a deep chain included
+    (a fifth of the pass at 10^5 operations). It is turned back on, if it was on,
+    however the pass ends.
     """
+    gc_was = gc.isenabled()
+    try:
+        gc.disable()
+        return _run_backward(roots, grads, retain_graph, create_graph, inputs, accumulate,
+                             allow_unused)
+    finally:
+        if gc_was:
+            gc.enable()
+
+
+def _run_backward(roots: list, grads: list, retain_graph: bool, create_graph: bool,
+                  inputs: list | None, accumulate: bool, allow_unused: bool) -> list | None:
     T = _T
     root_edges = [edge_of(r) for r in roots]
     order = _graph_order([e[0] for e in root_edges])
 
     targets: dict[tuple, int] | None = None
+    target_ids: set = set()
     if inputs is not None:
         targets = {}
         for i, t in enumerate(inputs):
             targets.setdefault(_key(edge_of(t)), i)
-        needed = _needed(order, {k[0] for k in targets})
+        target_ids = {k[0] for k in targets}
+        needed = _needed(order, target_ids)
     else:
         needed = None
 
@@ -411,7 +452,7 @@ def run_backward(roots: list, grads: list, retain_graph: bool, create_graph: boo
                     else:
                         entry[1] = _add(entry[1], g)
                 continue
-            if targets is not None:
+            if targets is not None and id(node) in target_ids:
                 for nr in range(node._n_out):
                     i = targets.get((id(node), nr))
                     if i is not None and buf[nr] is not None:
@@ -426,7 +467,8 @@ def run_backward(roots: list, grads: list, retain_graph: bool, create_graph: boo
                 if pull is None or create_graph:
                     in_cts = node._backward(buf, retain_graph, create_graph)
                 else:  # Node._backward, inlined: the common case
-                    in_cts = pull(buf, consume)
+                    res = node._res
+                    in_cts = pull(buf, consume) if res is None else pull(res, buf[0])
                     for i, r in enumerate(in_cts):
                         if r is None:  # no dependence: PyTorch still hands back zeros
                             in_cts[i] = node._zero_input(i)
@@ -485,11 +527,13 @@ def _key(edge: tuple) -> tuple:
 
 def _needed(order: list[Node], target_ids: set[int]) -> set[int]:
     """Nodes from which some target node can be reached."""
-    needed: set[int] = set()
+    needed: set[int] = set(target_ids)
+    add = needed.add
     for node in reversed(order):
-        if id(node) in target_ids or any(
-                n is not None and id(n) in needed for n in node._next):
-            needed.add(id(node))
+        for n in node._next:
+            if n is not None and id(n) in needed:
+                add(id(node))
+                break
     return needed
 
 

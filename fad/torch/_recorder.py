@@ -13,8 +13,9 @@ Recording has three paths, one graph: the general one runs the function under a
 fresh ``VJPTrace`` (always used while a fad transformation is running, so that
 the operation is traced into it); when none is, an operation seen before with the
 same signature is recorded without tracing, either by calling its one primitive
-directly ("direct form") or by evaluating its cached IR ("program"). See the
-sections below; ``tests/torch/test_torch_fast_paths.py`` checks the three agree.
+directly ("direct form", ``fad/torch/_direct.py``) or by evaluating its cached IR
+("program"). See the sections below; ``tests/torch/test_torch_fast_paths.py``
+checks the three agree.
 """
 
 from __future__ import annotations
@@ -33,7 +34,6 @@ from ..interpreters.tape import (
     TapeEntry,
     VJPTrace,
     VJPTracer,
-    entry_pullback,
     entry_reads,
     flows_through,
     tape_pullback,
@@ -41,10 +41,26 @@ from ..interpreters.tape import (
 )
 from ..transforms.autodiff import make_jaxpr
 from ..transforms.autodiff import vjp as fad_vjp
+from ._direct import (  # noqa: F401 - function_of, inputs_of and _aliasing for other modules
+    _DIFF,
+    _SIMPLE_PARAMS,
+    _aliasing,
+    _apply_direct,
+    _as_diff,
+    _direct_form,
+    _edges,
+    _layout,
+    _root,
+    _split,
+    _union,
+    _with_views,
+    function_of,
+    inputs_of,
+)
 from ._dtype import array_np_dtype, default_np, result_type
 from ._grad_mode import GRAD_ENABLED
-from ._graph import accumulate_grad, make_node, node_type, save_output
-from .tensor import Tensor, note_alias, view_of_own, wrap
+from ._graph import make_node, node_type, save_output
+from .tensor import Tensor, wrap
 
 _PYS = (bool, int, float, complex)
 _NOPARAMS: dict = {}
@@ -127,19 +143,22 @@ def apply(op: Op, args: tuple, params: dict = _NOPARAMS) -> Any:
     """Run ``op`` on ``args`` (Tensors, Python scalars, arrays); record a
     ``grad_fn`` when grad mode is on and an input requires grad."""
     grad_on = _grad_enabled()
-    vals = []
-    diff = None
-    for i, a in enumerate(args):
-        if isinstance(a, Tensor):
-            vals.append(a._value)
-            if a._requires_grad and grad_on:
-                if diff is None:
-                    diff = [i]
-                else:
-                    diff.append(i)
-        else:
-            vals.append(a)
-    if diff is None:
+    mask = 0  # bit i: argument i is recorded (a Tensor that requires grad)
+    if len(args) == 1 and type(args[0]) is Tensor:  # (the loop below, for one Tensor)
+        a = args[0]
+        vals = [a._value]
+        if a._requires_grad and grad_on:
+            mask = 1
+    else:
+        vals = []
+        for i, a in enumerate(args):
+            if isinstance(a, Tensor):
+                vals.append(a._value)
+                if a._requires_grad and grad_on:
+                    mask |= 1 << i
+            else:
+                vals.append(a)
+    if not mask:
         dt = _target(op.kind, vals) if op.kind else None
         try:
             out = op.fun(*(_cast(vals, dt) if dt is not None else vals), **params)
@@ -152,25 +171,44 @@ def apply(op: Op, args: tuple, params: dict = _NOPARAMS) -> Any:
         if type(out) is np.ndarray and (out.base is not None or out is vals[0]):
             _aliasing(t, args)
         return t
-    if not op.multi:
-        state = _trace_state()
-        if state.empty and state.no_grad is None:  # no fad transformation is running
+    diff = _DIFFS[mask] if mask < _N_DIFFS else tuple(
+        [i for i in range(len(args)) if mask >> i & 1])
+    state = _trace_state()
+    if state.empty and state.no_grad is None:  # no fad transformation is running
+        key = None
+        if len(vals) <= 2 and not params and type(vals[0]) is np.ndarray:
+            # _signature, spelled out for the most frequent operands (the same keys)
+            v = vals[0]
+            if len(vals) == 1:
+                key = (op, diff, v.shape, v.dtype)
+            else:
+                w = vals[1]
+                tw = type(w)
+                if tw is np.ndarray:
+                    key = (op, diff, v.shape, v.dtype, w.shape, w.dtype)
+                elif tw is float:
+                    key = (op, diff, v.shape, v.dtype, float)
+        if key is None:
             key = _signature(op, vals, diff, params)
-            if key is not None:
-                form = _DIRECT.get(key, _UNKNOWN)
-                if form is _UNKNOWN:
-                    return _record(op, args, vals, diff, params, key)
-                # (key[1] is ``diff`` as a tuple: what the node keeps)
-                if form is not None:
-                    out = _apply_direct(form, op, args, vals, key[1], params)
-                else:
-                    out = _apply_program(key, op, args, vals, key[1], params)
-                if out is not None:
-                    return out
+        if key is not None:
+            form = _DIRECT.get(key, _UNKNOWN)
+            if form is _UNKNOWN:
+                return _record(op, args, vals, diff, params, key)
+            if form is not None:
+                out = _apply_direct(form, op, args, vals, diff, params)
+            else:
+                out = _apply_program(key, op, args, vals, diff, params)
+            if out is not None:
+                return out
     return _record(op, args, vals, diff, params)
 
 
-def _record(op: Op, args: tuple, vals: list, diff: list, params: dict,
+# the recorded arguments (``diff``) of each mask of up to eight arguments
+_N_DIFFS = 256
+_DIFFS = [tuple([i for i in range(8) if m >> i & 1]) for m in range(_N_DIFFS)]
+
+
+def _record(op: Op, args: tuple, vals: list, diff: tuple, params: dict,
             key: tuple | None = None) -> Any:
     """The general recording path: the core's reverse mode (a ``VJPTrace``) applied to
     the operation's fad function; with ``key``, also learn whether the operation is
@@ -193,7 +231,7 @@ def _record(op: Op, args: tuple, vals: list, diff: list, params: dict,
             _DIRECT.clear()
         _DIRECT[key] = (_direct_form(op, vals, diff, dt, params, outs, out_nodes, in_nodes,
                                      tape, cls, args, _as_diff(saved, diff), out_saved)
-                        if dt is None else None)
+                        if dt is None and not op.multi else None)
     for i in diff:  # the node needs only the constants from now on
         vals[i] = None
     tensors = tuple([args[i] for i in diff])
@@ -241,100 +279,6 @@ def _saved_positions(tape: list, args: tuple, vals: list, params: dict, outs: li
     return saved, tuple([k for k, o in enumerate(outs) if id(o) in ids]), inner
 
 
-_DIFF = ("the differentiated inputs",)  # ``saved`` positions that are ``diff``'s
-
-
-def _as_diff(saved: tuple, diff: Any) -> tuple:
-    return _DIFF if tuple(saved) == tuple(diff) else saved
-
-
-def _union(saved: tuple, diff: Any) -> tuple:
-    """``saved`` and the differentiated inputs. An operation that the table says saves
-    its inputs (as PyTorch's does) and whose backward reads a value computed from
-    them inside the operation (``gelu``, ``clamp``, ``var``...) checks the inputs that
-    value stands for, as PyTorch would; one whose backward reads only its output
-    (``exp``, ``tanh``) or constants (``x * c``) does not, as PyTorch's does not."""
-    return tuple(sorted(set(saved).union(diff)))
-
-
-def _root(x: Any) -> Any:
-    """The array owning the memory of NumPy array ``x`` (``x`` itself if it does)."""
-    if type(x) is np.ndarray and x.base is not None:
-        return x.base
-    return x
-
-
-def _with_views(saved: tuple, slots: tuple, env: list, diff: tuple, args: tuple,
-                vals: list) -> tuple:
-    """``saved`` and the arguments whose buffer one of the arrays in these ``slots`` of
-    ``env`` views."""
-    roots = None
-    for s in slots:
-        a = env[s]
-        if type(a) is np.ndarray and a.base is not None:
-            roots = {id(a.base)} if roots is None else roots | {id(a.base)}
-    if roots is None:
-        return saved
-    if saved is _DIFF:
-        saved = diff
-    more = [i for i, a in enumerate(args) if i not in saved and isinstance(a, Tensor)
-            and id(_root(vals[i])) in roots]
-    return saved + tuple(more) if more else saved
-
-
-def _aliasing(t: Tensor, args: tuple) -> Tensor:
-    """Give output ``t`` the version counter of the argument whose buffer its array
-    is or views: an in-place write through either is a write to both (PyTorch's
-    views share their base's counter); that argument (or its own base) becomes
-    ``t._base``."""
-    o = t._value
-    if type(o) is np.ndarray:
-        root = o.base
-        for a in args:
-            if isinstance(a, Tensor):
-                v = a._value
-                if v is o or root is not None and (v is root or type(v) is np.ndarray
-                                                   and v.base is root):
-                    if a._cow:
-                        view_of_own(t, a)
-                    t._vc = a._vc
-                    t._base = a if a._base is None else a._base
-                    note_alias(t)
-                    break
-    return t
-
-
-def _edges(tensors: tuple) -> tuple[tuple, tuple]:
-    """``next_functions`` of a node recorded on ``tensors``: (nodes, output numbers)."""
-    nexts = []
-    nrs = []
-    for t in tensors:
-        fn = t._grad_fn
-        if fn is None:
-            nexts.append(accumulate_grad(t))
-            nrs.append(0)
-        else:
-            nexts.append(fn)
-            nrs.append(t._output_nr)
-    return tuple(nexts), tuple(nrs)
-
-
-def _layout(args: tuple, diff: list) -> tuple | None:
-    """Where each argument's entry of ``next_functions`` comes from: the index of the
-    recorded input, or ``-1`` for a constant (``None`` arguments have none)."""
-    if len(diff) == len(args):
-        return None
-    lay = []
-    k = 0
-    for i, a in enumerate(args):
-        if k < len(diff) and diff[k] == i:
-            lay.append(k)
-            k += 1
-        elif a is not None:
-            lay.append(-1)
-    return tuple(lay)
-
-
 # ------------------------------------------------------------------ the direct path
 # Most facade operations are one primitive applied to the operation's own inputs
 # (``sin``, ``mul``, ``matmul``, ``sum``...). The first time an operation is recorded
@@ -352,13 +296,12 @@ _DIRECT: dict = {}
 _DIRECT_MAX = 4096
 _UNKNOWN = object()
 _trace_state = current_state
-_SIMPLE_PARAMS = frozenset({bool, int, float, complex, str, type(None), type(Ellipsis)})
 
 
-def _signature(op: Op, vals: list, diff: list, params: dict) -> tuple | None:
+def _signature(op: Op, vals: list, diff: tuple, params: dict) -> tuple | None:
     """What the direct form of ``op`` may depend on, or ``None`` when the inputs are not
     plain NumPy arrays and Python scalars (or a parameter is not a plain value)."""
-    parts = [op, tuple(diff)]
+    parts = [op, diff]
     append = parts.append
     for v in vals:
         tv = type(v)
@@ -379,6 +322,11 @@ def _signature(op: Op, vals: list, diff: list, params: dict) -> tuple | None:
                 append((k, tv, v))
             elif tv is tuple and all(type(e) in _SIMPLE_PARAMS for e in v):
                 append((k, tuple(map(type, v)), v))
+            elif tv is tuple or tv is slice:  # an index: slices of plain values
+                got = _index_key(v)
+                if got is None:
+                    return None
+                append((k, got))
             elif isinstance(v, np.dtype):
                 append((k, v))
             elif tv is np.ndarray:  # an index or a mask: an input of the operation
@@ -386,6 +334,27 @@ def _signature(op: Op, vals: list, diff: list, params: dict) -> tuple | None:
             else:
                 return None
     return tuple(parts)
+
+
+def _index_key(v: Any) -> tuple | None:
+    """A hashable key of the value of an index made of plain values, tuples and
+    slices (``x[1:, 0]``), or ``None``."""
+    tv = type(v)
+    if tv in _SIMPLE_PARAMS:
+        return tv, v
+    if tv is slice:
+        parts = (v.start, v.stop, v.step)
+    elif tv is tuple:
+        parts = v
+    else:
+        return None
+    got = []
+    for e in parts:
+        e = _index_key(e)
+        if e is None:
+            return None
+        got.append(e)
+    return tv, tuple(got)
 
 
 def _taped(flat: Callable, primals: list, label: str) -> tuple:
@@ -400,114 +369,28 @@ def _taped(flat: Callable, primals: list, label: str) -> tuple:
     return out_primals, out_nodes, [t.node for t in ins], tape
 
 
-def _direct_form(op: Op, vals: list, diff: list, dt: Any, params: dict, outs: list,
-                 out_nodes: list, in_nodes: list, tape: list, cls: type, args: tuple,
-                 saved: tuple, out_saved: tuple) -> tuple | None:
-    """``(prim, prim_params, sources, nodes, param_names, cls, layout, saved,
-    out_saved)`` when the tape is one primitive applied to the operation's inputs,
-    else ``None``."""
-    if len(tape) != 1 or len(outs) != 1:
-        return None
-    entry = tape[0]
-    prim, eparams = entry.prim, entry.params
-    if (prim.multiple_results or prim.vjp_rule is not None or prim.inline is not None
-            or out_nodes[0] != entry.out or outs[0] is not entry.ans
-            or not all(_plain(v) for v in eparams.values())):
-        return None
-    pnames = list(params)
-    sources = []
-    enodes = []
-    for x, n in zip(entry.primals, entry.nodes):
-        if n is not None:
-            if n not in in_nodes:
-                return None
-            k = in_nodes.index(n)
-            sources.append(diff[k])
-            enodes.append(k)
-            continue
-        for i, v in enumerate(vals):
-            if v is x and i not in diff:
-                sources.append(i)
-                break
-        else:
-            for j, name in enumerate(pnames):
-                if params[name] is x:
-                    sources.append(len(vals) + j)
-                    break
-            else:  # an operand computed by the operation: not direct
-                return None
-        enodes.append(None)
-    used = tuple(name for j, name in enumerate(pnames) if len(vals) + j in sources)
-    if used != tuple(pnames[:len(used)]):  # keep parameter sources contiguous
-        return None
-    identity = not used and tuple(sources) == tuple(range(len(vals)))
-    return (prim, eparams, None if identity else tuple(sources), tuple(enodes), used, cls,
-            _layout(args, diff), saved, out_saved)
-
-
-def _apply_direct(form: tuple, op: Op, args: tuple, vals: list, diff: tuple,
-                  params: dict) -> Any:
-    """Record ``op`` by its direct form (``None``: take the general path instead)."""
-    prim, eparams, sources, enodes, pnames, cls, layout, saved, out_saved = form
-    if sources is None:
-        operands = vals
-    else:
-        src = vals if not pnames else vals + [params[name] for name in pnames]
-        operands = [src[s] for s in sources]
-    try:
-        ans = prim.impl(*operands, **eparams)
-    except Exception:  # the general path reports the error in the facade's words
-        return None
-    pull = entry_pullback(TapeEntry(prim, eparams, operands, ans, enodes, -1), len(diff))
-    return _finish(op, args, vals, diff, None, params, cls, layout, pull, ans, saved,
-                   out_saved)
-
-
-def _plain(v: Any) -> bool:
-    """A parameter value that cannot have been computed from array values."""
-    tv = type(v)
-    if tv in _SIMPLE_PARAMS or isinstance(v, np.dtype):
-        return True
-    return tv is tuple and all(_plain(e) for e in v)
-
-
 def _finish(op: Op, args: tuple, vals: list, diff: tuple, dt: Any, params: dict,
-            cls: type, layout: tuple | None, pull: Callable, out: Any, saved: tuple,
-            out_saved: tuple, same: bool = False) -> Any:
-    """The node of a recorded operation and its output Tensor (the direct paths).
-    ``saved``, ``out_saved``: see ``_saved_positions``; ``same``: the output may be
-    an input's array itself."""
-    n = len(diff)
-    if n == len(args):  # the node keeps the constants only: here, none
-        consts = (None,) * n
-        tensors = args
-    else:
-        consts = list(vals)
-        for i in diff:
-            consts[i] = None
-        consts = tuple(consts)
-        tensors = (args[diff[0]],) if n == 1 else tuple([args[i] for i in diff])
-    if n == 1:  # _edges, inlined: the common case
-        t = tensors[0]
-        fn = t._grad_fn
-        if fn is None:
-            nexts, nrs = (accumulate_grad(t),), (0,)
-        else:
-            nexts, nrs = (fn,), (t._output_nr,)
-    else:
-        nexts, nrs = _edges(tensors)
-    node = make_node(cls, pull, (op, consts, diff, dt, params), tensors, nexts, nrs,
-                     layout, op.saves, 1,
+            prog: "_Program", pull: Callable, outs: list, saved: tuple) -> Any:
+    """The node of an operation recorded by its program, and its output Tensor(s).
+    ``saved``: see ``_saved_positions``."""
+    consts, tensors = _split(args, vals, diff)
+    nexts, nrs = _edges(tensors)
+    node = make_node(prog.cls, pull, (op, consts, diff, dt, params), tensors, nexts, nrs,
+                     prog.layout, op.saves, len(outs),
                      tensors if saved is _DIFF else
                      tuple([args[i] for i in saved]) if saved else None)
-    if type(out) is not np.ndarray:
-        out = np.asarray(out)
-    t = wrap(out, True, node) if out.dtype.kind in "fc" else wrap(out)
-    if out.base is not None or same:
-        _aliasing(t, args)
-    if out_saved:
-        save_output(node, 0, t)
-    return t
+    res = []
+    for k, out in enumerate(outs):
+        if type(out) is not np.ndarray:
+            out = np.asarray(out)
+        t = wrap(out, True, node, k) if out.dtype.kind in "fc" and not prog.pruned[k] \
+            else wrap(out)
+        if out.base is not None or prog.same[k]:
+            _aliasing(t, args)
+        res.append(t)
+    for k in prog.out_saved:
+        save_output(node, k, res[k])
+    return tuple(res) if op.multi else res[0]
 
 
 # ------------------------------------------------------------------ programs
@@ -528,8 +411,8 @@ _PROGRAM_CONSTS_MAX = 1 << 20  # bytes of constants a cached program may hold
 
 
 class _Program:
-    __slots__ = ("env0", "in_slots", "sources", "code", "out_slot", "cls", "layout",
-                 "saved", "out_saved", "derived", "same", "out_nodes", "in_nodes")
+    __slots__ = ("env0", "in_slots", "sources", "code", "out_slots", "cls", "layout",
+                 "saved", "out_saved", "derived", "same", "pruned", "out_nodes", "in_nodes")
 
 
 def _program_key(key: tuple, vals: list, dt: Any) -> tuple | None:
@@ -580,11 +463,11 @@ def _apply_program(key: tuple, op: Op, args: tuple, vals: list, diff: tuple,
     saved = prog.saved
     if prog.derived:  # computed values the backward reads: views of an input, perhaps
         saved = _with_views(saved, prog.derived, env, diff, args, vals)
-    return _finish(op, args, vals, diff, dt, params, prog.cls, prog.layout, pull,
-                   env[prog.out_slot], saved, prog.out_saved, prog.same)
+    return _finish(op, args, vals, diff, dt, params, prog, pull,
+                   [env[k] for k in prog.out_slots], saved)
 
 
-def _compile(op: Op, args: tuple, vals: list, diff: list, dt: Any, params: dict
+def _compile(op: Op, args: tuple, vals: list, diff: tuple, dt: Any, params: dict
              ) -> _Program | None:
     """Trace ``op`` to its program at these inputs, or ``None`` if it cannot be
     evaluated and taped outside the core's tracing (see above)."""
@@ -610,8 +493,10 @@ def _compile(op: Op, args: tuple, vals: list, diff: list, dt: Any, params: dict
     except Exception:  # value-dependent control flow and the like: the general path
         return None
     jaxpr = closed.jaxpr
-    if (len(jaxpr.outvars) != 1 or type(jaxpr.outvars[0]) is Literal
-            or jaxpr.outvars[0] in jaxpr.constvars  # (a result every call would share)
+    outvars = jaxpr.outvars
+    if ((len(outvars) != 1 and not op.multi) or not outvars
+            or any(type(v) is Literal or v in jaxpr.constvars  # (a result every call would share)
+                   for v in outvars)
             or sum(getattr(c, "nbytes", 0) for c in closed.consts) > _PROGRAM_CONSTS_MAX):
         return None  # (large constants, as cumsum's triangle, are not kept alive)
     env0: list = []
@@ -675,20 +560,22 @@ def _compile(op: Op, args: tuple, vals: list, diff: list, dt: Any, params: dict
     prog.in_slots = tuple(in_slots)
     prog.sources = tuple(sources)
     prog.code = tuple(code)
-    prog.out_slot = slot[jaxpr.outvars[0]]
+    prog.out_slots = out_slots = tuple(slot[v] for v in outvars)
     prog.cls = op.cls or node_type(op.grad_fn(vals, params))
     prog.layout = _layout(args, diff)
     prog.saved = tuple([src for s, src in zip(in_slots, sources)
                         if s in read and type(src) is int and isinstance(args[src], Tensor)])
-    if op.saves and not read.isdisjoint(dep - set(in_slots) - {prog.out_slot}):  # _union
+    if op.saves and not read.isdisjoint(dep - set(in_slots) - set(out_slots)):  # _union
         prog.saved = _union(prog.saved, diff)
     prog.saved = _as_diff(prog.saved, diff)
-    prog.out_saved = (0,) if prog.out_slot in read else ()
+    prog.out_saved = tuple(k for k, s in enumerate(out_slots) if s in read)
     # computed values the backward reads: views of an input at run time, perhaps
     prog.derived = tuple(sorted(s for s in read if env0[s] is None and s not in in_slots))
-    prog.same = prog.out_slot in in_slots
+    prog.same = tuple(s in in_slots for s in out_slots)
+    # (``prune``: an output no recorded input flows into gets no grad_fn, see _record)
+    prog.pruned = tuple(op.prune and s not in live for s in out_slots)
     # the output node and the input nodes, as lists for tape_pullback (which only reads them)
-    prog.out_nodes = [prog.out_slot if prog.out_slot in live else None]
+    prog.out_nodes = [s if s in live else None for s in out_slots]
     prog.in_nodes = list(diff_slots)
     return prog
 
@@ -717,25 +604,55 @@ def make_flat(op: Op, vals: Any, diff: Any, dt: Any, params: dict,
 def double_backward(node: Any, cts: list) -> list:
     """A node's vector-Jacobian product as a recorded operation on Tensors, so that
     ``create_graph=True`` yields differentiable gradients. The function is the
-    core's ``fad.vjp`` of the node's own fad function: transformations nest."""
-    fun = make_flat(*node._fun)
-    ins = node._inputs
+    core's ``fad.vjp`` of the node's own fad function (transformations nest), an
+    operation of its own per kind of node (``_backward_op``) whose arguments are the
+    node's inputs, its constants and the cotangents: so it is recorded as any
+    operation is, by its cached program after the first calls."""
+    op, consts, diff, dt, params = function_of(node)
+    ins = inputs_of(node)
     if ins is None:  # a released linear node: its vjp does not depend on the inputs
         ins = tuple(wrap(z) for z in node._zero_inputs())
-    k = len(ins)
-    present = [c is not None for c in cts]
-
-    def backward_fun(*xs: Any) -> list:
-        outs, vjp_fn = fad_vjp(lambda *a: fun(*a), *xs[:k])
-        given = iter(xs[k:])
-        full = [next(given) if p else fnp.zeros_like(o) for p, o in zip(present, outs)]
-        return list(vjp_fn(full))
-
-    name = node.name() + "Backward"
-    op = Op(name, backward_fun, name, None, True, multi=True, prune=True)
+    present = tuple(c is not None for c in cts)
+    bop = _backward_op(type(node), op, tuple(diff), dt, present, len(consts))
+    fixed = tuple(c for i, c in enumerate(consts) if i not in diff)
     ct_tensors = tuple(c if isinstance(c, Tensor) else wrap(c) for c in cts if c is not None)
-    out = apply(op, tuple(ins) + ct_tensors)
-    return list(out)
+    out = apply(bop, tuple(ins) + fixed + ct_tensors, params)
+    return list(out) if bop.multi else [out]
+
+
+_BACKWARD_OPS: dict = {}
+
+
+def _backward_op(cls: type, op: Op, diff: tuple, dt: Any, present: tuple, n_vals: int) -> Op:
+    """The operation ``double_backward`` records for a node of class ``cls`` made by
+    ``op`` (``diff``, ``dt``: see ``make_flat``) when the cotangents of its outputs
+    marked in ``present`` are given: ``(*inputs, *constants, *cotangents, **params)``
+    to the inputs' cotangents (one output per input; ``None`` outputs are zeros)."""
+    key = (cls, op, diff, dt, present, n_vals)
+    bop = _BACKWARD_OPS.get(key)
+    if bop is not None:
+        return bop
+    k = len(diff)
+    fixed = [i for i in range(n_vals) if i not in diff]
+    n_fixed = len(fixed)
+
+    def backward_fun(*xs: Any, **params: Any) -> Any:
+        vals: list = [None] * n_vals
+        for i, x in zip(fixed, xs[k:k + n_fixed]):
+            vals[i] = x
+        fun = make_flat(op, vals, diff, dt, params)
+        outs, vjp_fn = fad_vjp(lambda *a: fun(*a), *xs[:k])
+        given = iter(xs[k + n_fixed:])
+        full = [next(given) if p else fnp.zeros_like(o) for p, o in zip(present, outs)]
+        got = vjp_fn(full)
+        return got[0] if k == 1 else list(got)
+
+    name = cls.__name__ + "Backward"
+    bop = Op(name, backward_fun, name, None, True, multi=k > 1, prune=True)
+    if len(_BACKWARD_OPS) >= _DIRECT_MAX:
+        _BACKWARD_OPS.clear()
+    _BACKWARD_OPS[key] = bop
+    return bop
 
 
 def _torch_error(op: Op, vals: list, e: Exception) -> Exception:

@@ -314,9 +314,8 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
         node._layout = None
         node._freed = False
         node._saves = True
-        node._pre_hooks = node._retain = node._hooks = node._metadata = None
         node._pull = node._fun = node._inputs = node._checked = node._versions = None
-        node._avals = None
+        node._avals = node._res = node._consts = node._params = None
         node._arg_meta = tuple((tuple(a.shape), a.dtype.np, n) if isinstance(a, Tensor)
                                else None for a, n in zip(args, needs))
         new_outs, meta = [], []

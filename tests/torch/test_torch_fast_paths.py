@@ -209,6 +209,32 @@ def test_double_backward_through_fast_nodes(fast: None, monkeypatch: pytest.Monk
         np.testing.assert_allclose(g[2], want[2], rtol=1e-12)
 
 
+def test_double_backward_of_several_inputs_by_programs(fast: None,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """The Rosenbrock Hessian-vector product: the backward operations of nodes with two
+    inputs (``b - a ** 2``, ``+``) are programs with two outputs; graph and values as
+    the general path's."""
+    def hvp(xv: np.ndarray, vv: np.ndarray) -> tuple:
+        x = torch.tensor(xv, requires_grad=True)
+        a, b = x[:-1], x[1:]
+        y = (100.0 * (b - a ** 2) ** 2 + (1.0 - a) ** 2).sum()
+        (g,) = torch.autograd.grad(y, x, create_graph=True)
+        (hv,) = torch.autograd.grad((g * torch.tensor(vv)).sum(), x)
+        return _graph(g), g.detach().numpy().copy(), hv.numpy().copy()
+
+    r = np.random.default_rng(3)
+    data = [(r.uniform(-1.5, 1.5, 6), r.standard_normal(6)) for _ in range(3)]
+    got = [hvp(*d) for d in data]
+    assert any(isinstance(v, recorder._Program) and k[0][0].multi
+               for k, v in recorder._PROGRAMS.items())
+    _general(monkeypatch)
+    for d, g in zip(data, got):
+        want = hvp(*d)
+        assert g[0] == want[0]
+        np.testing.assert_allclose(g[1], want[1], rtol=1e-12)
+        np.testing.assert_allclose(g[2], want[2], rtol=1e-12)
+
+
 def test_autograd_features_on_fast_nodes(fast: None) -> None:
     x = torch.tensor([0.5, -1.0], requires_grad=True)
     for _ in range(2):  # the second round is recorded by the fast paths
