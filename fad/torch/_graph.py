@@ -50,6 +50,7 @@ class Node:
     __slots__ = ("_next", "_nrs", "_layout", "_pull", "_res", "_fun", "_consts", "_params",
                  "_inputs", "_checked", "_versions", "_saves", "_freed", "_n_out", "_avals",
                  "__dict__", "__weakref__")
+    _native = True  # its backward is fad's vector-Jacobian product (not user code)
     _pre_hooks: dict | None = None
     _retain: dict | None = None
     _hooks: list | None = None
@@ -353,6 +354,33 @@ def _graph_order(roots: list[Node]) -> list[Node]:
     return order
 
 
+# PyTorch's gradient of a complex value is the conjugate of fad's cotangent (PyTorch
+# pairs a gradient g with a tangent t through Re(sum(conj(g) t)), fad and JAX through
+# Re(sum(g t))): the backward pass keeps PyTorch's, so that seeds, hooks, ``.grad``
+# and custom ``Function``s see PyTorch's numbers, and conjugates complex cotangents
+# on their way into and out of fad's own vector-Jacobian products.
+CONJ: Callable | None = None  # Tensor conjugation (recorded), set by the functions
+
+
+def _is_complex(c: Any) -> bool:
+    if isinstance(c, _T.Tensor):
+        return c.is_complex()
+    return getattr(c.dtype, "kind", None) == "c"
+
+
+def _conj(c: Any) -> Any:
+    return CONJ(c) if isinstance(c, _T.Tensor) else c.conj()
+
+
+def _conj_complex(cts: list) -> list:
+    """``cts`` with every complex cotangent conjugated (real ones untouched)."""
+    return [_conj(c) if c is not None and _is_complex(c) else c for c in cts]
+
+
+def _any_complex(cts: list) -> bool:
+    return any(c is not None and _is_complex(c) for c in cts)
+
+
 def _add(a: Any, b: Any) -> Any:
     if a is None:
         return b
@@ -463,6 +491,9 @@ def _run_backward(roots: list, grads: list, retain_graph: bool, create_graph: bo
             elif all(c is None for c in buf):
                 continue
             pull = node._pull
+            native = node._native  # (a custom Function's backward speaks PyTorch's)
+            if native and _any_complex(buf):
+                buf = _conj_complex(buf)
             try:
                 if pull is None or create_graph:
                     in_cts = node._backward(buf, retain_graph, create_graph)
@@ -478,6 +509,8 @@ def _run_backward(roots: list, grads: list, retain_graph: bool, create_graph: bo
                 if consume:  # a pullback stopped halfway has used up part of its tape:
                     node._release()  # it must not run again
                 raise
+            if native and _any_complex(in_cts):
+                in_cts = _conj_complex(in_cts)
             if node._hooks:
                 in_cts = _run_node_hooks(node, in_cts, buf, create_graph)
             nexts = node._next

@@ -27,7 +27,8 @@ count_nonzero cumsum sort argsort topk reshape view view_as reshape_as flatten u
 squeeze unsqueeze permute transpose swapaxes swapdims t movedim moveaxis expand expand_as
 broadcast_to repeat tile flip fliplr flipud roll split chunk unbind narrow index_select gather
 take_along_dim masked_fill nonzero tril triu trace clone to type_as matmul mm bmm mv dot vdot
-inner outer ger addmm baddbmm scatter scatter_add index_add diff kron histc bucketize""".split()
+inner outer ger addmm baddbmm scatter scatter_add index_add diff kron histc bucketize conj
+conj_physical resolve_conj is_conj""".split()
 
 # in-place variants ``x.add_(...)``: computed out of place, then stored into ``x``
 # (cast to ``x``'s dtype, as PyTorch does for comparisons and logic)

@@ -526,6 +526,7 @@ _TABLE: dict[str, tuple] = {
     "cdist": (lambda a, b, p=2.0: fnp.linalg.vector_norm(
         a[..., :, None, :] - b[..., None, :, :], ord=p, axis=-1), "CdistBackward0", EW, True),
     "polar": (lambda r, theta: r * fnp.exp(1j * theta), "PolarBackward0", EW, True),
+    "conj": (fnp.conj, "ConjBackward0", None, False),
     "real": (fnp.real, "SelectBackward0", None, False),
     "imag": (fnp.imag, "SelectBackward0", None, False),
     "histc": (lambda a, bins=100, low=0.0, high=0.0: fnp.histogram(

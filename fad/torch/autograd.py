@@ -184,6 +184,8 @@ class FunctionCtx:
 class BackwardCFunction(Node, FunctionCtx):
     """The ``grad_fn`` of a custom ``Function``'s outputs; it is also the ``ctx``."""
 
+    _native = False
+
     def _check_alive(self) -> None:
         pass
 

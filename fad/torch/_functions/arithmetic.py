@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import _dtype
+from .. import _dtype, _graph
 from .._ops import OPS, call
 from .._recorder import apply
 from ..tensor import Tensor, _wrap_dim
@@ -277,6 +277,49 @@ def polar(abs: Tensor, angle: Tensor) -> Tensor:
         raise RuntimeError("Expected both inputs to be Half, Float or Double tensors but got "
                            f"{_dtype.type_word(abs.dtype)} and {_dtype.type_word(angle.dtype)}")
     return call("polar", abs, angle)
+
+
+def conj(input: Tensor) -> Tensor:
+    """The complex conjugate (a real tensor is its own).
+
+    >>> import fad.torch as torch
+    >>> torch.conj(torch.tensor([1 + 2j]))
+    tensor([1.-2.j])
+    """
+    return call("conj", input) if input.is_complex() else input
+
+
+_graph.CONJ = conj  # (the backward pass conjugates complex cotangents it records)
+
+
+def conj_physical(input: Tensor) -> Tensor:
+    """The complex conjugate, computed now (as ``conj``: fad has no lazy views).
+
+    >>> import fad.torch as torch
+    >>> torch.conj_physical(torch.tensor([1 - 1j]))
+    tensor([1.+1.j])
+    """
+    return conj(input)
+
+
+def resolve_conj(input: Tensor) -> Tensor:
+    """``input`` itself: a conjugation here is never lazy.
+
+    >>> import fad.torch as torch
+    >>> torch.resolve_conj(torch.tensor([1 + 1j]))
+    tensor([1.+1.j])
+    """
+    return input
+
+
+def is_conj(input: Tensor) -> bool:
+    """False: conjugations are computed at once, never lazy bits.
+
+    >>> import fad.torch as torch
+    >>> torch.is_conj(torch.tensor([1j]).conj())
+    False
+    """
+    return False
 
 
 def real(input: Tensor) -> Tensor:
