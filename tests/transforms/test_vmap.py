@@ -180,6 +180,7 @@ CASES = {
     "polygamma": [_s(("n", (2, 3)), _F23), _s(("n", (3,)), _F23), _s(("n", ()), _F23)],
     "betainc": [_s(_F23, _F23, _F23), _s(("f", (3,)), ("f", ()), _F23)],
     "betaincinv": [_s(_F23, _F23, _F23), _s(("f", (3,)), ("f", ()), _F23)],
+    "betainccinv": [_s(_F23, _F23, _F23), _s(("f", (3,)), ("f", ()), _F23)],
     "reduce_sum": _RED, "reduce_max": _RED, "reduce_min": _RED,
     "reduce_or": _BRED, "reduce_and": _BRED,
     "argmax": [_s(_F23, axis=0), _s(_F23, axis=1)],
