@@ -14,6 +14,7 @@ from operator_table import OPS, examples
 
 import fad
 import fad.numpy as fnp
+from fad import lax
 from fad.core.primitive import REGISTRY
 from fad.core.trace import bind
 from fad.primitives.convolution import ConvDimensionNumbers
@@ -265,6 +266,27 @@ CASES = {
     "lu": [_s(("f", (3, 3)))], "sqrtm": [_s(("spd", (3, 3)))],
     "device_put": [_s(("f", (2, 3)), backend="array_api_strict", source="numpy")],
 }
+
+
+def _traced_case(fn, *args, kinds):
+    """A case of the control-flow primitive that ``fn`` traces to last: its params
+    (bodies as jaxprs) from ``make_jaxpr``, its operands of the given kinds and
+    the traced per-example shapes."""
+    eqn = fad.make_jaxpr(fn)(*args).jaxpr.eqns[-1]
+    return tuple((k, tuple(v.aval.shape)) for k, v in zip(kinds, eqn.invars)), dict(eqn.params)
+
+
+CASES["scan"] = [_traced_case(
+    lambda c, xs: lax.scan(lambda c, x: (c * x + 1.0, c + x), c, xs), 0.5, np.ones(4),
+    kinds="ff")]
+CASES["cond"] = [_traced_case(  # (five branches: the "n" operands draw 0 to 4)
+    lambda i, x: lax.switch(i, [fnp.sin, fnp.cos, fnp.exp, lambda x: x * x, fnp.tanh], x),
+    1, np.ones(3), kinds="nf")]
+CASES["while"] = [_traced_case(  # (a batched counter: a different trip count per example)
+    lambda n, x: lax.while_loop(lambda c: c[0] < 5, lambda c: (c[0] + 1, c[1] * 1.5), (n, x)),
+    0, np.ones(3), kinds="nf")]
+CASES["debug_callback"] = [_traced_case(  # (no outputs: runs once per example, printing)
+    lambda x: (fad.debug.print("x = {}", x), x)[1], np.ones(3), kinds="f")]
 
 
 def _default_cases(prim):
