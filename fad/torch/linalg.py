@@ -23,8 +23,8 @@ from ._recorder import Op, apply
 from .tensor import Tensor
 
 __all__ = ["norm", "vector_norm", "matrix_norm", "inv", "solve", "det", "slogdet", "cholesky",
-           "qr", "svd", "svdvals", "eigh", "eigvalsh", "pinv", "lstsq", "matrix_rank", "cross",
-           "vecdot", "multi_dot", "LinAlgError"]
+           "qr", "svd", "svdvals", "eig", "eigvals", "eigh", "eigvalsh", "pinv", "lstsq",
+           "matrix_rank", "cross", "vecdot", "multi_dot", "LinAlgError"]
 
 
 
@@ -44,6 +44,7 @@ QR = _result("linalg_qr", "Q R")
 SVD = _result("linalg_svd", "U S Vh")
 SVD_OLD = _result("svd", "U S V")
 EIGH = _result("linalg_eigh", "eigenvalues eigenvectors")
+EIG = _result("linalg_eig", "eigenvalues eigenvectors")
 SLOGDET = _result("linalg_slogdet", "sign logabsdet")
 LSTSQ = _result("linalg_lstsq", "solution residuals rank singular_values")
 
@@ -133,6 +134,8 @@ _op("eigh", lambda a, UPLO="L": list(fnp.linalg.eigh(_hermitian_derivative(a), U
     "LinalgEighBackward0", True)
 _op("eigvalsh", lambda a, UPLO="L": fnp.linalg.eigvalsh(_hermitian_derivative(a), UPLO),
     "LinalgEighBackward0")
+_op("eig", lambda a: list(fnp.linalg.eig(a)), "LinalgEigBackward0", True)
+_op("eigvals", fnp.linalg.eigvals, "LinalgEigBackward0")
 _op("pinv", lambda a, rtol=None, hermitian=False: fnp.linalg.pinv(
     a, hermitian=hermitian, rtol=rtol), "PinvBackward0")
 _op("lstsq", _lstsq, "LinalgLstsqBackward0", True)
@@ -309,6 +312,27 @@ def eigh(A: Tensor, UPLO: str = "L") -> tuple:
     tensor([1., 2.])
     """
     return EIGH(*_call("eigh", A, UPLO=UPLO))
+
+
+def eig(A: Tensor) -> tuple:
+    """``(eigenvalues, eigenvectors)`` of a square ``A``, always complex (unit-norm
+    eigenvectors, LAPACK's order); differentiable, through fad's rule.
+
+    >>> import fad.torch as torch
+    >>> torch.linalg.eig(torch.tensor([[2.0, 0.0], [0.0, 1.0]])).eigenvalues
+    tensor([2.+0.j, 1.+0.j])
+    """
+    return EIG(*_call("eig", A))
+
+
+def eigvals(A: Tensor) -> Tensor:
+    """The eigenvalues of a square ``A``, always complex.
+
+    >>> import fad.torch as torch
+    >>> torch.linalg.eigvals(torch.tensor([[0.0, -1.0], [1.0, 0.0]]))
+    tensor([0.+1.j, 0.-1.j])
+    """
+    return _call("eigvals", A)
 
 
 def eigvalsh(A: Tensor, UPLO: str = "L") -> Tensor:

@@ -184,3 +184,24 @@ def test_linalg_edge_cases_match_pytorch() -> None:
         assert str(lib.linalg.inv(lib.eye(3)).dtype) == "torch.float32"
         assert float(lib.linalg.norm(lib.tensor(3.0))) == 3.0
     assert tuple(ftorch.linalg.norm(ftorch.ones(2, 3, 4), dim=(0, 2)).shape) == (3,)
+
+
+def test_eig_values_and_gauge_invariant_gradients_match_pytorch() -> None:
+    """``linalg.eig``/``eigvals`` (complex results): the eigenvalues, and the
+    gradients of functions that do not depend on the eigenvectors' phases."""
+    A = np.array([[2.0, 1.0, 0.3], [0.5, 3.0, 0.2], [0.1, 0.4, 1.0]])
+    got = []
+    for lib in (torch, ftorch):
+        a = lib.tensor(A, requires_grad=True)
+        w, v = lib.linalg.eig(a)
+        assert type(w.grad_fn).__name__ == "LinalgEigBackward0" and w.is_complex()
+        loss = ((w * w.conj()).real.sum() + (v.abs() ** 2 * lib.arange(3.0)).sum()
+                + (w.real ** 3).sum())
+        loss.backward()
+        b = lib.tensor(A, requires_grad=True)
+        lib.linalg.eigvals(b).real.sum().backward()
+        got.append((np.sort_complex(_np(w)), _np(a.grad), _np(b.grad)))
+    for x, y in zip(*got):
+        np.testing.assert_allclose(y, x, **TOL)
+    r = ftorch.linalg.eig(ftorch.tensor(A))
+    assert r._fields == ("eigenvalues", "eigenvectors") and type(r).__name__ == "linalg_eig"
