@@ -22,7 +22,10 @@ def numpy_update(method, x, index, v):
     if UFUNCS[method] is None:
         y[index] = v
     else:
-        UFUNCS[method].at(y, index, v)
+        # values broadcast to x[index]'s shape first: NumPy 2.4's ufunc.at, left to
+        # broadcast them itself under an index with a leading Ellipsis, can read
+        # uninitialised memory (fad passes full-shape values and is not affected)
+        UFUNCS[method].at(y, index, np.broadcast_to(v, y[index].shape))
     return y
 
 
