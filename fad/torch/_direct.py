@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from ..interpreters.tape import entry_vjp
+from ..primitives.indexing import Indexer
 from ._graph import AccumulateGrad, accumulate_grad, array_aval, save_output
 from .tensor import Tensor, note_alias, view_of_own, wrap
 
@@ -176,7 +177,7 @@ def _direct_form(op: Any, vals: list, diff: tuple, dt: Any, params: dict, outs: 
     form = _Direct()
     form.prim, form.eparams, form.pnames, form.cls = prim, eparams, used, cls
     form.sources = None if identity else tuple(sources)
-    form.kernel = None if eparams else prim.numpy_kernel(tuple(entry.primals))
+    form.kernel = _kernel(prim, eparams, tuple(entry.primals))
     form.layout, form.saved, form.out_saved = _layout(args, diff), saved, out_saved
     form.vjp = entry_vjp(prim, eparams, tuple(enodes), len(diff))
     form.op, form.diff = op, tuple(diff)
@@ -184,6 +185,17 @@ def _direct_form(op: Any, vals: list, diff: tuple, dt: Any, params: dict, outs: 
     form.no_consts = (None,) * len(vals) if len(diff) == len(vals) else None
     form.in_operand = tuple(enodes.index(k) for k in range(len(diff)))
     return form
+
+
+def _kernel(prim: Any, eparams: dict, primals: tuple) -> Any:
+    """The NumPy function ``prim``'s ``impl`` runs on operands of these types with these
+    parameters, or ``None``: its NumPy function, or else the kernel ``jit``'s
+    generated code calls (fixed parameters, same results as ``impl``)."""
+    if not eparams:
+        return prim.numpy_kernel(primals)
+    if prim.kernel is None or not all(type(p) is np.ndarray for p in primals):
+        return None
+    return prim.kernel(np, **eparams)
 
 
 def _apply_direct(form: _Direct, op: Any, args: tuple, vals: list, diff: tuple,
@@ -305,6 +317,6 @@ def function_of(node: Any) -> tuple:
 def _plain(v: Any) -> bool:
     """A parameter value that cannot have been computed from array values."""
     tv = type(v)
-    if tv in _SIMPLE_PARAMS or isinstance(v, np.dtype):
-        return True
+    if tv in _SIMPLE_PARAMS or tv is Indexer or isinstance(v, np.dtype):
+        return True  # (an Indexer is the index's static part: its arrays are operands)
     return tv is tuple and all(_plain(e) for e in v)

@@ -320,10 +320,12 @@ class RemovableHandle:
 def _differentiable_pull(node: Node, cts: list) -> list:
     """The node's vjp as a recorded facade operation on Tensors, so that the
     gradients it returns have a ``grad_fn`` of their own (double backward)."""
-    from . import _recorder
     if node._fun is None:
         raise RuntimeError(FREED_MSG)
-    return _recorder.double_backward(node, cts)
+    return DOUBLE_BACKWARD(node, cts)
+
+
+DOUBLE_BACKWARD: Callable = None  # type: ignore[assignment]  # set by the recorder
 
 
 # ------------------------------------------------------------------ the engine

@@ -30,6 +30,7 @@ from ..backends import default_backend
 from ..core.errors import ShapeError
 from ..core.ir import Literal
 from ..core.trace import Tracer, current_state, new_main
+from ..interpreters.dce import dce
 from ..interpreters.tape import (
     TapeEntry,
     VJPTrace,
@@ -41,6 +42,7 @@ from ..interpreters.tape import (
 )
 from ..transforms.autodiff import make_jaxpr
 from ..transforms.autodiff import vjp as fad_vjp
+from . import _graph
 from ._direct import (  # noqa: F401 - function_of, inputs_of and _aliasing for other modules
     _DIFF,
     _SIMPLE_PARAMS,
@@ -350,6 +352,16 @@ def _index_key(v: Any) -> tuple | None:
         return None
     got = []
     for e in parts:
+        te = type(e)
+        if te in _SIMPLE_PARAMS:  # (the recursion, spelled out for the common items)
+            got.append((te, e))
+            continue
+        if te is slice:
+            a, b, c = e.start, e.stop, e.step
+            ta, tb, tc = type(a), type(b), type(c)
+            if ta in _SIMPLE_PARAMS and tb in _SIMPLE_PARAMS and tc in _SIMPLE_PARAMS:
+                got.append((slice, ((ta, a), (tb, b), (tc, c))))
+                continue
         e = _index_key(e)
         if e is None:
             return None
@@ -488,8 +500,8 @@ def _compile(op: Op, args: tuple, vals: list, diff: tuple, dt: Any, params: dict
         return op.fun(*full, **ps)
 
     try:
-        closed = make_jaxpr(program)(*[vals[s] if type(s) is int else params[s]
-                                       for s in sources])
+        closed = dce(make_jaxpr(program)(*[vals[s] if type(s) is int else params[s]
+                                           for s in sources]))
     except Exception:  # value-dependent control flow and the like: the general path
         return None
     jaxpr = closed.jaxpr
@@ -620,6 +632,7 @@ def double_backward(node: Any, cts: list) -> list:
     return list(out) if bop.multi else [out]
 
 
+_graph.DOUBLE_BACKWARD = double_backward
 _BACKWARD_OPS: dict = {}
 
 
