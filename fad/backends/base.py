@@ -69,6 +69,35 @@ class Backend:
         scattered = self.index_add(x.shape, x.dtype, index, values)
         return x + scattered if sign > 0 else x - scattered
 
+    def scatter(self, mode: str, x: Any, index: tuple, values: Any, out: Any = None) -> Any:
+        """``x`` with ``values`` (``x[index]``'s shape and dtype) written at ``index``
+        (``mode`` ``'set'``: the last of repeated places wins, as NumPy's assignment)
+        or combined there (``'mul'``, ``'min'``, ``'max'``: every value, as
+        ``np.multiply.at``...), as a new array (NumPy writes into ``out``, which may be
+        ``x``). Basic indexing, which never writes a place twice, runs on the
+        namespace (``x[index]`` read, combined and assigned); index arrays, which the
+        standard cannot scatter, go through the host.
+
+        >>> import numpy as np
+        >>> from fad.backends import get_backend
+        >>> at = (np.array([0, 0]),)
+        >>> get_backend("numpy").scatter("min", np.ones(3), at, np.array([5.0, -1.0]))
+        array([-1.,  1.,  1.])
+        """
+        if _basic(index):
+            xp = self.xp
+            full = index if any(i is Ellipsis for i in index) else index + (Ellipsis,)
+            res = xp.asarray(x, copy=True)
+            try:
+                res[full] = values if mode == "set" else \
+                    getattr(xp, _COMBINE[mode].__name__)(res[full], values)
+                return res
+            except (IndexError, TypeError, ValueError):
+                pass  # (None in the index...): through the host
+        res = np.array(_host(x))
+        NUMPY.scatter(mode, res, tuple(_host(i) for i in index), _host(values), out=res)
+        return self.xp.asarray(res)
+
     def getitem(self, x: Any, index: tuple) -> Any:
         """``x[index]``; NumPy index arrays become this namespace's, and advanced
         indexing beyond the standard goes through the host."""
@@ -164,6 +193,9 @@ def _host(x: Any) -> Any:
     return np.asarray(x)
 
 
+# the ufunc that combines a place's values in each mode of ``Backend.scatter``
+_COMBINE = {"mul": np.multiply, "min": np.minimum, "max": np.maximum}
+
 _BASIC_ITEMS = (slice, int, type(None), type(Ellipsis))
 
 
@@ -197,6 +229,17 @@ class NumpyBackend(Backend):
             out[index] += values
         else:
             out[index] -= values
+        return out
+
+    def scatter(self, mode, x, index, values, out=None):
+        if out is None or out is values or any(out is i for i in index):
+            out = np.array(x)  # (a copy; an ndarray even for a NumPy scalar)
+        elif out is not x:
+            out[...] = x
+        if mode == "set":
+            out[index] = values  # NumPy assigns in order: the last of repeated places wins
+        else:
+            _COMBINE[mode].at(out, index, values)
         return out
 
     def getitem(self, x, index):

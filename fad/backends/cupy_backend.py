@@ -18,6 +18,27 @@ class CupyBackend(Backend):
         self.xp.add.at(out, index, values)
         return out
 
+    def scatter(self, mode, x, index, values, out=None):
+        """On the device: ``cupyx.scatter_min``/``scatter_max`` combine every value;
+        for ``'set'``, whose order CuPy's assignment leaves open at repeated places,
+        ``scatter_max`` of each value's position in ``x[index]`` finds the last one
+        written to each place (NumPy's rule) and only that one is assigned. ``'mul'``
+        (CuPy has no ``multiply.at``) goes through the host."""
+        xp = self.xp
+        if mode == "mul":
+            return super().scatter(mode, x, index, values, out)
+        import cupyx
+        res = x.copy()
+        if mode != "set":
+            getattr(cupyx, f"scatter_{mode}")(res, index, values)
+            return res
+        last = xp.full(x.shape, -1, dtype=xp.int64)
+        order = xp.arange(values.size, dtype=xp.int64).reshape(values.shape)
+        cupyx.scatter_max(last, index, order)
+        written = last >= 0
+        res[written] = values.reshape(-1)[last[written]]
+        return res
+
     def getitem(self, x, index):
         return x[index]
 

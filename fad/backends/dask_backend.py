@@ -210,6 +210,12 @@ class DaskBackend(Backend):
             out = summed(values)
         return out.astype(dtype).reshape(shape)
 
+    def scatter(self, mode: str, x: Any, index: tuple, values: Any, out: Any = None) -> Any:
+        if not _basic(index):
+            raise self.unsupported(f"scatter ({mode})", "writing at index arrays would "
+                                   "compute the array; index with slices and integers")
+        return super().scatter(mode, x, tuple(i for i in index if i is not None), values)
+
     @staticmethod
     def is_dask(x: Any) -> bool:
         """Whether ``x`` is a Dask array.

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from ..backends import backend_for
 from ..backends.base import numpy_dtype
 from ..core.errors import ShapeError
 from ..core.ir import ShapedArray
@@ -28,9 +29,8 @@ from .elementwise import add_p, div_p, eq_p, mul_p
 from .indexing import Indexer, _gather_aval, _loops, _sliced_after_batch, add_at_p, gather_p
 from .structural import convert_element_type
 
-# the NumPy ufunc whose ``.at`` each combining scatter is, and its identity
-_UFUNCS = {"scatter": None, "scatter_mul": np.multiply, "scatter_min": np.minimum,
-           "scatter_max": np.maximum}
+# the mode of ``Backend.scatter`` each primitive is
+_MODES = {"scatter": "set", "scatter_mul": "mul", "scatter_min": "min", "scatter_max": "max"}
 
 
 def host(a: Any) -> Any:
@@ -42,24 +42,9 @@ def host(a: Any) -> Any:
 
 
 def _write(xp: Any, name: str, x: Any, v: Any, index: tuple, out: Any = None) -> Any:
-    """``x`` with ``v`` written (or combined) at ``index``, on NumPy into ``out``
-    (which may be ``x``: then in place), elsewhere through the host."""
-    if xp.__name__ != "numpy":
-        out = host(x)
-        _write(np, name, out, host(v), tuple(
-            i if isinstance(i, slice | int | type(None) | type(Ellipsis)) else host(i)
-            for i in index), out=out)
-        return xp.asarray(out)
-    if out is None or out is v or any(out is i for i in index):
-        out = np.array(x)  # (a copy; an ndarray even for a NumPy scalar)
-    elif out is not x:
-        out[...] = x
-    ufunc = _UFUNCS[name]
-    if ufunc is None:
-        out[index] = v  # NumPy assigns in order: the last of repeated indices wins
-    else:
-        ufunc.at(out, index, v)
-    return out
+    """``x`` with ``v`` written (or combined) at ``index``: the backend's ``scatter``
+    (NumPy's writes into ``out``, which may be ``x``: then in place)."""
+    return backend_for(xp).scatter(_MODES[name], x, index, v, out)
 
 
 def _update_aval(x: ShapedArray, v: ShapedArray, *idx: ShapedArray, indexer: Indexer,

@@ -240,3 +240,15 @@ def test_grad_through_slices_scatters_on_the_backend():
     f = lambda x: fnp.sum(fnp.sin(x[:, 1:]) * x[::-1, :2] + x[0, :2] ** 2)
     want = on_numpy(fad.grad(f), x)
     close([fad.grad(f)(put(x))], [want])
+
+
+def test_indexed_updates_and_their_gradients_run_on_the_backend():
+    """``x.at[slices].set/multiply/min/max``, eager, jitted and differentiated."""
+    def f(x):
+        y = fnp.at(x)[1:3].multiply(x[0:2])
+        y = fnp.at(y)[0].set(fnp.sin(x[3]))
+        y = fnp.at(y)[2:].max(0.5)
+        return fnp.sum(fnp.at(y)[:2].min(x[2:]) ** 2)
+    x = np.array([0.3, -1.2, 0.7, 2.0])
+    close([f(put(x)), fad.jit(f)(put(x))], [on_numpy(f, x)] * 2)
+    close([fad.grad(f)(put(x)), fad.jit(fad.grad(f))(put(x))], [on_numpy(fad.grad(f), x)] * 2)
