@@ -300,7 +300,7 @@ _UNKNOWN = object()
 _trace_state = current_state
 
 
-def _signature(op: Op, vals: list, diff: tuple, params: dict) -> tuple | None:
+def signature_key(op: Op, vals: list, diff: tuple, params: dict) -> tuple | None:
     """What the direct form of ``op`` may depend on, or ``None`` when the inputs are not
     plain NumPy arrays and Python scalars (or a parameter is not a plain value)."""
     parts = [op, diff]
@@ -336,6 +336,9 @@ def _signature(op: Op, vals: list, diff: tuple, params: dict) -> tuple | None:
             else:
                 return None
     return tuple(parts)
+
+
+_signature = signature_key  # (what the fast paths key on)
 
 
 def _index_key(v: Any) -> tuple | None:
@@ -628,8 +631,56 @@ def double_backward(node: Any, cts: list) -> list:
     bop = _backward_op(type(node), op, tuple(diff), dt, present, len(consts))
     fixed = tuple(c for i, c in enumerate(consts) if i not in diff)
     ct_tensors = tuple(c if isinstance(c, Tensor) else wrap(c) for c in cts if c is not None)
+    reads = _inputs_read(bop, ins, fixed + ct_tensors, params)
+    if reads is not None:  # an input the vjp does not read is a constant of it, not an edge
+        ins = tuple(t if r else t._value for t, r in zip(ins, reads))
+        if not any(isinstance(a, Tensor) and a._requires_grad for a in ins + ct_tensors):
+            # nothing to record (a linear node's vjp of constant cotangents): its
+            # gradients are plain values, as PyTorch's
+            got = node._backward([c._value if isinstance(c, Tensor) else c for c in cts],
+                                 True, False)
+            return [wrap(g) for g in got]
     out = apply(bop, tuple(ins) + fixed + ct_tensors, params)
     return list(out) if bop.multi else [out]
+
+
+_READS: dict = {}
+
+
+def _inputs_read(bop: Op, ins: tuple, rest: tuple, params: dict) -> tuple | None:
+    """Which of a node's inputs ``ins`` its vector-Jacobian product ``bop`` reads, at
+    these arguments' shapes, dtypes and parameters (``None``: all, or unknown). A
+    linear operation's (``add``, ``sum``, a slice...) reads none, as PyTorch's
+    backward of it does not: the gradient it gives is then not connected to them."""
+    vals = [a._value if isinstance(a, Tensor) else a for a in ins + rest]
+    key = signature_key(bop, vals, (), params)
+    if key is None:
+        return None
+    reads = _READS.get(key, _UNKNOWN)
+    if reads is _UNKNOWN:
+        if len(_READS) >= _DIRECT_MAX:
+            _READS.clear()
+        reads = _READS[key] = _trace_reads(bop, vals, len(ins), params)
+    return reads
+
+
+def _trace_reads(bop: Op, vals: list, k: int, params: dict) -> tuple | None:
+    arrays = [i for i, v in enumerate(vals) if type(v) is np.ndarray]
+
+    def program(*xs: Any) -> Any:
+        full = list(vals)
+        for i, x in zip(arrays, xs):
+            full[i] = x
+        return bop.fun(*full, **params)
+    try:
+        jaxpr = dce(make_jaxpr(program)(*[vals[i] for i in arrays])).jaxpr
+    except Exception:  # value-dependent control flow and the like
+        return None
+    used = {a for e in jaxpr.eqns for a in e.invars if type(a) is not Literal}
+    used.update(jaxpr.outvars)
+    var_of = dict(zip(arrays, jaxpr.invars))
+    reads = tuple(i not in var_of or var_of[i] in used for i in range(k))
+    return None if all(reads) else reads
 
 
 _graph.DOUBLE_BACKWARD = double_backward

@@ -460,3 +460,38 @@ def test_mlp_training_matches_pytorch() -> None:
 
     for opt in ("SGD", "Adam", "AdamW"):
         np.testing.assert_allclose(train(ftorch, opt), train(real_torch, opt), rtol=1e-4)
+
+
+SECOND_ORDER = {
+    "shift": lambda x: (x + 2).sum(),
+    "scale": lambda x: (x * 3).sum(),
+    "difference_of_slices": lambda x: (x[1:] - x[:-1]).sum(),
+    "square": lambda x: (x ** 2).sum(),
+    "product_of_slices": lambda x: (x[1:] * x[:-1]).sum(),
+    "rosenbrock": lambda x: (100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1]) ** 2).sum(),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SECOND_ORDER))
+def test_gradient_of_a_gradient_is_connected_as_pytorch_s(name: str) -> None:
+    """The gradient of a function linear in ``x`` does not depend on ``x`` (no
+    ``grad_fn``, and differentiating it again is PyTorch's error); otherwise the
+    Hessian-vector product and the gradient's graph are PyTorch's."""
+    def run(T: Any) -> tuple:
+        x = T.tensor([0.5, -1.0, 2.0, 0.25], dtype=T.float64, requires_grad=True)
+        (g,) = T.autograd.grad(SECOND_ORDER[name](x), x, create_graph=True)
+        try:
+            (h,) = T.autograd.grad((g * T.tensor([1.0, -1.0, 0.5, 2.0],
+                                                 dtype=T.float64)).sum(), x)
+            second = h.tolist()
+        except RuntimeError as e:
+            second = str(e)
+        return g.tolist(), g.requires_grad, g.grad_fn is None, second
+
+    got, want = run(ftorch), run(real_torch)
+    assert got[1:3] == want[1:3] and (type(got[3]) is str) == (type(want[3]) is str)
+    np.testing.assert_allclose(got[0], want[0], rtol=1e-13)
+    if type(want[3]) is str:
+        assert got[3] == want[3]
+    else:
+        np.testing.assert_allclose(got[3], want[3], rtol=1e-13)
