@@ -131,7 +131,7 @@ class _Direct:
     the differentiated inputs ``diff`` and their ``avals``."""
 
     __slots__ = ("prim", "eparams", "kernel", "sources", "pnames", "cls", "layout", "saved",
-                 "out_saved", "vjp", "op", "diff", "avals", "no_consts", "in_operand")
+                 "out_saved", "vjp", "op", "diff", "avals", "no_consts", "in_operand", "double")
 
 
 def _direct_form(op: Any, vals: list, diff: tuple, dt: Any, params: dict, outs: list,
@@ -184,6 +184,7 @@ def _direct_form(op: Any, vals: list, diff: tuple, dt: Any, params: dict, outs: 
     form.avals = tuple([array_aval(vals[i]) for i in diff])
     form.no_consts = (None,) * len(vals) if len(diff) == len(vals) else None
     form.in_operand = tuple(enodes.index(k) for k in range(len(diff)))
+    form.double = None  # double_backward's plans (fad/torch/_recorder.py)
     return form
 
 

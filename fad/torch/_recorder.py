@@ -49,6 +49,7 @@ from ._direct import (  # noqa: F401 - function_of, inputs_of and _aliasing for 
     _aliasing,
     _apply_direct,
     _as_diff,
+    _Direct,
     _direct_form,
     _edges,
     _layout,
@@ -623,15 +624,25 @@ def double_backward(node: Any, cts: list) -> list:
     operation of its own per kind of node (``_backward_op``) whose arguments are the
     node's inputs, its constants and the cotangents: so it is recorded as any
     operation is, by its cached program after the first calls."""
-    op, consts, diff, dt, params = function_of(node)
     ins = inputs_of(node)
     if ins is None:  # a released linear node: its vjp does not depend on the inputs
         ins = tuple(wrap(z) for z in node._zero_inputs())
-    present = tuple(c is not None for c in cts)
-    bop = _backward_op(type(node), op, tuple(diff), dt, present, len(consts))
-    fixed = tuple(c for i, c in enumerate(consts) if i not in diff)
     ct_tensors = tuple(c if isinstance(c, Tensor) else wrap(c) for c in cts if c is not None)
-    reads = _inputs_read(bop, ins, fixed + ct_tensors, params)
+    present = tuple(c is not None for c in cts)
+    form = node._fun
+    if type(form) is _Direct:  # the plan is the same for every node of the form
+        consts, params = node._consts, node._params
+        key = (present, _scalar_values(consts))
+        plan = form.double.get(key) if form.double is not None else None
+        if plan is None:
+            if form.double is None:
+                form.double = {}
+            plan = form.double[key] = _plan(node, present, ins, ct_tensors)
+    else:
+        plan = _plan(node, present, ins, ct_tensors)
+        consts, params = form[1], form[4]
+    bop, fixed_at, reads = plan
+    fixed = tuple([consts[i] for i in fixed_at])
     if reads is not None:  # an input the vjp does not read is a constant of it, not an edge
         ins = tuple(t if r else t._value for t, r in zip(ins, reads))
         if not any(isinstance(a, Tensor) and a._requires_grad for a in ins + ct_tensors):
@@ -642,6 +653,23 @@ def double_backward(node: Any, cts: list) -> list:
             return [wrap(g) for g in got]
     out = apply(bop, tuple(ins) + fixed + ct_tensors, params)
     return list(out) if bop.multi else [out]
+
+
+def _plan(node: Any, present: tuple, ins: tuple, ct_tensors: tuple) -> tuple:
+    """``(bop, positions of the constants it takes, which inputs it reads)`` for
+    ``double_backward``."""
+    op, consts, diff, dt, params = function_of(node)
+    bop = _backward_op(type(node), op, tuple(diff), dt, present, len(consts))
+    fixed_at = tuple(i for i in range(len(consts)) if i not in diff)
+    fixed = tuple(consts[i] for i in fixed_at)
+    return bop, fixed_at, _inputs_read(bop, ins, fixed + ct_tensors, params)
+
+
+def _scalar_values(consts: tuple) -> tuple:
+    """The Python numbers among ``consts``, by value (the key of a vjp's plan: a rule
+    may depend on them; arrays it only traces)."""
+    return tuple(v.hex() if type(v) is float else repr(v) for v in consts
+                 if type(v) in _PYS)
 
 
 _READS: dict = {}
@@ -656,6 +684,7 @@ def _inputs_read(bop: Op, ins: tuple, rest: tuple, params: dict) -> tuple | None
     key = signature_key(bop, vals, (), params)
     if key is None:
         return None
+    key += _scalar_values(tuple(vals))
     reads = _READS.get(key, _UNKNOWN)
     if reads is _UNKNOWN:
         if len(_READS) >= _DIRECT_MAX:
