@@ -21,6 +21,7 @@ import numpy as np
 
 from ..interpreters.tape import entry_vjp
 from ..primitives.indexing import Indexer
+from ._compiled import compiled_vjp
 from ._graph import AccumulateGrad, accumulate_grad, array_aval, save_output
 from .tensor import Tensor, note_alias, view_of_own, wrap
 
@@ -179,7 +180,8 @@ def _direct_form(op: Any, vals: list, diff: tuple, dt: Any, params: dict, outs: 
     form.sources = None if identity else tuple(sources)
     form.kernel = _kernel(prim, eparams, tuple(entry.primals))
     form.layout, form.saved, form.out_saved = _layout(args, diff), saved, out_saved
-    form.vjp = entry_vjp(prim, eparams, tuple(enodes), len(diff))
+    form.vjp = compiled_vjp(entry_vjp(prim, eparams, tuple(enodes), len(diff)), prim,
+                            len(diff))
     form.op, form.diff = op, tuple(diff)
     form.avals = tuple([array_aval(vals[i]) for i in diff])
     form.no_consts = (None,) * len(vals) if len(diff) == len(vals) else None

@@ -43,6 +43,7 @@ from ..interpreters.tape import (
 from ..transforms.autodiff import make_jaxpr
 from ..transforms.autodiff import vjp as fad_vjp
 from . import _graph
+from ._compiled import PullPlan
 from ._direct import (  # noqa: F401 - function_of, inputs_of and _aliasing for other modules
     _DIFF,
     _SIMPLE_PARAMS,
@@ -427,7 +428,7 @@ _PROGRAM_CONSTS_MAX = 1 << 20  # bytes of constants a cached program may hold
 
 
 class _Program:
-    __slots__ = ("env0", "in_slots", "sources", "code", "out_slots", "cls", "layout",
+    __slots__ = ("env0", "in_slots", "sources", "code", "out_slots", "cls", "layout", "plan",
                  "saved", "out_saved", "derived", "same", "pruned", "out_nodes", "in_nodes")
 
 
@@ -461,21 +462,17 @@ def _apply_program(key: tuple, op: Op, args: tuple, vals: list, diff: tuple,
     env = prog.env0.copy()
     for s, src in zip(prog.in_slots, prog.sources):
         env[s] = vals[src] if type(src) is int else params[src]
-    tape = []
     try:
-        for prim, eparams, ins, out, nodes in prog.code:
-            xs = [env[a] for a in ins]
-            ans = prim.impl(*xs, **eparams)
+        for prim, eparams, ins, out, _ in prog.code:
+            ans = prim.impl(*[env[a] for a in ins], **eparams)
             if type(out) is int:
                 env[out] = ans
-                if nodes is not None:
-                    tape.append(TapeEntry(prim, eparams, xs, ans, nodes, out))
             else:
                 for o, a in zip(out, ans):
                     env[o] = a
     except Exception:  # the general path reports the error in the facade's words
         return None
-    pull = tape_pullback(tape, prog.out_nodes, prog.in_nodes)
+    pull = prog.plan.pull(env)  # (the tape of the taped equations, as VJPTrace's)
     saved = prog.saved
     if prog.derived:  # computed values the backward reads: views of an input, perhaps
         saved = _with_views(saved, prog.derived, env, diff, args, vals)
@@ -593,6 +590,7 @@ def _compile(op: Op, args: tuple, vals: list, diff: tuple, dt: Any, params: dict
     # the output node and the input nodes, as lists for tape_pullback (which only reads them)
     prog.out_nodes = [s if s in live else None for s in out_slots]
     prog.in_nodes = list(diff_slots)
+    prog.plan = PullPlan(prog)
     return prog
 
 
