@@ -624,33 +624,51 @@ def double_backward(node: Any, cts: list) -> list:
     operation is, by its cached program after the first calls."""
     ins = inputs_of(node)
     if ins is None:  # a released linear node: its vjp does not depend on the inputs
-        ins = tuple(wrap(z) for z in node._zero_inputs())
-    ct_tensors = tuple(c if isinstance(c, Tensor) else wrap(c) for c in cts if c is not None)
-    present = tuple(c is not None for c in cts)
+        ins = tuple([wrap(z) for z in node._zero_inputs()])
+    if len(cts) == 1:  # (the common case, spelled out)
+        c = cts[0]
+        ct_tensors = (c if isinstance(c, Tensor) else wrap(c),)
+        present = _ONE
+    else:
+        ct_tensors = tuple([c if isinstance(c, Tensor) else wrap(c) for c in cts
+                            if c is not None])
+        present = tuple([c is not None for c in cts])
     form = node._fun
     if type(form) is _Direct:  # the plan is the same for every node of the form
         consts, params = node._consts, node._params
-        key = (present, _scalar_values(consts))
-        plan = form.double.get(key) if form.double is not None else None
+        key = present if consts is form.no_consts else (present, _scalar_values(consts))
+        plans = form.double
+        if plans is None:
+            plans = form.double = {}
+        plan = plans.get(key)
         if plan is None:
-            if form.double is None:
-                form.double = {}
-            plan = form.double[key] = _plan(node, present, ins, ct_tensors)
+            plan = plans[key] = _plan(node, present, ins, ct_tensors)
     else:
         plan = _plan(node, present, ins, ct_tensors)
         consts, params = form[1], form[4]
     bop, fixed_at, reads = plan
-    fixed = tuple([consts[i] for i in fixed_at])
+    fixed = tuple([consts[i] for i in fixed_at]) if fixed_at else ()
     if reads is not None:  # an input the vjp does not read is a constant of it, not an edge
-        ins = tuple(t if r else t._value for t, r in zip(ins, reads))
-        if not any(isinstance(a, Tensor) and a._requires_grad for a in ins + ct_tensors):
+        ins = tuple([t if r else t._value for t, r in zip(ins, reads)])
+        if not _records(ins) and not _records(ct_tensors):
             # nothing to record (a linear node's vjp of constant cotangents): its
             # gradients are plain values, as PyTorch's
             got = node._backward([c._value if isinstance(c, Tensor) else c for c in cts],
                                  True, False)
             return [wrap(g) for g in got]
-    out = apply(bop, tuple(ins) + fixed + ct_tensors, params)
+    out = apply(bop, ins + fixed + ct_tensors, params)
     return list(out) if bop.multi else [out]
+
+
+_ONE = (True,)
+
+
+def _records(args: tuple) -> bool:
+    """Whether one of ``args`` is a Tensor that requires grad."""
+    for a in args:
+        if isinstance(a, Tensor) and a._requires_grad:
+            return True
+    return False
 
 
 def _plan(node: Any, present: tuple, ins: tuple, ct_tensors: tuple) -> tuple:
