@@ -21,6 +21,7 @@ import numpy as np
 
 from ..interpreters.tape import entry_vjp
 from ..primitives.indexing import Indexer
+from . import _graph
 from ._compiled import compiled_vjp
 from ._graph import AccumulateGrad, accumulate_grad, array_aval, save_output
 from .tensor import Tensor, note_alias, view_of_own, wrap
@@ -132,7 +133,11 @@ class _Direct:
     the differentiated inputs ``diff`` and their ``avals``."""
 
     __slots__ = ("prim", "eparams", "kernel", "sources", "pnames", "cls", "layout", "saved",
-                 "out_saved", "vjp", "op", "diff", "avals", "no_consts", "in_operand", "double")
+                 "out_saved", "vjp", "op", "diff", "avals", "no_consts", "in_operand", "double",
+                 "real")
+
+
+_graph.REAL_FORM = _Direct
 
 
 def _direct_form(op: Any, vals: list, diff: tuple, dt: Any, params: dict, outs: list,
@@ -187,6 +192,9 @@ def _direct_form(op: Any, vals: list, diff: tuple, dt: Any, params: dict, outs: 
     form.no_consts = (None,) * len(vals) if len(diff) == len(vals) else None
     form.in_operand = tuple(enodes.index(k) for k in range(len(diff)))
     form.double = None  # double_backward's plans (fad/torch/_recorder.py)
+    # no complex value in or out: the backward pass has nothing to conjugate
+    form.real = all(np.dtype(a[1]).kind != "c" for a in form.avals) and \
+        np.asarray(entry.ans).dtype.kind != "c"
     return form
 
 

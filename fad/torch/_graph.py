@@ -325,6 +325,7 @@ def _differentiable_pull(node: Node, cts: list) -> list:
     return DOUBLE_BACKWARD(node, cts)
 
 
+REAL_FORM: type | None = None  # the class of direct forms, set by fad/torch/_direct.py
 DOUBLE_BACKWARD: Callable = None  # type: ignore[assignment]  # set by the recorder
 
 
@@ -499,7 +500,9 @@ def _run_backward(roots: list, grads: list, retain_graph: bool, create_graph: bo
             elif all(c is None for c in buf):
                 continue
             pull = node._pull
-            native = node._native  # (a custom Function's backward speaks PyTorch's)
+            # (a custom Function's backward speaks PyTorch's convention; a direct
+            # form's node knows whether its values are all real)
+            native = node._native and (type(node._fun) is not REAL_FORM or not node._fun.real)
             if native and _any_complex(buf):
                 buf = _conj_complex(buf)
             try:
