@@ -117,7 +117,7 @@ class _Index:
 
     def values(self, v: Any) -> Any:
         """``v`` cast to ``x``'s dtype and broadcast to ``x[index]``'s shape."""
-        v = convert_element_type(asarray(v), aval_of(self.x).dtype)
+        v = convert_element_type(K.beside(v, self.x), aval_of(self.x).dtype)
         return S.broadcast_to(v, self.target_shape())
 
     def finish(self, out: Any) -> Any:

@@ -12,7 +12,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..backends import default_xp, x64
+from ..backends import backend_for, default_xp, namespace_of, x64
 from ..core.trace import Tracer, concrete_or_none
 from ..primitives import cumulative as Cu
 from ..primitives.sorting import constant
@@ -90,8 +90,33 @@ def full(shape: Any, fill_value: Any, dtype: Any = None) -> Any:
 
 
 def _like(a: Any, dtype: Any) -> tuple:
+    """``(namespace, shape, dtype)`` of a ``*_like`` result: allocated beside ``a``
+    (behind a tracer, when its value is concrete) as NumPy's and the Array API's
+    ``zeros_like`` allocate, else on the default backend (under ``jit``, and for a
+    backend that takes NumPy arrays in, as Dask does)."""
+    v = concrete_or_none(a)
     a = asarray(a)
-    return a.shape, (dtype if dtype is not None else dtype_of(a))
+    xp = default_xp()
+    if v is not None and type(v) is not np.ndarray and hasattr(v, "__array_namespace__"):
+        b = backend_for(namespace_of([v]))
+        if not b.absorbs_numpy:
+            xp = b.xp
+    return xp, a.shape, (dtype if dtype is not None else dtype_of(a))
+
+
+def beside(v: Any, a: Any) -> Any:
+    """``asarray(v)``, with host data (Python numbers, NumPy arrays) on ``a``'s backend
+    where ``_like`` would allocate (a value to combine with ``a``).
+
+    >>> import numpy as np, array_api_strict as xp
+    >>> beside(0.5, xp.ones(2))
+    Array(0.5, dtype=array_api_strict.float64)
+    """
+    xp = _like(a, None)[0]
+    if xp is default_xp() or isinstance(v, Tracer) or hasattr(v, "__array_namespace__") \
+            and type(v) is not np.ndarray:
+        return asarray(v)
+    return xp.asarray(np.asarray(v))
 
 
 def zeros_like(a: Any, dtype: Any = None) -> Any:
@@ -101,8 +126,8 @@ def zeros_like(a: Any, dtype: Any = None) -> Any:
     >>> fnp.zeros_like(fnp.ones((1, 2))).tolist()
     [[0.0, 0.0]]
     """
-    shape, dt = _like(a, dtype)
-    return zeros(shape, dt)
+    xp, shape, dt = _like(a, dtype)
+    return xp.zeros(shape, dtype=_xp_dtype(xp, dt))
 
 
 def ones_like(a: Any, dtype: Any = None) -> Any:
@@ -112,8 +137,8 @@ def ones_like(a: Any, dtype: Any = None) -> Any:
     >>> fnp.ones_like(fnp.arange(3)).tolist()
     [1, 1, 1]
     """
-    shape, dt = _like(a, dtype)
-    return ones(shape, dt)
+    xp, shape, dt = _like(a, dtype)
+    return xp.ones(shape, dtype=_xp_dtype(xp, dt))
 
 
 def empty_like(a: Any, dtype: Any = None) -> Any:
@@ -133,8 +158,10 @@ def full_like(a: Any, fill_value: Any, dtype: Any = None) -> Any:
     >>> fnp.full_like(fnp.zeros(2), 0.5).tolist()
     [0.5, 0.5]
     """
-    shape, dt = _like(a, dtype)
-    return full(shape, fill_value, dt)
+    xp, shape, dt = _like(a, dtype)
+    if isinstance(fill_value, Tracer) or xp is default_xp():
+        return full(shape, fill_value, dt)
+    return xp.full(shape, fill_value, dtype=_xp_dtype(xp, dt))
 
 
 def eye(N: int, M: int | None = None, k: int = 0, dtype: Any = float) -> Any:

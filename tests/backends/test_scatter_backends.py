@@ -122,10 +122,17 @@ def test_gradients_through_at_updates_on_array_api_strict_match_numpy():
         return fnp.sum(fnp.at(y)[2:].max(0.5) ** 2)
     x = np.array([0.3, -1.2, 0.7, 2.0])
     want = fad.grad(f)(x)
-    fad.set_backend("array_api_strict")  # (where the constant 0.5 is made)
-    try:
-        got = fad.grad(f)(strict.asarray(x))
-    finally:
-        fad.set_backend("numpy")
+    got = fad.grad(f)(strict.asarray(x))  # (the Python number 0.5 joins x's backend)
     assert type(got) is type(strict.asarray(x))
     np.testing.assert_allclose(np.asarray(got), want, rtol=1e-13)
+
+
+def test_like_functions_allocate_beside_their_argument():
+    strict = pytest.importorskip("array_api_strict")
+    a = strict.ones((2, 3), dtype=strict.float32)
+    for got, fill in ((fnp.zeros_like(a), 0.0), (fnp.ones_like(a), 1.0),
+                      (fnp.empty_like(a), 0.0), (fnp.full_like(a, 2.5), 2.5)):
+        assert type(got) is type(a) and got.dtype == strict.float32 and got.shape == (2, 3)
+        np.testing.assert_array_equal(np.asarray(got), np.full((2, 3), fill, np.float32))
+    assert type(fnp.zeros_like(np.ones(2))) is np.ndarray
+    assert type(fad.jit(fnp.zeros_like)(np.ones(2))) is np.ndarray
