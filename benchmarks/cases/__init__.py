@@ -11,10 +11,20 @@ the note column gives that first call's time).
 
 from harness import order_cases
 
-from . import chains, dask, elementwise, hvp, jacrev, lenet, mlp, per_example  # noqa: F401 - registers them
+from . import (  # noqa: F401 - registers them
+    chains,
+    dask,
+    elementwise,
+    hvp,
+    jacrev,
+    lenet,
+    lenet_notebook,
+    mlp,
+    per_example,
+)
 
 ORDER = ("mlp", "chain100", "deep_chain", "hvp", "big_elementwise", "mlp_jit", "chain100_jit",
          "per_example", "big_elementwise_jit", "hvp_jit", "jacrev_jit", "facade_chain",
-         "facade_deep_chain", "facade_hvp", "dask_logistic", "lenet")
+         "facade_deep_chain", "facade_hvp", "dask_logistic", "lenet", "lenet_notebook")
 
 order_cases(ORDER)
