@@ -37,7 +37,8 @@ __version__ = "0.1.0"
 
 
 def __getattr__(name: str):  # fad.viz, fad.torch, fad.testing, fad.scipy... load on first use
-    if name in ("viz", "torch", "testing", "scipy", "optim", "debug", "flatten_util", "misc"):
+    if name in ("viz", "torch", "testing", "scipy", "optim", "debug", "flatten_util", "misc",
+                "experimental"):
         return _import_module(f"fad.{name}")
     raise AttributeError(f"module 'fad' has no attribute {name!r}")
 
