@@ -29,7 +29,7 @@ from . import (  # noqa: F401
     windows,
 )
 
-__all__ = ["REGISTRY", "callback", "complex", "contractions", "convolution", "cumulative", "effects",
-           "eig", "elementwise", "identities", "indexing", "linalg", "placement", "reductions",
-           "scatter", "slicing", "sorting", "special", "special_functions", "structural",
-           "windows"]
+__all__ = ["REGISTRY", "callback", "complex", "contractions", "convolution", "cumulative",
+           "effects", "eig", "elementwise", "identities", "indexing", "linalg", "placement",
+           "reductions", "scatter", "slicing", "sorting", "special", "special_functions",
+           "structural", "windows"]

@@ -210,8 +210,8 @@ def odeint(func: Callable, y0: Any, t: Any, args: Any = (), Dfun: Callable | Non
     """Integrate ``dy/dt = func(y, t, *args)`` (``func(t, y, *args)`` when
     ``tfirst``) from ``y(t[0]) = y0``: ``scipy.integrate.odeint``'s signature and
     solver (ODEPACK's LSODA, switching between Adams and BDF steps), whose
-    options pass through to it unchanged. ``y0`` is raveled to a float64 vector
-    and the result has shape ``(len(t), y0.size)``, as SciPy's; ``t`` is a 1-d
+    options pass through to it unchanged. ``y0`` is a vector (a scalar becomes one)
+    and the result, float64, has shape ``(len(t), len(y0))``, as SciPy's; ``t`` is a 1-d
     sequence of times (increasing or decreasing); ``args`` a tuple (anything else
     becomes a 1-tuple, as in SciPy) of arrays or pytrees of arrays.
 
@@ -258,7 +258,11 @@ def odeint(func: Callable, y0: Any, t: Any, args: Any = (), Dfun: Callable | Non
             ("hmax", hmax), ("hmin", hmin), ("ixpr", ixpr), ("mxstep", mxstep),
             ("mxhnil", mxhnil), ("mxordn", mxordn), ("mxords", mxords),
             ("printmessg", printmessg))
-    y0 = fnp.ravel(fnp.asarray(y0, np.float64))
+    y0 = fnp.asarray(y0, np.float64)
+    if y0.ndim > 1:
+        raise ValueError(f"odeint: y0 must be one-dimensional (or a scalar), as SciPy's, got "
+                         f"shape {y0.shape}")
+    y0 = fnp.ravel(y0)
     t = fnp.asarray(t, np.float64)
     if t.ndim != 1:
         raise ValueError(f"odeint: t must be a 1-d sequence of times, got shape {t.shape}")
