@@ -258,12 +258,12 @@ def odeint(func: Callable, y0: Any, t: Any, args: Any = (), Dfun: Callable | Non
             ("hmax", hmax), ("hmin", hmin), ("ixpr", ixpr), ("mxstep", mxstep),
             ("mxhnil", mxhnil), ("mxordn", mxordn), ("mxords", mxords),
             ("printmessg", printmessg))
-    y0 = fnp.asarray(y0, np.float64)
+    y0 = fnp.asarray(y0, float)  # (float64; float32 in fad's 32-bit mode)
     if y0.ndim > 1:
         raise ValueError(f"odeint: y0 must be one-dimensional (or a scalar), as SciPy's, got "
                          f"shape {y0.shape}")
     y0 = fnp.ravel(y0)
-    t = fnp.asarray(t, np.float64)
+    t = fnp.asarray(t, float)
     if t.ndim != 1:
         raise ValueError(f"odeint: t must be a 1-d sequence of times, got shape {t.shape}")
     return _odeint(func, opts, bool(tfirst), y0, t, args)
