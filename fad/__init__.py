@@ -18,6 +18,7 @@ from .transforms.operators import (elementwise_grad, hessian_vector_product, jac
                                    multigrad_dict)
 from .backends import default_backend, set_backend
 from .primitives.placement import device_put
+from .primitives.callback import pure_callback
 from .transforms.check import check_grads
 from .transforms.custom import checkpoint, custom_jvp, custom_vjp
 from .transforms.jit import jit
@@ -36,7 +37,8 @@ __version__ = "0.1.0"
 
 
 def __getattr__(name: str):  # fad.viz, fad.torch, fad.testing, fad.scipy... load on first use
-    if name in ("viz", "torch", "testing", "scipy", "optim", "debug", "flatten_util", "misc"):
+    if name in ("viz", "torch", "testing", "scipy", "optim", "debug", "flatten_util", "misc",
+                "experimental"):
         return _import_module(f"fad.{name}")
     raise AttributeError(f"module 'fad' has no attribute {name!r}")
 
@@ -45,7 +47,7 @@ __all__ = [
     "hessian", "make_jaxpr", "stop_gradient", "no_grad", "custom_jvp", "custom_vjp",
     "checkpoint", "check_grads", "tree", "numpy", "nn", "random", "config", "set_backend",
     "default_backend",
-    "device_put",
+    "device_put", "pure_callback",
     "ConcretizationError", "UnexpectedTracerError", "ShapeError", "ClosedJaxpr", "Jaxpr",
     "ShapedArray", "RetraceWarning", "eval_shape", "disable_jit"]
 __all__ += ["elementwise_grad", "jacobian", "hessian_vector_product", "multigrad_dict"]

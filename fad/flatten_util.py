@@ -13,6 +13,7 @@ import math
 from typing import Any, Callable
 
 from . import numpy as fnp
+from .numpy._base import dtype_of
 from .tree import tree_flatten, tree_unflatten
 
 
@@ -33,7 +34,7 @@ def ravel_pytree(pytree: Any) -> tuple[Any, Callable[[Any], Any]]:
     leaves, treedef = tree_flatten(pytree)
     arrays = [fnp.asarray(x) for x in leaves]
     shapes = [a.shape for a in arrays]
-    dtypes = [a.dtype for a in arrays]
+    dtypes = [dtype_of(a) for a in arrays]  # (NumPy's dtypes, whatever the backend)
     sizes = [math.prod(s) for s in shapes]
     dtype = fnp.result_type(*dtypes) if arrays else fnp.float64
     flat = (fnp.concatenate([fnp.ravel(fnp.astype(a, dtype)) for a in arrays])

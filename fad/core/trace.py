@@ -180,6 +180,11 @@ def no_grad_scope() -> switch:
                                      NoGradScope(len(state.stack)), state.rebound))
 
 
+def outside_traces() -> switch:
+    """Run with no transformation active (a host callback, on concrete arrays)."""
+    return switch(_STATE, TraceState((), None, None))
+
+
 def hide_dynamic() -> switch:
     """Run without staging into the current abstract trace (used for constants)."""
     state = _STATE.get()

@@ -7,6 +7,7 @@ algebraic identities to the primitives defined in the other modules.
 
 from ..core.primitive import REGISTRY
 from . import (  # noqa: F401
+    callback,
     complex,
     contractions,
     convolution,
@@ -28,7 +29,7 @@ from . import (  # noqa: F401
     windows,
 )
 
-__all__ = ["REGISTRY", "complex", "contractions", "convolution", "cumulative", "effects",
-           "eig", "elementwise", "identities", "indexing", "linalg", "placement", "reductions",
-           "scatter", "slicing", "sorting", "special", "special_functions", "structural",
-           "windows"]
+__all__ = ["REGISTRY", "callback", "complex", "contractions", "convolution", "cumulative",
+           "effects", "eig", "elementwise", "identities", "indexing", "linalg", "placement",
+           "reductions", "scatter", "slicing", "sorting", "special", "special_functions",
+           "structural", "windows"]

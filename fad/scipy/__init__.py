@@ -1,6 +1,7 @@
 """SciPy-shaped functions on fad's primitives, traced and differentiable (as
 ``jax.scipy``): ``fad.scipy.special``, ``fad.scipy.stats``, ``fad.scipy.linalg``,
-``fad.scipy.signal``, ``fad.scipy.integrate`` (with ``odeint``, as ``jax.experimental.ode``).
+``fad.scipy.signal``, ``fad.scipy.integrate`` (with SciPy's ``odeint``; JAX's is
+``fad.experimental.ode.odeint``).
 
 >>> import fad.scipy.special as fsp
 >>> round(float(fsp.erf(1.0)), 6)

@@ -1,31 +1,34 @@
 """Integration, traced and differentiable: ``trapezoid`` and
-``cumulative_trapezoid`` (as ``scipy.integrate``), and ``odeint`` (as
-``jax.experimental.ode.odeint``): adaptive Dormand-Prince integration of
-``dy/dt = func(y, t, *args)`` whose gradient is the adjoint method.
+``cumulative_trapezoid``, and ``odeint``, as ``scipy.integrate``: ``odeint`` is
+SciPy's own LSODA solver of ``dy/dt = func(y, t, *args)`` called through
+``fad.pure_callback``, and its gradient is the adjoint method (an augmented
+system integrated backwards by LSODA), as HIPS autograd's.
 
 >>> import fad, fad.numpy as fnp
 >>> from fad.scipy.integrate import odeint
 >>> t = fnp.array([0.0, 1.0])
->>> y = odeint(lambda y, t, k: -k * y, 1.0, t, 2.0)
->>> round(float(y[1]), 6)  # e^-2
-0.135335
->>> round(float(fad.grad(lambda k: odeint(lambda y, t, k: -k * y, 1.0, t, k)[1])(2.0)), 5)
+>>> y = odeint(lambda y, t, k: -k * y, 1.0, t, args=(2.0,))
+>>> y.shape, round(float(y[1, 0]), 6)  # e^-2
+((2, 1), 0.135335)
+>>> round(float(fad.grad(lambda k: odeint(lambda y, t, k: -k * y, 1.0, t, (k,))[1, 0])(2.0)), 5)
 -0.13534
 """
 
 from __future__ import annotations
 
-import math
 from typing import Any, Callable
 
 import numpy as np
 
-from .. import lax
 from .. import numpy as fnp
-from ..numpy._base import dtype_of, promote_all
+from ..core.ir import ShapedArray
+from ..core.trace import Tracer
+from ..flatten_util import ravel_pytree
+from ..numpy._base import dtype_of
+from ..primitives.callback import pure_callback
 from ..transforms.autodiff import vjp
 from ..transforms.custom import custom_vjp
-from ..tree import tree_flatten, tree_map, tree_unflatten
+from ..tree import tree_flatten, tree_unflatten
 
 __all__ = ["cumulative_trapezoid", "odeint", "trapezoid"]
 
@@ -68,261 +71,199 @@ def cumulative_trapezoid(y: Any, x: Any = None, dx: float = 1.0, axis: int = -1,
     return fnp.moveaxis(out, -1, axis)
 
 
+
 # ------------------------------------------------------------------ odeint
-def _ravel(tree: Any) -> tuple:
-    """``(vector, unravel)``: the leaves of ``tree`` raveled and concatenated (in
-    their common dtype), and the inverse."""
-    leaves, treedef = tree_flatten(tree)
-    leaves = [fnp.asarray(x) for x in leaves]
-    if not leaves:
-        return fnp.zeros((0,)), lambda v: tree_unflatten(treedef, [])
-    shapes = [x.shape for x in leaves]
-    dtypes = [dtype_of(x) for x in leaves]
-    sizes = [math.prod(s) for s in shapes]
-    ends = np.cumsum(sizes).tolist()
-    vec = fnp.concatenate([fnp.ravel(x) for x in promote_all(*leaves)])
-
-    def unravel(v: Any) -> Any:
-        parts = [fnp.asarray(fnp.reshape(v[e - n:e], s), dt)
-                 for e, n, s, dt in zip(ends, sizes, shapes, dtypes)]
-        return tree_unflatten(treedef, parts)
-    return vec, unravel
-
-
-# Dormand-Prince 5(4): nodes c, the coupling rows, the 5th-order weights and the
-# difference to the embedded 4th-order ones (Hairer, Norsett & Wanner, table 5.2),
-# and the weights of y(t + h/2) for dense output (Shampine 1986)
-_C = (1 / 5, 3 / 10, 4 / 5, 8 / 9, 1.0, 1.0)
-_A = ((1 / 5,), (3 / 40, 9 / 40), (44 / 45, -56 / 15, 32 / 9),
-      (19372 / 6561, -25360 / 2187, 64448 / 6561, -212 / 729),
-      (9017 / 3168, -355 / 33, 46732 / 5247, 49 / 176, -5103 / 18656),
-      (35 / 384, 0.0, 500 / 1113, 125 / 192, -2187 / 6784, 11 / 84))
-_B = (35 / 384, 0.0, 500 / 1113, 125 / 192, -2187 / 6784, 11 / 84, 0.0)
-_B_ERR = (35 / 384 - 1951 / 21600, 0.0, 500 / 1113 - 22642 / 50085, 125 / 192 - 451 / 720,
-          -2187 / 6784 + 12231 / 42400, 11 / 84 - 649 / 6300, -1 / 60)
-_B_MID = (6025192743 / 30085553152 / 2, 0.0, 51252292925 / 65400821598 / 2,
-          -2691868925 / 45128329728 / 2, 187940372067 / 1594534317056 / 2,
-          -1776094331 / 19743644256 / 2, 11237099 / 235043384 / 2)
+# The forward solve is scipy.integrate.odeint itself, on the host; the backward
+# pass is the adjoint method as autograd computes it (Froehlich, Loos & Hasenauer
+# 2017, sec. 2.4.2): from each output time t[i] back to t[i-1], LSODA integrates
+# the augmented state [y, a, a_t, a_args] (a = dL/dy, a_t the running time
+# cotangent of t[0], a_args the flattened float args' cotangent) along
+# [f, -a f_y, -a f_t, -a f_args], with the same options as the forward solve
+# (LSODA's error test weighs every component of this state). The cotangent of
+# y(t[i]) joins a at t[i]; moving t[i] (i > 0) moves y(t[i]) along f.
+def _field(func: Callable, tfirst: bool, args: tuple) -> Callable:
+    """``(y, t) -> dy/dt`` on host arrays, as SciPy calls it."""
+    def f(y: Any, t: Any) -> Any:
+        out = func(t, y, *args) if tfirst else func(y, t, *args)
+        if any(isinstance(x, Tracer) for x in tree_flatten(out)[0]):
+            raise TypeError("fad.scipy.integrate.odeint: func returned a traced value: it "
+                            "runs on concrete arrays, so it must not close over a traced "
+                            "value (a parameter being differentiated); pass such values "
+                            "through args=(...)")
+        return out
+    return f
 
 
-def _combine(w: tuple, ks: list) -> Any:
-    return sum(c * k for c, k in zip(w, ks) if c != 0.0)
-
-
-def _dopri_step(fun: Callable, y: Any, f: Any, t: Any, h: Any) -> tuple:
-    """One step: ``(y1, f1, error estimate, quartic coefficients)``; the quartic
-    ``p(s)``, ``s`` in [0, 1], matches y and y' at both ends and y at the midpoint."""
-    ks = [f]
-    hy = fnp.asarray(h, dtype_of(y))  # (times may be wider than the state)
-    for c, row in zip(_C, _A):
-        ks.append(fun(y + hy * _combine(row, ks), t + c * h))
-    y1 = y + hy * _combine(_B, ks)
-    f1 = ks[-1]  # (the last node is the end point: first same as last)
-    err = hy * _combine(_B_ERR, ks)
-    ym = y + hy * _combine(_B_MID, ks)
-    d0, d1 = hy * f, hy * f1
-    coeffs = fnp.stack([-2 * d0 + 2 * d1 - 8 * y - 8 * y1 + 16 * ym,
-                        5 * d0 - 3 * d1 + 18 * y + 14 * y1 - 32 * ym,
-                        -4 * d0 + d1 - 11 * y - 5 * y1 + 16 * ym, d0, y])
-    return y1, f1, err, coeffs
-
-
-def _rms(x: Any) -> Any:
-    return fnp.sqrt(fnp.mean(x * x)) if x.shape[0] else fnp.zeros((), dtype_of(x))
-
-
-def _first_step(fun: Callable, y0: Any, f0: Any, t0: Any, rtol: float, atol: float) -> Any:
-    # Hairer, Norsett & Wanner, "Solving ODEs I", II.4: a step whose explicit
-    # Euler error is about 1% of the tolerance
-    scale = atol + fnp.abs(y0) * rtol
-    d0, d1 = _rms(y0 / scale), _rms(f0 / scale)
-    h0 = fnp.where((d0 < 1e-5) | (d1 < 1e-5), 1e-6, 0.01 * d0 / fnp.maximum(d1, 1e-30))
-    f1 = fun(y0 + h0 * f0, t0 + h0)
-    d2 = _rms((f1 - f0) / scale) / h0
-    top = fnp.maximum(d1, d2)
-    h1 = fnp.where(top <= 1e-15, fnp.maximum(1e-6, h0 * 1e-3),
-                   (0.01 / fnp.maximum(top, 1e-15)) ** (1 / 5))
-    return fnp.minimum(100 * h0, h1)
-
-
-def _solve(fun: Callable, y0: Any, ts: Any, rtol: float, atol: float, mxstep: float,
-           hmax: float) -> Any:
-    """``y`` at each time of ``ts`` (increasing), ``y(ts[0]) = y0`` (a vector)."""
-    t0 = ts[0]
-    f0 = fun(y0, t0)
-    h = fnp.asarray(fnp.minimum(_first_step(fun, y0, f0, t0, rtol, atol), hmax), dtype_of(ts))
-    coeffs = fnp.zeros((5,) + y0.shape, dtype_of(y0))
-    state = (y0, f0, t0, h, t0, coeffs)
-    out = [y0]
-    for i in range(1, ts.shape[0]):
-        target = ts[i]
-
-        def cond(s: tuple, target: Any = target) -> Any:
-            n, _, _, t, h, _, _ = s
-            going = (t < target) & (h > 0)
-            return going if math.isinf(mxstep) else going & (n < int(mxstep))
-
-        def body(s: tuple) -> tuple:
-            n, y, f, t, h, t_prev, cs = s
-            y1, f1, err, cs1 = _dopri_step(fun, y, f, t, h)
-            ratio = _rms(err / (atol + rtol * fnp.maximum(fnp.abs(y), fnp.abs(y1))))
-            ok = ratio <= 1
-            # the next step: 0.9 (1 / ratio)^(1/5) times this one, within [0.2, 10]
-            # (at most 1 after a rejection)
-            grow = 0.9 * fnp.maximum(ratio, 1e-10) ** -0.2
-            factor = fnp.where(ok, fnp.clip(grow, 0.2, 10.0), fnp.clip(grow, 0.2, 1.0))
-            h_new = fnp.minimum(h * factor, hmax)
-            h_new = fnp.asarray(h_new, dtype_of(h))
-            new = (y1, f1, t + h, t, cs1)
-            old = (y, f, t, t_prev, cs)
-            y, f, t, t_prev, cs = (fnp.where(ok, a, b) for a, b in zip(new, old))
-            return n + 1, y, f, t, h_new, t_prev, cs
-
-        _, *rest = lax.while_loop(cond, body, (0,) + state)
-        state = tuple(rest)
-        _, _, t, _, t_prev, cs = state
-        span = t - t_prev
-        s = fnp.where(span > 0, (target - t_prev) / fnp.where(span > 0, span, 1.0), 1.0)
-        s = fnp.asarray(s, dtype_of(y0))
-        # (the quartic by Horner's rule)
-        poly = cs[0, ...]
-        for k in range(1, 5):
-            poly = poly * s + cs[k, ...]
-        out.append(poly)
-    return fnp.stack(out)
+def _as_vector(out: Any) -> Any:
+    if isinstance(out, list | tuple):
+        out = fnp.stack([fnp.asarray(x) for x in out])
+    return fnp.ravel(fnp.asarray(out))
 
 
 def _float_leaf(x: Any) -> bool:
     return dtype_of(fnp.asarray(x)).kind in "fc"
 
 
-def _odeint_impl(func: Callable, rtol: float, atol: float, mxstep: float, hmax: float,
-                 y0: Any, ts: Any, args: tuple) -> Any:
-    v0, unravel = _ravel(y0)
-
-    def fun(v: Any, t: Any) -> Any:
-        return _ravel(func(unravel(v), t, *args))[0]
-    ys = _solve(fun, v0, ts, rtol, atol, mxstep, hmax)
-    return ys, unravel
+def _scipy_odeint(*args: Any, **kwargs: Any) -> Any:
+    from scipy import integrate  # (SciPy's integrate loads on first use)
+    return integrate.odeint(*args, **kwargs)
 
 
-def _odeint_fun(func: Callable, rtol: float, atol: float, mxstep: float, hmax: float,
-                y0: Any, ts: Any, args: tuple) -> Any:
-    ys, unravel = _odeint_impl(func, rtol, atol, mxstep, hmax, y0, ts, args)
-    return _unravel_rows(ys, y0, unravel)
+def _solve(func: Callable, opts: tuple, tfirst: bool, y0: Any, t: Any, args: tuple) -> Any:
+    leaves, tree = tree_flatten(args)
+
+    def forward(y0: Any, t: Any, *leaves: Any) -> Any:
+        f = _field(func, tfirst, tree_unflatten(tree, list(leaves)))
+        return _scipy_odeint(f, y0, t, **dict(opts))
+    out = ShapedArray((t.shape[0], y0.shape[0]), np.float64)
+    return pure_callback(forward, out, y0, t, *leaves, vmap_method="sequential")
 
 
-def _unravel_rows(ys: Any, y0: Any, unravel: Callable) -> Any:
-    """The trajectory as ``y0``'s structure with a leading time axis."""
-    rows = [unravel(ys[i, ...]) for i in range(ys.shape[0])]
-    return tree_map(lambda *xs: fnp.stack(xs), *rows) if rows else y0
+_odeint = custom_vjp(_solve, nondiff_argnums=(0, 1, 2))
 
 
-_odeint = custom_vjp(_odeint_fun, nondiff_argnums=(0, 1, 2, 3, 4))
+def _solve_fwd(func: Callable, opts: tuple, tfirst: bool, y0: Any, t: Any,
+               args: tuple) -> tuple:
+    ys = _solve(func, opts, tfirst, y0, t, args)
+    return ys, (ys, t, args)
 
 
-def _odeint_fwd(func: Callable, rtol: float, atol: float, mxstep: float, hmax: float,
-                y0: Any, ts: Any, args: tuple) -> tuple:
-    ys, unravel = _odeint_impl(func, rtol, atol, mxstep, hmax, y0, ts, args)
-    return _unravel_rows(ys, y0, unravel), (ys, ts, args)
+def _adjoint(func: Callable, opts: dict, tfirst: bool, tree: Any, is_float: list) -> Callable:
+    """The backward pass on host arrays: ``(ys, t, g, *args' leaves)`` to the
+    cotangents of ``y0``, of ``t`` and of each float leaf of ``args``."""
+    def backward(ys: Any, t: Any, g: Any, *leaves: Any) -> tuple:
+        args = tree_unflatten(tree, list(leaves))
+        f = _field(func, tfirst, args)
+        flat_args, unravel = ravel_pytree([x for x, fl in zip(leaves, is_float) if fl])
+        n_t, d = ys.shape
+
+        def with_floats(floats: list) -> Any:
+            it = iter(floats)
+            return tree_unflatten(tree, [next(it) if fl else x
+                                         for x, fl in zip(leaves, is_float)])
+
+        def flat_field(y: Any, s: Any, p: Any) -> Any:
+            a = with_floats(unravel(p))
+            return _as_vector(func(s, y, *a) if tfirst else func(y, s, *a))
+
+        def augmented(state: Any, s: Any) -> Any:
+            y, a = state[:d], state[d:2 * d]
+            dy, pull = vjp(flat_field, y, s, flat_args)
+            a_y, a_t, a_p = pull(-a)
+            return np.hstack((dy, a_y, a_t, a_p))
+
+        a, a_t0, a_args = g[-1, :], 0.0, np.zeros(flat_args.shape[0])
+        t_bars = []
+        for i in range(n_t - 1, 0, -1):
+            t_bar = np.dot(f(ys[i, :], t[i]), g[i, :])
+            t_bars.append(t_bar)
+            a_t0 = a_t0 - t_bar
+            state = np.hstack((ys[i, :], a, a_t0, a_args))
+            state = _scipy_odeint(augmented, state, np.array([t[i], t[i - 1]]), **opts)[1]
+            a, a_t0, a_args = state[d:2 * d] + g[i - 1, :], state[2 * d], state[2 * d + 1:]
+        t_bars.append(a_t0)
+        return a, np.hstack(t_bars)[::-1].astype(np.float64), unravel(a_args)
+    backward.__qualname__ = ("fad.scipy.integrate.odeint's adjoint method (it has reverse "
+                             "mode only; fad.experimental.ode.odeint has both modes)")
+    return backward
 
 
-def _odeint_bwd(func: Callable, rtol: float, atol: float, mxstep: float, hmax: float,
-                res: tuple, ct: Any) -> tuple:
-    # The adjoint method: a(t) = dL/dy(t) solves a' = -a f_y backwards from the
-    # last time, and dL/dargs = int a f_args dt. Integrated in s = -t (so that
-    # the solver runs forwards) with the state y (recomputed from the stored
-    # y(t_i) on each interval), a and the running dL/dargs; the cotangent of each
-    # y(t_i) joins a at t_i. dL/dt_i = ct_i . f(y_i, t_i) for i > 0 (the output
-    # time moves along the trajectory), dL/dt_0 = -a(t_0) . f(y_0, t_0).
-    ys, ts, args = res
-    ct_v = fnp.stack([_ravel(tree_map(lambda c: c[i, ...], ct))[0] for i in range(ys.shape[0])])
-    y_like = _template(ct)
-    arg_vec, arg_unravel = _ravel([x for x in tree_flatten(args)[0] if _float_leaf(x)])
-    n, m = ys.shape[1], arg_vec.shape[0]
-
-    def f_flat(yv: Any, t: Any, theta: Any) -> Any:
-        return _ravel(func(y_like(yv), t, *_with_floats(args, arg_unravel(theta))))[0]
-
-    def aug(z: Any, s: Any) -> Any:
-        y, a = z[:n], z[n:2 * n]
-        f, pull = vjp(lambda y, theta: f_flat(y, -s, theta), y, arg_vec)
-        a_y, a_theta = pull(a)
-        return fnp.concatenate([-f, a_y, a_theta])
-
-    a = ct_v[-1, ...]
-    theta_bar = fnp.zeros((m,), dtype_of(ys))
-    t_bars = []
-    for i in range(ys.shape[0] - 1, 0, -1):
-        t_bars.append(fnp.vdot(f_flat(ys[i, ...], ts[i], arg_vec), ct_v[i, ...]))
-        z = _solve(aug, fnp.concatenate([ys[i, ...], a, theta_bar]),
-                   fnp.stack([-ts[i], -ts[i - 1]]), rtol, atol, mxstep, hmax)[1, ...]
-        a, theta_bar = z[n:2 * n] + ct_v[i - 1, ...], z[2 * n:]
-    t0_bar = -fnp.vdot(f_flat(ys[0, ...], ts[0], arg_vec), a - ct_v[0, ...])
-    ts_bar = fnp.asarray(fnp.stack([t0_bar] + t_bars[::-1]), dtype_of(ts))
-    args_bar = _with_floats(args, arg_unravel(theta_bar), zeros=True)
-    return y_like(a), ts_bar, args_bar
-
-
-_odeint.defvjp(_odeint_fwd, _odeint_bwd)
-
-
-def _template(ct: Any) -> Callable:
-    """``vector -> y0's structure`` (from the cotangent's rows)."""
-    return _ravel(tree_map(lambda c: c[0, ...], ct))[1]
-
-
-def _with_floats(args: tuple, floats: list, zeros: bool = False) -> tuple:
-    """``args`` with its float leaves replaced by ``floats`` (in order), and its
-    other leaves by zeros when ``zeros`` (their cotangents)."""
-    leaves, treedef = tree_flatten(args)
+def _solve_bwd(func: Callable, opts: tuple, tfirst: bool, res: tuple, g: Any) -> tuple:
+    ys, t, args = res
+    options = dict(opts)
+    for name in ("rtol", "atol"):
+        if np.ndim(options.get(name)) != 0:
+            raise NotImplementedError(
+                f"fad.scipy.integrate.odeint: reverse mode needs a scalar {name} (the "
+                "adjoint system has more components than y)")
+    leaves, tree = tree_flatten(args)
+    is_float = [_float_leaf(x) for x in leaves]
+    shapes = (ShapedArray(ys.shape[1:], np.float64), ShapedArray(t.shape, np.float64),
+              [ShapedArray(np.shape(x), dtype_of(fnp.asarray(x)))
+               for x, fl in zip(leaves, is_float) if fl])
+    y0_bar, t_bar, floats = pure_callback(_adjoint(func, options, tfirst, tree, is_float),
+                                          shapes, ys, t, g, *leaves, vmap_method="sequential")
     it = iter(floats)
-    out = [next(it) if _float_leaf(x) else
-           (np.zeros(np.shape(x), dtype_of(fnp.asarray(x))) if zeros else x) for x in leaves]
-    return tree_unflatten(treedef, out)
+    args_bar = tree_unflatten(tree, [next(it) if fl else np.zeros(np.shape(x), dtype_of(
+        fnp.asarray(x))) for x, fl in zip(leaves, is_float)])
+    return y0_bar, t_bar, args_bar
 
 
-def odeint(func: Callable, y0: Any, t: Any, *extra: Any, args: tuple | None = None,
-           rtol: float = 1.4e-8, atol: float = 1.4e-8, mxstep: float = np.inf,
-           hmax: float = np.inf) -> Any:
-    """Integrate ``dy/dt = func(y, t, *args)`` from ``y(t[0]) = y0``; ``y`` at each
-    time of ``t`` (increasing), stacked along a new leading axis (``y0`` may be a
-    pytree of arrays, and so may ``args``). The extra arguments come either after
-    ``t``, as JAX's ``odeint(func, y0, t, *args)``, or as the keyword ``args=(...)``,
-    as SciPy's and autograd's (one tuple; not both ways at once).
+_odeint.defvjp(_solve_fwd, _solve_bwd)
 
-    Adaptive Dormand-Prince 5(4) steps (the error per step within ``atol + rtol
-    |y|``, in RMS; at most ``mxstep`` steps per output interval, each at most
-    ``hmax``), dense output by a quartic between steps. The loops are
-    ``fad.lax.while_loop``, so ``jit`` stages them. Reverse mode is the adjoint
-    method (the augmented system integrated backwards with the same tolerances:
-    memory does not grow with the number of steps), for ``y0``, ``t`` and every
-    float leaf of ``args``; pass parameters through ``args`` (values ``func``
-    closes over are differentiated through the solver's steps instead, which
-    ``jit`` cannot do). Forward mode transposes the adjoint pass (exact, but
-    each ``jvp`` integrates backwards once); ``vmap`` batches the whole solve.
 
-    >>> import fad.numpy as fnp
+def _static(name: str, value: Any) -> Any:
+    if value is None or isinstance(value, int | float | bool):
+        return value
+    if isinstance(value, Tracer):
+        raise TypeError(f"fad.scipy.integrate.odeint: {name} must be concrete (SciPy reads "
+                        "it when the solver starts), got a traced value")
+    return tuple(np.asarray(value, float).ravel().tolist())
+
+
+def odeint(func: Callable, y0: Any, t: Any, args: Any = (), Dfun: Callable | None = None,
+           col_deriv: int = 0, full_output: int = 0, ml: int | None = None,
+           mu: int | None = None, rtol: Any = None, atol: Any = None, tcrit: Any = None,
+           h0: float = 0.0, hmax: float = 0.0, hmin: float = 0.0, ixpr: int = 0,
+           mxstep: int = 0, mxhnil: int = 0, mxordn: int = 12, mxords: int = 5,
+           printmessg: int = 0, tfirst: bool = False) -> Any:
+    """Integrate ``dy/dt = func(y, t, *args)`` (``func(t, y, *args)`` when
+    ``tfirst``) from ``y(t[0]) = y0``: ``scipy.integrate.odeint``'s signature and
+    solver (ODEPACK's LSODA, switching between Adams and BDF steps), whose
+    options pass through to it unchanged. ``y0`` is a vector (a scalar becomes one)
+    and the result, float64, has shape ``(len(t), len(y0))``, as SciPy's; ``t`` is a 1-d
+    sequence of times (increasing or decreasing); ``args`` a tuple (anything else
+    becomes a 1-tuple, as in SciPy) of arrays or pytrees of arrays.
+
+    The solve runs on the host through ``fad.pure_callback``: ``func`` gets
+    concrete NumPy arrays (it may use ``fad.numpy``, or NumPy), so ``odeint``
+    works eagerly, under ``jit`` (the compiled program calls LSODA) and under
+    ``vmap`` (one solve per example). Reverse mode (``grad``, ``vjp``) is the
+    adjoint method computed as HIPS autograd's ``odeint`` computes it (LSODA
+    integrates the state, its adjoint, the time cotangent and the flattened float
+    args' cotangent backwards over each interval, with the same options), for
+    ``y0``, ``t`` and every float leaf of ``args``; ``func``'s derivatives come
+    from fad's reverse mode on the host. Parameters must pass through ``args``
+    (``func`` must not close over a value being differentiated), forward mode
+    and second derivatives are not supported, and ``Dfun`` and ``full_output``
+    raise ``NotImplementedError``. ``fad.experimental.ode.odeint`` is JAX's
+    solver (Dormand-Prince in fad operations: both modes, any order).
+
+    >>> import fad, fad.numpy as fnp
     >>> from fad.scipy.integrate import odeint
-    >>> t = fnp.linspace(0.0, fnp.pi, 3)
-    >>> ys = odeint(lambda y, t: (y[1], -y[0]), (fnp.array(1.0), fnp.array(0.0)), t)
-    >>> (ys[0].round(6) + 0.0).tolist()  # cos t
-    [1.0, 0.0, -1.0]
+    >>> def decay(y, t, k):
+    ...     return -k * y
+    >>> t = fnp.linspace(0.0, 1.0, 3)
+    >>> odeint(decay, [1.0, 2.0], t, args=(0.5,)).round(6).tolist()
+    [[1.0, 2.0], [0.778801, 1.557602], [0.606531, 1.213061]]
+    >>> loss = lambda k: fnp.sum(odeint(decay, [1.0, 2.0], t, (k,))[-1])
+    >>> round(float(fad.jit(fad.grad(loss))(0.5)), 5)  # -3 e^-1/2
+    -1.81959
     """
     if not callable(func):
         raise TypeError(f"odeint: func must be callable, got {type(func).__name__}")
-    if args is not None and extra:
-        raise TypeError("odeint: give func's extra arguments either after t (JAX's *args) "
-                        "or as args=(...) (SciPy's), not both")
-    args = extra if args is None else tuple(args) if isinstance(args, (tuple, list)) else (args,)
+    if Dfun is not None:
+        raise NotImplementedError("fad.scipy.integrate.odeint: Dfun (the Jacobian of func) "
+                                  "is not supported; LSODA estimates it by differences")
+    if full_output:
+        raise NotImplementedError("fad.scipy.integrate.odeint: full_output (SciPy's "
+                                  "diagnostics dictionary) is not supported")
+    args = args if isinstance(args, tuple) else (args,)
     for x in tree_flatten(args)[0]:
-        if callable(x):
-            raise TypeError("odeint: args must be arrays (or pytrees of arrays), got the "
-                            f"callable {x!r}; close over it in func instead")
-    y0 = tree_map(fnp.asarray, y0)
-    t = fnp.asarray(t)
+        if not (isinstance(x, Tracer | int | float | complex) or hasattr(x, "shape")):
+            raise TypeError("odeint: args must be arrays (or pytrees of arrays), got "
+                            f"{x!r}; close over it in func instead")
+    opts = (("col_deriv", col_deriv), ("ml", ml), ("mu", mu), ("rtol", _static("rtol", rtol)),
+            ("atol", _static("atol", atol)), ("tcrit", _static("tcrit", tcrit)), ("h0", h0),
+            ("hmax", hmax), ("hmin", hmin), ("ixpr", ixpr), ("mxstep", mxstep),
+            ("mxhnil", mxhnil), ("mxordn", mxordn), ("mxords", mxords),
+            ("printmessg", printmessg))
+    y0 = fnp.asarray(y0, float)  # (float64; float32 in fad's 32-bit mode)
+    if y0.ndim > 1:
+        raise ValueError(f"odeint: y0 must be one-dimensional (or a scalar), as SciPy's, got "
+                         f"shape {y0.shape}")
+    y0 = fnp.ravel(y0)
+    t = fnp.asarray(t, float)
     if t.ndim != 1:
-        raise ValueError(f"odeint: t must be a 1-d array of times, got shape {t.shape}")
-    if dtype_of(t).kind not in "fc":
-        t = fnp.asarray(t, np.result_type(*[dtype_of(x) for x in tree_flatten(y0)[0]], float))
-    return _odeint(func, rtol, atol, mxstep, hmax, y0, t, tuple(args))
+        raise ValueError(f"odeint: t must be a 1-d sequence of times, got shape {t.shape}")
+    return _odeint(func, opts, bool(tfirst), y0, t, args)

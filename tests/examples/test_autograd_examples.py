@@ -103,17 +103,6 @@ DIFFERENT: dict[str, tuple[str, str]] = {
         "it takes value_and_grad of a function whose output has shape (1,): autograd "
         "accepts any output with one element, fad's grad (as JAX's) a 0-d output only"),
     "dot_graph": ("No module named 'fad.tracer'", _TRACER),
-    "ode_net": (
-        "setting an array element with a sequence",
-        "it passes the network's parameters as odeint(func, y0, t, tuple((params,)), ...): "
-        "SciPy's positional args tuple, which fad's odeint (as JAX's odeint(func, y0, t, "
-        "*args)) hands to func as one argument, so func unpacks the wrong thing. fad takes "
-        "SciPy's args=(params,) as a keyword, but autograd's odeint (a primitive) then "
-        "receives its traced tuple boxed and SciPy refuses it, so no single spelling runs on "
-        "both. (The solvers differ too: SciPy's LSODA against fad's Dormand-Prince with "
-        "adjoint gradients: with the keyword in fad's run only, the example's losses at "
-        "rtol=0.01 agree with autograd's to about 1e-4, its trajectory at SciPy's default "
-        "tolerance to 2e-7.)"),
     "print_trace": ("No module named 'fad.tracer'", _TRACER),
     "rkhs": ("cannot import name 'Box' from 'fad.misc.extend'",
              "the program defines a new vector space for autograd's tracer (autograd.extend's "

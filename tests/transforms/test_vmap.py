@@ -287,6 +287,10 @@ CASES["while"] = [_traced_case(  # (a batched counter: a different trip count pe
     0, np.ones(3), kinds="nf")]
 CASES["debug_callback"] = [_traced_case(  # (no outputs: runs once per example, printing)
     lambda x: (fad.debug.print("x = {}", x), x)[1], np.ones(3), kinds="f")]
+CASES["pure_callback"] = [_traced_case(  # (a host function that broadcasts a leading axis)
+    lambda x, k: fad.pure_callback(lambda x, k: np.sin(x) * k[..., None],
+                                   fad.ShapedArray((3,), "float64"), x, k, vmap_method=m),
+    np.ones(3), 2.0, kinds="ff") for m in ("sequential", "expand_dims", "broadcast_all")]
 
 
 def _default_cases(prim):
