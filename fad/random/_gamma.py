@@ -45,9 +45,13 @@ def _marsaglia_tsang(key: Any, alpha: Any) -> Any:
     """Gamma(``alpha``) numbers, ``alpha >= 1``: proposals ``d (1 + c z)^3`` of
     normal ``z``, accepted when ``log u < z^2/2 + d - d v + d log v``; round ``i``
     draws fresh proposals for every element from ``fold_in(key, i)`` and keeps
-    the first accepted one, so an element's number does not depend on the others."""
+    the first accepted one, so an element's number does not depend on the others.
+    Any other ``alpha`` (below 1, NaN, infinite) starts done, with the number NaN
+    (infinity for ``alpha = inf``), so the loop always ends."""
     dt = alpha.dtype
-    d = fnp.subtract(alpha, 1.0 / 3.0)
+    valid = fnp.logical_and(fnp.isfinite(alpha), fnp.greater_equal(alpha, 1.0))
+    alpha_ok = fnp.where(valid, alpha, 1.0)
+    d = fnp.subtract(alpha_ok, 1.0 / 3.0)
     c = fnp.divide(1.0, fnp.sqrt(fnp.multiply(d, 9.0)))
 
     def body(carry: tuple) -> tuple:
@@ -64,8 +68,8 @@ def _marsaglia_tsang(key: Any, alpha: Any) -> Any:
         take = fnp.logical_and(ok, fnp.logical_not(done))
         return i + 1, fnp.where(take, fnp.multiply(d, v), x), fnp.logical_or(done, ok)
 
-    init = (fnp.asarray(np.uint32(0)), fnp.zeros(alpha.shape, dt),
-            fnp.zeros(alpha.shape, bool))
+    x0 = fnp.where(valid, 0.0, fnp.where(fnp.equal(alpha, np.inf), np.inf, np.nan))
+    init = (fnp.asarray(np.uint32(0)), fnp.asarray(x0, dt), fnp.logical_not(valid))
     _, x, _ = lax.while_loop(lambda c: fnp.logical_not(fnp.all(c[2])), body, init)
     return x
 
@@ -73,10 +77,11 @@ def _marsaglia_tsang(key: Any, alpha: Any) -> Any:
 def _log_sample(key: Any, a: Any) -> Any:
     """The logarithms of Gamma(``a``) numbers of ``a``'s shape; ``a < 1`` draws
     Gamma(``a + 1``) times ``u^(1/a)`` (Marsaglia and Tsang's boost), added in
-    logarithms so that tiny numbers keep their value."""
+    logarithms so that tiny numbers keep their value. A negative or NaN ``a``
+    gives NaN, ``a = 0`` gives ``-inf`` (the number 0), as JAX's."""
     small = fnp.less(a, 1.0)
     kg, kb = split(key)
-    x = _marsaglia_tsang(kg, fnp.where(small, fnp.add(a, 1.0), a))
+    x = _marsaglia_tsang(kg, fnp.where(fnp.less(a, 0.0), np.nan, fnp.where(small, a + 1.0, a)))
     u = unit_uniform(kb, a.shape, a.dtype)
     log_boost = fnp.divide(fnp.log1p(fnp.negative(u)), fnp.where(small, a, 1.0))
     return fnp.add(fnp.log(x), fnp.where(small, log_boost, 0.0))
@@ -106,18 +111,18 @@ def _dlogx_da_wilson_hilferty(a: Any, log_x: Any) -> Any:
 def _dlogx_da(a: Any, log_x: Any) -> Any:
     """``d log x / da`` at fixed CDF, for samples ``x = exp(log_x)`` of Gamma(``a``)."""
     large = fnp.greater_equal(a, _LARGE)
-    finite = fnp.isfinite(log_x)
+    finite, nan = fnp.isfinite(log_x), fnp.isnan(log_x)
     log_x = fnp.where(finite, log_x, 0.0)
     out = fnp.where(large, _dlogx_da_wilson_hilferty(fnp.where(large, a, _LARGE), log_x),
                     _dlogx_da_series(fnp.where(large, 1.0, a), fnp.where(large, 0.0, log_x)))
-    return fnp.where(finite, out, 0.0)
+    return fnp.where(finite, out, fnp.where(nan, np.nan, 0.0))
 
 
 def _dx_da(a: Any, x: Any) -> Any:
-    """``dx/da`` at fixed CDF (0 where ``x`` is 0)."""
-    pos = fnp.greater(x, 0.0)
+    """``dx/da`` at fixed CDF (0 where ``x`` is 0, NaN where it is NaN or infinite)."""
+    pos = fnp.logical_and(fnp.greater(x, 0.0), fnp.isfinite(x))
     xs = fnp.where(pos, x, 1.0)
-    return fnp.where(pos, fnp.multiply(xs, _dlogx_da(a, fnp.log(xs))), 0.0)
+    return fnp.where(pos, fnp.multiply(xs, _dlogx_da(a, fnp.log(xs))), fnp.multiply(x, 0.0))
 
 
 @custom_jvp
