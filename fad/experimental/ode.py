@@ -23,6 +23,7 @@ import numpy as np
 from .. import lax
 from .. import numpy as fnp
 from ..flatten_util import ravel_pytree
+from ..core.trace import concrete_or_none
 from ..numpy._base import dtype_of
 from ..transforms.autodiff import vjp
 from ..transforms.custom import custom_vjp
@@ -93,7 +94,9 @@ def _solve(fun: Callable, y0: Any, ts: Any, rtol: float, atol: float, mxstep: fl
     t0 = ts[0]
     f0 = fun(y0, t0)
     h = fnp.asarray(fnp.minimum(_first_step(fun, y0, f0, t0, rtol, atol), hmax), dtype_of(ts))
-    coeffs = fnp.zeros((5,) + y0.shape, dtype_of(y0))
+    # (the constant quartic y0 until the first step: a first interval of length 0
+    # reads y0)
+    coeffs = fnp.concatenate([fnp.zeros((4,) + y0.shape, dtype_of(y0)), y0[None, ...]])
     state = (y0, f0, t0, h, t0, coeffs)
     out = [y0]
     for i in range(1, ts.shape[0]):
@@ -130,7 +133,8 @@ def _solve(fun: Callable, y0: Any, ts: Any, rtol: float, atol: float, mxstep: fl
         poly = cs[0, ...]
         for k in range(1, 5):
             poly = poly * s + cs[k, ...]
-        out.append(poly)
+        # a time before the previous one (traced times, unchecked): NaN, as JAX's
+        out.append(fnp.where(target >= ts[i - 1], poly, np.nan))
     return fnp.stack(out)
 
 
@@ -239,7 +243,8 @@ def odeint(func: Callable, y0: Any, t: Any, *args: Any, rtol: float = 1.4e-8,
     memory does not grow with the number of steps), for ``y0``, ``t`` and every
     float leaf of ``args``; pass parameters through ``args`` (values ``func``
     closes over are differentiated through the solver's steps instead, which
-    ``jit`` cannot do). Forward mode transposes the adjoint pass (exact, but
+    ``jit`` cannot do). Times that decrease are a ``ValueError`` (under ``jit``,
+    where ``t`` is traced, the values at such times are NaN, as JAX's). Forward mode transposes the adjoint pass (exact, but
     each ``jvp`` integrates backwards once); ``vmap`` batches the whole solve.
     (``fad.scipy.integrate.odeint`` is SciPy's LSODA, with SciPy's signature.)
 
@@ -262,4 +267,9 @@ def odeint(func: Callable, y0: Any, t: Any, *args: Any, rtol: float = 1.4e-8,
         raise ValueError(f"odeint: t must be a 1-d array of times, got shape {t.shape}")
     if dtype_of(t).kind not in "fc":
         t = fnp.asarray(t, np.result_type(*[dtype_of(x) for x in tree_flatten(y0)[0]], float))
+    tc = concrete_or_none(t)
+    if tc is not None and bool(fnp.any(fnp.less(tc[1:], tc[:-1]))):
+        raise ValueError("odeint: the times t must be increasing (the solver integrates "
+                         f"forwards from t[0]), got {np.asarray(tc)!r}; integrate -func on -t "
+                         "to go backwards in time")
     return _odeint(func, rtol, atol, mxstep, hmax, y0, t, tuple(args))

@@ -162,3 +162,25 @@ def test_odeint_vmap_and_forward_mode():
     np.testing.assert_allclose(ys, [np.exp(-T), 2 * np.exp(-2 * T)], rtol=1e-7)
     _, tangent = fad.jvp(lambda k: f(1.0, k), (1.0,), (1.0,))
     np.testing.assert_allclose(tangent, -T * np.exp(-T), rtol=1e-6, atol=1e-9)
+
+
+def test_odeint_times_must_increase_as_jax():
+    """Decreasing times are a ``ValueError``; traced under ``jit``, the values at
+    them are NaN (as JAX's, at the end of a decreasing pair); repeated times are allowed (also as the first
+    interval), with the adjoint gradient of the closed form."""
+    ode = pytest.importorskip("jax.experimental.ode")
+    import jax
+    jax.config.update("jax_enable_x64", True)
+    for t in (np.array([1.0, 0.0]), np.array([0.0, 1.0, 0.5])):
+        with pytest.raises(ValueError, match="must be increasing"):
+            odeint(lambda y, t: -y, 1.0, t)
+        ours = np.asarray(fad.jit(lambda t: odeint(lambda y, t: -y, 1.0, t))(t))
+        back = np.concatenate([[False], np.diff(t) < 0])
+        assert np.isnan(ours[back]).all()
+        np.testing.assert_allclose(ours[~back], np.exp(-(t[~back] - t[0])), rtol=1e-7)
+    want = np.asarray(ode.odeint(lambda y, t: -y, 1.0, np.array([1.0, 0.0])))
+    np.testing.assert_array_equal(np.isnan(want), [False, True])
+    for t in (np.array([0.0, 1.0, 1.0, 2.0]), np.array([0.0, 0.0, 1.0, 2.0])):
+        np.testing.assert_allclose(odeint(lambda y, t: -y, 1.0, t), np.exp(-t), rtol=1e-7)
+        g = fad.grad(lambda t: odeint(lambda y, t: -y, 1.0, t)[-1])(t)
+        np.testing.assert_allclose(g, [np.exp(-2.0), 0.0, 0.0, -np.exp(-2.0)], atol=1e-7)
