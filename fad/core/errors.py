@@ -30,6 +30,11 @@ class ShapeError(TypeError, ValueError):
     """A primitive was applied to operands of incompatible shapes or dtypes."""
 
 
+class IndexShapeError(ShapeError, IndexError):
+    """An index out of range for the indexed array's shape: also NumPy's
+    ``IndexError``, so ``except IndexError`` catches it as it catches NumPy's."""
+
+
 def user_frame() -> tuple[str, int] | None:
     """The innermost stack frame that is not inside the fad package."""
     frame = sys._getframe(1)

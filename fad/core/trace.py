@@ -21,6 +21,7 @@ from ..backends import BackendMismatchError
 from .errors import (
     FAD_DIR,
     ConcretizationError,
+    IndexShapeError,
     ShapeError,
     UnexpectedTracerError,
     concretization_message,
@@ -510,6 +511,7 @@ def primitive_error(prim: Any, args: tuple, params: dict, err: Exception) -> Exc
     # (a singular matrix stays a LinAlgError, arrays of two backends a BackendMismatchError)
     cls = ShapeError if isinstance(err, ValueError | TypeError | IndexError) and \
         not isinstance(err, np.linalg.LinAlgError | BackendMismatchError) else type(err)
+    cls = IndexShapeError if cls is ShapeError and isinstance(err, IndexError) else cls
     try:
         return cls(f"primitive '{prim.name}' failed on operands ({avals})"
                    f"{_fmt_params(params)} at {user_source()}:\n  {detail}")

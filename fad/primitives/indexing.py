@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from ..backends import backend_for
-from ..core.errors import ShapeError
+from ..core.errors import IndexShapeError
 from ..core.ir import ShapedArray
 from ..core.linear import is_undefined
 from ..core.primitive import Primitive
@@ -78,7 +78,7 @@ def _gather_aval(x: ShapedArray, *idx: ShapedArray, indexer: Indexer) -> ShapedA
     try:
         shape = _dummy(x)[indexer.build(tuple(_dummy(i) for i in idx))].shape
     except IndexError as e:
-        raise ShapeError(f"index {indexer!r} does not fit shape {x.shape}: {e}") from None
+        raise IndexShapeError(f"index {indexer!r} does not fit shape {x.shape}: {e}") from None
     return ShapedArray(shape, x.dtype)
 
 

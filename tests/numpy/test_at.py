@@ -114,6 +114,14 @@ def test_modes():
         fnp.at(x)[0].set(1.0, mode="wrap")
     with pytest.raises(IndexError):
         fnp.at(x)[i].set(1.0)
+    # a static out-of-range index: NumPy's IndexError eagerly, under jit and grad
+    with pytest.raises(IndexError):
+        x.copy()[5] = 1.0
+    for f in (lambda x: fnp.at(x)[5].set(1.0), lambda x: fnp.at(x)[-5].add(1.0),
+              lambda x: x[5], fad.jit(lambda x: x.at[5].set(1.0)),
+              fad.grad(lambda x: x.at[5].get() * 2.0)):
+        with pytest.raises(IndexError, match="out of bounds"):
+            f(x)
     # traced indices under jit: out-of-range updates dropped
     f = fad.jit(lambda x, i: x.at[i].add(10.0, mode="drop"))
     assert f(x, i).tolist() == [0.0, 11.0, 2.0, 13.0]
