@@ -31,7 +31,7 @@ from ..primitives import eig as E
 from ..primitives import linalg as L
 from ..primitives.shapes import normalize_axes
 from ..primitives.sorting import constant
-from ..primitives.structural import eye_like
+from ..primitives.structural import eye_like, stop_gradient_p
 from . import _contractions as C
 from . import _indexing as I
 from . import _math as M
@@ -84,6 +84,16 @@ def _from_lower(a: Any) -> Any:
 def _diag_matrix(a: Any) -> Any:
     n = a.shape[-1]
     return M.where(constant(np.eye(n, dtype=bool), a), a, 0.0)
+
+
+def _hermitian_derivative(a: Any) -> Any:
+    """``a`` with its value unchanged and its derivative taken through its
+    Hermitian part ``(a + a^H) / 2``: the convention of JAX's covariance
+    arguments and of PyTorch's ``cholesky``/``eigh``, whose gradients with respect
+    to a symmetric matrix are symmetric (``cholesky`` and ``eigh`` themselves, as
+    NumPy's, differentiate the triangle they read)."""
+    herm = M.multiply(M.add(a, _mH(a)), 0.5)
+    return M.add(herm, bind(stop_gradient_p, M.subtract(a, herm)))
 
 
 def _sym_input(a: Any, UPLO: str) -> Any:

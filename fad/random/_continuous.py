@@ -12,6 +12,7 @@ import numpy as np
 from .. import numpy as fnp
 from ..backends import x64
 from ..core.trace import bind
+from ..numpy.linalg import _hermitian_derivative
 from ..primitives.special_functions import erf_p, erfinv_p
 from ..transforms.autodiff import stop_gradient
 from ._keys import check_key, random_words, raw_bits, shape_tuple, unflat
@@ -227,6 +228,7 @@ def multivariate_normal(key: Any, mean: Any, cov: Any, shape: Any = None,
     dt = float_dtype(dtype if dtype is not None else
                      np.result_type(mean.dtype, cov.dtype, np.float16), "multivariate_normal")
     mean, cov = _bound(mean, dt), _bound(cov, dt)
+    cov = _hermitian_derivative(cov)  # (a symmetric gradient, as JAX's)
     batch = fnp.broadcast_shapes(mean.shape[:-1], cov.shape[:-2])
     shape = batch if shape is None else shape_tuple(shape, "multivariate_normal")
     if method == "cholesky":

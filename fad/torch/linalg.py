@@ -18,7 +18,7 @@ from collections import namedtuple
 from typing import Any, Callable, Sequence
 
 from .. import numpy as fnp
-from ..lax import stop_gradient
+from ..numpy.linalg import _hermitian_derivative
 from ._recorder import Op, apply
 from .tensor import Tensor
 
@@ -100,15 +100,6 @@ def _solve(a: Any, b: Any, left: bool = True) -> Any:
     if _is_vector_rhs(a, b):
         return fnp.linalg.solve(a, b[..., None])[..., 0]
     return fnp.linalg.solve(a, b)
-
-
-def _hermitian_derivative(a: Any) -> Any:
-    """``a`` with its value unchanged and its derivative taken through the
-    Hermitian part ``(a + a^H) / 2``: PyTorch's convention for ``cholesky`` and
-    ``eigh``, which read one triangle for the value but return a Hermitian
-    gradient (fad.numpy, as NumPy, differentiates the triangle it reads)."""
-    sym = (a + fnp.conj(fnp.linalg.matrix_transpose(a))) / 2
-    return sym + stop_gradient(a - sym)
 
 
 def _lstsq(a: Any, b: Any, rcond: Any = None) -> list:

@@ -17,6 +17,7 @@ import math
 from typing import Any
 
 from ... import numpy as fnp
+from ...numpy.linalg import _hermitian_derivative
 from ._common import arguments
 from ._family import exponential_of
 
@@ -62,7 +63,7 @@ def logpdf(x: Any, mean: Any = None, cov: Any = 1, allow_singular: bool = False)
         raise NotImplementedError("fad.scipy.stats.multivariate_normal: allow_singular=True "
                                   "is not supported (cov must be positive definite)")
     x, batch, mean, cov = _parameters(x, mean, cov)
-    chol = fnp.linalg.cholesky(cov)
+    chol = fnp.linalg.cholesky(_hermitian_derivative(cov))  # (a symmetric gradient, as JAX's)
     z = fnp.linalg.solve(chol, (x - mean).T)  # L z = x - mean: |z|^2 is the quadratic form
     log_det = 2 * fnp.sum(fnp.log(fnp.diagonal(chol)))
     dim = mean.shape[0]
