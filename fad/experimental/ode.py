@@ -22,8 +22,8 @@ import numpy as np
 
 from .. import lax
 from .. import numpy as fnp
-from ..flatten_util import ravel_pytree
 from ..core.trace import concrete_or_none
+from ..flatten_util import ravel_pytree
 from ..numpy._base import dtype_of
 from ..transforms.autodiff import vjp
 from ..transforms.custom import custom_vjp
@@ -244,8 +244,9 @@ def odeint(func: Callable, y0: Any, t: Any, *args: Any, rtol: float = 1.4e-8,
     float leaf of ``args``; pass parameters through ``args`` (values ``func``
     closes over are differentiated through the solver's steps instead, which
     ``jit`` cannot do). Times that decrease are a ``ValueError`` (under ``jit``,
-    where ``t`` is traced, the values at such times are NaN, as JAX's). Forward mode transposes the adjoint pass (exact, but
-    each ``jvp`` integrates backwards once); ``vmap`` batches the whole solve.
+    where ``t`` is traced, the values at such times are NaN, as JAX's). Forward
+    mode transposes the adjoint pass (exact, but each ``jvp`` integrates backwards
+    once); ``vmap`` batches the whole solve.
     (``fad.scipy.integrate.odeint`` is SciPy's LSODA, with SciPy's signature.)
 
     >>> import fad.numpy as fnp

@@ -166,8 +166,8 @@ def test_odeint_vmap_and_forward_mode():
 
 def test_odeint_times_must_increase_as_jax():
     """Decreasing times are a ``ValueError``; traced under ``jit``, the values at
-    them are NaN (as JAX's, at the end of a decreasing pair); repeated times are allowed (also as the first
-    interval), with the adjoint gradient of the closed form."""
+    them are NaN (as JAX's, at the end of a decreasing pair); repeated times are
+    allowed (also as the first interval), with the closed form's adjoint gradient."""
     ode = pytest.importorskip("jax.experimental.ode")
     import jax
     jax.config.update("jax_enable_x64", True)
