@@ -55,3 +55,7 @@ def ravel_pytree(pytree: Any) -> tuple[Any, Callable[[Any], Any]]:
 
 
 __all__ = ["ravel_pytree"]
+
+
+def __dir__() -> list[str]:  # the public names only (no imported helpers)
+    return list(__all__)

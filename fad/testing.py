@@ -289,3 +289,7 @@ def _index_tree(tree: Any, axis: int, i: int) -> Any:
     return tree_unflatten(treedef, [
         x[(slice(None),) * axis + (i, Ellipsis)] if hasattr(x, "__array_namespace__")
         else np.take(np.asarray(x), i, axis=axis) for x in leaves])
+
+
+def __dir__() -> list[str]:  # the public names only (no imported helpers)
+    return list(__all__)

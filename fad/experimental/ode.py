@@ -274,3 +274,7 @@ def odeint(func: Callable, y0: Any, t: Any, *args: Any, rtol: float = 1.4e-8,
                          f"forwards from t[0]), got {np.asarray(tc)!r}; integrate -func on -t "
                          "to go backwards in time")
     return _odeint(func, rtol, atol, mxstep, hmax, y0, t, tuple(args))
+
+
+def __dir__() -> list[str]:  # the public names only (no imported helpers)
+    return list(__all__)

@@ -37,7 +37,10 @@ def celu(x: Any, alpha: float = 1.0) -> Any:
     >>> [round(v, 4) for v in nn.celu(fnp.array([-1.0, 2.0]), 2.0).tolist()]
     [-0.7869, 2.0]
     """
-    return _elu(_float(x), alpha, 1.0 / alpha)
+    # (JAX's form: max(x, 0) + alpha expm1(min(x, 0) / alpha), whose ties at 0
+    # give JAX's second derivative there, 1 / (4 alpha))
+    x = _float(x)
+    return fnp.maximum(x, 0.0) + alpha * fnp.expm1(fnp.minimum(x, 0.0) / alpha)
 
 
 def selu(x: Any) -> Any:
@@ -127,7 +130,8 @@ def soft_sign(x: Any) -> Any:
     -0.75
     """
     x = _float(x)
-    return x / (fnp.abs(x) + 1.0)
+    # (|x| with the derivative 1 at 0, as JAX's: the second derivative at 0 is -2)
+    return x / (fnp.where(fnp.greater_equal(x, 0.0), x, fnp.negative(x)) + 1.0)
 
 
 def squareplus(x: Any, b: float = 4) -> Any:

@@ -260,3 +260,7 @@ __all__ = ["Initializer", "zeros", "ones", "constant", "normal", "uniform", "tru
            "compute_fans", "variance_scaling", "glorot_uniform", "glorot_normal",
            "xavier_uniform", "xavier_normal", "lecun_uniform", "lecun_normal", "he_uniform",
            "he_normal", "kaiming_uniform", "kaiming_normal", "orthogonal"]
+
+
+def __dir__() -> list[str]:  # the public names only (no imported helpers)
+    return list(__all__)

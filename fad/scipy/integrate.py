@@ -267,3 +267,7 @@ def odeint(func: Callable, y0: Any, t: Any, args: Any = (), Dfun: Callable | Non
     if t.ndim != 1:
         raise ValueError(f"odeint: t must be a 1-d sequence of times, got shape {t.shape}")
     return _odeint(func, opts, bool(tfirst), y0, t, args)
+
+
+def __dir__() -> list[str]:  # the public names only (no imported helpers)
+    return list(__all__)

@@ -402,3 +402,7 @@ def qr(a: Any, overwrite_a: bool = False, lwork: Any = None, mode: str = "full",
             (fnp.pad(fnp.linalg.qr(a, mode="r"), [(0, 0)] * (a.ndim - 2) + [(0, m - n), (0, 0)]),)
     return tuple(fnp.linalg.qr(a, mode=modes[mode]))
 
+
+
+def __dir__() -> list[str]:  # the public names only (no imported helpers)
+    return list(__all__)

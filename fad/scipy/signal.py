@@ -232,3 +232,7 @@ def correlate2d(in1: Any, in2: Any, mode: str = "full", boundary: str = "fill",
             all(b >= a for a, b in zip(in1.shape, in2.shape)):
         return fnp.flip(correlate(in2, in1, mode), axis=both)
     return correlate(in1, in2, mode)
+
+
+def __dir__() -> list[str]:  # the public names only (no imported helpers)
+    return list(__all__)

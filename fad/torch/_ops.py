@@ -104,6 +104,12 @@ def _class_axis(x: Any) -> int:
     return 0 if x.ndim == 1 else 1
 
 
+def _leaky_relu(a: Any, negative_slope: Any = 0.01) -> Any:
+    """``a`` where positive, ``negative_slope * a`` elsewhere: PyTorch's derivative at 0 is
+    the slope (``fad.nn.leaky_relu``'s, as JAX's, is 1)."""
+    return fnp.where(fnp.greater(a, 0), a, fnp.multiply(a, negative_slope))
+
+
 def _split(a: Any, sizes: list, dim: int) -> list:
     return fnp.split(a, list(itertools.accumulate(sizes[:-1])), axis=dim)
 
@@ -393,7 +399,7 @@ _TABLE: dict[str, tuple] = {
     "digamma": (special.digamma, "DigammaBackward0", UF, True),
     # activations
     "relu": (nn.relu, "ReluBackward0", None, True),
-    "leaky_relu": (nn.leaky_relu, "LeakyReluBackward0", None, True),
+    "leaky_relu": (_leaky_relu, "LeakyReluBackward0", None, True),
     "elu": (nn.elu, "EluBackward0", None, True),
     "gelu": (lambda a, approximate="none": nn.gelu(a, approximate == "tanh"),
              "GeluBackward0", None, True),

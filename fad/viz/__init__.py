@@ -107,3 +107,7 @@ def draw(obj: Any, *args: Any, backward: bool = False, names: Any = None,
             "tensor of the facade (its .grad_fn graph).")
     graph.format = format
     return graph
+
+
+def __dir__() -> list[str]:  # the public names only (no imported helpers)
+    return list(__all__)

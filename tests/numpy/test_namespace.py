@@ -57,7 +57,12 @@ def test_newly_provided_names_are_no_longer_stubs():
 
 PUBLIC_MODULES = ["fad", "fad.numpy", "fad.numpy.fft", "fad.numpy.linalg", "fad.lax",
                   "fad.nn", "fad.scipy", "fad.scipy.special", "fad.random", "fad.optim",
-                  "fad.debug", "fad.tree", "fad.config", "fad.misc"]
+                  "fad.debug", "fad.tree", "fad.config", "fad.misc", "fad.scipy.stats",
+                  "fad.scipy.linalg", "fad.scipy.signal", "fad.scipy.integrate",
+                  "fad.nn.initializers", "fad.flatten_util", "fad.experimental",
+                  "fad.experimental.ode", "fad.testing", "fad.viz"]
+PUBLIC_MODULES += [f"fad.scipy.stats.{d}"
+                   for d in importlib.import_module("fad.scipy.stats").__all__]
 LAZY = {"fad": {"viz", "torch", "testing", "scipy"}}  # submodules loaded on first use
 
 

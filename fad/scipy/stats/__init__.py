@@ -33,3 +33,7 @@ from . import (
 
 __all__ = ["bernoulli", "beta", "binom", "cauchy", "dirichlet", "expon", "gamma", "geom",
            "laplace", "logistic", "multivariate_normal", "norm", "poisson", "t", "uniform"]
+
+
+def __dir__() -> list[str]:  # the public names only (no imported helpers)
+    return list(__all__)

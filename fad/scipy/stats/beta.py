@@ -103,3 +103,7 @@ logcdf, logsf = log_tails(
 
 
 __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf", "isf"]
+
+
+def __dir__() -> list[str]:  # the public names only (no imported helpers)
+    return list(__all__)

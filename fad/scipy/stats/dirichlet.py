@@ -49,3 +49,7 @@ pdf = exponential_of(
 
 
 __all__ = ["logpdf", "pdf"]
+
+
+def __dir__() -> list[str]:  # the public names only (no imported helpers)
+    return list(__all__)

@@ -47,3 +47,7 @@ logpdf, pdf, cdf, logcdf, sf, logsf, ppf, isf = location_scale_family(__name__, 
 })
 
 __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf", "isf"]
+
+
+def __dir__() -> list[str]:  # the public names only (no imported helpers)
+    return list(__all__)

@@ -90,3 +90,7 @@ logcdf = log_tails(
 
 
 __all__ = ["logpmf", "pmf", "cdf", "logcdf", "sf", "logsf", "ppf"]
+
+
+def __dir__() -> list[str]:  # the public names only (no imported helpers)
+    return list(__all__)

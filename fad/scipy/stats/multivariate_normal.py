@@ -76,3 +76,7 @@ pdf = exponential_of(logpdf, "pdf", "The density ``exp(logpdf)``.",
 
 
 __all__ = ["logpdf", "pdf"]
+
+
+def __dir__() -> list[str]:  # the public names only (no imported helpers)
+    return list(__all__)

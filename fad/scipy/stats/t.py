@@ -170,3 +170,7 @@ def isf(q: Any, df: Any, loc: Any = 0, scale: Any = 1) -> Any:
 
 
 __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf", "isf"]
+
+
+def __dir__() -> list[str]:  # the public names only (no imported helpers)
+    return list(__all__)

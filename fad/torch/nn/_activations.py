@@ -12,6 +12,7 @@ from ... import nn as _nn
 from ... import numpy as _fnp
 from .. import _functions as F
 from .._creation import _place, default_generator
+from .._ops import _leaky_relu
 from .._recorder import Op, apply
 from ..tensor import Tensor, wrap
 from ._common import _inplace
@@ -28,7 +29,7 @@ def _prelu(x: Any, w: Any) -> Any:
         w = _fnp.reshape(w, (-1,) + (1,) * (x.ndim - 2))
     elif w.ndim:
         w = _fnp.reshape(w, (-1,) if x.ndim else ())
-    return _nn.leaky_relu(x, w)
+    return _leaky_relu(x, w)
 
 
 _OPS = {name: Op(name, fun, grad_fn) for name, fun, grad_fn in [
@@ -43,15 +44,14 @@ _OPS = {name: Op(name, fun, grad_fn) for name, fun, grad_fn in [
      "ThresholdBackward0"),
     ("softshrink", lambda a, lambd=0.5: _nn.soft_shrink(a, lambd), "SoftshrinkBackward0"),
     ("hardshrink", lambda a, lambd=0.5: _nn.hard_shrink(a, lambd), "HardshrinkBackward0"),
-    ("rrelu", lambda a, slope=0.0: _nn.leaky_relu(a, slope), "RreluWithNoiseBackward0"),
+    ("rrelu", lambda a, slope=0.0: _leaky_relu(a, slope), "RreluWithNoiseBackward0"),
 ]}
 # in place, PyTorch's node is another overload of the same backward
 _OPS.update({name + "_": Op(name + "_", fun, grad_fn) for name, fun, grad_fn in [
     ("selu", _nn.selu, "EluBackward1"),
     ("elu", lambda a, alpha=1.0: _nn.elu(a, alpha), "EluBackward1"),
     ("celu", lambda a, alpha=1.0: _nn.celu(a, alpha), "CeluBackward1"),
-    ("leaky_relu", lambda a, negative_slope=0.01: _nn.leaky_relu(a, negative_slope),
-     "LeakyReluBackward1"),
+    ("leaky_relu", _leaky_relu, "LeakyReluBackward1"),
     ("threshold", _OPS["threshold"].fun, "ThresholdBackward1"),
     ("rrelu", _OPS["rrelu"].fun, "RreluWithNoiseBackward1"),
 ]})
