@@ -9,7 +9,10 @@
 Control flow (``cond switch scan map while_loop fori_loop``), selection
 (``select select_n stop_gradient``), the parallel prefix ``associative_scan``,
 running reductions (``cumsum cumprod cummax cummin cumlogsumexp``) and orderings
-(``sort sort_key_val top_k``).
+(``sort sort_key_val top_k``), and the elementwise functions (``add sub mul div
+rem pow integer_pow max min neg abs sign exp log sin cos tanh sqrt rsqrt ...``,
+``fad.primitives.lax_ops``: ``lax``'s argument rules, no implicit promotion or
+broadcasting, and the derivatives of ``fad.numpy``'s functions of the same maths).
 
 The implementations (and their derivative and batching rules) live in
 ``fad.transforms.control_flow``; the dynamic slices in ``fad.primitives.slicing``;
@@ -29,6 +32,8 @@ from .primitives.convolution import (
 )
 
 # slices at run-time offsets
+from .primitives.lax_ops import *  # noqa: F403  (the elementwise functions)
+from .primitives.lax_ops import __all__ as _ELEMENTWISE
 from .primitives.slicing import (
     dynamic_index_in_dim,
     dynamic_slice,
@@ -71,7 +76,7 @@ __all__ = ["cond", "scan", "while_loop", "fori_loop",
            # control flow, selection, running reductions and orderings
            "switch", "map", "select", "select_n", "stop_gradient", "associative_scan",
            "cumsum", "cumprod", "cummax", "cummin", "cumlogsumexp", "sort", "sort_key_val",
-           "top_k"]
+           "top_k"] + _ELEMENTWISE
 
 
 def __dir__() -> list[str]:  # the public names only (no imported helpers)
