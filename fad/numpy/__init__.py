@@ -123,7 +123,7 @@ from ._indexing import (
     triu_indices_from,
     unravel_index,
 )
-from ._logic import allclose, array_equal, array_equiv, isclose, isin
+from ._logic import allclose, array_equal, array_equiv, in1d, isclose, isin
 from ._math import (
     abs,
     absolute,

@@ -84,3 +84,15 @@ def isin(element: Any, test_elements: Any, assume_unique: bool = False,
     t = S.ravel(asarray(test_elements))
     hit = R.any(M.equal(S.expand_dims(e, -1), t), axis=-1)
     return M.logical_not(hit) if invert else hit
+
+
+def in1d(ar1: Any, ar2: Any, assume_unique: bool = False, invert: bool = False, *,
+         kind: Any = None) -> Any:
+    """Whether each element of the flattened ``ar1`` is in ``ar2``: ``isin`` of
+    ``ravel(ar1)`` (NumPy's ``in1d``, removed in NumPy 2.4, kept for ported code).
+
+    >>> import fad.numpy as fnp
+    >>> fnp.in1d(fnp.array([[1, 2], [3, 4]]), [2, 3], invert=True).tolist()
+    [True, False, False, True]
+    """
+    return isin(S.ravel(asarray(ar1)), ar2, assume_unique, invert, kind=kind)

@@ -21,19 +21,23 @@ from ..core.trace import concrete_or_none
 from . import _indexing as I
 from . import _logic as L
 from . import _math as M
+from . import _reductions as R
 from . import _shape as S
 from . import _sorting as So
 from ._base import asarray
 from ._creation import arange
 
 
-def _sorted_runs(values: Any) -> tuple[Any, Any]:
-    """The sorted values and the mask of the first of each run of equal ones."""
+def _sorted_runs(values: Any, equal_nan: bool = False) -> tuple[Any, Any]:
+    """The sorted values and the mask of the first of each run of equal ones
+    (``equal_nan``: the NaNs, sorted last, are one run, as in NumPy's set routines)."""
     srt = So.sort(S.ravel(asarray(values)))
     if srt.shape[0] == 0:
         return srt, M.equal(srt, srt)
     rest = M.not_equal(srt[1:], srt[:-1])
-    return srt, S.concatenate([M.equal(srt[:1], srt[:1]), rest])
+    if equal_nan:
+        rest = M.logical_and(rest, M.logical_not(M.isnan(srt[:-1])))
+    return srt, S.concatenate([M.logical_or(M.equal(srt[:1], srt[:1]), M.isnan(srt[:1])), rest])
 
 
 def select_kept(values: Any, keep: Any, size: int | None, fill_value: Any, name: str) -> Any:
@@ -77,7 +81,8 @@ def union1d(ar1: Any, ar2: Any, *, size: int | None = None, fill_value: Any = No
     >>> fnp.union1d(fnp.array([3.0, 1.0]), fnp.array([1.0, 2.0])).tolist()
     [1.0, 2.0, 3.0]
     """
-    srt, first = _sorted_runs(S.concatenate([S.ravel(asarray(ar1)), S.ravel(asarray(ar2))]))
+    srt, first = _sorted_runs(S.concatenate([S.ravel(asarray(ar1)), S.ravel(asarray(ar2))]),
+                              equal_nan=True)
     return select_kept(srt, first, size, fill_value, "union1d")
 
 
@@ -106,13 +111,17 @@ def intersect1d(ar1: Any, ar2: Any, assume_unique: bool = False,
 
 def setdiff1d(ar1: Any, ar2: Any, assume_unique: bool = False, *, size: int | None = None,
               fill_value: Any = None) -> Any:
-    """The sorted unique values of ``ar1`` not in ``ar2``.
+    """The sorted unique values of ``ar1`` not in ``ar2`` (``assume_unique``: the
+    values of ``ar1`` not in ``ar2`` in their order, as NumPy's).
 
     >>> import fad.numpy as fnp
     >>> fnp.setdiff1d(fnp.array([3.0, 1.0, 2.0, 1.0]), fnp.array([2.0])).tolist()
     [1.0, 3.0]
     """
-    srt, first = _sorted_runs(ar1)
+    if assume_unique:
+        a = S.ravel(asarray(ar1))
+        return select_kept(a, L.isin(a, ar2, invert=True), size, fill_value, "setdiff1d")
+    srt, first = _sorted_runs(ar1, equal_nan=True)
     keep = M.logical_and(first, L.isin(srt, ar2, invert=True))
     return select_kept(srt, keep, size, fill_value, "setdiff1d")
 
@@ -126,9 +135,15 @@ def setxor1d(ar1: Any, ar2: Any, assume_unique: bool = False, *, size: int | Non
     [1.0, 3.0, 4.0]
     """
     a, b = S.ravel(asarray(ar1)), S.ravel(asarray(ar2))
-    srt, first = _sorted_runs(S.concatenate([a, b]))
-    keep = M.logical_and(first, M.logical_xor(L.isin(srt, a), L.isin(srt, b)))
+    srt, first = _sorted_runs(S.concatenate([a, b]), equal_nan=True)
+    keep = M.logical_and(first, M.logical_xor(_isin_nan(srt, a), _isin_nan(srt, b)))
     return select_kept(srt, keep, size, fill_value, "setxor1d")
+
+
+def _isin_nan(values: Any, test: Any) -> Any:
+    """``isin`` in which a NaN is in any array holding a NaN."""
+    nan = M.logical_and(M.isnan(values), R.any(M.isnan(test)))
+    return M.logical_or(L.isin(values, test), nan)
 
 
 def _concrete(x: Any, name: str) -> np.ndarray:
