@@ -167,13 +167,16 @@ def _finite_max(x: Any, axis: Any) -> Any:
 
 
 def logsumexp(x: Any, axis: Any = None, keepdims: bool = False) -> Any:
-    """``log(sum(exp(x)))`` over ``axis``, stable for large and ``-inf`` entries.
+    """``log(sum(exp(x)))`` over ``axis``, stable for large and ``-inf`` entries
+    (``-inf`` for an empty sum).
 
     >>> import fad.nn as nn, fad.numpy as fnp
     >>> float(nn.logsumexp(fnp.array([0.0, 0.0])))
     0.6931471805599453
     """
     x = _float(x)
+    if x.size == 0:  # an empty sum: log 0
+        return fnp.subtract(fnp.sum(x, axis=axis, keepdims=keepdims), fnp.inf)
     m_raw = stop_gradient(fnp.max(x, axis=axis, keepdims=True))
     finite = fnp.isfinite(m_raw)
     m = fnp.where(finite, m_raw, 0.0)  # all -inf (or inf) rows: no shift

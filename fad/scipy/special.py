@@ -32,6 +32,7 @@ from .. import nn
 from .. import numpy as fnp
 from ..core.trace import Tracer, _np_dtype, bind
 from ..primitives import special_functions as S
+from ..transforms.autodiff import stop_gradient
 from ..transforms.custom import custom_jvp
 from ._args import real, reals
 
@@ -148,23 +149,41 @@ def expit(x: Any) -> Any:
 
 def logsumexp(a: Any, axis: Any = None, b: Any = None, keepdims: bool = False,
               return_sign: bool = False) -> Any:
-    """``log(sum(b * exp(a)))`` over ``axis`` (``fad.nn.logsumexp``), stable for large
-    and ``-inf`` entries; weights ``b`` must be non-negative (``return_sign`` is
-    not supported).
+    """``log(sum(b * exp(a)))`` over ``axis`` (``fad.nn.logsumexp`` without ``b``),
+    stable for large and ``-inf`` entries, ``-inf`` for an empty sum. With weights
+    ``b`` (broadcast with ``a``; entries of weight 0 ignored) the sum may be
+    negative: ``return_sign=True`` returns ``(log|sum|, sign(sum))``, and without
+    it a negative sum gives NaN, as SciPy's and JAX's.
 
     >>> import fad.numpy as fnp, fad.scipy.special as fsp
     >>> float(fsp.logsumexp(fnp.array([1000.0, 1000.0])))
     1000.6931471805599
     >>> float(fsp.logsumexp(fnp.array([0.0, 0.0]), b=fnp.array([1.0, 3.0])))  # log 4
     1.3862943611198906
+    >>> [round(float(v), 6) for v in fsp.logsumexp(fnp.array([1.0, 2.0]),
+    ...                                             b=fnp.array([1.0, -1.0]), return_sign=True)]
+    [1.541325, -1.0]
     """
-    if return_sign:
-        raise NotImplementedError("fad.scipy.special.logsumexp: return_sign=True is not "
-                                  "supported (weights b must be non-negative)")
     a = _real(a, "logsumexp")
-    if b is not None:
-        a = a + fnp.log(_real(b, "logsumexp"))
-    return nn.logsumexp(a, axis=axis, keepdims=keepdims)
+    if b is None and not return_sign:
+        return nn.logsumexp(a, axis=axis, keepdims=keepdims)
+    b = fnp.ones_like(a) if b is None else _real(b, "logsumexp")
+    a, b = fnp.broadcast_arrays(a, b)
+    if a.size == 0:
+        out = nn.logsumexp(a, axis=axis, keepdims=keepdims)
+        return (out, fnp.zeros_like(out)) if return_sign else out
+    a = fnp.where(fnp.equal(b, 0), -np.inf, a)
+    m_raw = stop_gradient(fnp.max(a, axis=axis, keepdims=True))
+    finite = fnp.isfinite(m_raw)
+    s = fnp.sum(b * fnp.exp(a - fnp.where(finite, m_raw, 0.0)), axis=axis, keepdims=True)
+    sign = fnp.sign(s)
+    out = fnp.log(fnp.abs(fnp.where(finite, s, 1.0))) + m_raw
+    if not keepdims:
+        out, sign = (fnp.squeeze(v, axis=axis) if axis is not None else fnp.sum(v)
+                     for v in (out, sign))
+    if return_sign:
+        return out, sign
+    return fnp.where(fnp.less(sign, 0), np.nan, out)
 
 
 def softmax(x: Any, axis: Any = None) -> Any:
