@@ -468,10 +468,12 @@ def _while_batch(size: int, vals: list, dims: list, *, cond: ClosedJaxpr,
 while_p.batch = _while_batch
 
 
-def fori_loop(lower: int, upper: int, body_fun: Callable, init_val: Any) -> Any:
+def fori_loop(lower: int, upper: int, body_fun: Callable, init_val: Any, *,
+              unroll: int | bool | None = None) -> Any:
     """``for i in range(lower, upper): val = body_fun(i, val)``. With concrete bounds
-    (Python ints) this is a ``scan`` (differentiable in both modes); with traced
-    ones a ``while_loop`` (forward mode only under ``jit``).
+    (Python ints) this is a ``scan`` (differentiable in both modes; ``unroll`` is
+    passed to it, as JAX's); with traced ones a ``while_loop`` (forward mode only
+    under ``jit``; ``unroll`` is then a ``ValueError``, as JAX's).
 
     The bounds are integer scalars (a float bound is a ``TypeError``, as in JAX);
     ``body_fun`` keeps the structure, shapes and dtypes of ``val``.
@@ -495,7 +497,12 @@ def fori_loop(lower: int, upper: int, body_fun: Callable, init_val: Any) -> Any:
             return body_fun(i, carry), None
         xp = default_xp()
         steps = xp.arange(lo, max(lo, hi), dtype=getattr(xp, np.dtype(np.int_).name))
+        if unroll is not None:
+            return scan(step, init_val, steps, unroll=unroll)[0]
         return _scan(step, init_val, steps, None, False, where, name)[0]
+    if unroll is not None:
+        raise ValueError("fad.lax.fori_loop: unroll applies only when the loop bounds are "
+                         "concrete (the loop is then a scan); these are traced")
 
     def c(state: tuple) -> Any:
         return state[0] < upper
