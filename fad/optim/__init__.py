@@ -32,13 +32,16 @@ from ._base import (
     stateless,
 )
 from ._schedules import (
+    constant,
     constant_schedule,
+    cosine_decay,
     cosine_decay_schedule,
     exponential_decay,
     join_schedules,
     linear_schedule,
     piecewise_constant_schedule,
     polynomial_schedule,
+    warmup_cosine_decay,
     warmup_cosine_decay_schedule,
 )
 from ._transforms import (
@@ -76,7 +79,7 @@ __all__ = [
     "ScaleByRStdDevState", "ScaleByScheduleState", "TraceState",
     "constant_schedule", "exponential_decay", "polynomial_schedule", "linear_schedule",
     "cosine_decay_schedule", "join_schedules", "warmup_cosine_decay_schedule",
-    "piecewise_constant_schedule",
+    "piecewise_constant_schedule", "constant", "cosine_decay", "warmup_cosine_decay",
 ]
 
 

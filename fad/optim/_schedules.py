@@ -163,3 +163,10 @@ def piecewise_constant_schedule(init_value: float,
             value = fnp.where(count < b, value, value * s)
         return value
     return schedule
+
+
+# the short names (``fad.optim.constant``, ``cosine_decay``, ``warmup_cosine_decay``):
+# the same functions as optax's ``*_schedule`` names
+constant = constant_schedule
+cosine_decay = cosine_decay_schedule
+warmup_cosine_decay = warmup_cosine_decay_schedule
