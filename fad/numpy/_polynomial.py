@@ -19,7 +19,7 @@ from . import _reductions as R
 from . import _shape as S
 from . import linalg
 from ._base import asarray, cast, dtype_of
-from ._complex import conj, real
+from ._complex import conj, imag, real
 from ._creation import arange, eye, ones, vander, zeros
 
 
@@ -46,8 +46,8 @@ def polyval(p: Any, x: Any) -> Any:
     p, x = asarray(p), asarray(x)
     if p.ndim != 1:
         raise ValueError(f"fad.numpy.polyval: p must be a 1-d array, got shape {p.shape}")
-    y = M.add(zeros(x.shape, dtype_of(x) if dtype_of(x).kind in "fc" else float),
-              p[0] if p.shape[0] else 0)
+    # (NumPy's zeros_like(x) start: integer coefficients at integer x stay integers)
+    y = M.add(zeros(x.shape, dtype_of(x)), p[0] if p.shape[0] else 0)
     for k in range(1, p.shape[0]):
         y = M.add(M.multiply(y, x), p[k])
     return y
@@ -162,8 +162,9 @@ def polyfit(x: Any, y: Any, deg: int, rcond: Any = None, full: bool = False, w: 
 
 
 def roots(p: Any, *, strip_zeros: bool = True) -> Any:
-    """The roots of a polynomial: the eigenvalues of its companion matrix
-    (always complex). Leading zeros are dropped and trailing zeros give zero
+    """The roots of a polynomial: the eigenvalues of its companion matrix (real
+    when they all are, for concrete coefficients, as NumPy's; complex under
+    ``jit``). Leading zeros are dropped and trailing zeros give zero
     roots, which needs concrete coefficients; under ``jit`` pass
     ``strip_zeros=False`` (the leading coefficient must then be nonzero).
 
@@ -191,7 +192,9 @@ def roots(p: Any, *, strip_zeros: bool = True) -> Any:
         companion = S.concatenate([first, eye(n - 1, n, dtype=dtype_of(p))]) if n > 1 \
             else first
         found = linalg.eigvals(companion)
-    return S.concatenate([found, zeros((trailing,), dtype_of(found))]) if trailing else found
+    out = S.concatenate([found, zeros((trailing,), dtype_of(found))]) if trailing else found
+    c = concrete_or_none(out)
+    return real(out) if c is not None and not bool(R.any(M.not_equal(imag(c), 0))) else out
 
 
 def poly(seq_of_zeros: Any) -> Any:

@@ -16,6 +16,7 @@ theorem).
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from ... import numpy as fnp
@@ -25,11 +26,23 @@ from .. import special
 from ._common import arguments, location_scale, log_probability, nan_unless
 from ._family import exponential_of
 
+_LOG_SQRT_2PI = 0.5 * math.log(2 * math.pi)
+
+
+def _finite_df(df: Any) -> tuple:
+    """Whether ``df`` is infinite (the normal distribution, as SciPy's), and ``df``
+    with 1 there (so that the t formulas, unused there, stay finite)."""
+    inf = fnp.isinf(df)
+    return inf, fnp.where(inf, 1.0, df)
+
 
 def _standard_logpdf(z: Any, df: Any) -> Any:
-    """``-(df+1)/2 log(1 + z^2/df) - log(sqrt(df) B(df/2, 1/2))``."""
-    return (-(df + 1) / 2 * fnp.log1p(z * z / df) - 0.5 * fnp.log(df)
-            - special.betaln(df / 2, 0.5 + 0 * df))
+    """``-(df+1)/2 log(1 + z^2/df) - log(sqrt(df) B(df/2, 1/2))``; the normal's
+    ``-z^2/2 - log sqrt(2 pi)`` at ``df = inf``."""
+    inf, df = _finite_df(df)
+    t = (-(df + 1) / 2 * fnp.log1p(z * z / df) - 0.5 * fnp.log(df)
+         - special.betaln(df / 2, 0.5 + 0 * df))
+    return fnp.where(inf, -(z * z) / 2 - _LOG_SQRT_2PI, t)
 
 
 def _lower_tail(z: Any, df: Any) -> Any:
@@ -38,8 +51,9 @@ def _lower_tail(z: Any, df: Any) -> Any:
 
 
 def _standard_cdf_values(z: Any, df: Any) -> Any:
+    inf, df = _finite_df(df)
     tail = _lower_tail(z, df)
-    return fnp.where(z < 0, tail, 1 - tail)
+    return fnp.where(inf, special.ndtr(z), fnp.where(z < 0, tail, 1 - tail))
 
 
 def _df_tangent(z: Any, df: Any, t: Any) -> Any:
@@ -47,8 +61,9 @@ def _df_tangent(z: Any, df: Any, t: Any) -> Any:
     function at ``z != 0`` (its own derivative in ``x`` is infinite at ``z = 0``,
     where the cdf is 1/2 whatever ``df``: there it is 0)."""
     zero = z == 0
+    inf, df = _finite_df(df)
     _, tail = jvp(lambda d: _lower_tail(fnp.where(zero, 1.0, z), d), (df,), (t,))
-    return fnp.where(zero, 0.0, fnp.where(z < 0, tail, -tail))
+    return fnp.where(zero | inf, 0.0, fnp.where(z < 0, tail, -tail))
 
 
 # its derivative in z is the density (the incomplete beta's own derivative is
