@@ -9,6 +9,7 @@ reproducible), no deadline, few examples per test (the suite must stay fast).
 
 import os
 
+import pytest
 from hypothesis import HealthCheck, Phase, settings
 from law_backends import chosen
 
@@ -24,3 +25,13 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 def pytest_configure(config):
     chosen()  # a pytest.UsageError for an unknown FAD_TEST_BACKEND, before collecting
+
+
+@pytest.fixture
+def jax64():
+    """``jax`` with 64-bit floats on for the test (skipped where JAX is absent)."""
+    jax = pytest.importorskip("jax")
+    old = jax.config.jax_enable_x64
+    jax.config.update("jax_enable_x64", True)
+    yield jax
+    jax.config.update("jax_enable_x64", old)

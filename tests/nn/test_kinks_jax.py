@@ -16,13 +16,9 @@ ELEMENTWISE = ["celu", "elu", "gelu", "hard_sigmoid", "hard_silu", "hard_swish",
                "silu", "soft_sign", "softplus", "squareplus", "tanh"]
 
 
-@pytest.fixture(scope="module")
-def jax():
-    jax = pytest.importorskip("jax")
-    old = jax.config.jax_enable_x64
-    jax.config.update("jax_enable_x64", True)
-    yield jax
-    jax.config.update("jax_enable_x64", old)
+@pytest.fixture
+def jax(jax64):
+    return jax64
 
 
 def _derivatives(grad, vmap, f):

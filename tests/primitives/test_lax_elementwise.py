@@ -20,13 +20,9 @@ DOMAIN = {"asin": X / 3, "acos": X / 3, "atanh": X / 3, "erf_inv": X / 3,
           "acosh": X + 1.0, "sign": X - 1.0, "abs": X - 1.0}
 
 
-@pytest.fixture(scope="module")
-def jax():
-    jax = pytest.importorskip("jax")
-    old = jax.config.jax_enable_x64
-    jax.config.update("jax_enable_x64", True)
-    yield jax
-    jax.config.update("jax_enable_x64", old)
+@pytest.fixture
+def jax(jax64):
+    return jax64
 
 
 def _check(jax, ours, theirs, *args):

@@ -15,12 +15,8 @@ SHAPES = [-1.0, -0.5, np.nan, 0.0, np.inf, 2.0]
 
 
 @pytest.fixture
-def jax():
-    jax = pytest.importorskip("jax")
-    old = jax.config.jax_enable_x64
-    jax.config.update("jax_enable_x64", True)
-    yield jax
-    jax.config.update("jax_enable_x64", old)
+def jax(jax64):
+    return jax64
 
 
 def _quiet(f, *args):

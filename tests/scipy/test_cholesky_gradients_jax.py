@@ -17,12 +17,8 @@ X, MU = np.array([0.3, -0.2]), np.array([0.1, 0.2])
 
 
 @pytest.fixture
-def jax():
-    jax = pytest.importorskip("jax")
-    old = jax.config.jax_enable_x64
-    jax.config.update("jax_enable_x64", True)
-    yield jax
-    jax.config.update("jax_enable_x64", old)
+def jax(jax64):
+    return jax64
 
 
 def test_covariance_gradients_match_jax(jax):
