@@ -5,7 +5,7 @@ functions), ``_logic``, ``_reductions`` (sums, products, differences, extrema),
 ``_statistics``, ``_shape`` (array manipulation), ``_indexing``, ``_creation``,
 ``_sorting``, ``_contractions`` (products), ``_complex``, ``_functional``,
 ``_window``, ``_dtypes``, ``_polynomial`` (and ``unwrap``), ``_histograms``,
-``_sets``, ``_index_tricks`` (``r_``, ``c_``), and the public ``linalg`` and
+``_sets``, ``_unique``, ``_index_tricks`` (``r_``, ``c_``), and the public ``linalg`` and
 ``fft``; ``random`` is NumPy's own ``numpy.random`` (as in HIPS autograd: its
 draws are plain arrays, constants to fad; ``fad.random`` has keyed draws that
 ``jit`` and ``vmap`` reproduce). A public NumPy name not provided raises

@@ -33,6 +33,11 @@ def _coefficients(p: Any, name: str) -> Any:
     return p
 
 
+def _real_dtype(p: Any) -> np.dtype:
+    """The real dtype of the coefficients' (float32 stays float32, as JAX)."""
+    return np.finfo(dtype_of(p)).dtype
+
+
 def polyval(p: Any, x: Any) -> Any:
     """The polynomial with coefficients ``p`` (highest power first) at ``x``
     (Horner's scheme).
@@ -91,7 +96,7 @@ def polymul(a1: Any, a2: Any) -> Any:
 
 
 def polyder(p: Any, m: int = 1) -> Any:
-    """The ``m``-th derivative of a polynomial.
+    """The ``m``-th derivative of a polynomial, in the coefficients' dtype (as JAX).
 
     >>> import fad.numpy as fnp
     >>> fnp.polyder(fnp.array([1.0, 1.0, 1.0, 1.0])).tolist()
@@ -104,13 +109,14 @@ def polyder(p: Any, m: int = 1) -> Any:
         n = p.shape[0] - 1
         if n < 0:
             return p
-        p = M.multiply(p[:-1], arange(n, 0, -1))
+        p = M.multiply(p[:-1], arange(n, 0, -1, dtype=_real_dtype(p)))
     return p
 
 
 def polyint(p: Any, m: int = 1, k: Any = None) -> Any:
     """The ``m``-th antiderivative of a polynomial, with integration constants
-    ``k`` (a scalar, or ``m`` values: the lowest-order one first, as NumPy).
+    ``k`` (a scalar, or ``m`` values: the lowest-order one first, as NumPy), in
+    the coefficients' dtype (as JAX).
 
     >>> import fad.numpy as fnp
     >>> fnp.polyint(fnp.array([3.0, 2.0, 1.0])).tolist()
@@ -125,8 +131,8 @@ def polyint(p: Any, m: int = 1, k: Any = None) -> Any:
         raise ValueError("fad.numpy.polyint: k must be a scalar or a sequence of m values")
     for i in range(m):
         n = p.shape[0]
-        p = S.concatenate([M.divide(p, arange(n, 0, -1)), S.reshape(cast(ks[i], dtype_of(p)),
-                                                                     (1,))])
+        p = S.concatenate([M.divide(p, arange(n, 0, -1, dtype=_real_dtype(p))),
+                           S.reshape(cast(ks[i], dtype_of(p)), (1,))])
     return p
 
 
