@@ -20,14 +20,12 @@ from typing import Any
 
 import numpy as np
 
-from ..core.errors import ConcretizationError
-from ..core.trace import concrete_or_none
 from . import _indexing as I
 from . import _math as M
 from . import _reductions as R
 from . import _shape as S
 from . import _sorting as So
-from ._base import asarray, dtype_of, index_result
+from ._base import asarray, concrete_array, dtype_of, index_result
 from ._creation import arange, full
 
 
@@ -60,13 +58,8 @@ def _differs(a: Any, b: Any, equal_nan: bool) -> Any:
 
 
 def _run_count(first: Any) -> int:
-    mask = concrete_or_none(first)
-    if mask is None:
-        raise ConcretizationError(
-            "fad.numpy.unique: the result's length depends on the data, which are traced "
-            "abstractly here (under fad.jit / make_jaxpr); pass size= (a static length: "
-            "the result is padded with fill_value or cut), as in fnp.unique(x, size=8)")
-    return int(np.count_nonzero(np.asarray(mask)))
+    mask = concrete_array(first, "unique (or pass size=, a static length, under fad.jit)")
+    return int(np.count_nonzero(mask))
 
 
 def unique(ar: Any, return_index: bool = False, return_inverse: bool = False,
