@@ -150,8 +150,10 @@ def polyfit(x: Any, y: Any, deg: int, rcond: Any = None, full: bool = False, w: 
     >>> import fad.numpy as fnp
     >>> fnp.polyfit(fnp.array([0.0, 1.0, 2.0]), fnp.array([1.0, 3.0, 5.0]), 1).round(12).tolist()
     [2.0, 1.0]
-    >>> fnp.polyfit(fnp.array([0.0, 1.0, 2.0]), fnp.array([1.0, 3.0, 5.5]), 1, full=True)[2]
-    array(2)
+    >>> _, residuals, rank, _, _ = fnp.polyfit(fnp.array([0.0, 1.0, 2.0]),
+    ...                                       fnp.array([1.0, 3.0, 5.5]), 1, full=True)
+    >>> int(rank), residuals.round(6).tolist()
+    (2, [0.041667])
     """
     if deg < 0:
         raise ValueError("fad.numpy.polyfit: expected deg >= 0")
