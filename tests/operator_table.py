@@ -2017,7 +2017,8 @@ def _odeint(xp: Any, y0: Any, p: Any) -> Any:
 
     def field(y: Any, t: Any, p: Any) -> Any:
         return _nilpotent(fad.numpy, p) @ y
-    return odeint(field, y0, _ODE_TIMES.astype(y0.dtype), p, rtol=1e-6, atol=1e-6)
+    times = fad.numpy.asarray(_ODE_TIMES.tolist(), numpy_dtype(y0.dtype))
+    return odeint(field, y0, times, p, rtol=1e-6, atol=1e-6)
 
 
 def _odeint_ref(y0: np.ndarray, p: np.ndarray) -> np.ndarray:
@@ -2033,7 +2034,7 @@ _KEY = 7  # the samplers' key: fad.random.key(_KEY)
 
 def _truncated_normal(xp: Any, lower: Any, upper: Any) -> Any:
     import fad.random as fr
-    return fr.truncated_normal(fr.key(_KEY), lower, upper, dtype=lower.dtype)
+    return fr.truncated_normal(fr.key(_KEY), lower, upper, dtype=numpy_dtype(lower.dtype))
 
 
 def _truncated_normal_ref(lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
@@ -2066,7 +2067,7 @@ def _random_mvn_ref(mean: np.ndarray, cov: np.ndarray) -> np.ndarray:
 
 def _dirichlet(xp: Any, alpha: Any) -> Any:
     import fad.random as fr
-    return fr.dirichlet(fr.key(_KEY), alpha, dtype=alpha.dtype)
+    return fr.dirichlet(fr.key(_KEY), alpha, dtype=numpy_dtype(alpha.dtype))
 
 
 def _dirichlet_ref(alpha: np.ndarray) -> np.ndarray:

@@ -478,9 +478,9 @@ def real_if_close(a: object, tol: float = 100) -> object:
     >>> fnp.real_if_close(fnp.array([2.0 + 1e-16j])).tolist()
     [2.0]
     """
-    from ._base import concrete_array
+    from ._base import concrete_array, dtype_of
     a = asarray(a)
-    dt = _np.dtype(a.dtype)
+    dt = dtype_of(a)
     if dt.kind != "c":
         return a
     eps = finfo(dt).eps * tol if tol > 1 else tol
