@@ -20,7 +20,7 @@ from . import _shape as S
 from . import linalg
 from ._base import asarray, cast, dtype_of
 from ._complex import conj, real
-from ._creation import arange, eye, ones, vander, zeros
+from ._creation import arange, eye, ones, vander, zeros, zeros_like
 
 
 def _coefficients(p: Any, name: str) -> Any:
@@ -125,14 +125,19 @@ def polyint(p: Any, m: int = 1, k: Any = None) -> Any:
     if m < 0:
         raise ValueError("fad.numpy.polyint: the order of integral must be positive")
     p = _coefficients(p, "polyint")
-    ks = asarray(np.zeros(m) if k is None else k)
-    ks = S.broadcast_to(ks, (m,)) if ks.ndim == 0 else ks
-    if ks.shape != (m,):
-        raise ValueError("fad.numpy.polyint: k must be a scalar or a sequence of m values")
+    if k is None or isinstance(k, int | float | complex):
+        ks: Any = [0.0 if k is None else k] * m  # (Python numbers join p's backend)
+    else:
+        ks = asarray(k)
+        ks = S.broadcast_to(ks, (m,)) if ks.ndim == 0 else ks
+        if ks.shape != (m,):
+            raise ValueError("fad.numpy.polyint: k must be a scalar or a sequence of m values")
+    zero = zeros_like(p[:1])  # (on p's backend)
     for i in range(m):
         n = p.shape[0]
+        const = ks[i] if isinstance(ks, list) else cast(ks[i], dtype_of(p))
         p = S.concatenate([M.divide(p, arange(n, 0, -1, dtype=_real_dtype(p))),
-                           S.reshape(cast(ks[i], dtype_of(p)), (1,))])
+                           M.add(zero, const)])
     return p
 
 
