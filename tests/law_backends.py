@@ -75,8 +75,17 @@ NOT_ON_STRICT: dict[str, str] = {
     **dict.fromkeys(["maximum", "minimum", "sort", "partition", "ptp", "clip",
                      "clip_arrays", "where"], _ORDER),
     **dict.fromkeys(["conv_general_dilated", "reduce_window_sum", "reduce_window_max",
-                     "signal_convolve_axes"],
+                     "signal_convolve_axes", "conv_transpose"],
                     "the standard has no sliding_window_view (fad raises NotImplementedError)"),
+    **dict.fromkeys(["norm_cdf", "norm_logcdf", "norm_ppf", "t_logpdf", "t_pdf", "t_cdf",
+                     "t_logcdf", "t_ppf", "gamma_logpdf", "gamma_pdf", "gamma_cdf",
+                     "gamma_logcdf", "gamma_ppf", "beta_logpdf", "beta_pdf", "beta_cdf",
+                     "beta_logcdf", "beta_ppf", "poisson_logpmf", "poisson_pmf", "poisson_cdf",
+                     "poisson_logcdf", "poisson_ppf", "gelu_exact",
+                     "random_truncated_normal"], _SPECIAL),
+    **dict.fromkeys(["random_multivariate_normal", "random_dirichlet"],
+                    "fad.random.key makes a NumPy key whatever the default backend, and the "
+                    "counters follow the default backend: the draws mix namespaces there"),
 }
 
 # CuPy goes beyond the standard (cbrt, logaddexp2, einsum, FFTs, cupyx.scipy.special,

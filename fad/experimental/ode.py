@@ -25,7 +25,7 @@ from .. import numpy as fnp
 from ..core.trace import concrete_or_none
 from ..flatten_util import ravel_pytree
 from ..numpy._base import dtype_of
-from ..transforms.autodiff import vjp
+from ..transforms.autodiff import stop_gradient, vjp
 from ..transforms.custom import custom_vjp
 from ..tree import tree_flatten, tree_map, tree_unflatten
 
@@ -76,11 +76,14 @@ def _rms(x: Any) -> Any:
 
 def _first_step(fun: Callable, y0: Any, f0: Any, t0: Any, rtol: float, atol: float) -> Any:
     # Hairer, Norsett & Wanner, "Solving ODEs I", II.4: a step whose explicit
-    # Euler error is about 1% of the tolerance
+    # Euler error is about 1% of the tolerance. The step sizes are constants to
+    # every derivative (as in JAX, whose adjoint is another solve): the
+    # discretisation is not differentiated (nor |0|'s kink in the RMS norm)
+    y0, f0, t0 = stop_gradient(y0), stop_gradient(f0), stop_gradient(t0)
     scale = atol + fnp.abs(y0) * rtol
     d0, d1 = _rms(y0 / scale), _rms(f0 / scale)
     h0 = fnp.where((d0 < 1e-5) | (d1 < 1e-5), 1e-6, 0.01 * d0 / fnp.maximum(d1, 1e-30))
-    f1 = fun(y0 + h0 * f0, t0 + h0)
+    f1 = stop_gradient(fun(y0 + h0 * f0, t0 + h0))
     d2 = _rms((f1 - f0) / scale) / h0
     top = fnp.maximum(d1, d2)
     h1 = fnp.where(top <= 1e-15, fnp.maximum(1e-6, h0 * 1e-3),
@@ -110,7 +113,8 @@ def _solve(fun: Callable, y0: Any, ts: Any, rtol: float, atol: float, mxstep: fl
         def body(s: tuple) -> tuple:
             n, y, f, t, h, t_prev, cs = s
             y1, f1, err, cs1 = _dopri_step(fun, y, f, t, h)
-            ratio = _rms(err / (atol + rtol * fnp.maximum(fnp.abs(y), fnp.abs(y1))))
+            ratio = _rms(stop_gradient(err / (atol + rtol * fnp.maximum(fnp.abs(y),
+                                                                         fnp.abs(y1)))))
             ok = ratio <= 1
             # the next step: 0.9 (1 / ratio)^(1/5) times this one, within [0.2, 10]
             # (at most 1 after a rejection)

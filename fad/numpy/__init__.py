@@ -5,7 +5,7 @@ functions), ``_logic``, ``_reductions`` (sums, products, differences, extrema),
 ``_statistics``, ``_shape`` (array manipulation), ``_indexing``, ``_creation``,
 ``_sorting``, ``_contractions`` (products), ``_complex``, ``_functional``,
 ``_window``, ``_dtypes``, ``_polynomial`` (and ``unwrap``), ``_histograms``,
-``_sets``, ``_index_tricks`` (``r_``, ``c_``), and the public ``linalg`` and
+``_sets``, ``_unique``, ``_index_tricks`` (``r_``, ``c_``), and the public ``linalg`` and
 ``fft``; ``random`` is NumPy's own ``numpy.random`` (as in HIPS autograd: its
 draws are plain arrays, constants to fad; ``fad.random`` has keyed draws that
 ``jit`` and ``vmap`` reproduce). A public NumPy name not provided raises
@@ -478,9 +478,9 @@ def real_if_close(a: object, tol: float = 100) -> object:
     >>> fnp.real_if_close(fnp.array([2.0 + 1e-16j])).tolist()
     [2.0]
     """
-    from ._base import concrete_array
+    from ._base import concrete_array, dtype_of
     a = asarray(a)
-    dt = _np.dtype(a.dtype)
+    dt = dtype_of(a)
     if dt.kind != "c":
         return a
     eps = finfo(dt).eps * tol if tol > 1 else tol

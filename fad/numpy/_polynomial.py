@@ -20,7 +20,7 @@ from . import _shape as S
 from . import linalg
 from ._base import asarray, cast, dtype_of
 from ._complex import conj, imag, real
-from ._creation import arange, eye, ones, vander, zeros
+from ._creation import arange, eye, ones, vander, zeros, zeros_like
 
 
 def _coefficients(p: Any, name: str) -> Any:
@@ -31,6 +31,11 @@ def _coefficients(p: Any, name: str) -> Any:
     if dtype_of(p).kind not in "fc":
         p = cast(p, np.dtype(np.float64))
     return p
+
+
+def _real_dtype(p: Any) -> np.dtype:
+    """The real dtype of the coefficients' (float32 stays float32, as JAX)."""
+    return np.finfo(dtype_of(p)).dtype
 
 
 def polyval(p: Any, x: Any) -> Any:
@@ -91,7 +96,7 @@ def polymul(a1: Any, a2: Any) -> Any:
 
 
 def polyder(p: Any, m: int = 1) -> Any:
-    """The ``m``-th derivative of a polynomial.
+    """The ``m``-th derivative of a polynomial, in the coefficients' dtype (as JAX).
 
     >>> import fad.numpy as fnp
     >>> fnp.polyder(fnp.array([1.0, 1.0, 1.0, 1.0])).tolist()
@@ -104,13 +109,14 @@ def polyder(p: Any, m: int = 1) -> Any:
         n = p.shape[0] - 1
         if n < 0:
             return p
-        p = M.multiply(p[:-1], arange(n, 0, -1))
+        p = M.multiply(p[:-1], arange(n, 0, -1, dtype=_real_dtype(p)))
     return p
 
 
 def polyint(p: Any, m: int = 1, k: Any = None) -> Any:
     """The ``m``-th antiderivative of a polynomial, with integration constants
-    ``k`` (a scalar, or ``m`` values: the lowest-order one first, as NumPy).
+    ``k`` (a scalar, or ``m`` values: the lowest-order one first, as NumPy), in
+    the coefficients' dtype (as JAX).
 
     >>> import fad.numpy as fnp
     >>> fnp.polyint(fnp.array([3.0, 2.0, 1.0])).tolist()
@@ -119,14 +125,19 @@ def polyint(p: Any, m: int = 1, k: Any = None) -> Any:
     if m < 0:
         raise ValueError("fad.numpy.polyint: the order of integral must be positive")
     p = _coefficients(p, "polyint")
-    ks = asarray(np.zeros(m) if k is None else k)
-    ks = S.broadcast_to(ks, (m,)) if ks.ndim == 0 else ks
-    if ks.shape != (m,):
-        raise ValueError("fad.numpy.polyint: k must be a scalar or a sequence of m values")
+    if k is None or isinstance(k, int | float | complex):
+        ks: Any = [0.0 if k is None else k] * m  # (Python numbers join p's backend)
+    else:
+        ks = asarray(k)
+        ks = S.broadcast_to(ks, (m,)) if ks.ndim == 0 else ks
+        if ks.shape != (m,):
+            raise ValueError("fad.numpy.polyint: k must be a scalar or a sequence of m values")
+    zero = zeros_like(p[:1])  # (on p's backend)
     for i in range(m):
         n = p.shape[0]
-        p = S.concatenate([M.divide(p, arange(n, 0, -1)), S.reshape(cast(ks[i], dtype_of(p)),
-                                                                     (1,))])
+        const = ks[i] if isinstance(ks, list) else cast(ks[i], dtype_of(p))
+        p = S.concatenate([M.divide(p, arange(n, 0, -1, dtype=_real_dtype(p))),
+                           M.add(zero, const)])
     return p
 
 
@@ -135,30 +146,59 @@ def polyfit(x: Any, y: Any, deg: int, rcond: Any = None, full: bool = False, w: 
     """Least-squares polynomial fit of degree ``deg`` (columns scaled to unit
     norm as NumPy does); ``y`` may hold several data sets as columns.
     Differentiable in ``x``, ``y`` and ``w``; float32 data give float32
-    coefficients (NumPy computes in float64).
+    coefficients (NumPy computes in float64). ``full=True`` also returns NumPy's
+    ``residuals, rank, singular_values, rcond`` (of the scaled system; the
+    residuals empty unless there are more points than coefficients and, for
+    concrete data, the rank is full); ``cov=True`` (or ``"unscaled"``) returns
+    ``(coefficients, covariance)`` as NumPy.
 
     >>> import fad.numpy as fnp
     >>> fnp.polyfit(fnp.array([0.0, 1.0, 2.0]), fnp.array([1.0, 3.0, 5.0]), 1).round(12).tolist()
     [2.0, 1.0]
+    >>> _, residuals, rank, _, _ = fnp.polyfit(fnp.array([0.0, 1.0, 2.0]),
+    ...                                       fnp.array([1.0, 3.0, 5.5]), 1, full=True)
+    >>> int(rank), residuals.round(6).tolist()
+    (2, [0.041667])
     """
-    if full or cov:
-        raise NotImplementedError("fad.numpy.polyfit: full=True and cov=True are not "
-                                  "supported (only the coefficients)")
     if deg < 0:
         raise ValueError("fad.numpy.polyfit: expected deg >= 0")
     x, y = _coefficients(x, "polyfit"), asarray(y)
     if y.ndim not in (1, 2) or y.shape[0] != x.shape[0]:
         raise TypeError("fad.numpy.polyfit: expected y of shape (len(x),) or (len(x), k)")
-    lhs, rhs = vander(x, deg + 1), y
+    order = deg + 1
+    lhs, rhs = vander(x, order), y
     if w is not None:
         w = asarray(w)
         lhs = M.multiply(lhs, S.reshape(w, (-1, 1)))
         rhs = M.multiply(rhs, w if y.ndim == 1 else S.reshape(w, (-1, 1)))
     scale = M.sqrt(R.sum(real(M.multiply(lhs, conj(lhs))), axis=0))  # |column|
+    lhs = M.divide(lhs, scale)
     # the least-squares solution, pinv(A) b (NumPy's lstsq; cutoff len(x) * eps)
     cutoff = x.shape[0] * float(np.finfo(dtype_of(x)).eps) if rcond is None else rcond
-    coef = C.matmul(linalg.pinv(M.divide(lhs, scale), cutoff), rhs)
-    return M.divide(coef, scale if y.ndim == 1 else S.reshape(scale, (-1, 1)))
+    solution = C.matmul(linalg.pinv(lhs, cutoff), rhs)
+    coef = M.divide(solution, scale if y.ndim == 1 else S.reshape(scale, (-1, 1)))
+    if not (full or cov):
+        return coef
+    sv = linalg.svd(lhs, compute_uv=False)
+    rank = R.sum(M.greater(sv, M.multiply(cutoff, R.max(sv))))
+    known = concrete_or_none(rank)
+    if x.shape[0] > order and (known is None or int(known) == order):
+        residuals = R.sum(linalg._abs2(M.subtract(C.matmul(lhs, solution), rhs)), axis=0)
+        residuals = S.reshape(residuals, (1,)) if y.ndim == 1 else residuals
+    else:
+        residuals = zeros((0,), dtype_of(real(lhs)))
+    if full:
+        return coef, residuals, rank, sv, cutoff
+    base = M.divide(linalg.inv(C.matmul(S.transpose(lhs), lhs)), C.outer(scale, scale))
+    if cov == "unscaled":
+        factor = 1.0
+    elif x.shape[0] <= order:
+        raise ValueError("fad.numpy.polyfit: the number of data points must exceed order "
+                         "to scale the covariance matrix")
+    else:
+        factor = M.divide(residuals, x.shape[0] - order)
+    return coef, (M.multiply(base, factor) if y.ndim == 1 else
+                  M.multiply(S.expand_dims(base, -1), factor))
 
 
 def roots(p: Any, *, strip_zeros: bool = True) -> Any:

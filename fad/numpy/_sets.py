@@ -1,5 +1,5 @@
-"""Set routines on 1-d (flattened) arrays: ``unique``'s ``size=`` form,
-``intersect1d``, ``union1d``, ``setdiff1d``, ``setxor1d``.
+"""Set routines on 1-d (flattened) arrays: ``intersect1d``, ``union1d``,
+``setdiff1d``, ``setxor1d`` (``unique`` is in ``_unique``).
 
 Each sorts the candidates, marks the ones kept (first of a run of equal values,
 and the set condition, written with ``isin``), and returns the kept values.
@@ -66,12 +66,6 @@ def select_kept(values: Any, keep: Any, size: int | None, fill_value: Any, name:
     if fill_value is None:
         fill_value = M.where(valid[:1], picked[:1], 0) if size else 0
     return M.where(valid, picked, fill_value)
-
-
-def unique_sized(ar: Any, size: int, fill_value: Any = None) -> Any:
-    """``unique(ar, size=size, fill_value=fill_value)``: the sorted unique values."""
-    srt, first = _sorted_runs(ar)
-    return select_kept(srt, first, size, fill_value, "unique")
 
 
 def union1d(ar1: Any, ar2: Any, *, size: int | None = None, fill_value: Any = None) -> Any:
@@ -154,4 +148,4 @@ def _concrete(x: Any, name: str) -> np.ndarray:
     return np.asarray(c)
 
 
-__all__ = ["intersect1d", "setdiff1d", "setxor1d", "union1d", "unique_sized"]
+__all__ = ["intersect1d", "setdiff1d", "setxor1d", "union1d"]

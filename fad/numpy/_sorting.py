@@ -14,8 +14,7 @@ from ..primitives import sorting as So
 from . import _indexing as I
 from . import _math as M
 from . import _reductions as R
-from . import _shape as S
-from ._base import asarray, concrete_array, index_result, operand, promote
+from ._base import asarray, index_result, operand, promote
 from ._shape import _axis_arg
 
 
@@ -122,35 +121,24 @@ UniqueAll = namedtuple("UniqueAll", "values indices inverse_indices counts")
 def unique(ar: Any, return_index: bool = False, return_inverse: bool = False,
            return_counts: bool = False, axis: int | None = None, *,
            equal_nan: bool = True, size: int | None = None, fill_value: Any = None) -> Any:
-    """Sorted unique elements (concrete values, or a static ``size=``, JAX's
-    form for ``jit``: padded with ``fill_value``, by default the smallest value);
-    the values are gathered from ``ar``, so they carry its derivative.
+    """Sorted unique elements (along ``axis``: unique slices), NumPy's results
+    eagerly; under ``jit`` pass a static ``size=`` (JAX's form): the results are
+    cut or padded (values with ``fill_value``, by default the smallest value;
+    indices with the first one; counts with 0). ``return_index``,
+    ``return_inverse``, ``return_counts`` and ``equal_nan`` as NumPy's. The
+    values are gathered from ``ar``, so they carry its derivative.
 
     >>> import fad.numpy as fnp
     >>> fnp.unique(fnp.array([2.0, 1.0, 2.0])).tolist()
     [1.0, 2.0]
     >>> fnp.unique(fnp.array([2.0, 1.0, 2.0]), size=3, fill_value=0.0).tolist()
     [1.0, 2.0, 0.0]
+    >>> fnp.unique(fnp.array([[1, 2], [0, 5], [1, 2]]), axis=0).tolist()
+    [[0, 5], [1, 2]]
     """
-    if size is not None:
-        if return_index or return_inverse or return_counts or axis is not None:
-            raise NotImplementedError("fad.numpy.unique: with size=, only the values are "
-                                      "supported (no return_* or axis=)")
-        from ._sets import unique_sized
-        return unique_sized(ar, size, fill_value)
-    if axis is not None:
-        raise NotImplementedError("unique: axis= is not supported")
-    c = concrete_array(ar, "unique (or pass size=, a static length, under fad.jit)")
-    _, index, inverse, counts = np.unique(c, True, True, True, equal_nan=equal_nan)
-    values = I.take(S.ravel(asarray(ar)), index)
-    out = [values]
-    if return_index:
-        out.append(asarray(index))
-    if return_inverse:
-        out.append(asarray(inverse.reshape(c.shape)))
-    if return_counts:
-        out.append(asarray(counts))
-    return out[0] if len(out) == 1 else tuple(out)
+    from ._unique import unique as unique_
+    return unique_(ar, return_index, return_inverse, return_counts, axis,
+                   equal_nan=equal_nan, size=size, fill_value=fill_value)
 
 
 def unique_values(x: Any) -> Any:

@@ -257,6 +257,8 @@ def _select_impl(xp: Any, c: Any, x: Any, y: Any) -> Any:
                 mask -= 1  # all ones where not c
                 out = np.bitwise_and(b, mask)
             return out.view(big.dtype)
+    if xp is not np and type(x) in (int, float, complex, bool) and type(y) is type(x):
+        x = xp.asarray(x)  # (the standard's where takes one Python scalar at most)
     return xp.where(c, x, y)
 
 

@@ -12,6 +12,7 @@ import numpy as np
 from .. import numpy as fnp
 from ..backends import x64
 from ..core.trace import bind
+from ..numpy._base import dtype_of
 from ..numpy.linalg import _hermitian_derivative
 from ..primitives.special_functions import erf_p, erfinv_p
 from ..transforms.autodiff import stop_gradient
@@ -226,7 +227,8 @@ def multivariate_normal(key: Any, mean: Any, cov: Any, shape: Any = None,
         raise ValueError("fad.random.multivariate_normal: mean must be (..., n) and cov "
                          f"(..., n, n), got {tuple(mean.shape)} and {tuple(cov.shape)}")
     dt = float_dtype(dtype if dtype is not None else
-                     np.result_type(mean.dtype, cov.dtype, np.float16), "multivariate_normal")
+                     np.result_type(dtype_of(mean), dtype_of(cov), np.float16),
+                     "multivariate_normal")
     mean, cov = _bound(mean, dt), _bound(cov, dt)
     cov = _hermitian_derivative(cov)  # (a symmetric gradient, as JAX's)
     batch = fnp.broadcast_shapes(mean.shape[:-1], cov.shape[:-2])

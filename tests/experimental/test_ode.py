@@ -184,3 +184,14 @@ def test_odeint_times_must_increase_as_jax():
         np.testing.assert_allclose(odeint(lambda y, t: -y, 1.0, t), np.exp(-t), rtol=1e-7)
         g = fad.grad(lambda t: odeint(lambda y, t: -y, 1.0, t)[-1])(t)
         np.testing.assert_allclose(g, [np.exp(-2.0), 0.0, 0.0, -np.exp(-2.0)], atol=1e-7)
+
+
+def test_second_derivatives_where_the_error_norm_is_zero():
+    """The step sizes are constants to every derivative: at y0 = 0 (the RMS norm of
+    the first step's estimate is |0|, whose derivative is undefined) second
+    derivatives are finite, in every mode. y' = -y^2: y(1) = y0 / (1 + y0)."""
+    def f(y0):
+        return odeint(lambda y, t: -y * y, y0, np.array([0.0, 1.0]))[1]
+    for d2 in (fad.grad(fad.grad(f)), fad.jacfwd(fad.jacfwd(f)), fad.jacfwd(fad.grad(f))):
+        np.testing.assert_allclose(d2(0.0), -2.0, rtol=1e-6)
+        np.testing.assert_allclose(d2(0.5), -2.0 / 1.5 ** 3, rtol=1e-6)

@@ -41,6 +41,21 @@ import fad
 import fad.numpy as fnp
 
 COMPLEX = np.complex128
+# the research toolbox's rows: scipy.special and scipy.stats, fad.lax, fad.numpy's
+# 2-d real FFTs and polynomials, odeint, fad.random's samplers, fad.nn's activations
+TOOLBOX = set("""
+    xlogy xlog1py expit logit special_softmax special_log_softmax
+    norm_logpdf norm_pdf norm_cdf norm_logcdf norm_ppf t_logpdf t_pdf t_cdf t_logcdf t_ppf
+    gamma_logpdf gamma_pdf gamma_cdf gamma_logcdf gamma_ppf
+    beta_logpdf beta_pdf beta_cdf beta_logcdf beta_ppf
+    poisson_logpmf poisson_pmf poisson_cdf poisson_logcdf poisson_ppf
+    bernoulli_logpmf bernoulli_pmf bernoulli_cdf bernoulli_logcdf bernoulli_ppf
+    multivariate_normal_logpdf multivariate_normal_pdf
+    dynamic_index_in_dim conv_transpose rfft2 irfft2 polyder polyint roots real_if_close
+    odeint random_truncated_normal random_multivariate_normal random_dirichlet
+    gelu gelu_exact leaky_relu log_sigmoid softplus silu elu
+""".split())
+TOOLBOX_COMPLEX = {"dynamic_index_in_dim", "conv_transpose", "irfft2", "polyder", "polyint"}
 # examples per row and test: half the profile's (3 in CI, where float runs draw 6)
 COMPLEX_EXAMPLES = max(3, settings().max_examples // 2)
 # rows without a complex run, each with its reason in the table (``real_only``)
@@ -52,7 +67,11 @@ REAL_ONLY = set("""arctan2 cbrt deg2rad rad2deg fabs floor ceil trunc hypot loga
     gamma i0 i1 i0e i1e ndtr ndtri log_ndtr entr beta betaln gammainc gammaincc
     rel_entr kl_div betainc zeta multigammaln gammaincinv betaincinv gammainccinv betainccinv
     cummax cummin cumlogsumexp top_k lax_sort_multi
-    rfftn unwrap""".split())
+    rfftn unwrap""".split()) | (TOOLBOX - TOOLBOX_COMPLEX)
+
+# rows whose derivative is not the finite difference of their values (``no_fd``):
+# the laws against finite differences skip them
+NO_FD = {"random_dirichlet"}
 
 # rows the table must have: every differentiable function of fad.numpy's chapters
 REQUIRED = set("""
@@ -80,7 +99,7 @@ REQUIRED = set("""
     signal_convolve signal_correlate convolve2d correlate2d
     fftn ifftn rfftn irfftn hfft fftshift ifftshift eig eigvals polyval polyfit unwrap
     std_zero_spread
-""".split())
+""".split()) | TOOLBOX
 
 dtypes = pytest.mark.parametrize("dtype", FLOATS, ids=lambda d: np.dtype(d).name)
 
@@ -235,6 +254,13 @@ def test_complex_opt_outs_are_the_listed_ones():
     assert all(len(why) > 10 for why in marked.values())
     ran = {op.name for op in complex_ops()}
     assert ran | REAL_ONLY == {op.name for op in OPS} and not ran & REAL_ONLY
+
+
+def test_finite_difference_opt_outs_are_the_listed_ones():
+    """Nothing escapes the finite-difference laws silently: the rows marked
+    ``no_fd`` are exactly ``NO_FD``, each with its reason."""
+    marked = {op.name: op.no_fd for op in OPS if op.no_fd}
+    assert set(marked) == NO_FD and all(len(why) > 10 for why in marked.values())
 
 
 @pytest.mark.parametrize("op", [op for op in OPS if op.real_only], ids=str)

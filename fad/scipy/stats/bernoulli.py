@@ -71,7 +71,7 @@ def ppf(q: Any, p: Any, loc: Any = 0) -> Any:
     [-1.0, 0.0, 1.0]
     """
     q, p, loc = arguments("bernoulli.ppf", q, p, loc)
-    k = fnp.where(q == 0, -1.0, fnp.where(q <= 1 - p, 0.0, 1.0))
+    k = fnp.where(q == 0, -1.0, fnp.where(q <= 1 - p, fnp.zeros_like(q), fnp.ones_like(q)))
     return nan_unless(_valid(p) & (q >= 0) & (q <= 1), k + loc)
 
 
