@@ -119,13 +119,16 @@ def _gather(a: Any, dim: int, index: Any) -> Any:
 def _scatter(a: Any, src: Any, dim: int = 0, index: Any = None, reduce: str | None = None
              ) -> Any:
     """``a.scatter(dim, index, src)``: ``out[..., index[p], ...] = src[p]`` (``add``:
-    summed), as ``fad.numpy``'s ``.at[]`` update at the full index (``index`` along
-    ``dim``, the position of each element of ``index`` along the other axes)."""
+    summed; ``multiply``: multiplied), as ``fad.numpy``'s ``.at[]`` update at the full
+    index (``index`` along ``dim``, the position of each element of ``index`` along the
+    other axes)."""
     grid = np.indices(index.shape, sparse=True)
     at = fnp.at(a)[tuple(index if d == dim else grid[d] for d in range(index.ndim))]
     if getattr(src, "ndim", 0):  # src may be larger than index along every axis
         src = src[tuple(slice(0, n) for n in index.shape)]
-    return at.add(src) if reduce == "add" else at.set(src)
+    if reduce == "add":
+        return at.add(src)
+    return at.multiply(src) if reduce == "multiply" else at.set(src)
 
 
 def _index_add(a: Any, src: Any, dim: int = 0, index: Any = None, alpha: Any = 1) -> Any:

@@ -31,12 +31,17 @@ def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
 def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: Any = None,
             reduce: str | None = None) -> Tensor:
     """``out[..., index[p], ...] = src[p]`` along ``dim`` (a copy of ``input``);
-    ``value``: a number instead of ``src``; ``reduce="add"``: summed.
+    ``value``: a number instead of ``src``; ``reduce="add"`` / ``"multiply"``: summed
+    into / multiplied into ``input``.
 
     >>> import fad.torch as torch
     >>> torch.zeros(3).scatter(0, torch.tensor([2, 0]), torch.tensor([5.0, 7.0])).tolist()
     [7.0, 0.0, 5.0]
+    >>> torch.ones(3).scatter(0, torch.tensor([0, 0]), 2.0, reduce="multiply").tolist()
+    [4.0, 1.0, 1.0]
     """
+    if reduce not in (None, "add", "multiply"):
+        raise RuntimeError("reduce argument must be either add or multiply.")
     src = value if src is None else src
     if isinstance(src, Tensor) and src.dim() == 0:
         src = src.item()

@@ -1,0 +1,108 @@
+"""Differential tests against the installed PyTorch (skipped without it): results
+and gradients of operations whose edge cases (reductions in ``scatter``, NaN in
+``xlogy``, ignored inputs, masked rows, padding rows, replayed randomness) must agree
+with PyTorch's, and the errors PyTorch raises, word for word."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+import pytest
+
+real_torch = pytest.importorskip("torch")
+import fad.torch as ftorch  # noqa: E402
+
+LIBS = (real_torch, ftorch)
+
+
+def to_np(t: Any) -> Any:
+    if t is None:
+        return None
+    return np.asarray(t.detach().tolist(), dtype=np.float64)
+
+
+def both(fn: Callable) -> tuple:
+    """``fn(T)`` run with PyTorch and with the facade."""
+    return fn(real_torch), fn(ftorch)
+
+
+def same(a: Any, b: Any, tol: float = 1e-6) -> None:
+    """Equal values (NaN where the other has NaN), and equal dtypes for tensors."""
+    if isinstance(a, tuple | list):
+        assert len(a) == len(b)
+        for u, v in zip(a, b):
+            same(u, v, tol)
+        return
+    if a is None or b is None:
+        assert a is None and b is None
+        return
+    if hasattr(a, "dtype") and hasattr(b, "dtype"):
+        assert str(a.dtype) == str(b.dtype)
+    np.testing.assert_allclose(to_np(b), to_np(a), rtol=tol, atol=tol)
+
+
+def raises_same(fn: Callable, exc: type = RuntimeError) -> None:
+    """PyTorch and the facade both raise ``exc`` from ``fn(T)``, with the same message."""
+    msgs = []
+    for T in LIBS:
+        with pytest.raises(exc) as info:
+            fn(T)
+        msgs.append(str(info.value))
+    assert msgs[1] == msgs[0]
+
+
+# ------------------------------------------------------------------ scatter reduce
+@pytest.mark.parametrize("reduce", ["multiply", "add"])
+def test_scatter_reduce_argument(reduce: str) -> None:
+    def run(T: Any) -> tuple:
+        idx = T.tensor([[0, 0, 1], [2, 2, 2]])
+        src = T.tensor([[2.0, 3.0, 4.0], [5.0, 6.0, 7.0]])
+        a = T.ones(2, 4).scatter(1, idx, src, reduce=reduce)
+        b = T.ones(2, 4).scatter(1, idx, 2.5, reduce=reduce)
+        c = T.ones(2, 4)
+        c.scatter_(1, idx, src, reduce=reduce)
+        return a, b, c
+    same(*both(run))
+
+
+def test_scatter_reduce_gradient_in_input() -> None:
+    def run(T: Any) -> Any:
+        x = T.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
+        y = x * 1
+        y.scatter_(0, T.tensor([0, 0, 1]), 2.0)
+        (y * T.arange(4.0)).sum().backward()
+        return y, x.grad
+    same(*both(run))
+
+
+def test_scatter_unknown_reduce_message() -> None:
+    raises_same(lambda T: T.ones(3).scatter(0, T.tensor([0]), T.ones(1), reduce="mean"))
+
+
+# ------------------------------------------------------------------ xlogy
+def test_xlogy_values_and_gradients_at_edges() -> None:
+    def run(T: Any) -> tuple:
+        nan = float("nan")
+        x = T.tensor([0.0, 0.0, 1.0, 0.0, 0.0, 2.0], dtype=T.float64, requires_grad=True)
+        y = T.tensor([0.0, 2.0, 2.0, nan, -1.0, 0.0], dtype=T.float64, requires_grad=True)
+        z = T.special.xlogy(x, y)
+        z.sum().backward()
+        return z, x.grad, y.grad
+    same(*both(run))
+
+
+def test_xlog1py_gradients_at_edges() -> None:
+    def run(T: Any) -> tuple:
+        x = T.tensor([0.0, 0.0, 1.0, 0.0], dtype=T.float64, requires_grad=True)
+        y = T.tensor([-1.0, 2.0, 2.0, -2.0], dtype=T.float64, requires_grad=True)
+        z = T.special.xlog1py(x, y)
+        z.sum().backward()
+        return z, x.grad, y.grad
+    same(*both(run))
+
+
+def test_xlogy_python_number_keeps_tensor_dtype() -> None:
+    same(*both(lambda T: (T.special.xlogy(2.0, T.tensor([0.5, 1.0])),
+                          T.special.xlogy(T.tensor([0.0, 1.0]), 3.0),
+                          T.special.xlog1py(T.tensor([0.0, 1.0]), 3.0))))
