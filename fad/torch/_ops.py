@@ -137,8 +137,11 @@ def _index_add(a: Any, src: Any, dim: int = 0, index: Any = None, alpha: Any = 1
 
 
 def _addmm(c: Any, a: Any, b: Any, beta: Any = 1, alpha: Any = 1) -> Any:
-    """``beta c + alpha (a @ b)`` (``addmm``, ``baddbmm``)."""
-    return (c if beta == 1 else c * beta) + (
+    """``beta c + alpha (a @ b)`` (``addmm``, ``baddbmm``); ``beta == 0`` ignores the
+    values of ``c`` (NaN and infinities included), as PyTorch."""
+    if beta == 0:
+        c = fnp.zeros_like(c)
+    return (c if beta in (0, 1) else c * beta) + (
         fnp.matmul(a, b) if alpha == 1 else fnp.matmul(a, b) * alpha)
 
 

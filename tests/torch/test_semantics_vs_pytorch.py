@@ -106,3 +106,17 @@ def test_xlogy_python_number_keeps_tensor_dtype() -> None:
     same(*both(lambda T: (T.special.xlogy(2.0, T.tensor([0.5, 1.0])),
                           T.special.xlogy(T.tensor([0.0, 1.0]), 3.0),
                           T.special.xlog1py(T.tensor([0.0, 1.0]), 3.0))))
+
+
+# ------------------------------------------------------------------ beta = 0
+@pytest.mark.parametrize("shape", [(2, 3, 3), (3,)])
+def test_baddbmm_and_addmm_ignore_input_when_beta_is_zero(shape: tuple) -> None:
+    def run(T: Any) -> tuple:
+        c = T.full(shape, float("nan"), requires_grad=True)
+        a = T.arange(24.0).reshape(2, 3, 4).requires_grad_()
+        b = T.ones(2, 4, 3, requires_grad=True)
+        y = T.baddbmm(c, a, b, beta=0, alpha=2)
+        m = T.addmm(c[..., 0, :] if len(shape) > 1 else c, a[0], b[0], beta=0)
+        (y.sum() + m.sum()).backward()
+        return y, m, c.grad, a.grad, b.grad
+    same(*both(run))
