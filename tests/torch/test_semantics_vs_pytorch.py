@@ -120,3 +120,19 @@ def test_baddbmm_and_addmm_ignore_input_when_beta_is_zero(shape: tuple) -> None:
         (y.sum() + m.sum()).backward()
         return y, m, c.grad, a.grad, b.grad
     same(*both(run))
+
+
+# ------------------------------------------------------------------ attention
+@pytest.mark.parametrize("kind", ["bool", "float"])
+def test_attention_with_a_fully_masked_query_gives_zero(kind: str) -> None:
+    rng = np.random.default_rng(0)
+    qkv = [rng.standard_normal((2, 3, 4)).astype(np.float32) for _ in range(3)]
+
+    def run(T: Any) -> tuple:
+        q, k, v = (T.tensor(a, requires_grad=True) for a in qkv)
+        keep = T.tensor([[True, False, True], [False, False, False], [True, True, True]])
+        mask = keep if kind == "bool" else T.zeros(3, 3).masked_fill(~keep, float("-inf"))
+        y = T.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+        (y * T.arange(4.0)).sum().backward()
+        return y, q.grad, k.grad, v.grad
+    same(*both(run), tol=1e-5)

@@ -566,12 +566,15 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
     if is_causal:
         n, s = query.shape[-2], key.shape[-2]
         attn_mask = wrap(_place(np.tril(np.ones((n, s), dtype=bool))))
-    return _attend(query, key, value, attn_mask, dropout_p, scale)[0]
+    return _attend(query, key, value, attn_mask, dropout_p, scale, safe=True)[0]
 
 
 def _attend(query: Tensor, key: Tensor, value: Tensor, mask: Tensor | None,
-            dropout_p: float, scale: float | None) -> tuple:
-    """The attention output and its weights; ``mask``: boolean (``True`` kept) or added."""
+            dropout_p: float, scale: float | None, safe: bool = False) -> tuple:
+    """The attention output and its weights; ``mask``: boolean (``True`` kept) or added.
+    ``safe``: a query whose scores are all ``-inf`` (every key masked) attends to
+    nothing (weights 0, output 0, gradient 0), as ``scaled_dot_product_attention``;
+    otherwise its weights are NaN, as ``MultiheadAttention``'s."""
     scale = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
     scores = F.matmul(query, F.transpose(key, -2, -1)) * scale
     if mask is not None:
@@ -579,7 +582,13 @@ def _attend(query: Tensor, key: Tensor, value: Tensor, mask: Tensor | None,
             scores = F.masked_fill(scores, F.logical_not(mask), -math.inf)
         else:
             scores = scores + mask
+    empty = None
+    if safe and mask is not None:
+        empty = F.all(scores == -math.inf, -1, keepdim=True)
+        scores = F.masked_fill(scores, empty, 0.0)
     weights = F.softmax(scores, -1)
+    if empty is not None:
+        weights = F.masked_fill(weights, empty, 0.0)
     if dropout_p > 0.0:
         weights = dropout(weights, dropout_p)
     return F.matmul(weights, value), weights
