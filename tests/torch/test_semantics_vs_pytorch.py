@@ -136,3 +136,105 @@ def test_attention_with_a_fully_masked_query_gives_zero(kind: str) -> None:
         (y * T.arange(4.0)).sum().backward()
         return y, q.grad, k.grad, v.grad
     same(*both(run), tol=1e-5)
+
+
+# ------------------------------------------------------------------ checkpoint
+@pytest.mark.parametrize("reentrant", [False, True])
+def test_checkpoint_replays_the_random_state(reentrant: bool) -> None:
+    """Dropout inside a checkpoint: the recomputation draws the same mask as the
+    forward, so the gradient is zero exactly where the output is (as PyTorch's)."""
+    for T in LIBS:
+        T.manual_seed(0)
+        x = T.ones(1000, requires_grad=True)
+        y = T.utils.checkpoint.checkpoint(lambda a: T.nn.functional.dropout(a, 0.5) * a, x,
+                                          use_reentrant=reentrant)
+        y.sum().backward()
+        assert bool(((x.grad != 0) == (y != 0)).all())
+        net = T.nn.Sequential(T.nn.Linear(50, 50), T.nn.Dropout(0.5))
+        x = T.ones(4, 50, requires_grad=True)
+        h = T.utils.checkpoint.checkpoint(net, x, use_reentrant=reentrant)
+        h.sum().backward()
+        kept = (h != 0).to(T.float32) * 2  # dropout's mask, scaled by 1 / (1 - p)
+        assert np.allclose(to_np(net[0].weight.grad), to_np(kept.t() @ x))
+
+
+def test_checkpoint_of_closures_over_modules_and_tensors() -> None:
+    rng = np.random.default_rng(1)
+    w0, b0, v0 = rng.standard_normal((2, 3)), rng.standard_normal(2), rng.standard_normal(3)
+
+    def run(T: Any) -> tuple:
+        m = T.nn.Linear(3, 2).double()
+        with T.no_grad():
+            m.weight.copy_(T.tensor(w0))
+            m.bias.copy_(T.tensor(b0))
+        w = T.tensor(v0, requires_grad=True)
+        x = T.ones(4, 3, dtype=T.float64, requires_grad=True)
+        calls = [0]
+
+        def f(a: Any) -> Any:
+            calls[0] += 1
+            return m(a * w).sin()
+        y = T.utils.checkpoint.checkpoint(f, x, use_reentrant=False)
+        z = T.utils.checkpoint.checkpoint(lambda a: (a * w).cos(), x, use_reentrant=False)
+        (y.sum() + z.sum()).backward()
+        assert calls[0] == 2  # forward, and once more in the backward pass
+        return y, z, x.grad, w.grad, m.weight.grad, m.bias.grad
+    same(*both(run), tol=1e-12)
+
+
+# ------------------------------------------------------------------ closures under transforms
+def test_vmap_gradients_reach_closed_over_tensors_and_module_parameters() -> None:
+    rng = np.random.default_rng(2)
+    w0, b0, x0 = rng.standard_normal((1, 3)), rng.standard_normal(1), rng.standard_normal((4, 3))
+
+    def run(T: Any) -> tuple:
+        w = T.tensor([1.0, 2.0, 3.0], dtype=T.float64, requires_grad=True)
+        xs = T.tensor(x0, requires_grad=True)
+        T.vmap(lambda x: (x * w).sin().sum())(xs).sum().backward()
+        m = T.nn.Linear(3, 1).double()
+        with T.no_grad():
+            m.weight.copy_(T.tensor(w0))
+            m.bias.copy_(T.tensor(b0))
+        (T.vmap(m)(xs) ** 2).sum().backward()
+        return w.grad, xs.grad, m.weight.grad, m.bias.grad
+    same(*both(run), tol=1e-12)
+
+
+def test_func_grad_of_a_closure_is_differentiable_in_the_closed_over_tensor() -> None:
+    def run(T: Any) -> tuple:
+        w = T.tensor([1.0, 2.0, 3.0], dtype=T.float64, requires_grad=True)
+        x = T.tensor([0.5, -1.0, 2.0], dtype=T.float64, requires_grad=True)
+        g = T.func.grad(lambda x: (x * w).sum() ** 2)(x)
+        assert g.requires_grad
+        (g ** 2).sum().backward()
+        h = T.vmap(T.func.grad(lambda x: (x * w).sin().sum()))(x[None].expand(2, 3))
+        return g, w.grad, x.grad, h
+    same(*both(run), tol=1e-12)
+
+
+def test_transform_output_needs_no_grad_when_closure_is_unused() -> None:
+    """A model called through ``functional_call`` with detached parameters: its own
+    parameters are closed over but unused, and the result needs no grad."""
+    def run(T: Any) -> Any:
+        T.manual_seed(0)
+        m = T.nn.Linear(3, 1)
+        params = {k: v.detach() for k, v in m.named_parameters()}
+
+        def loss(p: dict, x: Any) -> Any:
+            return T.func.functional_call(m, p, (x,)).sum()
+        g = T.vmap(T.func.grad(loss), in_dims=(None, 0))(params, T.ones(4, 3))
+        assert not g["weight"].requires_grad
+        return g["weight"]
+    real, fake = both(run)
+    assert tuple(real.shape) == tuple(fake.shape)
+
+
+def test_transform_refuses_an_unreachable_tensor_that_requires_grad() -> None:
+    """A tensor the closure scan cannot see (here: in a set) is refused, rather than
+    its gradient silently lost."""
+    hidden = {ftorch.ones(3, requires_grad=True)}
+    with pytest.raises(RuntimeError, match="pass it as an argument"):
+        ftorch.vmap(lambda x: x * next(iter(hidden)))(ftorch.ones(2, 3))
+    with pytest.raises(RuntimeError, match="pass it as an argument"):
+        ftorch.utils.checkpoint.checkpoint(lambda x: x * next(iter(hidden)), ftorch.ones(3),
+                                           use_reentrant=False)
