@@ -16,6 +16,7 @@ from .. import lax, nn
 from .. import numpy as fnp
 from ..primitives.windows import identity_of, window_table
 from ..scipy import special
+from ..transforms.autodiff import stop_gradient
 from ..transforms.autodiff import vjp as fad_vjp
 from ._dtype import array_np_dtype
 from ._recorder import CMP, EW, EWF, UF, Op, apply
@@ -129,6 +130,17 @@ def _scatter(a: Any, src: Any, dim: int = 0, index: Any = None, reduce: str | No
     if reduce == "add":
         return at.add(src)
     return at.multiply(src) if reduce == "multiply" else at.set(src)
+
+
+def _embedding(w: Any, index: Any = None, scale: Any = None) -> Any:
+    """The rows ``w[index]``; ``scale`` (one factor per index, ``index.shape + (1,)``)
+    multiplies their gradient only: 0 for ``padding_idx``, ``1 / count`` for
+    ``scale_grad_by_freq``."""
+    rows = w[index]
+    if scale is None:
+        return rows
+    fixed = stop_gradient(rows)
+    return fixed + (rows - fixed) * scale
 
 
 def _index_add(a: Any, src: Any, dim: int = 0, index: Any = None, alpha: Any = 1) -> Any:
@@ -494,7 +506,7 @@ _TABLE: dict[str, tuple] = {
     "index_select": (lambda a, dim=0, index=None: fnp.take(a, index, axis=dim),
                      "IndexSelectBackward0", None, True),
     "gather": (_gather, "GatherBackward0", None, True),
-    "embedding": (lambda w, index=None: w[index], "EmbeddingBackward0", None, True),
+    "embedding": (_embedding, "EmbeddingBackward0", None, True),
     "masked_fill": (lambda a, mask=None, value=0.0: fnp.where(mask, value, a),
                     "MaskedFillBackward0", None, True),
     "where": (_where, "WhereBackward0", EW, True),

@@ -238,3 +238,53 @@ def test_transform_refuses_an_unreachable_tensor_that_requires_grad() -> None:
     with pytest.raises(RuntimeError, match="pass it as an argument"):
         ftorch.utils.checkpoint.checkpoint(lambda x: x * next(iter(hidden)), ftorch.ones(3),
                                            use_reentrant=False)
+
+
+# ------------------------------------------------------------------ embedding
+def test_embedding_padding_row_starts_at_zero_and_gets_no_gradient() -> None:
+    def run(T: Any) -> tuple:
+        e = T.nn.Embedding(4, 2, padding_idx=-4)
+        assert e.padding_idx == 0 and repr(e) == "Embedding(4, 2, padding_idx=0)"
+        pad_row = e.weight[0].detach().clone()
+        e(T.tensor([[0, 0, 1], [2, 0, 3]])).sum().backward()
+        return pad_row, e.weight.grad
+    same(*both(run))
+
+
+@pytest.mark.parametrize("padding_idx", [None, 1])
+@pytest.mark.parametrize("freq", [False, True])
+def test_embedding_gradient_options(padding_idx: Any, freq: bool) -> None:
+    w0 = np.arange(8.0).reshape(4, 2) / 8
+
+    def run(T: Any) -> tuple:
+        w = T.tensor(w0, requires_grad=True)
+        y = T.nn.functional.embedding(T.tensor([[0, 0, 1], [3, 1, 1]]), w,
+                                      padding_idx=padding_idx, scale_grad_by_freq=freq)
+        (y * T.tensor([1.0, 2.0], dtype=T.float64)).sum().backward()
+        assert type(y.grad_fn).__name__ == "EmbeddingBackward0"
+        return y, w.grad
+    same(*both(run))
+
+
+def test_embedding_max_norm_renormalises_the_rows_looked_up() -> None:
+    def run(T: Any) -> tuple:
+        w = T.tensor([[3.0, 4.0], [0.3, 0.4], [1.0, 1.0], [6.0, 8.0]], requires_grad=True)
+        y = T.nn.functional.embedding(T.tensor([0, 0, 1, 2]), w, max_norm=1.0)
+        (y * T.arange(4.0)[:, None]).sum().backward()
+        e = T.nn.Embedding(3, 2, max_norm=0.5, norm_type=1.0)
+        with T.no_grad():
+            e.weight.copy_(T.tensor([[1.0, -1.0], [0.1, 0.1], [2.0, 0.0]]))
+        z = e(T.tensor([0, 1]))
+        assert repr(e) == "Embedding(3, 2, max_norm=0.5, norm_type=1.0)"
+        return y, w.detach(), w.grad, z, e.weight.detach()
+    same(*both(run))
+
+
+def test_embedding_checks_and_sparse_option() -> None:
+    raises_same(lambda T: T.nn.Embedding(4, 2, padding_idx=4), AssertionError)
+    raises_same(lambda T: T.nn.functional.embedding(T.tensor([0]), T.ones(4, 2),
+                                                    padding_idx=-5), AssertionError)
+    with pytest.raises(NotImplementedError, match="sparse=True"):
+        ftorch.nn.Embedding(4, 2, sparse=True)
+    with pytest.raises(NotImplementedError, match="sparse=True"):
+        ftorch.nn.functional.embedding(ftorch.tensor([0]), ftorch.ones(4, 2), sparse=True)

@@ -353,7 +353,53 @@ def upsample_bilinear(input: Tensor, size: Any = None, scale_factor: Any = None)
 def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
               max_norm: Any = None, norm_type: float = 2.0, scale_grad_by_freq: bool = False,
               sparse: bool = False) -> Tensor:
-    return call("embedding", weight, index=_v(input))
+    """The rows of ``weight`` at the indices ``input``. ``padding_idx``: that row gets
+    no gradient; ``max_norm``: the rows looked up whose ``norm_type``-norm exceeds it
+    are first rescaled in place to that norm (without recording); ``scale_grad_by_freq``:
+    each row's gradient divided by the number of times it occurs in ``input``.
+
+    >>> import fad.torch as torch
+    >>> w = torch.ones(3, 2, requires_grad=True)
+    >>> torch.nn.functional.embedding(torch.tensor([0, 0, 2]), w, padding_idx=2,
+    ...                               scale_grad_by_freq=True).sum().backward()
+    >>> w.grad.tolist()
+    [[1.0, 1.0], [0.0, 0.0], [0.0, 0.0]]
+    """
+    if sparse:
+        raise NotImplementedError("embedding(sparse=True): fad.torch has no sparse tensors; "
+                                  "use sparse=False (dense gradients)")
+    if padding_idx is not None:
+        padding_idx = _padding_index(padding_idx, weight.shape[0])
+    index = _v(input)
+    if max_norm is not None:
+        _renorm_rows(weight, index, max_norm, norm_type)
+    if padding_idx is not None or scale_grad_by_freq:
+        at = np.asarray(host(index))
+        scale = np.ones(at.shape, dtype=weight.dtype.np)
+        if scale_grad_by_freq:
+            scale /= np.bincount(at.ravel(), minlength=weight.shape[0])[at]
+        if padding_idx is not None:
+            scale[at == padding_idx] = 0
+        return call("embedding", weight, index=index, scale=_place(scale[..., None]))
+    return call("embedding", weight, index=index)
+
+
+def _padding_index(padding_idx: int, n: int) -> int:
+    """``padding_idx`` in ``[0, n)`` (a negative one counts from the end), as PyTorch."""
+    if not -n <= padding_idx < n:
+        raise AssertionError("Padding_idx must be within num_embeddings")
+    return padding_idx % n
+
+
+def _renorm_rows(weight: Tensor, index: Any, max_norm: float, norm_type: float) -> None:
+    """``embedding(max_norm=...)``'s in-place step: each row of ``weight`` that
+    ``index`` looks up and whose norm exceeds ``max_norm``, scaled to ``max_norm``."""
+    rows = np.unique(np.asarray(host(index)))
+    with _no_grad():
+        picked = weight[rows]
+        norms = F.norm(picked, norm_type, 1, keepdim=True)
+        factor = F.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0)
+        weight[rows] = picked * factor
 
 
 def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12) -> Tensor:
