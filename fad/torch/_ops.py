@@ -251,6 +251,28 @@ def _clone(a: Any) -> Any:
     return fnp.array(a, copy=True)
 
 
+# PyTorch's flip, repeat, cat and stack make new tensors: their results must not
+# share memory with an input (NumPy's flip is a view; tiling once, or joining one
+# array, may return the input itself)
+def _flip(a: Any, dims: tuple = ()) -> Any:
+    return _clone(fnp.flip(a, dims))
+
+
+def _repeat(a: Any, reps: tuple = ()) -> Any:
+    out = fnp.tile(a, reps)
+    return _clone(out) if all(r == 1 for r in reps) else out
+
+
+def _cat(*xs: Any, dim: int = 0) -> Any:
+    out = fnp.concatenate(xs, axis=dim)
+    return _clone(out) if len(xs) == 1 else out
+
+
+def _stack(*xs: Any, dim: int = 0) -> Any:
+    out = fnp.stack(xs, axis=dim)
+    return _clone(out) if len(xs) == 1 else out
+
+
 def _to(a: Any, dtype: Any) -> Any:
     return fnp.asarray(a, dtype)
 
@@ -492,12 +514,12 @@ _TABLE: dict[str, tuple] = {
     "t": (lambda a: fnp.transpose(a) if a.ndim == 2 else a, "TBackward0", None, False),
     "expand": (lambda a, shape=(): fnp.broadcast_to(a, shape), "ExpandBackward0", None,
                False),
-    "repeat": (lambda a, reps=(): fnp.tile(a, reps), "RepeatBackward0", None, False),
-    "flip": (lambda a, dims=(): fnp.flip(a, dims), "FlipBackward0", None, False),
+    "repeat": (_repeat, "RepeatBackward0", None, False),
+    "flip": (_flip, "FlipBackward0", None, False),
     "roll": (lambda a, shifts=(), dims=None: fnp.roll(a, shifts, dims), "RollBackward0", None,
              False),
-    "cat": (lambda *xs, dim=0: fnp.concatenate(xs, axis=dim), "CatBackward0", EW, False),
-    "stack": (lambda *xs, dim=0: fnp.stack(xs, axis=dim), "StackBackward0", EW, False),
+    "cat": (_cat, "CatBackward0", EW, False),
+    "stack": (_stack, "StackBackward0", EW, False),
     "split": (_split, "SplitBackward0", None, False, True),
     "split_sizes": (_split, "SplitWithSizesBackward0", None, False, True),
     "unbind": (lambda a, dim=0: list(fnp.unstack(a, axis=dim)), "UnbindBackward0", None,

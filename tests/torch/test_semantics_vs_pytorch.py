@@ -288,3 +288,51 @@ def test_embedding_checks_and_sparse_option() -> None:
         ftorch.nn.Embedding(4, 2, sparse=True)
     with pytest.raises(NotImplementedError, match="sparse=True"):
         ftorch.nn.functional.embedding(ftorch.tensor([0]), ftorch.ones(4, 2), sparse=True)
+
+
+# ------------------------------------------------------------------ views and copies
+_VIEWS = {
+    "transpose": lambda x: x.transpose(0, 2), "permute": lambda x: x.permute(1, 0, 2),
+    "slice_mid": lambda x: x[:, :2], "slice_last": lambda x: x[:, :, 1:3],
+    "slice_first": lambda x: x[1:], "select": lambda x: x[:, 1], "step": lambda x: x[:, ::2],
+    "expand": lambda x: x[:, :1].expand(2, 5, 4),
+    "unsqueeze_t": lambda x: x.unsqueeze(1).transpose(1, 3), "flip": lambda x: x.flip(0),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_VIEWS))
+def test_view_of_views_as_pytorch(name: str) -> None:
+    """``view`` succeeds where PyTorch's does (with the same values) and raises its
+    error where the layout of a view cannot take the new shape."""
+    def run(T: Any) -> list:
+        y = _VIEWS[name](T.arange(24.0).reshape(2, 3, 4))
+        n = y.numel()
+        shapes = [(n,), (-1,), (*y.shape, 1), (1, *y.shape)]
+        shapes += [(a, n // a) for a in (1, 2, 3, 4, 5, 6, 8, 10, 12) if n % a == 0]
+        if y.dim() == 3:
+            shapes += [(y.shape[0] * y.shape[1], y.shape[2]),
+                       (y.shape[0], y.shape[1] * y.shape[2])]
+        out = []
+        for s in shapes:
+            try:
+                out.append(y.view(*s).tolist())
+            except RuntimeError as e:
+                out.append(str(e))
+        return out
+    real, fake = both(run)
+    assert fake == real
+
+
+def test_flip_repeat_cat_stack_results_do_not_share_the_input() -> None:
+    def run(T: Any) -> list:
+        out = []
+        for f in (lambda t: t.flip(0), lambda t: t.fliplr(), lambda t: t.repeat(1, 1),
+                  lambda t: t.tile((1,)), lambda t: T.cat([t]), lambda t: T.stack([t]),
+                  lambda t: T.hstack([t])):
+            x = T.arange(4.0).reshape(2, 2)
+            y = f(x)
+            y.zero_()
+            out.append((x.tolist(), y.is_contiguous(), tuple(y.stride())))
+        return out
+    real, fake = both(run)
+    assert fake == real
