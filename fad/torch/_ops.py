@@ -132,6 +132,17 @@ def _scatter(a: Any, src: Any, dim: int = 0, index: Any = None, reduce: str | No
     return at.multiply(src) if reduce == "multiply" else at.set(src)
 
 
+def _scatter_all_grads(a: Any, src: Any, dim: int = 0, index: Any = None) -> Any:
+    """``_scatter`` (repeated destinations: one write wins), whose gradient in ``src``
+    is the gradient at each element's destination, every element included: the value
+    of the plain scatter, plus zero as ``scatter-add(src) - scatter-add(src)``
+    (the derivative of a scatter-add is that gather)."""
+    fixed = stop_gradient(src)
+    zeros = fnp.zeros_like(a)
+    added = _scatter(zeros, src, dim, index, "add")
+    return _scatter(a, fixed, dim, index) + (added - stop_gradient(added))
+
+
 def _embedding(w: Any, index: Any = None, scale: Any = None) -> Any:
     """The rows ``w[index]``; ``scale`` (one factor per index, ``index.shape + (1,)``)
     multiplies their gradient only: 0 for ``padding_idx``, ``1 / count`` for
@@ -539,6 +550,7 @@ _TABLE: dict[str, tuple] = {
     "index_put": (_index_put, "CopySlices", None, True),
     "scatter": (_scatter, lambda vals, p: "ScatterAddBackward0" if p.get("reduce") == "add"
                 else "ScatterBackward0", None, True),
+    "scatter_all_grads": (_scatter_all_grads, "ScatterBackward0", None, True),
     "index_add": (_index_add, "IndexAddBackward0", None, True),
     "trace": (fnp.trace, "TraceBackward0", None, False),
     "clone": (_clone, "CloneBackward0", None, False),

@@ -336,3 +336,51 @@ def test_flip_repeat_cat_stack_results_do_not_share_the_input() -> None:
         return out
     real, fake = both(run)
     assert fake == real
+
+
+# ------------------------------------------------------------------ dtypes and checks
+_REFUSED = {
+    "topk_k": lambda T: T.tensor([3.0, 1.0]).topk(3),
+    "topk_dim": lambda T: T.ones(2, 3).topk(4, dim=1),
+    "masked_fill_float_mask": lambda T: T.ones(2).masked_fill(T.tensor([1.0, 0.0]), 2.0),
+    "masked_fill_long_mask": lambda T: T.ones(2).masked_fill(T.tensor([1, 0]), 2.0),
+    "where_long": lambda T: T.where(T.tensor([1, 0]), T.ones(2), T.zeros(2)),
+    "where_float": lambda T: T.where(T.tensor([1.0, 0.0]), T.ones(2), T.zeros(2)),
+    "index_add_dtype": lambda T: T.zeros(3).index_add(0, T.tensor([0]),
+                                                      T.ones(1, dtype=T.float64)),
+    "scatter_dtype": lambda T: T.zeros(3).scatter(0, T.tensor([0]), T.ones(1, dtype=T.float64)),
+    "scatter_add_dtype": lambda T: T.zeros(3).scatter_add(0, T.tensor([0]),
+                                                          T.ones(1, dtype=T.int64)),
+    "mv_dtypes": lambda T: T.mv(T.ones(2, 2), T.ones(2, dtype=T.float64)),
+    "mv_dtypes_2": lambda T: T.mv(T.ones(2, 2, dtype=T.float64), T.ones(2)),
+    "matmul_vec": lambda T: T.matmul(T.ones(3, 2, 2), T.ones(2, dtype=T.float64)),
+    "einsum_dtypes": lambda T: T.einsum("ij,j->i", T.ones(2, 2), T.ones(2, dtype=T.float64)),
+    "one_hot_int32": lambda T: T.nn.functional.one_hot(T.tensor([0, 1], dtype=T.int32)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_REFUSED))
+def test_refused_as_pytorch(name: str) -> None:
+    raises_same(_REFUSED[name])
+
+
+def test_masked_fill_casts_the_value_to_the_input_dtype() -> None:
+    def run(T: Any) -> tuple:
+        m = T.tensor([True, False])
+        return (T.tensor([1, 2]).masked_fill(m, 2.7), T.tensor([1, 2]).masked_fill(m, -2.7),
+                T.tensor([1, 2]).masked_fill(m, T.tensor(2.7)),
+                T.tensor([False, False]).masked_fill(m, 0.5), T.ones(2).masked_fill(m, 3))
+    real, fake = both(run)
+    for r, f in zip(real, fake):
+        assert str(r.dtype) == str(f.dtype) and r.tolist() == f.tolist()
+
+
+def test_scatter_with_repeated_destinations_gives_every_source_its_gradient() -> None:
+    def run(T: Any) -> tuple:
+        x = T.zeros(2, 4, dtype=T.float64, requires_grad=True)
+        s = T.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], dtype=T.float64, requires_grad=True)
+        y = x.scatter(1, T.tensor([[0, 0, 1], [2, 3, 3]]), s)
+        (y * T.arange(8.0, dtype=T.float64).reshape(2, 4)).sum().backward()
+        assert type(y.grad_fn).__name__ == "ScatterBackward0"
+        return y, x.grad, s.grad
+    same(*both(run))

@@ -262,7 +262,7 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
 
 
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
-    if tensor.dtype.np.kind not in "iu":
+    if tensor.dtype.name != "int64":
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
     t = np.asarray(host(tensor._value))
     n = int(t.max()) + 1 if num_classes == -1 else num_classes
