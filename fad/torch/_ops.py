@@ -194,6 +194,37 @@ def _resample(a: Any, sizes: tuple = (), scales: tuple = (), mode: str = "neares
     return a
 
 
+def _antialias_weights(n: int, m: int, scale: float) -> np.ndarray:
+    """The ``(m, n)`` matrix of bilinear resampling with antialiasing along one axis:
+    output ``i`` averages the inputs under a triangle centred on ``(i + 1/2) scale``,
+    ``scale`` elements wide each way when downsampling (one when upsampling),
+    normalised to sum 1."""
+    support = scale if scale >= 1.0 else 1.0
+    width = 1.0 / scale if scale >= 1.0 else 1.0
+    w = np.zeros((m, n))
+    for i in range(m):
+        center = scale * (i + 0.5)
+        lo = max(int(center - support + 0.5), 0)
+        hi = min(int(center + support + 0.5), n)
+        j = np.arange(lo, hi)
+        w[i, lo:hi] = np.maximum(0.0, 1.0 - np.abs((j - center + 0.5) * width))
+        total = w[i].sum()
+        if total:
+            w[i] /= total
+    return w
+
+
+def _resample_aa(a: Any, sizes: tuple = (), scales: tuple = ()) -> Any:
+    """``F.interpolate(mode="bilinear", antialias=True)``: one linear map per
+    trailing axis (``_antialias_weights``)."""
+    first = a.ndim - len(sizes)
+    for k, (m, scale) in enumerate(zip(sizes, scales)):
+        axis = first + k
+        w = _antialias_weights(a.shape[axis], m, scale).astype(array_np_dtype(a))
+        a = fnp.moveaxis(fnp.tensordot(a, w, axes=([axis], [1])), -1, axis)
+    return a
+
+
 def _resample_name(vals: list, params: dict) -> str:
     n = len(params["sizes"])
     kind = "Nearest" if params["mode"] == "nearest" else "Linear" if n == 1 else "Bilinear"
@@ -550,6 +581,7 @@ _TABLE: dict[str, tuple] = {
     "index_put": (_index_put, "CopySlices", None, True),
     "scatter": (_scatter, lambda vals, p: "ScatterAddBackward0" if p.get("reduce") == "add"
                 else "ScatterBackward0", None, True),
+    "resample_aa": (_resample_aa, "UpsampleBilinear2DAaBackward0", None, False),
     "scatter_all_grads": (_scatter_all_grads, "ScatterBackward0", None, True),
     "index_add": (_index_add, "IndexAddBackward0", None, True),
     "trace": (fnp.trace, "TraceBackward0", None, False),

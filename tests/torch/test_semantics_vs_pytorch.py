@@ -384,3 +384,28 @@ def test_scatter_with_repeated_destinations_gives_every_source_its_gradient() ->
         assert type(y.grad_fn).__name__ == "ScatterBackward0"
         return y, x.grad, s.grad
     same(*both(run))
+
+
+# ------------------------------------------------------------------ antialiasing
+@pytest.mark.parametrize("kw", [{"size": (3, 5)}, {"size": (3, 5), "align_corners": True},
+                                {"scale_factor": 0.5}, {"scale_factor": (0.3, 0.7)},
+                                {"size": (20, 7)}, {"scale_factor": 2}, {"size": (1, 1)}])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_bilinear_interpolation_with_antialiasing(kw: dict, dtype: str) -> None:
+    x0 = np.random.default_rng(0).standard_normal((2, 3, 9, 11)).astype(dtype)
+
+    def run(T: Any) -> tuple:
+        x = T.tensor(x0, requires_grad=True)
+        y = T.nn.functional.interpolate(x, mode="bilinear", antialias=True, **kw)
+        (y * y).sum().backward()
+        assert type(y.grad_fn).__name__ == "UpsampleBilinear2DAaBackward0"
+        return y, x.grad
+    same(*both(run), tol=1e-5 if dtype == "float32" else 1e-12)
+
+
+def test_antialiasing_other_modes_refused_as_pytorch() -> None:
+    raises_same(lambda T: T.nn.functional.interpolate(T.ones(1, 1, 8), scale_factor=0.5,
+                                                      mode="linear", antialias=True),
+                ValueError)
+    raises_same(lambda T: T.nn.functional.interpolate(T.ones(1, 1, 8, 8), scale_factor=0.5,
+                                                      antialias=True), ValueError)

@@ -303,8 +303,23 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
         sizes = tuple(int(math.floor(a * f)) for a, f in zip(n, factors))
         scales = tuple(a / b for a, b in zip(n, sizes)) if recompute_scale_factor else \
             tuple(1.0 / f for f in factors)
+    if antialias:
+        return _antialiased(input, mode, sizes, scales, bool(align_corners))
     return call("resample", input, sizes=sizes, scales=scales, mode=mode,
                 align_corners=bool(align_corners))
+
+
+def _antialiased(input: Tensor, mode: str, sizes: tuple, scales: tuple,
+                 align_corners: bool) -> Tensor:
+    """``interpolate(..., antialias=True)``: bilinear only (of 4-d input), each output
+    averaging the inputs under a filter as wide as the downsampling factor."""
+    if mode != "bilinear" or input.dim() != 4:
+        raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos "
+                         "modes and requires a 4-D tensor as input")
+    if align_corners:
+        n = tuple(input.shape[2:])
+        scales = tuple((a - 1) / (b - 1) if b > 1 else 0.0 for a, b in zip(n, sizes))
+    return call("resample_aa", input, sizes=sizes, scales=scales)
 
 
 def upsample(input: Tensor, size: Any = None, scale_factor: Any = None,
