@@ -21,7 +21,7 @@ from .tensor import Tensor
 
 __all__: list[str] = []
 
-_MAX_DEPTH = 4
+_MAX_DEPTH = 6
 _MAX_ITEMS = 256
 
 
