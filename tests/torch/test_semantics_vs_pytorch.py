@@ -16,15 +16,14 @@ import fad.torch as ftorch  # noqa: E402
 LIBS = (real_torch, ftorch)
 
 
-def to_np(t: Any) -> Any:
-    if t is None:
-        return None
-    return np.asarray(t.detach().tolist(), dtype=np.float64)
-
-
 def both(fn: Callable) -> tuple:
     """``fn(T)`` run with PyTorch and with the facade."""
     return fn(real_torch), fn(ftorch)
+
+
+def to_np(t: Any) -> Any:
+    """A tensor's values as a float64 NumPy array."""
+    return np.asarray(t.detach().tolist(), dtype=np.float64)
 
 
 def same(a: Any, b: Any, tol: float = 1e-6) -> None:

@@ -119,16 +119,12 @@ class Embedding(Module):
                             self.norm_type, self.scale_grad_by_freq, self.sparse)
 
     def extra_repr(self) -> str:
-        s = f"{self.num_embeddings}, {self.embedding_dim}"
-        if self.padding_idx is not None:
-            s += f", padding_idx={self.padding_idx}"
-        if self.max_norm is not None:
-            s += f", max_norm={self.max_norm}"
-        if self.norm_type != 2:
-            s += f", norm_type={self.norm_type}"
-        if self.scale_grad_by_freq:
-            s += f", scale_grad_by_freq={self.scale_grad_by_freq}"
-        return s
+        parts = [f"{self.num_embeddings}, {self.embedding_dim}"]
+        for name, default in (("padding_idx", None), ("max_norm", None), ("norm_type", 2.0),
+                              ("scale_grad_by_freq", False)):
+            if getattr(self, name) != default:
+                parts.append(f"{name}={getattr(self, name)}")
+        return ", ".join(parts)
 
 
 class _Simple(Module):
