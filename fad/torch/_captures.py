@@ -114,12 +114,17 @@ def substituted(tensors: Sequence[Tensor], values: Sequence[Any]) -> Iterator[No
             t._value, t._requires_grad, t._grad_fn, t._output_nr, t._base, t._cow = s
 
 
+class UncapturedError(RuntimeError):
+    """A transformed function's output depends on a tensor that requires grad which
+    was neither an argument nor one of the captured tensors."""
+
+
 def refuse_uncaptured(outs: Sequence[Any], where: str) -> None:
     """Refuse outputs of a transformed function that still carry a ``grad_fn``: the
     function used a tensor that requires grad which was neither an argument nor
     found by ``captured_tensors``, and its gradient would be lost."""
     if any(isinstance(o, Tensor) and o._requires_grad for o in outs):
-        raise RuntimeError(
+        raise UncapturedError(
             f"{where}: the function used a tensor that requires grad which is neither an "
             "argument nor found among the tensors, modules, containers and objects it "
             "refers to (closure or global); pass it as an argument")

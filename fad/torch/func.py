@@ -24,7 +24,7 @@ from ..transforms import autodiff as _ad
 from ..transforms import jacobians as _jac
 from ..transforms.vmap import vmap as _vmap
 from ..tree import tree_flatten, tree_map, tree_unflatten
-from ._captures import captured_tensors, refuse_uncaptured, substituted
+from ._captures import UncapturedError, captured_tensors, refuse_uncaptured, substituted
 from ._functions import stack
 from ._recorder import Op, apply
 from .tensor import Tensor, wrap
@@ -63,32 +63,44 @@ def _lift(func: Callable) -> Callable:
 def _recorded(inner: Callable, label: str, func: Callable) -> Callable:
     """``inner`` (a fad transformation of ``func``, on arrays) called on facade
     tensors as one recorded operation: when an argument, or a tensor ``func`` closes
-    over (``captured_tensors``: a module's parameters...), requires grad, the result's
-    ``grad_fn`` is fad's reverse mode of the whole transformation, so ``.backward()``
-    through ``torch.func.grad(f)(x)`` gives second derivatives, and gradients reach
-    the closed-over tensors, as in PyTorch."""
+    over, requires grad, the result's ``grad_fn`` is fad's reverse mode of the whole
+    transformation, so ``.backward()`` through ``torch.func.grad(f)(x)`` gives second
+    derivatives, and gradients reach the closed-over tensors, as in PyTorch. The
+    closed-over tensors (``captured_tensors``: a module's parameters...) become
+    inputs only when a first run finds a result that depends on one of them."""
     def run(*args: Any, **kwargs: Any) -> Any:
-        flat, tree = tree_flatten((args, kwargs))
-        slots = [i for i, x in enumerate(flat) if isinstance(x, Tensor)]
-        captured = captured_tensors(func)
-        n = len(slots)
-        out_tree: list = []
-
-        def body(*arrays: Any) -> list:
-            leaves = list(flat)
-            for i, a in zip(slots, arrays):
-                leaves[i] = a
-            a_, kw = tree_unflatten(tree, leaves)
-            with substituted(captured, arrays[n:]):
-                outs, td = tree_flatten(inner(*a_, **kw))
-            out_tree.append(td)
-            return outs
-
-        # (with captured tensors, outputs that do not depend on them get no grad_fn)
-        res = apply(Op(label, body, label, None, True, multi=True, prune=bool(captured)),
-                    tuple(flat[i] for i in slots) + tuple(captured))
-        return tree_unflatten(out_tree[-1], list(res))
+        try:
+            return _run(inner, label, (), args, kwargs)
+        except UncapturedError:
+            captured = captured_tensors(func)
+            if not captured:
+                raise
+        return _run(inner, label, tuple(captured), args, kwargs)
     return run
+
+
+def _run(inner: Callable, label: str, captured: tuple, args: tuple, kwargs: dict) -> Any:
+    """``inner(*args, **kwargs)`` as one recorded operation of the tensors among its
+    arguments and of ``captured``, which hold those inputs' values while it runs."""
+    flat, tree = tree_flatten((args, kwargs))
+    slots = [i for i, x in enumerate(flat) if isinstance(x, Tensor)]
+    n = len(slots)
+    out_tree: list = []
+
+    def body(*arrays: Any) -> list:
+        leaves = list(flat)
+        for i, a in zip(slots, arrays):
+            leaves[i] = a
+        a_, kw = tree_unflatten(tree, leaves)
+        with substituted(captured, arrays[n:]):
+            outs, td = tree_flatten(inner(*a_, **kw))
+        out_tree.append(td)
+        return outs
+
+    # (with captured tensors, outputs that do not depend on them get no grad_fn)
+    res = apply(Op(label, body, label, None, True, multi=True, prune=bool(captured)),
+                tuple(flat[i] for i in slots) + captured)
+    return tree_unflatten(out_tree[-1], list(res))
 
 
 def _argnums(argnums: int | Sequence[int]) -> int | tuple:
