@@ -206,34 +206,40 @@ def log_softmax(x: Any, axis: Any = None) -> Any:
     return nn.log_softmax(_real(x, "log_softmax"), axis=axis)
 
 
-def _x_times(log: Callable, dlog: Callable, name: str, doc: str) -> Callable:
-    """``x * log(y)``, taken as 0 where ``x == 0``; derivatives ``log(y)`` in ``x``
-    and ``x dlog(y)`` in ``y`` (JAX's rule: the factor ``x`` is not cut at 0)."""
+def _x_times(log: Callable, dlog: Callable, edge: float, name: str, doc: str) -> Callable:
+    """``x * log(y)``, taken as 0 where ``x == 0`` (unless ``y`` is NaN); derivatives
+    ``log(y)`` in ``x`` (0 where ``x == 0`` and ``y <= edge``, the end of ``log``'s
+    domain, as PyTorch's) and ``x dlog(y)`` in ``y`` (the factor ``x`` not cut at 0)."""
     @custom_jvp
     def times(x: Any, y: Any) -> Any:
-        zero = x == 0
+        zero = (x == 0) & ~fnp.isnan(y)
         return fnp.where(zero, 0.0, x * log(fnp.where(zero, 1.0, y)))
 
     @times.defjvp
     def times_jvp(primals: Any, tangents: Any) -> Any:
         (x, y), (tx, ty) = primals, tangents
-        return times(x, y), tx * log(y) + ty * (x * dlog(y))
+        cut = (x == 0) & (y <= edge)
+        dx = fnp.where(cut, 0.0, log(fnp.where(cut, 1.0, y)))
+        return times(x, y), tx * dx + ty * (x * dlog(y))
 
     def f(x: Any, y: Any) -> Any:
-        return times(_real(x, name), _real(y, name))
+        return times(*_reals(name, x, y))
     f.__name__ = f.__qualname__ = name
     f.__doc__ = doc
     return f
 
 
-xlogy = _x_times(fnp.log, lambda y: 1 / y, "xlogy", """``x * log(y)``, 0 where ``x == 0``.
+xlogy = _x_times(fnp.log, lambda y: 1 / y, 0.0, "xlogy",
+                 """``x * log(y)``, 0 where ``x == 0`` (NaN where ``y`` is).
 
     >>> import fad, fad.scipy.special as fsp
     >>> float(fsp.xlogy(0.0, 0.0)), float(fad.grad(fsp.xlogy)(0.0, 2.0))  # log 2
     (0.0, 0.6931471805599453)
+    >>> float(fsp.xlogy(0.0, float("nan"))), float(fad.grad(fsp.xlogy)(0.0, 0.0))
+    (nan, 0.0)
     """)
-xlog1py = _x_times(fnp.log1p, lambda y: 1 / (1 + y), "xlog1py",
-                   """``x * log1p(y)``, 0 where ``x == 0``.
+xlog1py = _x_times(fnp.log1p, lambda y: 1 / (1 + y), -1.0, "xlog1py",
+                   """``x * log1p(y)``, 0 where ``x == 0`` (NaN where ``y`` is).
 
     >>> import fad.scipy.special as fsp
     >>> float(fsp.xlog1py(0.0, -1.0)), round(float(fsp.xlog1py(2.0, 1e-20)), 30)

@@ -16,6 +16,7 @@ from .. import lax, nn
 from .. import numpy as fnp
 from ..primitives.windows import identity_of, window_table
 from ..scipy import special
+from ..transforms.autodiff import stop_gradient
 from ..transforms.autodiff import vjp as fad_vjp
 from ._dtype import array_np_dtype
 from ._recorder import CMP, EW, EWF, UF, Op, apply
@@ -125,13 +126,38 @@ def _gather(a: Any, dim: int, index: Any) -> Any:
 def _scatter(a: Any, src: Any, dim: int = 0, index: Any = None, reduce: str | None = None
              ) -> Any:
     """``a.scatter(dim, index, src)``: ``out[..., index[p], ...] = src[p]`` (``add``:
-    summed), as ``fad.numpy``'s ``.at[]`` update at the full index (``index`` along
-    ``dim``, the position of each element of ``index`` along the other axes)."""
+    summed; ``multiply``: multiplied), as ``fad.numpy``'s ``.at[]`` update at the full
+    index (``index`` along ``dim``, the position of each element of ``index`` along the
+    other axes)."""
     grid = np.indices(index.shape, sparse=True)
     at = fnp.at(a)[tuple(index if d == dim else grid[d] for d in range(index.ndim))]
     if getattr(src, "ndim", 0):  # src may be larger than index along every axis
         src = src[tuple(slice(0, n) for n in index.shape)]
-    return at.add(src) if reduce == "add" else at.set(src)
+    if reduce == "add":
+        return at.add(src)
+    return at.multiply(src) if reduce == "multiply" else at.set(src)
+
+
+def _scatter_all_grads(a: Any, src: Any, dim: int = 0, index: Any = None) -> Any:
+    """``_scatter`` (repeated destinations: one write wins), whose gradient in ``src``
+    is the gradient at each element's destination, every element included: the value
+    of the plain scatter, plus zero as ``scatter-add(src) - scatter-add(src)``
+    (the derivative of a scatter-add is that gather)."""
+    fixed = stop_gradient(src)
+    zeros = fnp.zeros_like(a)
+    added = _scatter(zeros, src, dim, index, "add")
+    return _scatter(a, fixed, dim, index) + (added - stop_gradient(added))
+
+
+def _embedding(w: Any, index: Any = None, scale: Any = None) -> Any:
+    """The rows ``w[index]``; ``scale`` (one factor per index, ``index.shape + (1,)``)
+    multiplies their gradient only: 0 for ``padding_idx``, ``1 / count`` for
+    ``scale_grad_by_freq``."""
+    rows = w[index]
+    if scale is None:
+        return rows
+    fixed = stop_gradient(rows)
+    return fixed + (rows - fixed) * scale
 
 
 def _index_add(a: Any, src: Any, dim: int = 0, index: Any = None, alpha: Any = 1) -> Any:
@@ -140,8 +166,11 @@ def _index_add(a: Any, src: Any, dim: int = 0, index: Any = None, alpha: Any = 1
 
 
 def _addmm(c: Any, a: Any, b: Any, beta: Any = 1, alpha: Any = 1) -> Any:
-    """``beta c + alpha (a @ b)`` (``addmm``, ``baddbmm``)."""
-    return (c if beta == 1 else c * beta) + (
+    """``beta c + alpha (a @ b)`` (``addmm``, ``baddbmm``); ``beta == 0`` ignores the
+    values of ``c`` (NaN and infinities included), as PyTorch."""
+    if beta == 0:
+        c = fnp.zeros_like(c)
+    return (c if beta in (0, 1) else c * beta) + (
         fnp.matmul(a, b) if alpha == 1 else fnp.matmul(a, b) * alpha)
 
 
@@ -168,6 +197,37 @@ def _resample(a: Any, sizes: tuple = (), scales: tuple = (), mode: str = "neares
         shape[axis] = m
         w = (src - lo).reshape(shape).astype(array_np_dtype(a))
         a = fnp.take(a, lo, axis=axis) * (1 - w) + fnp.take(a, hi, axis=axis) * w
+    return a
+
+
+def _antialias_weights(n: int, m: int, scale: float) -> np.ndarray:
+    """The ``(m, n)`` matrix of bilinear resampling with antialiasing along one axis:
+    output ``i`` averages the inputs under a triangle centred on ``(i + 1/2) scale``,
+    ``scale`` elements wide each way when downsampling (one when upsampling),
+    normalised to sum 1."""
+    support = scale if scale >= 1.0 else 1.0
+    width = 1.0 / scale if scale >= 1.0 else 1.0
+    w = np.zeros((m, n))
+    for i in range(m):
+        center = scale * (i + 0.5)
+        lo = max(int(center - support + 0.5), 0)
+        hi = min(int(center + support + 0.5), n)
+        j = np.arange(lo, hi)
+        w[i, lo:hi] = np.maximum(0.0, 1.0 - np.abs((j - center + 0.5) * width))
+        total = w[i].sum()
+        if total:
+            w[i] /= total
+    return w
+
+
+def _resample_aa(a: Any, sizes: tuple = (), scales: tuple = ()) -> Any:
+    """``F.interpolate(mode="bilinear", antialias=True)``: one linear map per
+    trailing axis (``_antialias_weights``)."""
+    first = a.ndim - len(sizes)
+    for k, (m, scale) in enumerate(zip(sizes, scales)):
+        axis = first + k
+        w = _antialias_weights(a.shape[axis], m, scale).astype(array_np_dtype(a))
+        a = fnp.moveaxis(fnp.tensordot(a, w, axes=([axis], [1])), -1, axis)
     return a
 
 
@@ -237,6 +297,28 @@ def _full_index(index: tuple) -> tuple:
 
 def _clone(a: Any) -> Any:
     return fnp.array(a, copy=True)
+
+
+# PyTorch's flip, repeat, cat and stack make new tensors: their results must not
+# share memory with an input (NumPy's flip is a view; tiling once, or joining one
+# array, may return the input itself)
+def _flip(a: Any, dims: tuple = ()) -> Any:
+    return _clone(fnp.flip(a, dims))
+
+
+def _repeat(a: Any, reps: tuple = ()) -> Any:
+    out = fnp.tile(a, reps)
+    return _clone(out) if all(r == 1 for r in reps) else out
+
+
+def _cat(*xs: Any, dim: int = 0) -> Any:
+    out = fnp.concatenate(xs, axis=dim)
+    return _clone(out) if len(xs) == 1 else out
+
+
+def _stack(*xs: Any, dim: int = 0) -> Any:
+    out = fnp.stack(xs, axis=dim)
+    return _clone(out) if len(xs) == 1 else out
 
 
 def _to(a: Any, dtype: Any) -> Any:
@@ -480,12 +562,12 @@ _TABLE: dict[str, tuple] = {
     "t": (lambda a: fnp.transpose(a) if a.ndim == 2 else a, "TBackward0", None, False),
     "expand": (lambda a, shape=(): fnp.broadcast_to(a, shape), "ExpandBackward0", None,
                False),
-    "repeat": (lambda a, reps=(): fnp.tile(a, reps), "RepeatBackward0", None, False),
-    "flip": (lambda a, dims=(): fnp.flip(a, dims), "FlipBackward0", None, False),
+    "repeat": (_repeat, "RepeatBackward0", None, False),
+    "flip": (_flip, "FlipBackward0", None, False),
     "roll": (lambda a, shifts=(), dims=None: fnp.roll(a, shifts, dims), "RollBackward0", None,
              False),
-    "cat": (lambda *xs, dim=0: fnp.concatenate(xs, axis=dim), "CatBackward0", EW, False),
-    "stack": (lambda *xs, dim=0: fnp.stack(xs, axis=dim), "StackBackward0", EW, False),
+    "cat": (_cat, "CatBackward0", EW, False),
+    "stack": (_stack, "StackBackward0", EW, False),
     "split": (_split, "SplitBackward0", None, False, True),
     "split_sizes": (_split, "SplitWithSizesBackward0", None, False, True),
     "unbind": (lambda a, dim=0: list(fnp.unstack(a, axis=dim)), "UnbindBackward0", None,
@@ -494,7 +576,7 @@ _TABLE: dict[str, tuple] = {
     "index_select": (lambda a, dim=0, index=None: fnp.take(a, index, axis=dim),
                      "IndexSelectBackward0", None, True),
     "gather": (_gather, "GatherBackward0", None, True),
-    "embedding": (lambda w, index=None: w[index], "EmbeddingBackward0", None, True),
+    "embedding": (_embedding, "EmbeddingBackward0", None, True),
     "masked_fill": (lambda a, mask=None, value=0.0: fnp.where(mask, value, a),
                     "MaskedFillBackward0", None, True),
     "where": (_where, "WhereBackward0", EW, True),
@@ -505,6 +587,8 @@ _TABLE: dict[str, tuple] = {
     "index_put": (_index_put, "CopySlices", None, True),
     "scatter": (_scatter, lambda vals, p: "ScatterAddBackward0" if p.get("reduce") == "add"
                 else "ScatterBackward0", None, True),
+    "resample_aa": (_resample_aa, "UpsampleBilinear2DAaBackward0", None, False),
+    "scatter_all_grads": (_scatter_all_grads, "ScatterBackward0", None, True),
     "index_add": (_index_add, "IndexAddBackward0", None, True),
     "trace": (fnp.trace, "TraceBackward0", None, False),
     "clone": (_clone, "CloneBackward0", None, False),

@@ -24,6 +24,7 @@ from ..transforms import autodiff as _ad
 from ..transforms import jacobians as _jac
 from ..transforms.vmap import vmap as _vmap
 from ..tree import tree_flatten, tree_map, tree_unflatten
+from ._captures import UncapturedError, captured_tensors, refuse_uncaptured, substituted
 from ._functions import stack
 from ._recorder import Op, apply
 from .tensor import Tensor, wrap
@@ -53,33 +54,53 @@ def _wrap(tree: Any) -> Any:
 def _lift(func: Callable) -> Callable:
     """``func`` on facade tensors as a function of arrays (what fad transforms)."""
     def on_arrays(*args: Any, **kwargs: Any) -> Any:
-        return _unwrap(func(*_wrap(args), **_wrap(kwargs)))
+        out = func(*_wrap(args), **_wrap(kwargs))
+        refuse_uncaptured(tree_flatten(out)[0], "torch.func")
+        return _unwrap(out)
     return on_arrays
 
 
-def _recorded(inner: Callable, label: str) -> Callable:
-    """``inner`` (a fad transformation, on arrays) called on facade tensors as one
-    recorded operation: when an argument requires grad, the result's ``grad_fn`` is
-    fad's reverse mode of the whole transformation, so ``.backward()`` through
-    ``torch.func.grad(f)(x)`` gives second derivatives, as in PyTorch."""
+def _recorded(inner: Callable, label: str, func: Callable) -> Callable:
+    """``inner`` (a fad transformation of ``func``, on arrays) called on facade
+    tensors as one recorded operation: when an argument, or a tensor ``func`` closes
+    over, requires grad, the result's ``grad_fn`` is fad's reverse mode of the whole
+    transformation, so ``.backward()`` through ``torch.func.grad(f)(x)`` gives second
+    derivatives, and gradients reach the closed-over tensors, as in PyTorch. The
+    closed-over tensors (``captured_tensors``: a module's parameters...) become
+    inputs only when a first run finds a result that depends on one of them."""
     def run(*args: Any, **kwargs: Any) -> Any:
-        flat, tree = tree_flatten((args, kwargs))
-        slots = [i for i, x in enumerate(flat) if isinstance(x, Tensor)]
-        out_tree: list = []
-
-        def body(*arrays: Any) -> list:
-            leaves = list(flat)
-            for i, a in zip(slots, arrays):
-                leaves[i] = a
-            a_, kw = tree_unflatten(tree, leaves)
-            outs, td = tree_flatten(inner(*a_, **kw))
-            out_tree.append(td)
-            return outs
-
-        res = apply(Op(label, body, label, None, True, multi=True),
-                    tuple(flat[i] for i in slots))
-        return tree_unflatten(out_tree[-1], list(res))
+        try:
+            return _run(inner, label, (), args, kwargs)
+        except UncapturedError:
+            captured = captured_tensors(func)
+            if not captured:
+                raise
+        return _run(inner, label, tuple(captured), args, kwargs)
     return run
+
+
+def _run(inner: Callable, label: str, captured: tuple, args: tuple, kwargs: dict) -> Any:
+    """``inner(*args, **kwargs)`` as one recorded operation of the tensors among its
+    arguments and of ``captured``, which hold those inputs' values while it runs."""
+    flat, tree = tree_flatten((args, kwargs))
+    slots = [i for i, x in enumerate(flat) if isinstance(x, Tensor)]
+    n = len(slots)
+    out_tree: list = []
+
+    def body(*arrays: Any) -> list:
+        leaves = list(flat)
+        for i, a in zip(slots, arrays):
+            leaves[i] = a
+        a_, kw = tree_unflatten(tree, leaves)
+        with substituted(captured, arrays[n:]):
+            outs, td = tree_flatten(inner(*a_, **kw))
+        out_tree.append(td)
+        return outs
+
+    # (with captured tensors, outputs that do not depend on them get no grad_fn)
+    res = apply(Op(label, body, label, None, True, multi=True, prune=bool(captured)),
+                tuple(flat[i] for i in slots) + captured)
+    return tree_unflatten(out_tree[-1], list(res))
 
 
 def _argnums(argnums: int | Sequence[int]) -> int | tuple:
@@ -94,7 +115,7 @@ def grad(func: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False
     tensor([1., 1.], dtype=torch.float64)
     """
     return _recorded(_ad.grad(_lift(func), _argnums(argnums), has_aux=has_aux),
-                     "TorchFuncGradBackward")
+                     "TorchFuncGradBackward", func)
 
 
 def grad_and_value(func: Callable, argnums: int | Sequence[int] = 0,
@@ -111,7 +132,7 @@ def grad_and_value(func: Callable, argnums: int | Sequence[int] = 0,
     def swapped(*args: Any, **kwargs: Any) -> tuple:
         value, g = inner(*args, **kwargs)
         return g, value
-    return _recorded(swapped, "TorchFuncGradBackward")
+    return _recorded(swapped, "TorchFuncGradBackward", func)
 
 
 def vjp(func: Callable, *primals: Any, has_aux: bool = False) -> tuple:
@@ -141,7 +162,7 @@ def jvp(func: Callable, primals: Sequence, tangents: Sequence, *,
     (tensor([1., 1.]), tensor([2., 2.]))
     """
     return _recorded(lambda p, t: _ad.jvp(_lift(func), tuple(p), tuple(t), has_aux=has_aux),
-                     "TorchFuncJvpBackward")(tuple(primals), tuple(tangents))
+                     "TorchFuncJvpBackward", func)(tuple(primals), tuple(tangents))
 
 
 def _jacobian(transform: Callable, summary: str, example: str = "lambda x: x ** 2",
@@ -152,13 +173,14 @@ def _jacobian(transform: Callable, summary: str, example: str = "lambda x: x ** 
              **_: Any) -> Callable:
         lifted = _lift(func)
         if not has_aux:
-            return _recorded(transform(lifted, _argnums(argnums)), "TorchFuncJacobianBackward")
+            return _recorded(transform(lifted, _argnums(argnums)), "TorchFuncJacobianBackward",
+                             func)
         # ``(jacobian, aux)``: the auxiliary output comes from one more evaluation of ``func``
         jac = transform(lambda *a, **k: lifted(*a, **k)[0], _argnums(argnums))
 
         def with_aux(*args: Any, **kwargs: Any) -> tuple:
             return jac(*args, **kwargs), lifted(*args, **kwargs)[1]
-        return _recorded(with_aux, "TorchFuncJacobianBackward")
+        return _recorded(with_aux, "TorchFuncJacobianBackward", func)
     make.__name__ = make.__qualname__ = transform.__name__
     make.__doc__ = (f"{summary}\n\n>>> import fad.torch as torch\n>>> torch.func."
                     f"{transform.__name__}({example})(torch.tensor([1.0, 2.0]))\n{result}\n")
@@ -188,7 +210,7 @@ def vmap(func: Callable, in_dims: Any = 0, out_dims: Any = 0, randomness: str = 
         raise RuntimeError(f"Only allowed values for randomness are 'error', 'different', "
                            f"or 'same'. Got {randomness}")
     return _recorded(_vmap(_lift(func), in_axes=in_dims, out_axes=out_dims),
-                     "TorchFuncVmapBackward")
+                     "TorchFuncVmapBackward", func)
 
 
 @contextlib.contextmanager

@@ -372,5 +372,5 @@ def test_batch_norm_under_vmap() -> None:
         ftorch.func.vmap(ftorch.nn.BatchNorm1d(3))(x)
     out = ftorch.func.vmap(ftorch.nn.BatchNorm1d(3, track_running_stats=False))(x)
     for i in range(2):
-        np.testing.assert_allclose(out[i].numpy(), ftorch.nn.BatchNorm1d(3)(x[i]).detach()
+        np.testing.assert_allclose(out[i].detach().numpy(), ftorch.nn.BatchNorm1d(3)(x[i]).detach()
                                    .numpy(), rtol=1e-5, atol=1e-5)

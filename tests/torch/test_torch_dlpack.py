@@ -84,7 +84,7 @@ def test_a_strided_view_is_shared():
 
 
 def test_negative_strides_export_a_copy():
-    t = torch.arange(4.0).flip(0)
+    t = torch.from_numpy(np.arange(4.0)[::-1])
     r = pytorch.from_dlpack(t)  # (PyTorch cannot import negative strides)
     assert r.tolist() == [3.0, 2.0, 1.0, 0.0]
     with pytest.raises(BufferError, match="negative strides"):

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from .._dtype import array_np_dtype
+from .._dtype import array_np_dtype, type_word
 from .._graph import host
 from .._ops import call
 from ..tensor import Tensor, _wrap_dim, wrap
@@ -31,17 +31,42 @@ def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
 def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: Any = None,
             reduce: str | None = None) -> Tensor:
     """``out[..., index[p], ...] = src[p]`` along ``dim`` (a copy of ``input``);
-    ``value``: a number instead of ``src``; ``reduce="add"``: summed.
+    ``value``: a number instead of ``src``; ``reduce="add"`` / ``"multiply"``: summed
+    into / multiplied into ``input``.
 
     >>> import fad.torch as torch
     >>> torch.zeros(3).scatter(0, torch.tensor([2, 0]), torch.tensor([5.0, 7.0])).tolist()
     [7.0, 0.0, 5.0]
+    >>> torch.ones(3).scatter(0, torch.tensor([0, 0]), 2.0, reduce="multiply").tolist()
+    [4.0, 1.0, 1.0]
     """
+    if reduce not in (None, "add", "multiply"):
+        raise RuntimeError("reduce argument must be either add or multiply.")
     src = value if src is None else src
-    if isinstance(src, Tensor) and src.dim() == 0:
-        src = src.item()
-    return call("scatter", input, src, dim=_wrap_dim(dim, input.dim()), index=_idx(index),
-                reduce=reduce)
+    if isinstance(src, Tensor):
+        _same_scatter_dtype(input, src)
+        if src.dim() == 0:
+            src = src.item()
+    dim = _wrap_dim(dim, input.dim())
+    index = _idx(index)
+    if reduce is None and isinstance(src, Tensor) and src._requires_grad and \
+            _repeats_along(index, dim):
+        # every element of src gets the gradient at its destination (PyTorch's
+        # ``grad.gather``), also those whose write another element overrides
+        return call("scatter_all_grads", input, src, dim=dim, index=index)
+    return call("scatter", input, src, dim=dim, index=index, reduce=reduce)
+
+
+def _same_scatter_dtype(input: Tensor, src: Tensor) -> None:
+    if src.dtype is not input.dtype:
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
+
+
+def _repeats_along(index: Any, dim: int) -> bool:
+    """Whether two elements of ``index`` at the same position along the other axes
+    hold the same value (two writes to one destination)."""
+    at = np.sort(np.asarray(host(index)), axis=dim)
+    return at.ndim > 0 and bool((np.diff(at, axis=dim) == 0).any())
 
 
 def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
@@ -51,6 +76,7 @@ def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     >>> torch.zeros(2).scatter_add(0, torch.tensor([1, 1, 0]), torch.ones(3)).tolist()
     [1.0, 2.0]
     """
+    _same_scatter_dtype(input, src)
     return call("scatter", input, src, dim=_wrap_dim(dim, input.dim()), index=_idx(index),
                 reduce="add")
 
@@ -63,6 +89,9 @@ def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: 
     >>> torch.zeros(3).index_add(0, torch.tensor([0, 0, 2]), torch.ones(3)).tolist()
     [2.0, 0.0, 1.0]
     """
+    if source.dtype is not input.dtype:
+        raise RuntimeError(f"index_add_(): self ({type_word(input.dtype)}) and source "
+                           f"({type_word(source.dtype)}) must have the same scalar type")
     return call("index_add", input, source, dim=_wrap_dim(dim, input.dim()),
                 index=_idx(index), alpha=alpha)
 
@@ -72,14 +101,34 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int) -> Tensor:
 
 
 def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
+    """``value`` where ``mask`` (a boolean tensor) is true, cast to ``input``'s dtype.
+
+    >>> import fad.torch as torch
+    >>> torch.tensor([1, 2]).masked_fill(torch.tensor([True, False]), 2.7)
+    tensor([2, 2])
+    """
+    if isinstance(mask, Tensor) and mask.dtype.name != "bool":
+        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with "
+                           f"dtype {_CPP_WORDS.get(mask.dtype.name, mask.dtype.name)}")
     if isinstance(value, Tensor):
         value = value.item()
+    kind = input.dtype.np.kind
+    if kind in "iub" and isinstance(value, float | complex):  # (PyTorch casts the value)
+        value = bool(value) if kind == "b" else int(value.real)
     return call("masked_fill", input, mask=_idx(mask), value=value)
+
+
+_CPP_WORDS = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int",
+              "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
+              "float16": "c10::Half"}
 
 
 def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:
     if input is None and other is None:
         return nonzero(condition, as_tuple=True)
+    if isinstance(condition, Tensor) and condition.dtype.name != "bool":
+        raise RuntimeError(f"where expected condition to be a boolean tensor, but got a "
+                           f"tensor with dtype {type_word(condition.dtype)}")
     return call("where", input, other, cond=_idx(condition))
 
 

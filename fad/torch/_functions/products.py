@@ -35,7 +35,10 @@ def _same_dtype(a: Tensor, b: Tensor, style: str) -> None:
     if style == "dot" or (style == "matmul" and a.dim() == 1 and b.dim() == 1):
         msg = (f"dot : expected both vectors to have same dtype, but found "
                f"{_dtype.type_word(da)} and {_dtype.type_word(db)}")
-    elif style == "bmm":
+    elif style == "mv" or (style == "matmul" and a.dim() >= 2 and b.dim() == 1):
+        msg = (f"addmv input tensors must have the same dtype, but got {_dtype.type_word(db)}, "
+               f"{_dtype.type_word(da)}, and {_dtype.type_word(db)}")
+    elif style in ("bmm", "einsum"):
         msg = f"expected scalar type {_dtype.type_word(da)} but found {_dtype.type_word(db)}"
     elif style == "addmm":
         msg = (f"mat1 and mat2 must have the same dtype, but got {_dtype.type_word(da)} and "
@@ -131,6 +134,8 @@ def bmm(input: Tensor, mat2: Tensor) -> Tensor:
 def mv(input: Tensor, vec: Tensor) -> Tensor:
     _matrix_check(input, "self", 2)
     _mv_shapes(tuple(input.shape), tuple(vec.shape))
+    if input._value.dtype != vec._value.dtype:
+        _same_dtype(input, vec, "mv")
     return call("mv", input, vec)
 
 
@@ -270,6 +275,9 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str | None = Non
 def einsum(equation: str, *operands: Any) -> Tensor:
     if len(operands) == 1 and isinstance(operands[0], list | tuple):
         operands = tuple(operands[0])
+    for x in operands[1:]:
+        if isinstance(x, Tensor) and x.dtype is not operands[0].dtype:
+            _same_dtype(operands[0], x, "einsum")
     return call("einsum", *operands, equation=equation)
 
 

@@ -228,6 +228,8 @@ def argsort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool
 
 def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True
          ) -> Any:
+    if not 0 <= k <= (input.shape[_wrap_dim(dim, input.dim())] if input.dim() else 1):
+        raise RuntimeError("selected index k out of range")
     dim = _wrap_dim(dim, input.dim())
     idx = _argsort_array(input._value, dim, largest)
     idx = wrap(idx).narrow(dim, 0, k)

@@ -36,9 +36,51 @@ def reshape(input: Tensor, *shape: Any) -> Tensor:
 
 
 def view(input: Tensor, *shape: Any) -> Tensor:
+    """``input``'s elements seen with another shape, sharing its memory; refused,
+    in PyTorch's words, for a view (a transpose, a slice...) whose layout the new
+    shape cannot step through without copying: use ``reshape``.
+
+    >>> import fad.torch as torch
+    >>> torch.arange(6.0).reshape(2, 3).view(3, 2).tolist()
+    [[0.0, 1.0], [2.0, 3.0], [4.0, 5.0]]
+    """
     if len(shape) == 1 and isinstance(shape[0], _dtype.dtype):
         return _aliasing(wrap(input._value.view(shape[0].np)), (input,))
+    v = input._value
+    if type(v) is np.ndarray and not v.flags.c_contiguous and input._base is not None:
+        new = _view_shape(input, _shape(shape))
+        if not _viewable(v.shape, [st // max(v.itemsize, 1) for st in v.strides], new):
+            raise RuntimeError("view size is not compatible with input tensor's size and "
+                               "stride (at least one dimension spans across two contiguous "
+                               "subspaces). Use .reshape(...) instead.")
     return reshape(input, *shape)
+
+
+def _viewable(shape: Sequence[int], strides: Sequence[int], new: Sequence[int]) -> bool:
+    """Whether elements laid out with ``shape`` and ``strides`` can be seen with shape
+    ``new`` without a copy: the dimensions (those of size 1 aside) fall into blocks
+    whose elements are evenly spaced (each dimension steps over exactly one span of
+    the next), and ``new``'s dimensions must split into consecutive groups whose
+    sizes multiply to the blocks' sizes."""
+    if math.prod(shape) == 0:
+        return True
+    dims = [(n, st) for n, st in zip(shape, strides) if n != 1]
+    blocks: list[int] = []
+    for k, (n, st) in enumerate(dims):
+        if k and dims[k - 1][1] == n * st:
+            blocks[-1] *= n
+        else:
+            blocks.append(n)
+    sizes = [n for n in new if n != 1]
+    i = 0
+    for block in blocks:
+        got = 1
+        while got < block and i < len(sizes):
+            got *= sizes[i]
+            i += 1
+        if got != block:
+            return False
+    return i == len(sizes)
 
 
 def view_as(input: Tensor, other: Tensor) -> Tensor:

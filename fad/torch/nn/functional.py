@@ -262,7 +262,7 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
 
 
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
-    if tensor.dtype.np.kind not in "iu":
+    if tensor.dtype.name != "int64":
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
     t = np.asarray(host(tensor._value))
     n = int(t.max()) + 1 if num_classes == -1 else num_classes
@@ -303,8 +303,23 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
         sizes = tuple(int(math.floor(a * f)) for a, f in zip(n, factors))
         scales = tuple(a / b for a, b in zip(n, sizes)) if recompute_scale_factor else \
             tuple(1.0 / f for f in factors)
+    if antialias:
+        return _antialiased(input, mode, sizes, scales, bool(align_corners))
     return call("resample", input, sizes=sizes, scales=scales, mode=mode,
                 align_corners=bool(align_corners))
+
+
+def _antialiased(input: Tensor, mode: str, sizes: tuple, scales: tuple,
+                 align_corners: bool) -> Tensor:
+    """``interpolate(..., antialias=True)``: bilinear only (of 4-d input), each output
+    averaging the inputs under a filter as wide as the downsampling factor."""
+    if mode != "bilinear" or input.dim() != 4:
+        raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos "
+                         "modes and requires a 4-D tensor as input")
+    if align_corners:
+        n = tuple(input.shape[2:])
+        scales = tuple((a - 1) / (b - 1) if b > 1 else 0.0 for a, b in zip(n, sizes))
+    return call("resample_aa", input, sizes=sizes, scales=scales)
 
 
 def upsample(input: Tensor, size: Any = None, scale_factor: Any = None,
@@ -353,7 +368,53 @@ def upsample_bilinear(input: Tensor, size: Any = None, scale_factor: Any = None)
 def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
               max_norm: Any = None, norm_type: float = 2.0, scale_grad_by_freq: bool = False,
               sparse: bool = False) -> Tensor:
-    return call("embedding", weight, index=_v(input))
+    """The rows of ``weight`` at the indices ``input``. ``padding_idx``: that row gets
+    no gradient; ``max_norm``: the rows looked up whose ``norm_type``-norm exceeds it
+    are first rescaled in place to that norm (without recording); ``scale_grad_by_freq``:
+    each row's gradient divided by the number of times it occurs in ``input``.
+
+    >>> import fad.torch as torch
+    >>> w = torch.ones(3, 2, requires_grad=True)
+    >>> torch.nn.functional.embedding(torch.tensor([0, 0, 2]), w, padding_idx=2,
+    ...                               scale_grad_by_freq=True).sum().backward()
+    >>> w.grad.tolist()
+    [[1.0, 1.0], [0.0, 0.0], [0.0, 0.0]]
+    """
+    if sparse:
+        raise NotImplementedError("embedding(sparse=True): fad.torch has no sparse tensors; "
+                                  "use sparse=False (dense gradients)")
+    if padding_idx is not None:
+        padding_idx = _padding_index(padding_idx, weight.shape[0])
+    index = _v(input)
+    if max_norm is not None:
+        _renorm_rows(weight, index, max_norm, norm_type)
+    if padding_idx is not None or scale_grad_by_freq:
+        at = np.asarray(host(index))
+        scale = np.ones(at.shape, dtype=weight.dtype.np)
+        if scale_grad_by_freq:
+            scale /= np.bincount(at.ravel(), minlength=weight.shape[0])[at]
+        if padding_idx is not None:
+            scale[at == padding_idx] = 0
+        return call("embedding", weight, index=index, scale=_place(scale[..., None]))
+    return call("embedding", weight, index=index)
+
+
+def _padding_index(padding_idx: int, n: int) -> int:
+    """``padding_idx`` in ``[0, n)`` (a negative one counts from the end), as PyTorch."""
+    if not -n <= padding_idx < n:
+        raise AssertionError("Padding_idx must be within num_embeddings")
+    return padding_idx % n
+
+
+def _renorm_rows(weight: Tensor, index: Any, max_norm: float, norm_type: float) -> None:
+    """``embedding(max_norm=...)``'s in-place step: each row of ``weight`` that
+    ``index`` looks up and whose norm exceeds ``max_norm``, scaled to ``max_norm``."""
+    rows = np.unique(np.asarray(host(index)))
+    with _no_grad():
+        picked = weight[rows]
+        norms = F.norm(picked, norm_type, 1, keepdim=True)
+        factor = F.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0)
+        weight[rows] = picked * factor
 
 
 def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12) -> Tensor:
@@ -566,12 +627,15 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
     if is_causal:
         n, s = query.shape[-2], key.shape[-2]
         attn_mask = wrap(_place(np.tril(np.ones((n, s), dtype=bool))))
-    return _attend(query, key, value, attn_mask, dropout_p, scale)[0]
+    return _attend(query, key, value, attn_mask, dropout_p, scale, safe=True)[0]
 
 
 def _attend(query: Tensor, key: Tensor, value: Tensor, mask: Tensor | None,
-            dropout_p: float, scale: float | None) -> tuple:
-    """The attention output and its weights; ``mask``: boolean (``True`` kept) or added."""
+            dropout_p: float, scale: float | None, safe: bool = False) -> tuple:
+    """The attention output and its weights; ``mask``: boolean (``True`` kept) or added.
+    ``safe``: a query whose scores are all ``-inf`` (every key masked) attends to
+    nothing (weights 0, output 0, gradient 0), as ``scaled_dot_product_attention``;
+    otherwise its weights are NaN, as ``MultiheadAttention``'s."""
     scale = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
     scores = F.matmul(query, F.transpose(key, -2, -1)) * scale
     if mask is not None:
@@ -579,7 +643,13 @@ def _attend(query: Tensor, key: Tensor, value: Tensor, mask: Tensor | None,
             scores = F.masked_fill(scores, F.logical_not(mask), -math.inf)
         else:
             scores = scores + mask
+    empty = None
+    if safe and mask is not None:
+        empty = F.all(scores == -math.inf, -1, keepdim=True)
+        scores = F.masked_fill(scores, empty, 0.0)
     weights = F.softmax(scores, -1)
+    if empty is not None:
+        weights = F.masked_fill(weights, empty, 0.0)
     if dropout_p > 0.0:
         weights = dropout(weights, dropout_p)
     return F.matmul(weights, value), weights

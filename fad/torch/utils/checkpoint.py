@@ -14,31 +14,29 @@ True
 
 from __future__ import annotations
 
-from contextlib import nullcontext
 from typing import Any, Callable
 
-from ...transforms.custom import checkpoint as fad_checkpoint
+from ...core.trace import bind
+from ...transforms.custom import checkpoint_p
 from ...tree import tree_flatten, tree_unflatten
+from .._captures import captured_tensors, refuse_uncaptured, substituted
+from .._creation import default_generator
 from .._recorder import Op, apply
-from ..func import _swapped, _unwrap
+from ..func import _unwrap
 from ..tensor import Tensor, wrap
 
 __all__ = ["checkpoint", "checkpoint_sequential"]
 
 
-def _module_of(fn: Callable) -> Any:
-    """The module whose parameters ``fn`` reads: ``fn`` itself or the owner of a
-    bound method (``None`` for other callables)."""
-    owner = getattr(fn, "__self__", fn)
-    return owner if hasattr(owner, "named_parameters") else None
-
-
 def checkpoint(function: Callable, *args: Any, use_reentrant: bool | None = None,
                context_fn: Any = None, determinism_check: str = "default",
                debug: bool = False, preserve_rng_state: bool = True, **kwargs: Any) -> Any:
-    """``function(*args, **kwargs)``, its intermediates recomputed during backward.
-    Tensors that require grad must reach ``function`` as arguments or, when
-    ``function`` is a module (or one of its methods), as its parameters.
+    """``function(*args, **kwargs)``, its intermediates recomputed during backward
+    (``function`` runs twice: forward, and again in the backward pass). Gradients
+    reach the arguments and the tensors ``function`` closes over (a module's
+    parameters, tensors in closure cells or globals: ``captured_tensors``).
+    ``preserve_rng_state``: the recomputation draws the same random numbers as the
+    forward (the same dropout masks), as PyTorch's.
 
     >>> import fad.torch as torch
     >>> from fad.torch.utils.checkpoint import checkpoint
@@ -46,32 +44,46 @@ def checkpoint(function: Callable, *args: Any, use_reentrant: bool | None = None
     >>> checkpoint(lin, torch.ones(1, 2), use_reentrant=False).shape
     torch.Size([1, 2])
     """
-    module = _module_of(function)
-    named = [(k, p) for k, p in module.named_parameters()] if module is not None else []
+    if context_fn is not None:
+        raise NotImplementedError("checkpoint: context_fn is not supported")
+    captured = captured_tensors(function)
     flat, tree = tree_flatten((args, kwargs))
     slots = [i for i, x in enumerate(flat) if isinstance(x, Tensor)]
+    n = len(slots)
     out_tree: list = []
+    bits = default_generator.rng.bit_generator
+    rng = [bits.state] if preserve_rng_state else None  # the state the forward starts at
 
     def body(*arrays: Any) -> list:
         leaves = list(flat)
-        for i, a in zip(slots, arrays[:len(slots)]):
+        for i, a in zip(slots, arrays[:n]):
             leaves[i] = wrap(a)
         a_, kw = tree_unflatten(tree, leaves)
-        params = {k: wrap(a) for (k, _), a in zip(named, arrays[len(slots):])}
-        with _swapped(module, params) if module is not None else nullcontext():
-            out = function(*a_, **kw)
+        replay = rng is not None and bool(out_tree)  # a recomputation
+        if replay:
+            now, bits.state = bits.state, rng[0]
+        try:
+            with substituted(captured, arrays[n:]):
+                out = function(*a_, **kw)
+        finally:
+            if replay:
+                bits.state = now
         outs, td = tree_flatten(out)
-        if any(isinstance(o, Tensor) and o._requires_grad for o in outs):
-            raise RuntimeError("checkpoint: the function used a tensor that requires grad "
-                               "and is neither an argument nor a parameter of the "
-                               "checkpointed module; pass it as an argument")
+        refuse_uncaptured(outs, "checkpoint")
         out_tree[:] = [td]
         return [_unwrap(o) for o in outs]
 
-    op = Op("checkpoint", fad_checkpoint(body), "CheckpointFunctionBackward", None, True,
-            multi=True)
-    res = apply(op, tuple(flat[i] for i in slots) + tuple(p for _, p in named))
+    res = apply(_CHECKPOINT, tuple(flat[i] for i in slots) + tuple(captured), {"fun": body})
     return tree_unflatten(out_tree[0], list(res))
+
+
+def _remat(*arrays: Any, fun: Callable) -> list:
+    """``fun(*arrays)``, rematerialised by fad's reverse mode (``fad.checkpoint``'s
+    primitive: ``fun`` runs once forward and once more in the backward pass)."""
+    return bind(checkpoint_p, *arrays, fun=fun, name="checkpoint")
+
+
+_CHECKPOINT = Op("checkpoint", _remat, "CheckpointFunctionBackward", None, True, multi=True)
 
 
 def checkpoint_sequential(functions: Any, segments: int, input: Tensor, *,

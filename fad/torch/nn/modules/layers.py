@@ -81,17 +81,50 @@ class Bilinear(Module):
 
 
 class Embedding(Module):
+    """A lookup table of ``num_embeddings`` rows; the options are ``F.embedding``'s
+    (the ``padding_idx`` row starts at zero and gets no gradient).
+
+    >>> import fad.torch as torch
+    >>> e = torch.nn.Embedding(4, 2, padding_idx=0)
+    >>> e, e.weight[0].tolist()
+    (Embedding(4, 2, padding_idx=0), [0.0, 0.0])
+    """
+
     def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx: int | None = None,
-                 **_: Any):
+                 max_norm: float | None = None, norm_type: float = 2.0,
+                 scale_grad_by_freq: bool = False, sparse: bool = False, _weight: Any = None,
+                 _freeze: bool = False, device: Any = None, dtype: Any = None):
         super().__init__()
+        if sparse:
+            raise NotImplementedError("Embedding(sparse=True): fad.torch has no sparse "
+                                      "tensors; use sparse=False (dense gradients)")
         self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
-        self.weight = Parameter(init.normal_(empty(num_embeddings, embedding_dim)))
+        if padding_idx is not None:
+            padding_idx = NF._padding_index(padding_idx, num_embeddings)
+        self.padding_idx, self.max_norm, self.norm_type = padding_idx, max_norm, norm_type
+        self.scale_grad_by_freq, self.sparse = scale_grad_by_freq, sparse
+        if _weight is None:
+            weight = init.normal_(empty(num_embeddings, embedding_dim, dtype=dtype))
+            if padding_idx is not None:
+                weight[padding_idx] = 0.0
+        else:
+            if list(_weight.shape) != [num_embeddings, embedding_dim]:
+                raise AssertionError("Shape of weight does not match num_embeddings and "
+                                     "embedding_dim")
+            weight = _weight.detach()
+        self.weight = Parameter(weight, requires_grad=not _freeze)
 
     def forward(self, input: Tensor) -> Tensor:
-        return NF.embedding(input, self.weight)
+        return NF.embedding(input, self.weight, self.padding_idx, self.max_norm,
+                            self.norm_type, self.scale_grad_by_freq, self.sparse)
 
     def extra_repr(self) -> str:
-        return f"{self.num_embeddings}, {self.embedding_dim}"
+        parts = [f"{self.num_embeddings}, {self.embedding_dim}"]
+        for name, default in (("padding_idx", None), ("max_norm", None), ("norm_type", 2.0),
+                              ("scale_grad_by_freq", False)):
+            if getattr(self, name) != default:
+                parts.append(f"{name}={getattr(self, name)}")
+        return ", ".join(parts)
 
 
 class _Simple(Module):
