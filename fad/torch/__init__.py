@@ -98,6 +98,7 @@ from .tensor import Size, Tensor, device
 _methods.install()
 
 from . import autograd, backends, cuda, nn, optim, profiler, serialization, utils  # noqa: E402
+from . import accelerator  # noqa: E402
 # torch.func, torch.linalg, torch.special and their top-level aliases
 from . import func, linalg, special  # noqa: E402
 from .func import vmap  # noqa: E402,F401

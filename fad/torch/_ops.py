@@ -12,7 +12,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .. import lax, nn
+from .. import lax, nn, random
 from .. import numpy as fnp
 from ..primitives.windows import identity_of, window_table
 from ..scipy import special
@@ -72,10 +72,44 @@ def _max_dim(a: Any, dim: int, keepdim: bool, arg: Callable) -> list:
     return [vals, idx]
 
 
+def _completed(q: Any) -> Any:
+    """``q``'s ``k`` orthonormal columns followed by ``m - k`` more that complete
+    them to a unitary ``m x m`` matrix (a QR of ``q`` beside fixed pseudo-random
+    columns). The added columns are one choice among many: no derivative flows
+    through them, as PyTorch drops their gradient in ``svd(full_matrices=True)``."""
+    m, k = q.shape[-2:]
+    if k >= m:
+        return q
+    fill = random.normal(random.PRNGKey(0), tuple(q.shape[:-2]) + (m, m - k)).astype(q.dtype)
+    basis = fnp.linalg.qr(fnp.concatenate([lax.stop_gradient(q), fill], axis=-1))[0]
+    return fnp.concatenate([q, lax.stop_gradient(basis[..., k:])], axis=-1)
+
+
+def full_svd(a: Any, full_matrices: bool) -> list:
+    """``[U, S, Vh]``, with ``U`` and ``Vh`` square when ``full_matrices``: fad's
+    reduced factors, the shorter one completed by :func:`_completed`."""
+    u, s, vh = fnp.linalg.svd(a, full_matrices=False)
+    if full_matrices:
+        u = _completed(u)
+        vh = fnp.conj(fnp.swapaxes(_completed(fnp.conj(fnp.swapaxes(vh, -1, -2))), -1, -2))
+    return [u, s, vh]
+
+
 def _svd(a: Any, some: bool) -> list:
     """``torch.svd``'s ``(U, S, V)``, ``V`` the conjugate transpose of NumPy's ``Vh``."""
-    u, s, vh = fnp.linalg.svd(a, full_matrices=not some)
+    u, s, vh = full_svd(a, not some)
     return [u, s, fnp.conj(fnp.swapaxes(vh, -1, -2))]
+
+
+def full_qr(a: Any, mode: str) -> list:
+    """``[Q, R]``; ``mode='complete'`` of a tall ``a`` completes the reduced ``Q``
+    (:func:`_completed`) and pads ``R`` with zero rows."""
+    m, n = a.shape[-2:]
+    if mode != "complete" or m <= n:
+        return list(fnp.linalg.qr(a, "complete" if mode == "complete" else "reduced"))
+    q, r = fnp.linalg.qr(a, "reduced")
+    zeros = fnp.zeros(tuple(r.shape[:-2]) + (m - n, n), dtype=r.dtype)
+    return [_completed(q), fnp.concatenate([r, zeros], axis=-2)]
 
 
 def _as_vector(fun: Callable) -> Callable:

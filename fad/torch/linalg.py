@@ -19,6 +19,7 @@ from typing import Any, Callable, Sequence
 
 from .. import numpy as fnp
 from ..lax import stop_gradient
+from ._ops import _svd, full_qr, full_svd
 from ._recorder import Op, apply
 from .tensor import Tensor
 
@@ -126,9 +127,8 @@ _op("det", fnp.linalg.det, "LinalgDetBackward0")
 _op("slogdet", lambda a: list(fnp.linalg.slogdet(a)), "LinalgSlogdetBackward0", True)
 _op("cholesky", lambda a, upper=False: fnp.linalg.cholesky(_hermitian_derivative(a), upper=upper),
     "LinalgCholeskyExBackward0")
-_op("qr", lambda a, mode="reduced": list(fnp.linalg.qr(a, mode)), "LinalgQrBackward0", True)
-_op("svd", lambda a, full_matrices=True: list(fnp.linalg.svd(a, full_matrices)),
-    "LinalgSvdBackward0", True)
+_op("qr", full_qr, "LinalgQrBackward0", True)
+_op("svd", full_svd, "LinalgSvdBackward0", True)
 _op("svdvals", fnp.linalg.svdvals, "LinalgSvdBackward0")
 _op("eigh", lambda a, UPLO="L": list(fnp.linalg.eigh(_hermitian_derivative(a), UPLO)),
     "LinalgEighBackward0", True)
@@ -146,12 +146,7 @@ _op("vecdot", lambda a, b, dim=-1: fnp.linalg.vecdot(a, b, axis=dim), "LinalgVec
 _op("multi_dot", lambda *xs: fnp.linalg.multi_dot(xs), "MmBackward0")
 
 
-def _svd_old(a: Any, some: bool = True) -> list:
-    u, s, vh = fnp.linalg.svd(a, not some)
-    return [u, s, fnp.conj(fnp.linalg.matrix_transpose(vh))]
-
-
-_op("svd_old", _svd_old, "LinalgSvdBackward0", True)
+_op("svd_old", _svd, "LinalgSvdBackward0", True)
 
 
 def _dims(dim: Any) -> Any:
@@ -270,17 +265,20 @@ def cholesky(A: Tensor, *, upper: bool = False) -> Tensor:
 
 
 def qr(A: Tensor, mode: str = "reduced") -> tuple:
-    """``(Q, R)`` with ``A = Q R`` (``mode``: ``'reduced'`` or ``'complete'``).
+    """``(Q, R)`` with ``A = Q R`` (``mode``: ``'reduced'``, ``'complete'``, or ``'r'``
+    for an empty ``Q``). The extra columns of a tall matrix's complete ``Q`` are
+    one orthonormal completion among many.
 
     >>> import fad.torch as torch
     >>> Q, R = torch.linalg.qr(torch.eye(2))
     >>> Q.shape, R.shape
     (torch.Size([2, 2]), torch.Size([2, 2]))
     """
-    if mode not in ("reduced", "complete"):
+    if mode not in ("reduced", "complete", "r"):
         raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of "
                            "'reduced' (default), 'r', or 'complete'")
-    return QR(*_call("qr", A, mode=mode))
+    q, r = _call("qr", A, mode=mode)
+    return QR(q.new_empty(0) if mode == "r" else q, r)
 
 
 def svd(A: Tensor, full_matrices: bool = True, *, driver: Any = None) -> tuple:

@@ -48,6 +48,12 @@ class Size(tuple):
         return math.prod(self)
 
 
+# PyTorch's device types: each names a device; only "cpu" and "cuda" hold tensors
+_DEVICE_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip",
+                 "ve", "fpga", "maia", "xla", "lazy", "vulkan", "mps", "meta", "hpu", "mtia",
+                 "privateuseone")
+
+
 class device:
     """``torch.device('cpu')``; ``'cuda'`` means the CuPy backend."""
 
@@ -62,9 +68,9 @@ class device:
         if ":" in type:
             type, idx = type.split(":")
             index = int(idx)
-        if type not in ("cpu", "cuda"):
-            raise RuntimeError(f"Expected one of cpu, cuda device type at start of device "
-                               f"string: {type}")
+        if type not in _DEVICE_TYPES:
+            raise RuntimeError(f"Expected one of {', '.join(_DEVICE_TYPES)} device type at "
+                               f"start of device string: {type}")
         self.type = type
         self.index = index
 

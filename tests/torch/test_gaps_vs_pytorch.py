@@ -1,0 +1,95 @@
+"""The facade against the installed PyTorch (skipped without it): complete
+factorisations, accelerator queries, method and in-place forms, containers,
+and PyTorch's error messages."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+real_torch = pytest.importorskip("torch")
+import fad.torch as ftorch  # noqa: E402
+
+LIBS = (real_torch, ftorch)
+
+
+def to_np(t: Any) -> np.ndarray:
+    return np.asarray(t.detach().tolist(), dtype=np.float64)
+
+
+def both(f: Any) -> tuple:
+    return f(real_torch), f(ftorch)
+
+
+def message(T: Any, f: Any) -> tuple:
+    try:
+        f(T)
+    except BaseException as e:  # noqa: BLE001
+        return type(e).__name__, str(e)
+    return None
+
+
+def same_error(f: Any) -> tuple:
+    r, m = message(real_torch, f), message(ftorch, f)
+    assert r is not None and m == r, (r, m)
+    return r
+
+
+# ---------------------------------------------------------- complete factors
+@pytest.mark.parametrize("shape", [(5, 3), (3, 5), (2, 4, 3), (3, 3)])
+def test_svd_full_matrices_like_pytorch(shape: tuple) -> None:
+    a0 = np.random.default_rng(0).normal(size=shape)
+    k = min(shape[-2:])
+    w = np.random.default_rng(1).normal(size=shape[:-1] + (k,))
+
+    def run(T: Any) -> tuple:
+        a = T.tensor(a0, requires_grad=True)
+        U, S, Vh = T.linalg.svd(a)
+        # a function of U invariant to the sign of each singular vector
+        ((U[..., :k] ** 2) * T.tensor(w)).sum().backward()
+        return U, S, Vh, a.grad
+    (Ur, Sr, Vr, gr), (Uf, Sf, Vf, gf) = both(run)
+    assert Uf.shape == Ur.shape and Vf.shape == Vr.shape
+    np.testing.assert_allclose(to_np(Sf), to_np(Sr), atol=1e-10)
+    m, n = shape[-2:]
+    for q, size in ((to_np(Uf), m), (to_np(Vf), n)):
+        np.testing.assert_allclose(np.swapaxes(q, -1, -2) @ q, np.broadcast_to(
+            np.eye(size), q.shape), atol=1e-10)
+    np.testing.assert_allclose(np.abs(to_np(Uf)[..., :k]), np.abs(to_np(Ur)[..., :k]),
+                               atol=1e-8)
+    np.testing.assert_allclose(to_np(gf), to_np(gr), atol=1e-8)
+    # torch.svd(some=False): square U and V
+    Ur, Sr, Vr = real_torch.svd(real_torch.tensor(a0), some=False)
+    Uf, Sf, Vf = ftorch.svd(ftorch.tensor(a0), some=False)
+    assert Uf.shape == Ur.shape and Vf.shape == Vr.shape
+
+
+def test_qr_complete_and_r_modes_like_pytorch() -> None:
+    a0 = np.random.default_rng(2).normal(size=(5, 3))
+    (Qr, Rr), (Qf, Rf) = both(lambda T: T.linalg.qr(T.tensor(a0), mode="complete"))
+    assert Qf.shape == Qr.shape == (5, 5) and Rf.shape == Rr.shape == (5, 3)
+    np.testing.assert_allclose(np.abs(to_np(Rf)), np.abs(to_np(Rr)), atol=1e-10)
+    np.testing.assert_allclose(to_np(Qf) @ to_np(Rf), a0, atol=1e-10)
+    np.testing.assert_allclose(to_np(Qf).T @ to_np(Qf), np.eye(5), atol=1e-10)
+    (Qr, Rr), (Qf, Rf) = both(lambda T: T.linalg.qr(T.tensor(a0), mode="r"))
+    assert Qf.shape == Qr.shape == (0,)
+    np.testing.assert_allclose(np.abs(to_np(Rf)), np.abs(to_np(Rr)), atol=1e-10)
+    same_error(lambda T: T.linalg.qr(T.tensor(a0), mode="x"))
+
+
+# ---------------------------------------------------------------- devices
+def test_accelerator_and_devices_like_pytorch() -> None:
+    if real_torch.accelerator.is_available() or ftorch.accelerator.is_available():
+        pytest.skip("compares the answers without an accelerator")
+    for name in ("is_available", "device_count", "current_accelerator"):
+        assert getattr(ftorch.accelerator, name)() == getattr(real_torch.accelerator, name)()
+    for name in ("current_device_index", "synchronize", "empty_cache"):
+        same_error(lambda T: getattr(T.accelerator, name)())
+    assert str(ftorch.device("mps")) == str(real_torch.device("mps")) == "mps"
+    same_error(lambda T: T.device("xyz"))
+    same_error(lambda T: T.ones(2).to("mps"))
+    for name in ("current_device", "synchronize", "get_device_name"):
+        same_error(lambda T: getattr(T.cuda, name)())
+    assert ftorch.cuda.empty_cache() is None
