@@ -95,7 +95,7 @@ from ._grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, s
 from ._tensor_str import set_printoptions
 from .tensor import Size, Tensor, device
 
-_methods.install()
+_methods.install(globals())
 
 from . import autograd, backends, cuda, nn, optim, profiler, serialization, utils  # noqa: E402
 from . import accelerator  # noqa: E402

@@ -93,3 +93,57 @@ def test_accelerator_and_devices_like_pytorch() -> None:
     for name in ("current_device", "synchronize", "get_device_name"):
         same_error(lambda T: getattr(T.cuda, name)())
     assert ftorch.cuda.empty_cache() is None
+
+
+# ------------------------------------------------ methods and in-place forms
+@pytest.mark.filterwarnings("ignore:invalid value")
+def test_functional_inplace_forms_like_pytorch() -> None:
+    from fad.torch._methods import FUNCTIONAL_INPLACE
+    x0 = np.array([[0.3, -0.7, 0.5], [0.9, -0.2, 0.1]])
+    args = {"clamp": (-0.4, 0.4), "clamp_max": (0.2,), "clamp_min": (0.0,), "clip": (-0.1, 0.1),
+            "fill": (2.5,), "index_put": ((real_torch.tensor([0]),), None)}
+    for name in FUNCTIONAL_INPLACE:
+        if name in ("index_put", "conj_physical", "detach"):
+            continue
+        outs = []
+        for T in LIBS:
+            x = T.tensor(x0)
+            out = getattr(T, name + "_")(x, *args.get(name, ()))
+            assert out is x, name
+            outs.append(to_np(x))
+        np.testing.assert_allclose(outs[1], outs[0], atol=1e-12, err_msg=name)
+    for T in LIBS:
+        assert set(name + "_" for name in FUNCTIONAL_INPLACE) <= set(dir(T))
+    r, f = both(lambda T: T.index_put_(T.zeros(3), (T.tensor([0, 2]),), T.tensor([1.0, 2.0])))
+    np.testing.assert_allclose(to_np(f), to_np(r))
+    r, f = both(lambda T: T.conj_physical_(T.tensor([1 + 2j, 3 - 1j])))
+    assert f.tolist() == r.tolist()
+
+
+def test_more_tensor_methods_like_pytorch() -> None:
+    a0 = np.array([[2.0, 1.0], [1.0, 3.0]])
+    cases = {
+        "bitwise": lambda T: [T.tensor([3, 5, 6]).bitwise_and(T.tensor([1, 4, 2])),
+                              T.tensor([3, 5, 6]).bitwise_or(T.tensor([1, 4, 2])),
+                              T.tensor([3, 5, 6]).bitwise_xor(T.tensor([1, 4, 2])),
+                              T.tensor([3, 5, 6]).bitwise_not()],
+        "unique": lambda T: [T.tensor([3, 1, 3, 2]).unique()],
+        "cross": lambda T: [T.tensor([1.0, 0, 0]).cross(T.tensor([0.0, 1, 0]), dim=0)],
+        "det": lambda T: [T.tensor(a0).det(), T.tensor(a0).inverse(), T.tensor(a0).svd().S],
+        "is_nonzero": lambda T: [T.tensor(float(T.tensor([0.5]).is_nonzero()))],
+        "index_put": lambda T: [T.zeros(3).index_put((T.tensor([1]),), T.tensor(4.0))],
+    }
+    for name, f in cases.items():
+        for r, g in zip(*both(f)):
+            np.testing.assert_allclose(to_np(g), to_np(r), atol=1e-12, err_msg=name)
+    for T in LIBS:
+        T.manual_seed(0)
+        assert T.tensor([0.0, 0.0, 1.0]).multinomial(1).tolist() == [2]
+        assert T.tensor([0.0, 1.0]).bernoulli().tolist() == [0.0, 1.0]
+    # gradients through the method forms
+    def grads(T: Any) -> Any:
+        a = T.tensor(a0, requires_grad=True)
+        (a.det() + a.inverse().sum() + a.svd().S.sum()).backward()
+        return a.grad
+    r, f = both(grads)
+    np.testing.assert_allclose(to_np(f), to_np(r), atol=1e-10)
