@@ -143,7 +143,11 @@ def _split(a: Any, sizes: list, dim: int) -> list:
 
 
 def _gather(a: Any, dim: int, index: Any) -> Any:
-    """``take_along_axis``; ``index`` may be shorter than ``a`` along the other axes."""
+    """``take_along_axis``; ``index`` may be shorter than ``a`` along the other axes
+    (a 0-d ``a`` counts as one element along dim 0)."""
+    if a.ndim == 0:
+        return fnp.reshape(fnp.take_along_axis(fnp.reshape(a, (1,)), fnp.reshape(
+            index, (1,)), axis=0), ())
     if any(index.shape[d] != a.shape[d] for d in range(a.ndim) if d != dim):
         a = a[tuple(slice(0, index.shape[d]) if d != dim else slice(None)
                     for d in range(a.ndim))]

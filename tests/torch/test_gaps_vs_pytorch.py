@@ -147,3 +147,16 @@ def test_more_tensor_methods_like_pytorch() -> None:
         return a.grad
     r, f = both(grads)
     np.testing.assert_allclose(to_np(f), to_np(r), atol=1e-10)
+
+
+def test_topk_of_a_0d_tensor_like_pytorch() -> None:
+    def run(T: Any) -> tuple:
+        x = T.tensor(3.0, requires_grad=True)
+        v, i = T.topk(x, 1)
+        v.backward()
+        return v.item(), i.item(), tuple(v.shape), x.grad.item(), type(v.grad_fn).__name__
+    r, f = both(run)
+    assert f == r
+    assert both(lambda T: T.topk(T.tensor(3.0), 0).values.item()) == (3.0, 3.0)
+    same_error(lambda T: T.topk(T.tensor(3.0), 2))
+    assert both(lambda T: T.gather(T.tensor(3.0), 0, T.tensor(0)).item()) == (3.0, 3.0)
