@@ -160,3 +160,80 @@ def test_topk_of_a_0d_tensor_like_pytorch() -> None:
     assert both(lambda T: T.topk(T.tensor(3.0), 0).values.item()) == (3.0, 3.0)
     same_error(lambda T: T.topk(T.tensor(3.0), 2))
     assert both(lambda T: T.gather(T.tensor(3.0), 0, T.tensor(0)).item()) == (3.0, 3.0)
+
+
+# ---------------------------------------------------------------- containers
+def _layout(m: Any) -> list:
+    return [(k, type(v).__name__) for k, v in m.named_children()]
+
+
+def test_sequential_and_module_list_operations_like_pytorch() -> None:
+    def run(T: Any) -> list:
+        nn = T.nn
+        s = nn.Sequential(nn.ReLU(), nn.Tanh(), nn.Sigmoid())
+        out = [_layout(s[1:]), type(s[1:]).__name__]
+        s.insert(1, nn.Identity())
+        s.insert(-1, nn.ELU())
+        out.append(_layout(s))
+        out.append(type(s.pop(0)).__name__)
+        del s[1:3]
+        s[0] = nn.GELU()
+        s.extend(nn.Sequential(nn.Softplus()))
+        out += [_layout(s), _layout(s + nn.Sequential(nn.ReLU())), _layout(2 * s)]
+        s += nn.Sequential(nn.Tanh())
+        s *= 2
+        out.append(_layout(s))
+        ml = nn.ModuleList([nn.ReLU(), nn.Tanh()])
+        out += [type(ml[0:1]).__name__, _layout(ml[0:1]), _layout(ml + ml)]
+        ml.insert(1, nn.Sigmoid())
+        ml[-1] = nn.ELU()
+        out.append(type(ml.pop(0)).__name__)
+        ml += [nn.GELU()]
+        del ml[0]
+        out.append(_layout(ml))
+        pl = nn.ParameterList([T.ones(2)])
+        pl.extend([T.zeros(3)])
+        pl[0] = T.full((4,), 2.0)
+        out += [[(k, tuple(p.shape), type(p).__name__) for k, p in pl.named_parameters()],
+                repr(pl)]
+        return out
+    r, f = both(run)
+    assert f == r
+    for bad in (lambda T: T.nn.Sequential(T.nn.ReLU())[5],
+                lambda T: T.nn.Sequential(T.nn.ReLU()).insert(7, T.nn.ReLU()),
+                lambda T: T.nn.Sequential(T.nn.ReLU()) + [1],
+                lambda T: T.nn.ModuleList([T.nn.ReLU()])[3],
+                lambda T: T.nn.ModuleList().extend(3)):
+        same_error(bad)
+
+
+def test_module_dict_parameter_dict_and_from_pretrained_like_pytorch() -> None:
+    def run(T: Any) -> list:
+        nn = T.nn
+        d = nn.ModuleDict({"a": nn.ReLU(), "b": nn.Tanh()})
+        d.update([("c", nn.Sigmoid())])
+        d.update({"a": nn.ELU()})
+        out = [_layout(d), type(d.pop("b")).__name__, "b" in d]
+        del d["a"]
+        out.append(_layout(d))
+        d.clear()
+        out.append(len(d))
+        p = nn.ParameterDict({"w": T.ones(2, 3), "b": nn.Parameter(T.zeros(3))})
+        p["s"] = T.tensor(1.0)
+        out += [[(k, tuple(v.shape), type(v).__name__, v.requires_grad)
+                 for k, v in p.named_parameters()], list(p), "w" in p, len(p)]
+        out.append(tuple(p.pop("w").shape))
+        out.append(list(p.keys()))
+        e = nn.Embedding.from_pretrained(T.tensor([[1.0, 2.0], [3.0, 4.0]]))
+        out += [e(T.tensor([1, 0])).tolist(), e.weight.requires_grad, repr(e)]
+        e = nn.Embedding.from_pretrained(T.tensor([[1.0, 2.0], [3.0, 4.0]]), freeze=False)
+        e(T.tensor([1, 1])).sum().backward()
+        out.append(e.weight.grad.tolist())
+        return out
+    r, f = both(run)
+    assert f == r
+    for bad in (lambda T: T.nn.ModuleDict().update(3),
+                lambda T: T.nn.ModuleDict().update([(1, 2, 3)]),
+                lambda T: T.nn.ParameterDict().update(3),
+                lambda T: T.nn.Embedding.from_pretrained(T.ones(3))):
+        same_error(bad)
