@@ -40,7 +40,7 @@ broadcast_to repeat tile flip fliplr flipud roll split chunk unbind narrow index
 take_along_dim masked_fill nonzero tril triu trace clone to type_as matmul mm bmm mv dot vdot
 inner outer ger addmm baddbmm scatter scatter_add index_add diff kron histc bucketize conj
 conj_physical resolve_conj is_conj bitwise_and bitwise_or bitwise_xor bitwise_not unique cross
-index_put is_nonzero""".split()
+index_put is_nonzero scatter_reduce""".split()
 
 # in-place variants ``x.add_(...)``: computed out of place, then stored into ``x``
 # (cast to ``x``'s dtype, as PyTorch does for comparisons and logic)
@@ -49,6 +49,7 @@ clamp clip clamp_min clamp_max exp log log2 log10 sqrt abs absolute neg negative
 tanh sin cos tan asin arcsin acos arccos atan arctan atan2 arctan2 sinh cosh floor ceil round
 trunc fix frac sign sgn reciprocal square masked_fill remainder fmod exp2 expm1 log1p rsqrt erf
 erfc erfinv lgamma digamma cumsum tril triu addmm baddbmm scatter scatter_add index_add
+scatter_reduce
 eq ne not_equal lt less le less_equal gt
 greater ge greater_equal logical_and logical_or logical_xor logical_not bitwise_and bitwise_or
 bitwise_xor bitwise_not conj_physical""".split()

@@ -19,6 +19,7 @@ from typing import Any, Callable, Sequence
 
 from .. import numpy as fnp
 from ..lax import stop_gradient
+from ._functions.writes import accept_out_in
 from ._ops import _svd, full_qr, full_svd
 from ._recorder import Op, apply
 from .tensor import Tensor
@@ -113,9 +114,14 @@ def _hermitian_derivative(a: Any) -> Any:
 
 
 def _lstsq(a: Any, b: Any, rcond: Any = None) -> list:
+    """``[X, residuals]``: the least-squares solution and, per column of ``B``, the
+    sum of the squared residuals."""
     vec = b.ndim == a.ndim - 1
-    x = fnp.linalg.pinv(a, rtol=rcond) @ (b[..., None] if vec else b)
-    return [x[..., 0] if vec else x]
+    b = b[..., None] if vec else b
+    x = fnp.linalg.pinv(a, rtol=rcond) @ b
+    r = a @ x - b
+    resid = fnp.sum(fnp.real(r * fnp.conj(r)), axis=-2)
+    return [x[..., 0] if vec else x, resid]
 
 
 _op("vector_norm", lambda a, ord=2, dim=None, keepdim=False: fnp.linalg.vector_norm(
@@ -136,8 +142,8 @@ _op("eigvalsh", lambda a, UPLO="L": fnp.linalg.eigvalsh(_hermitian_derivative(a)
     "LinalgEighBackward0")
 _op("eig", lambda a: list(fnp.linalg.eig(a)), "LinalgEigBackward0", True)
 _op("eigvals", fnp.linalg.eigvals, "LinalgEigBackward0")
-_op("pinv", lambda a, rtol=None, hermitian=False: fnp.linalg.pinv(
-    a, hermitian=hermitian, rtol=rtol), "PinvBackward0")
+_op("pinv", lambda a, rtol=None, atol=None, hermitian=False: fnp.linalg.pinv(
+    a, hermitian=hermitian, rtol=rtol, atol=atol), "PinvBackward0")
 _op("lstsq", _lstsq, "LinalgLstsqBackward0", True)
 _op("matrix_rank", lambda a, rtol=None, hermitian=False: fnp.linalg.matrix_rank(
     a, hermitian=hermitian, rtol=rtol), None)
@@ -350,22 +356,31 @@ def _rtol(fname: str, atol: Any, rtol: Any) -> Any:
     return rtol
 
 
-def pinv(A: Tensor, *, atol: Any = None, rtol: Any = None, hermitian: bool = False) -> Tensor:
-    """The Moore-Penrose pseudo-inverse of ``A`` (singular values below ``rtol``
-    times the largest are dropped).
+def pinv(A: Tensor, rcond: Any = None, hermitian: bool = False, *, atol: Any = None,
+         rtol: Any = None) -> Tensor:
+    """The Moore-Penrose pseudo-inverse of ``A``: singular values below
+    ``max(atol, rtol * largest)`` are dropped (``rcond``: ``rtol``'s older name;
+    ``rtol`` is 0 when only ``atol > 0`` is given, else ``max(m, n) * eps``).
 
     >>> import fad.torch as torch
     >>> torch.linalg.pinv(torch.tensor([[2.0, 0.0], [0.0, 0.0]]))
     tensor([[0.5000, 0.0000],
             [0.0000, 0.0000]])
     """
-    return _call("pinv", A, rtol=_rtol("pinv", atol, rtol), hermitian=hermitian)
+    if rcond is not None:
+        rtol = rcond
+    if isinstance(atol, Tensor) or isinstance(rtol, Tensor):
+        atol, rtol = (t.item() if isinstance(t, Tensor) else t for t in (atol, rtol))
+    if rtol is None and atol is not None and atol > 0:
+        rtol = 0.0
+    return _call("pinv", A, rtol=rtol, atol=atol, hermitian=hermitian)
 
 
 def lstsq(A: Tensor, B: Tensor, rcond: Any = None, *, driver: Any = None) -> tuple:
     """``(solution, residuals, rank, singular_values)`` of the least-squares problem
-    ``min ||A X - B||``; as PyTorch's default CPU driver (``'gelsy'``), only the
-    solution is filled, the other fields are empty tensors.
+    ``min ||A X - B||``, the fields filled as PyTorch's CPU ``driver`` fills them:
+    ``'gelsy'`` (default) the rank, ``'gels'`` the residuals, ``'gelsd'`` and
+    ``'gelss'`` all (residuals when ``A`` is tall and of full rank, else empty).
 
     >>> import fad.torch as torch
     >>> A = torch.tensor([[1.0, 0.0], [0.0, 1.0], [0.0, 0.0]])
@@ -373,12 +388,20 @@ def lstsq(A: Tensor, B: Tensor, rcond: Any = None, *, driver: Any = None) -> tup
     tensor([[1.],
             [2.]])
     """
-    if driver not in (None, "gelsy"):
-        raise NotImplementedError(f"torch.linalg.lstsq: driver={driver!r} is not supported; "
-                                  "use the default ('gelsy')")
-    (x,) = _call("lstsq", A, B, rcond=rcond)
-    empty = x.new_zeros((0,))
-    return LSTSQ(x, empty, empty.long(), empty)
+    if driver not in (None, "gels", "gelsy", "gelsd", "gelss"):
+        raise RuntimeError("torch.linalg.lstsq: parameter `driver` should be one of "
+                           "(gels, gelsy, gelsd, gelss)")
+    driver = driver or "gelsy"
+    x, resid = _call("lstsq", A, B, rcond=rcond)
+    empty = x.new_zeros((0,)).detach()
+    m, n = A.shape[-2:]
+    rank = empty.long()
+    if driver != "gels":
+        tol = rcond if rcond is not None and rcond > 0 else None
+        rank = _call("matrix_rank", A.detach(), rtol=tol)
+    full = m > n and (driver == "gels" or bool((rank == n).all()))
+    sv = svdvals(A.detach()) if driver in ("gelsd", "gelss") else empty
+    return LSTSQ(x, resid if driver != "gelsy" and full else empty, rank, sv)
 
 
 def matrix_rank(A: Tensor, *, atol: Any = None, rtol: Any = None,
@@ -437,3 +460,5 @@ def _torch_svd(input: Tensor, some: bool = True, compute_uv: bool = True) -> tup
         U, V = U.detach().zero_(), V.detach().zero_()
     return SVD_OLD(U, S, V)
 
+
+accept_out_in(globals())  # (PyTorch's out= on every function)

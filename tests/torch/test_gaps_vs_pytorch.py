@@ -237,3 +237,92 @@ def test_module_dict_parameter_dict_and_from_pretrained_like_pytorch() -> None:
                 lambda T: T.nn.ParameterDict().update(3),
                 lambda T: T.nn.Embedding.from_pretrained(T.ones(3))):
         same_error(bad)
+
+
+# -------------------------------------------------- smaller missing options
+def test_einsum_sublist_form_like_pytorch() -> None:
+    a0, b0 = np.arange(6.0).reshape(2, 3), np.arange(12.0).reshape(3, 4) / 7
+
+    def run(T: Any) -> list:
+        a, b = T.tensor(a0, requires_grad=True), T.tensor(b0, requires_grad=True)
+        y = T.einsum(a, [0, 1], b, [1, 2], [0, 2])
+        (y * y).sum().backward()
+        return [y, T.einsum(a, [0, 1], b, [1, 2]), T.einsum(a, [Ellipsis, 1], b, [1, 2]),
+                a.grad, b.grad]
+    for r, f in zip(*both(run)):
+        np.testing.assert_allclose(to_np(f), to_np(r), atol=1e-12)
+
+
+@pytest.mark.parametrize("reduce", ["sum", "prod", "mean", "amax", "amin"])
+@pytest.mark.parametrize("include_self", [True, False])
+def test_scatter_reduce_like_pytorch(reduce: str, include_self: bool) -> None:
+    rng = np.random.default_rng(3)
+    x0, s0 = rng.normal(size=(3, 4)), rng.normal(size=(2, 4))
+    idx0 = np.array([[0, 2, 2, 0, 3], [1, 1, 1, 3, 0]])
+    ct = rng.normal(size=(3, 4))
+
+    def run(T: Any) -> list:
+        x, s = T.tensor(x0, requires_grad=True), T.tensor(s0, requires_grad=True)
+        y = x.scatter_reduce(1, T.tensor(idx0)[:, :4], s, reduce, include_self=include_self)
+        y.backward(T.tensor(ct))
+        z = T.tensor(x0).scatter_reduce_(1, T.tensor(idx0)[:, :4], T.tensor(s0), reduce,
+                                         include_self=include_self)
+        return [y, x.grad, s.grad, z, type(y.grad_fn).__name__]
+    r, f = both(run)
+    assert f[-1] == r[-1]
+    for a, b in zip(f[:-1], r[:-1]):
+        np.testing.assert_allclose(to_np(a), to_np(b), atol=1e-12)
+    same_error(lambda T: T.zeros(2).scatter_reduce(0, T.tensor([0]), T.ones(1), "add"))
+    r, f = both(lambda T: T.ones(2).scatter_reduce(0, T.tensor([0, 0]), T.tensor([-3.0, 5.0]),
+                                                   "min").tolist())
+    assert f == r
+
+
+@pytest.mark.parametrize("norm_type", ["inf", "-inf", float("inf"), 1, 2.0])
+def test_clip_grad_norm_types_like_pytorch(norm_type: Any) -> None:
+    def run(T: Any) -> list:
+        ps = [T.nn.Parameter(T.ones(2)), T.nn.Parameter(T.ones(3))]
+        ps[0].grad, ps[1].grad = T.tensor([1.0, -3.0]), T.tensor([0.5, 2.0, -1.0])
+        total = T.nn.utils.clip_grad_norm_(ps, 1.0, norm_type=norm_type)
+        return [total, ps[0].grad, ps[1].grad]
+    for r, f in zip(*both(run)):
+        np.testing.assert_allclose(to_np(f), to_np(r), rtol=1e-6)
+
+
+@pytest.mark.parametrize("driver", [None, "gels", "gelsy", "gelsd", "gelss"])
+def test_lstsq_drivers_like_pytorch(driver: Any) -> None:
+    a0 = np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 7.0]])
+    b0 = np.array([[1.0, 0.0], [2.0, 1.0], [3.0, 5.0]])
+    rank_deficient = np.array([[1.0, 2.0], [2.0, 4.0], [3.0, 6.0]])
+    for a in (a0, rank_deficient, a0.T):
+        b = b0 if a.shape[0] == 3 else b0[:2]
+        if driver == "gels" and a is rank_deficient:
+            continue  # (PyTorch's gels assumes full rank)
+        r, f = both(lambda T: T.linalg.lstsq(T.tensor(a), T.tensor(b), driver=driver))
+        for name in ("solution", "residuals", "rank", "singular_values"):
+            x, y = getattr(r, name), getattr(f, name)
+            assert tuple(y.shape) == tuple(x.shape) and str(y.dtype) == str(x.dtype), name
+            np.testing.assert_allclose(to_np(y), to_np(x), atol=1e-9, err_msg=name)
+    same_error(lambda T: T.linalg.lstsq(T.tensor(a0), T.tensor(b0), driver="xx"))
+
+
+def test_pinv_tolerances_and_out_like_pytorch() -> None:
+    a0 = np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 7.0]])
+    calls = [lambda T, A: T.linalg.pinv(A, atol=0.1, rtol=0.01),
+             lambda T, A: T.linalg.pinv(A, atol=1.0),
+             lambda T, A: T.linalg.pinv(A, rcond=0.1),
+             lambda T, A: T.linalg.pinv(A, 0.1),
+             lambda T, A: T.linalg.pinv(A, rtol=0.5)]
+    for call in calls:
+        r, f = both(lambda T: call(T, T.tensor(a0)))
+        np.testing.assert_allclose(to_np(f), to_np(r), atol=1e-8)
+
+    def outs(T: Any) -> list:
+        o1, o2 = T.empty(2), T.empty(())
+        y1 = T.special.erf(T.tensor([0.5, -1.0]), out=o1)
+        y2 = T.linalg.vector_norm(T.tensor([3.0, 4.0]), out=o2)
+        return [y1 is o1 and y2 is o2, o1.tolist(), o2.tolist()]
+    r, f = both(outs)
+    assert f[0] and r[0]
+    for a, b in zip(f[1:], r[1:]):
+        np.testing.assert_allclose(a, b, rtol=1e-6)

@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from ...numpy._contractions import _from_sublists
 from .. import _dtype
 from .._ops import call
 from .._recorder import _broadcast_message
@@ -267,7 +268,16 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str | None = Non
     return call("cdist", x1, x2, p=float(p))
 
 
-def einsum(equation: str, *operands: Any) -> Tensor:
+def einsum(equation: Any, *operands: Any) -> Tensor:
+    """Einstein summation: ``einsum("ij,jk->ik", a, b)``, or the sublist form
+    ``einsum(a, [0, 1], b, [1, 2], [0, 2])``.
+
+    >>> import fad.torch as torch
+    >>> torch.einsum(torch.ones(2, 3), [0, 1], torch.ones(3), [1], [0])
+    tensor([3., 3.])
+    """
+    if not isinstance(equation, str):
+        equation, operands = _from_sublists(equation, operands)
     if len(operands) == 1 and isinstance(operands[0], list | tuple):
         operands = tuple(operands[0])
     return call("einsum", *operands, equation=equation)
