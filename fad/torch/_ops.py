@@ -13,6 +13,8 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import lax, nn, random
+from ..core.trace import Tracer
+from ..numpy._indexing import getitem as fnp_getitem
 from .. import numpy as fnp
 from ..primitives.windows import identity_of, window_table
 from ..scipy import special
@@ -265,6 +267,15 @@ def _full_index(index: tuple) -> tuple:
     if any(i is Ellipsis for i in index):
         return index
     return index + (Ellipsis,)
+
+
+def _at_index(a: Any, index: Any) -> Any:
+    """``a[index]``; a concrete ``a`` indexed by traced indices (under ``vmap``) goes
+    through ``fad.numpy``'s indexing."""
+    if not isinstance(a, Tracer) and any(isinstance(i, Tracer) for i in (
+            index if isinstance(index, tuple) else (index,))):
+        return fnp_getitem(a, index)
+    return a[index]
 
 
 def _clone(a: Any) -> Any:
@@ -522,11 +533,11 @@ _TABLE: dict[str, tuple] = {
     "split_sizes": (_split, "SplitWithSizesBackward0", None, False, True),
     "unbind": (lambda a, dim=0: list(fnp.unstack(a, axis=dim)), "UnbindBackward0", None,
                False, True),
-    "getitem": (lambda a, index=(): a[_full_index(index)], _index_name, None, False),
+    "getitem": (lambda a, index=(): _at_index(a, _full_index(index)), _index_name, None, False),
     "index_select": (lambda a, dim=0, index=None: fnp.take(a, index, axis=dim),
                      "IndexSelectBackward0", None, True),
     "gather": (_gather, "GatherBackward0", None, True),
-    "embedding": (lambda w, index=None: w[index], "EmbeddingBackward0", None, True),
+    "embedding": (lambda w, index=None: _at_index(w, index), "EmbeddingBackward0", None, True),
     "masked_fill": (lambda a, mask=None, value=0.0: fnp.where(mask, value, a),
                     "MaskedFillBackward0", None, True),
     "where": (_where, "WhereBackward0", EW, True),

@@ -187,8 +187,44 @@ def vmap(func: Callable, in_dims: Any = 0, out_dims: Any = 0, randomness: str = 
     if randomness not in ("error", "different", "same"):
         raise RuntimeError(f"Only allowed values for randomness are 'error', 'different', "
                            f"or 'same'. Got {randomness}")
-    return _recorded(_vmap(_lift(func), in_axes=in_dims, out_axes=out_dims),
-                     "TorchFuncVmapBackward")
+    mapped = _recorded(_vmap(_lift(_tensors_only(func, out_dims)), in_axes=in_dims,
+                             out_axes=out_dims), "TorchFuncVmapBackward")
+
+    def run(*args: Any, **kwargs: Any) -> Any:
+        try:
+            if not kwargs:
+                return mapped(*args)
+            # keyword arguments are passed to every call unmapped, as PyTorch does
+            axes = (tuple(in_dims) if isinstance(in_dims, (tuple, list))
+                    else (in_dims,) * len(args))
+            with_kwargs = _tensors_only(lambda *a: func(*a[:-1], **a[-1]), out_dims, func)
+            return _recorded(_vmap(_lift(with_kwargs), in_axes=axes + (None,),
+                                   out_axes=out_dims), "TorchFuncVmapBackward")(*args, kwargs)
+        except RuntimeError as e:
+            if isinstance(e.__context__, _NotATensor):  # (PyTorch's error, unwrapped)
+                raise ValueError(str(e.__context__)) from None
+            raise
+    return run
+
+
+class _NotATensor(ValueError):
+    """A function under ``vmap`` returned something other than a tensor."""
+
+
+def _tensors_only(func: Callable, out_dims: Any, named: Callable | None = None) -> Callable:
+    """``func``, raising PyTorch's error when a mapped output is not a tensor."""
+    name = getattr(named or func, "__name__", repr(named or func))
+
+    def checked(*args: Any, **kwargs: Any) -> Any:
+        out = func(*args, **kwargs)
+        if out_dims is not None:
+            for leaf in tree_flatten(out)[0]:
+                if not isinstance(leaf, Tensor):
+                    raise _NotATensor(f"vmap({name}, ...): `{name}` must only return Tensors, "
+                                     f"got type {type(leaf)}. Did you mean to set out_dims= "
+                                     "to None for output?")
+        return out
+    return checked
 
 
 @contextlib.contextmanager

@@ -16,6 +16,7 @@ import numpy as np
 
 from .. import numpy as fnp
 from ..backends import namespace_of
+from ..interpreters.batching import BatchTracer
 from . import _dtype, _graph
 from ._grad_mode import GRAD_ENABLED
 from ._graph import RemovableHandle, host
@@ -408,6 +409,12 @@ class Tensor:
 
     # ------------------------------------------------------------ conversion
     def item(self) -> Any:
+        if isinstance(self._value, BatchTracer):
+            raise RuntimeError(
+                "vmap: It looks like you're calling .item() on a Tensor. We don't support vmap "
+                "over calling .item() on a Tensor, please try to rewrite what you're doing "
+                "with other operations. If error is occurring somewhere inside PyTorch "
+                "internals, please file a bug report.")
         n = self.numel()
         if n != 1:
             raise RuntimeError(f"a Tensor with {n} elements cannot be converted to Scalar")

@@ -326,3 +326,31 @@ def test_pinv_tolerances_and_out_like_pytorch() -> None:
     assert f[0] and r[0]
     for a, b in zip(f[1:], r[1:]):
         np.testing.assert_allclose(a, b, rtol=1e-6)
+
+
+# ---------------------------------------------------------------- vmap
+def test_vmap_indexing_constants_one_hot_kwargs_like_pytorch() -> None:
+    w0 = np.arange(15.0).reshape(5, 3)
+    idx0 = np.array([0, 2, 4])
+
+    def run(T: Any) -> list:
+        W, idx = T.tensor(w0), T.tensor(idx0)
+        F = T.nn.functional
+        return [T.vmap(lambda i: W[i])(idx), T.vmap(lambda i: W[i, 1:])(idx),
+                T.vmap(lambda i: F.embedding(i, W))(idx),
+                T.vmap(lambda i: F.one_hot(i, 5))(idx),
+                T.vmap(lambda x, s: x * s)(W, s=3.0),
+                T.vmap(lambda x, y, s: x * y + s, in_dims=(0, None))(W, W[0], s=T.ones(3))]
+    for r, f in zip(*both(run)):
+        assert tuple(f.shape) == tuple(r.shape)
+        np.testing.assert_allclose(to_np(f), to_np(r))
+
+    def kwarg_grad(T: Any) -> list:
+        s = T.tensor(2.0, requires_grad=True)
+        x = T.tensor(w0, requires_grad=True)
+        T.vmap(lambda a, s: (a * s).sum())(x, s=s).sum().backward()
+        return [s.grad, x.grad]
+    for r, f in zip(*both(kwarg_grad)):
+        np.testing.assert_allclose(to_np(f), to_np(r))
+    same_error(lambda T: T.vmap(lambda x: x.item())(T.tensor(w0)))
+    same_error(lambda T: T.vmap(lambda x: 3.0)(T.tensor(w0)))

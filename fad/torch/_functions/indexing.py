@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from ... import numpy as fnp
+from ...core.trace import Tracer
 from .._dtype import array_np_dtype
 from .._graph import host
 from .._ops import call
@@ -119,7 +120,7 @@ def _index(index: Any) -> tuple:
     for i in index:
         if isinstance(i, Tensor):
             v = i._value
-            if not v.shape and array_np_dtype(v).kind in "iu":
+            if not v.shape and array_np_dtype(v).kind in "iu" and not isinstance(v, Tracer):
                 out.append(int(host(v)))
                 continue
             out.append(v)

@@ -264,6 +264,8 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     if tensor.dtype.np.kind not in "iu":
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    if isinstance(tensor._value, Tracer) and num_classes != -1:  # (traced: under vmap)
+        return F.eq(F.unsqueeze(tensor, -1), wrap(np.arange(num_classes))).long()
     t = np.asarray(host(tensor._value))
     n = int(t.max()) + 1 if num_classes == -1 else num_classes
     return wrap(_place((t[..., None] == np.arange(n)).astype(np.int64)))
