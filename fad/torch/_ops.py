@@ -13,9 +13,9 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import lax, nn, random
+from .. import numpy as fnp
 from ..core.trace import Tracer
 from ..numpy._indexing import getitem as fnp_getitem
-from .. import numpy as fnp
 from ..primitives.windows import identity_of, window_table
 from ..scipy import special
 from ..transforms.autodiff import vjp as fad_vjp
