@@ -425,6 +425,7 @@ class Generator:
     def __init__(self, device: Any = "cpu"):
         self._seed = 67280421310721
         self.rng = np.random.default_rng(self._seed)
+        self.device = _device(device)
 
     def manual_seed(self, seed: int) -> "Generator":
         self._seed = int(seed)

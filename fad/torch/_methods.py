@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from . import _dtype
+from . import _dtype, cuda
 from . import _functions as F
 from ._creation import (
     _finish,
@@ -200,6 +200,14 @@ def _contiguous(self: Tensor, memory_format: Any = None) -> Tensor:
     return out
 
 
+def _pin_memory(self: Tensor, device: Any = None) -> Tensor:
+    """``self`` (page-locked memory matters to an accelerator only; PyTorch's error
+    without one)."""
+    if not cuda.is_available():
+        raise RuntimeError("Cannot access accelerator device when none is available.")
+    return self
+
+
 METHODS: dict[str, Any] = {name: getattr(F, name) for name in _SAME}
 METHODS.update({name + "_": _inplace(name) for name in _INPLACE})
 METHODS.update({name + "_": _inplace_view(name) for name in _INPLACE_VIEWS})
@@ -243,7 +251,8 @@ METHODS.update({
     "sum_to_size": lambda self, *size: _sum_to_size(self, F._shape(size)),
     "apply_": lambda self, fn: F.inplace(self, lambda s: _apply_py(s, fn)),
     "det": det, "inverse": _inverse, "svd": _torch_svd, "multinomial": multinomial,
-    "bernoulli": bernoulli,
+    "bernoulli": bernoulli, "pin_memory": _pin_memory,
+    "is_pinned": lambda self, device=None: False,
 })
 
 

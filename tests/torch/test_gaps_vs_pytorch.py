@@ -354,3 +354,39 @@ def test_vmap_indexing_constants_one_hot_kwargs_like_pytorch() -> None:
         np.testing.assert_allclose(to_np(f), to_np(r))
     same_error(lambda T: T.vmap(lambda x: x.item())(T.tensor(w0)))
     same_error(lambda T: T.vmap(lambda x: 3.0)(T.tensor(w0)))
+
+
+# ---------------------------------------------------- random and utilities
+def test_random_module_poisson_and_init_like_pytorch() -> None:
+    def run(T: Any) -> list:
+        T.manual_seed(0)
+        with T.random.fork_rng():
+            a = T.rand(3)
+        b = T.rand(3)
+        x = T.tensor([1.0, 4.0], requires_grad=True)
+        y = T.poisson(x)
+        y.sum().backward()
+        g = T.Generator()
+        return [a.tolist() == b.tolist(), type(y.grad_fn).__name__, x.grad.tolist(),
+                str(g.device), T.are_deterministic_algorithms_enabled(),
+                repr(T.channels_last), T.ones(2).is_pinned(),
+                T.poisson(T.zeros(2)).tolist()]
+    r, f = both(run)
+    assert f == r
+    same_error(lambda T: T.poisson(T.tensor([1, 2])))
+    same_error(lambda T: T.ones(2).pin_memory())
+    for T in LIBS:
+        T.use_deterministic_algorithms(True)
+        assert T.are_deterministic_algorithms_enabled()
+        T.use_deterministic_algorithms(False)
+    same_error(lambda T: T.nn.init.orthogonal_(T.empty(3)))
+    for shape in ((3, 5), (5, 3), (4, 2, 3)):
+        w = to_np(ftorch.nn.init.orthogonal_(ftorch.empty(*shape), gain=2.0)).reshape(shape[0], -1)
+        small = min(w.shape)
+        gram = w @ w.T if w.shape[0] == small else w.T @ w
+        np.testing.assert_allclose(gram, 4 * np.eye(small), atol=1e-5)
+    w = to_np(ftorch.nn.init.trunc_normal_(ftorch.empty(4000), mean=1.0, std=2.0, a=-1.0, b=2.0))
+    ref = to_np(real_torch.nn.init.trunc_normal_(real_torch.empty(4000), mean=1.0, std=2.0,
+                                                 a=-1.0, b=2.0))
+    assert w.min() >= -1 and w.max() <= 2
+    assert abs(w.mean() - ref.mean()) < 0.1 and abs(w.std() - ref.std()) < 0.1
