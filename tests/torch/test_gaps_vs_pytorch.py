@@ -390,3 +390,33 @@ def test_random_module_poisson_and_init_like_pytorch() -> None:
                                                  a=-1.0, b=2.0))
     assert w.min() >= -1 and w.max() <= 2
     assert abs(w.mean() - ref.mean()) < 0.1 and abs(w.std() - ref.std()) < 0.1
+
+
+# ---------------------------------------------------------------- profiler
+@pytest.mark.filterwarnings("ignore")
+def test_profiler_memory_schedule_and_trace_like_pytorch(tmp_path: Any) -> None:
+    def run(T: Any) -> list:
+        P = T.profiler
+        with P.profile(activities=[P.ProfilerActivity.CPU], profile_memory=True) as prof:
+            with P.record_function("block"):
+                T.ones(30, 30) @ T.ones(30, 30)
+        table = prof.key_averages().table(sort_by="self_cpu_memory_usage", row_limit=5)
+        s = P.schedule(wait=1, warmup=1, active=2, repeat=2)
+        traces: list = []
+
+        def ready(p: Any) -> None:
+            traces.append(sorted((e.key, e.count) for e in p.key_averages()
+                                 if e.key.startswith("work")))
+        with P.profile(schedule=s, on_trace_ready=ready) as prof:
+            for i in range(10):
+                with P.record_function(f"work{i}"):
+                    T.ones(2) + 1
+                prof.step()
+        path = tmp_path / f"{T.__name__}.json"
+        prof.export_chrome_trace(str(path))
+        import json
+        names = {e["name"] for e in json.loads(path.read_text())["traceEvents"]}
+        return ["CPU Mem" in table and "Self CPU Mem" in table,
+                [s(i).name for i in range(10)], traces, {n for n in names if "work" in n}]
+    r, f = both(run)
+    assert f == r
