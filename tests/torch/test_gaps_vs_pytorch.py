@@ -420,3 +420,43 @@ def test_profiler_memory_schedule_and_trace_like_pytorch(tmp_path: Any) -> None:
                 [s(i).name for i in range(10)], traces, {n for n in names if "work" in n}]
     r, f = both(run)
     assert f == r
+
+
+# ------------------------------------------------ interpolate modes, attention
+@pytest.mark.parametrize("mode", ["nearest-exact", "area", "bicubic"])
+@pytest.mark.parametrize("kw", [{"size": (4, 9)}, {"scale_factor": 1.7}, {"size": (10, 3)},
+                                {"scale_factor": (0.5, 2.0)},
+                                {"size": (4, 9), "align_corners": True}])
+def test_interpolate_more_modes_like_pytorch(mode: str, kw: dict) -> None:
+    x0 = np.random.default_rng(4).normal(size=(2, 3, 5, 7))
+    if kw.get("align_corners") and mode != "bicubic":
+        same_error(lambda T: T.nn.functional.interpolate(T.tensor(x0), mode=mode, **kw))
+        return
+
+    def run(T: Any) -> list:
+        x = T.tensor(x0, requires_grad=True)
+        y = T.nn.functional.interpolate(x, mode=mode, **kw)
+        (y * y).sum().backward()
+        return [y, x.grad]
+    for r, f in zip(*both(run)):
+        assert tuple(f.shape) == tuple(r.shape)
+        np.testing.assert_allclose(to_np(f), to_np(r), atol=1e-12)
+    if mode != "bicubic":
+        x1 = np.random.default_rng(5).normal(size=(2, 3, 7))
+        r, f = both(lambda T: T.nn.functional.interpolate(T.tensor(x1), size=4, mode=mode))
+        np.testing.assert_allclose(to_np(f), to_np(r), atol=1e-12)
+
+
+def test_sdpa_grouped_query_attention_like_pytorch() -> None:
+    rng = np.random.default_rng(6)
+    q0, k0, v0 = rng.normal(size=(2, 6, 3, 4)), rng.normal(size=(2, 2, 5, 4)), \
+        rng.normal(size=(2, 2, 5, 4))
+
+    def run(T: Any) -> list:
+        q, k, v = (T.tensor(a, requires_grad=True) for a in (q0, k0, v0))
+        y = T.nn.functional.scaled_dot_product_attention(q, k, v, enable_gqa=True,
+                                                         is_causal=True)
+        (y * y).sum().backward()
+        return [y, q.grad, k.grad, v.grad]
+    for r, f in zip(*both(run)):
+        np.testing.assert_allclose(to_np(f), to_np(r), atol=1e-12)

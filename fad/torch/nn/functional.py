@@ -18,6 +18,7 @@ from .._dtype import type_word as _type_word
 from .._graph import host
 from .._ops import call
 from ..tensor import Tensor, wrap
+from . import _resize
 from ._activations import *  # noqa: F403  (more activations, re-exported)
 from ._activations import elu_, leaky_relu_
 from ._common import _inplace, _reduction, _v
@@ -275,8 +276,8 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
                 mode: str = "nearest", align_corners: bool | None = None,
                 recompute_scale_factor: bool | None = None, antialias: bool = False) -> Tensor:
     """Resample the spatial axes (all but the first two): ``mode`` ``"nearest"``,
-    ``"linear"`` (3-d input) or ``"bilinear"`` (4-d), to ``size`` or by
-    ``scale_factor``, as PyTorch's.
+    ``"nearest-exact"``, ``"area"``, ``"linear"`` (3-d input), ``"bilinear"`` or
+    ``"bicubic"`` (4-d), to ``size`` or by ``scale_factor``, as PyTorch's.
 
     >>> import fad.torch as torch
     >>> F = torch.nn.functional
@@ -284,12 +285,13 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
     [[[1.0, 1.0, 2.0, 2.0]]]
     """
     spatial = input.dim() - 2
-    modes = {"nearest": None, "linear": 1, "bilinear": 2}
+    modes = {"nearest": None, "linear": 1, "bilinear": 2, "nearest-exact": None, "area": None,
+             "bicubic": 2}
     if mode not in modes or (modes[mode] is not None and modes[mode] != spatial):
         raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs "
                                   f"{(modes.get(mode) or 0) + 2}D input" if mode in modes
                                   else f"interpolate: mode {mode!r} is not supported")
-    if align_corners is not None and mode == "nearest":
+    if align_corners is not None and mode in ("nearest", "nearest-exact", "area"):
         raise ValueError("align_corners option can only be set with the interpolating modes: "
                          "linear | bilinear | bicubic | trilinear")
     if (size is None) == (scale_factor is None):
@@ -305,6 +307,8 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
         sizes = tuple(int(math.floor(a * f)) for a, f in zip(n, factors))
         scales = tuple(a / b for a, b in zip(n, sizes)) if recompute_scale_factor else \
             tuple(1.0 / f for f in factors)
+    if mode in _resize.MODES:
+        return _resize.resample(input, sizes, scales, mode, bool(align_corners))
     return call("resample", input, sizes=sizes, scales=scales, mode=mode,
                 align_corners=bool(align_corners))
 
@@ -550,11 +554,12 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None,
 
 def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
                                  attn_mask: Tensor | None = None, dropout_p: float = 0.0,
-                                 is_causal: bool = False, scale: float | None = None
-                                 ) -> Tensor:
+                                 is_causal: bool = False, scale: float | None = None,
+                                 enable_gqa: bool = False) -> Tensor:
     """``softmax(query @ key.T * scale + mask) @ value`` over the last two dimensions;
     a boolean mask keeps the ``True`` positions, a float mask is added; ``is_causal``
-    keeps the lower triangle.
+    keeps the lower triangle; ``enable_gqa``: fewer key/value heads than query heads,
+    each shared by a group of them.
 
     >>> import fad.torch as torch
     >>> q = torch.ones(1, 2, 4)
@@ -568,6 +573,13 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
     if is_causal:
         n, s = query.shape[-2], key.shape[-2]
         attn_mask = wrap(_place(np.tril(np.ones((n, s), dtype=bool))))
+    if enable_gqa and query.dim() >= 3 and key.shape[-3] != query.shape[-3]:
+        # grouped-query attention: each key/value head serves a group of query heads
+        groups = query.shape[-3] // key.shape[-3]
+        key, value = (F.reshape(F.expand(F.unsqueeze(t, -3), *t.shape[:-2], groups,
+                                         *t.shape[-2:]),
+                                (*t.shape[:-3], t.shape[-3] * groups, *t.shape[-2:]))
+                      for t in (key, value))
     return _attend(query, key, value, attn_mask, dropout_p, scale)[0]
 
 
