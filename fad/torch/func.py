@@ -93,8 +93,24 @@ def grad(func: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False
     >>> torch.func.grad(lambda x: x.sin().sum())(torch.zeros(2, dtype=torch.float64))
     tensor([1., 1.], dtype=torch.float64)
     """
-    return _recorded(_ad.grad(_lift(func), _argnums(argnums), has_aux=has_aux),
-                     "TorchFuncGradBackward")
+    return _recorded(_ad.grad(_lift(_scalar_output(func, has_aux)), _argnums(argnums),
+                              has_aux=has_aux), "TorchFuncGradBackward")
+
+
+def _scalar_output(func: Callable, has_aux: bool) -> Callable:
+    """``func``, raising PyTorch's error when its output is not a 0-d tensor."""
+    def checked(*args: Any, **kwargs: Any) -> Any:
+        out = func(*args, **kwargs)
+        value = out[0] if has_aux and isinstance(out, tuple) else out
+        if not isinstance(value, Tensor):
+            raise RuntimeError("grad_and_value(f)(*args): Expected f(*args) to return a Tensor, "
+                               f"got {type(value)}")
+        if value.dim() != 0:
+            raise RuntimeError("grad_and_value(f)(*args): Expected f(*args) to return a scalar "
+                               f"Tensor, got tensor with {value.dim()} dims. Maybe you wanted to "
+                               "use the vjp or jacrev APIs instead?")
+        return out
+    return checked
 
 
 def grad_and_value(func: Callable, argnums: int | Sequence[int] = 0,
@@ -106,7 +122,8 @@ def grad_and_value(func: Callable, argnums: int | Sequence[int] = 0,
     >>> g, v
     (tensor([2., 2.]), tensor(2.))
     """
-    inner = _ad.value_and_grad(_lift(func), _argnums(argnums), has_aux=has_aux)
+    inner = _ad.value_and_grad(_lift(_scalar_output(func, has_aux)), _argnums(argnums),
+                               has_aux=has_aux)
 
     def swapped(*args: Any, **kwargs: Any) -> tuple:
         value, g = inner(*args, **kwargs)
@@ -128,8 +145,17 @@ def vjp(func: Callable, *primals: Any, has_aux: bool = False) -> tuple:
 
     def vjp_fn(cotangents: Any, *rest: Any) -> tuple:
         ct = _unwrap((cotangents,) + rest if rest else cotangents)
+        # a floating cotangent takes its output's floating dtype, as PyTorch accepts it
+        ct = tree_map(_as_dtype_of, ct, res[0])
         return _wrap(tuple(pullback(ct)))
     return (_wrap(res[0]), vjp_fn) + tuple(_wrap(res[2:]))
+
+
+def _as_dtype_of(ct: Any, out: Any) -> Any:
+    if (_is_array(ct) and _is_array(out) and ct.dtype != out.dtype
+            and np.dtype(ct.dtype).kind == np.dtype(out.dtype).kind == "f"):
+        return ct.astype(out.dtype)
+    return ct
 
 
 def jvp(func: Callable, primals: Sequence, tangents: Sequence, *,
@@ -276,9 +302,12 @@ def functional_call(module: Any, parameter_and_buffer_dicts: Any, args: Any = No
         dicts = merged
     if strict:
         own = {k for k, _ in module.named_parameters()} | {k for k, _ in module.named_buffers()}
-        if set(dicts) != own:
-            raise RuntimeError(f"functional_call got keys {sorted(dicts)}, expected "
-                               f"{sorted(own)}")
+        errors = [f"{what} key(s): {', '.join(map(repr, sorted(keys)))}."
+                  for what, keys in (("Unexpected", set(dicts) - own),
+                                     ("Missing", own - set(dicts))) if keys]
+        if errors:
+            raise RuntimeError(f"Error(s) in reparametrizing for {module._get_name()}:\n\t"
+                               + "\n\t".join(errors))
     if args is None:
         args = ()
     elif not isinstance(args, tuple):

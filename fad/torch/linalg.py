@@ -17,9 +17,13 @@ from __future__ import annotations
 from collections import namedtuple
 from typing import Any, Callable, Sequence
 
+import numpy as np
+
 from .. import numpy as fnp
 from ..lax import stop_gradient
+from ._dtype import type_word
 from ._functions.writes import accept_out_in
+from ._graph import host
 from ._ops import _svd, full_qr, full_svd
 from ._recorder import Op, apply
 from .tensor import Tensor
@@ -61,17 +65,81 @@ def _float_input(fname: str, *ts: Any) -> None:
     for t in ts:
         if isinstance(t, Tensor) and not (t.is_floating_point() or t.is_complex()):
             raise RuntimeError(f"{fname}: Expected a floating point or complex tensor as "
-                               f"input. Got {str(t.dtype).removeprefix('torch.').title()}")
+                               f"input. Got {type_word(t.dtype)}")
+
+
+_SQUARE = {"inv", "solve", "det", "slogdet", "cholesky", "eigh", "eigvalsh", "eig", "eigvals"}
+
+
+def _check_square(name: str, a: Any) -> None:
+    """PyTorch's messages for an ``A`` that is not a (batch of) square matrices."""
+    if not isinstance(a, Tensor):
+        return
+    if a.dim() < 2:
+        raise RuntimeError(f"linalg.{name}: The input tensor A must have at least 2 dimensions.")
+    if a.shape[-1] != a.shape[-2]:
+        raise RuntimeError(f"linalg.{name}: A must be batches of square matrices, but they "
+                           f"are {a.shape[-2]} by {a.shape[-1]} matrices")
+
+
+def _singular_message(name: str, a: Tensor) -> str | None:
+    """PyTorch's (LAPACK's) account of why ``inv``/``solve``/``cholesky`` of ``a``
+    failed: the first batch element at fault and its zero pivot or leading minor."""
+    mats = host(a.detach()._value)
+    mats = mats.reshape((-1,) + mats.shape[-2:])
+    for b, m in enumerate(mats):
+        if name == "cholesky":
+            order = next((k for k in range(1, len(m) + 1)
+                          if not _positive_definite(m[:k, :k])), None)
+            what = (None if order is None else "The factorization could not be completed "
+                    "because the input is not positive-definite (the leading minor of order "
+                    f"{order} is not positive-definite).")
+        else:
+            pivot = _zero_pivot(m)
+            what = None if pivot is None else (
+                "The solver failed because the input matrix is singular." if name == "solve"
+                else f"The diagonal element {pivot} is zero, the inversion could not be "
+                "completed because the input matrix is singular.")
+        if what is not None:
+            where = f"(Batch element {b}): " if a.dim() > 2 else ""
+            return f"{'torch.' if name == 'solve' else ''}linalg.{name}: {where}{what}"
+    return None
+
+
+def _positive_definite(m: Any) -> bool:
+    try:
+        np.linalg.cholesky(m)
+    except np.linalg.LinAlgError:
+        return False
+    return True
+
+
+def _zero_pivot(m: Any) -> int | None:
+    """The 1-based index of the first exactly zero pivot of ``m``'s LU factorisation
+    with partial pivoting (LAPACK's ``getrf``), or ``None``."""
+    u = np.array(m, dtype=np.result_type(m, np.float64))
+    n = len(u)
+    for k in range(n):
+        p = k + int(np.argmax(np.abs(u[k:, k])))
+        if u[p, k] == 0:
+            return k + 1
+        u[[k, p]] = u[[p, k]]
+        u[k + 1:, k:] -= np.outer(u[k + 1:, k] / u[k, k], u[k, k:])
+    return None
 
 
 def _call(name: str, *args: Any, **params: Any) -> Any:
     _float_input(f"linalg.{name}", *args)
+    if name in _SQUARE:
+        _check_square(name, args[0])
     try:
         return apply(_OPS[name], args, params)
     except RuntimeError as e:
         _, sep, detail = str(e).rpartition("LinAlgError: ")
         if sep:
-            raise LinAlgError(f"linalg.{name}: {detail}") from None
+            message = _singular_message(name, args[0]) if name in (
+                "inv", "solve", "cholesky") else None
+            raise LinAlgError(message or f"linalg.{name}: {detail}") from None
         raise
 
 

@@ -460,3 +460,69 @@ def test_sdpa_grouped_query_attention_like_pytorch() -> None:
         return [y, q.grad, k.grad, v.grad]
     for r, f in zip(*both(run)):
         np.testing.assert_allclose(to_np(f), to_np(r), atol=1e-12)
+
+
+# ---------------------------------------------------------- error messages
+_ERRORS = {
+    "batch_norm": lambda T: T.nn.BatchNorm2d(3)(T.ones(2, 4, 3, 3)),
+    "batch_norm1d": lambda T: T.nn.BatchNorm1d(3)(T.ones(2, 4)),
+    "group_norm": lambda T: T.nn.GroupNorm(2, 4)(T.ones(2, 6, 3)),
+    "embedding_range": lambda T: T.nn.Embedding(5, 3)(T.tensor([5])),
+    "embedding_negative": lambda T: T.nn.Embedding(5, 3)(T.tensor([-1])),
+    "embedding_float": lambda T: T.nn.Embedding(5, 3)(T.tensor([1.0])),
+    "index_select": lambda T: T.ones(3, 2).index_select(0, T.tensor([3])),
+    "gather": lambda T: T.ones(3, 2).gather(1, T.tensor([[0], [2], [-1]])),
+    "unflatten": lambda T: T.nn.Unflatten(1, (2, 4))(T.ones(3, 6)),
+    "unflatten_inferred": lambda T: T.ones(3, 6).unflatten(1, (4, -1)),
+    "mha_mask_2d": lambda T: T.nn.MultiheadAttention(4, 2)(
+        T.ones(3, 1, 4), T.ones(5, 1, 4), T.ones(5, 1, 4), attn_mask=T.ones(2, 2, dtype=T.bool)),
+    "mha_mask_3d": lambda T: T.nn.MultiheadAttention(4, 2)(
+        T.ones(3, 1, 4), T.ones(5, 1, 4), T.ones(5, 1, 4),
+        attn_mask=T.ones(2, 3, 3, dtype=T.bool)),
+    "einsum_sizes": lambda T: T.einsum("ij,jk->ik", T.ones(2, 3), T.ones(4, 5)),
+    "einsum_repeated": lambda T: T.einsum("ii->i", T.ones(2, 3)),
+    "einsum_rank": lambda T: T.einsum("ij->i", T.ones(2, 3, 4)),
+    "inv_square": lambda T: T.linalg.inv(T.ones(2, 3)),
+    "inv_vector": lambda T: T.linalg.inv(T.ones(3)),
+    "cholesky_square": lambda T: T.linalg.cholesky(T.ones(2, 3)),
+    "solve_square": lambda T: T.linalg.solve(T.ones(2, 3), T.ones(2)),
+    "det_square": lambda T: T.linalg.det(T.ones(2, 3)),
+    "det_long": lambda T: T.linalg.det(T.ones(2, 2, dtype=T.int64)),
+    "grad_vector": lambda T: T.func.grad(lambda x: x * 2)(T.ones(3)),
+    "grad_float": lambda T: T.func.grad(lambda x: 3.0)(T.ones(3)),
+    "conv_transpose_dtype": lambda T: T.nn.ConvTranspose2d(2, 3, 3)(
+        T.ones(1, 2, 4, 4, dtype=T.float64)),
+    "nll_float_target": lambda T: T.nn.functional.nll_loss(T.ones(2, 3), T.tensor([0.0, 1.0])),
+    "functional_call_missing": lambda T: T.func.functional_call(
+        T.nn.Linear(2, 1), {"weight": T.ones(1, 2)}, (T.ones(2),), strict=True),
+    "functional_call_both": lambda T: T.func.functional_call(
+        T.nn.Sequential(T.nn.Linear(2, 1), T.nn.Linear(1, 1)),
+        {"0.weight": T.ones(1, 2), "x": T.ones(1), "y": T.ones(1)}, (T.ones(2),), strict=True),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_ERRORS))
+def test_error_messages_like_pytorch(name: str) -> None:
+    same_error(_ERRORS[name])
+
+
+@pytest.mark.parametrize("case", [
+    lambda T: T.linalg.inv(T.zeros(2, 2)), lambda T: T.inverse(T.zeros(2, 2)),
+    lambda T: T.linalg.inv(T.tensor([[[1.0, 0.0], [0.0, 1.0]], [[1.0, 2.0], [2.0, 4.0]]])),
+    lambda T: T.linalg.cholesky(-T.eye(2)),
+    lambda T: T.linalg.cholesky(T.stack([T.eye(3),
+                                         T.tensor([[1.0, 0, 0], [0, 1, 0], [0, 0, -1]])])),
+    lambda T: T.linalg.solve(T.zeros(2, 2), T.ones(2))])
+def test_linalg_failure_messages_like_pytorch(case: Any) -> None:
+    (_, expected), (_, got) = message(real_torch, case), message(ftorch, case)
+    assert got == expected
+    assert isinstance(ftorch.linalg.LinAlgError(""), RuntimeError)
+
+
+def test_vjp_accepts_a_cotangent_of_another_float_dtype() -> None:
+    def run(T: Any) -> Any:
+        _, vjp_fn = T.func.vjp(lambda x: x * 2, T.ones(3, dtype=T.float64))
+        (g,) = vjp_fn(T.ones(3))
+        return g.tolist(), str(g.dtype)
+    r, f = both(run)
+    assert f == r

@@ -24,11 +24,29 @@ def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
 
 
 def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
-    return call("index_select", input, dim=_wrap_dim(dim, input.dim()), index=_idx(index))
+    dim = _wrap_dim(dim, input.dim())
+    bad = _outside(index, input.shape[dim] if input.dim() else 1)
+    if bad is not None:
+        raise IndexError("index out of range in self")
+    return call("index_select", input, dim=dim, index=_idx(index))
 
 
 def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
-    return call("gather", input, dim=_wrap_dim(dim, input.dim()), index=_idx(index))
+    dim = _wrap_dim(dim, input.dim())
+    size = input.shape[dim] if input.dim() else 1
+    bad = _outside(index, size)
+    if bad is not None:
+        raise RuntimeError(f"index {bad} is out of bounds for dimension {dim} with size {size}")
+    return call("gather", input, dim=dim, index=_idx(index))
+
+
+def _outside(index: Any, size: int) -> int | None:
+    """The first entry of a concrete ``index`` outside ``[0, size)``, or ``None``."""
+    if not isinstance(index, Tensor) or isinstance(index._value, Tracer) or not index.numel():
+        return None
+    idx = np.asarray(host(index._value)).ravel()
+    wrong = np.nonzero((idx < 0) | (idx >= size))[0]
+    return int(idx[wrong[0]]) if wrong.size else None
 
 
 def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: Any = None,

@@ -169,6 +169,10 @@ def nll_loss(input: Tensor, target: Tensor, weight: Any = None, size_average: An
 
 def _check_targets(input: Tensor, target: Tensor) -> None:
     tv = target._value
+    if (tv.dtype.kind if type(tv) is np.ndarray else target.dtype.np.kind) not in "iu" \
+            and input.dim() != target.dim():  # (same shapes: class probabilities)
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got "
+                           f"{_type_word(target.dtype)}")
     if (tv.dtype.kind if type(tv) is np.ndarray else target.dtype.np.kind) not in "iu":
         raise RuntimeError(f"expected scalar type Long but found {target.dtype}")
     if target.dtype.name not in ("int64", "uint8"):  # (class indices: int64, as PyTorch)
@@ -359,7 +363,20 @@ def upsample_bilinear(input: Tensor, size: Any = None, scale_factor: Any = None)
 def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
               max_norm: Any = None, norm_type: float = 2.0, scale_grad_by_freq: bool = False,
               sparse: bool = False) -> Tensor:
+    _check_indices(input, weight.shape[0], "embedding")
     return call("embedding", weight, index=_v(input))
+
+
+def _check_indices(input: Tensor, n: int, fname: str) -> None:
+    """PyTorch's errors for indices that are not integers or not in ``[0, n)``."""
+    if input.dtype.name not in ("int64", "int32"):
+        raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the "
+                           f"following scalar types: Long, Int; but got {input.type()} instead "
+                           f"(while checking arguments for {fname})")
+    if not isinstance(input._value, Tracer) and input.numel():
+        idx = host(input._value)
+        if idx.min() < 0 or idx.max() >= n:
+            raise IndexError("index out of range in self")
 
 
 def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12) -> Tensor:
@@ -455,6 +472,11 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
             [ 1.,  1.]])
     """
     _one_dtype(input, running_mean, running_var, weight, bias)
+    channels = input.shape[1] if input.dim() > 1 else 1
+    for name, t in (("running_mean", running_mean), ("running_var", running_var),
+                    ("weight", weight), ("bias", bias)):
+        if t is not None and t.numel() != channels:
+            raise RuntimeError(f"{name} should contain {channels} elements not {t.numel()}")
     if training:
         size = input.shape
         n = size[0] * math.prod(size[2:])
@@ -517,6 +539,11 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
                            f"num_groups, but got input of shape {list(input.shape)} and "
                            f"num_groups={num_groups}")
     _one_dtype(input, weight, bias)
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and (t.dim() != 1 or t.numel() != input.shape[1]):
+            raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of "
+                               f"channels in input, but got {name} of shape {list(t.shape)} "
+                               f"and input of shape {list(input.shape)}")
     return _apply(_GROUP_NORM, (input, weight, bias), {"groups": num_groups, "eps": eps})
 
 
