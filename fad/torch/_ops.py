@@ -245,6 +245,23 @@ def _matmul_name(vals: list, params: dict) -> str:
             (1, 2): "SqueezeBackward4"}.get((na, nb), "UnsafeViewBackward0")
 
 
+def _einsum_name(vals: list, params: dict) -> str:
+    """The grad_fn PyTorch's einsum leaves: its last step (a sum, a permutation, a
+    product, or the view after a batched matrix product)."""
+    ins, _, out = params["equation"].replace(" ", "").partition("->")
+    specs = ins.split(",")
+    if "..." in ins or not _:
+        return "ViewBackward0"
+    if len(specs) == 1:
+        spec = specs[0]
+        if len(set(spec)) < len(spec):
+            return "PermuteBackward0"
+        return "SumBackward1" if set(out) != set(spec) else "PermuteBackward0"
+    if len(specs) == 2 and not (set(specs[0]) & set(specs[1])):
+        return "MulBackward0"
+    return "ViewBackward0"
+
+
 def _index_name(vals: list, params: dict) -> str:
     last = "AliasBackward0"
     for i in params["index"]:
@@ -547,6 +564,7 @@ _TABLE: dict[str, tuple] = {
     "resample": (_resample, _resample_name, None, False),
     "index_put": (_index_put, "CopySlices", None, True),
     "scatter": (_scatter, lambda vals, p: "ScatterAddBackward0" if p.get("reduce") == "add"
+                else "ScatterBackward1" if type(vals[1]) in (int, float, bool)
                 else "ScatterBackward0", None, True),
     "index_add": (_index_add, "IndexAddBackward0", None, True),
     "trace": (fnp.trace, "TraceBackward0", None, False),
@@ -567,8 +585,7 @@ _TABLE: dict[str, tuple] = {
     "outer": (fnp.outer, "MulBackward0", EW, True),
     "addmm": (_addmm, "AddmmBackward0", EW, True),
     "baddbmm": (_addmm, "BaddbmmBackward0", EW, True),
-    "einsum": (lambda *xs, equation="": fnp.einsum(equation, *xs), "ViewBackward0", EW,
-               True),
+    "einsum": (lambda *xs, equation="": fnp.einsum(equation, *xs), _einsum_name, EW, True),
     "tensordot": (lambda a, b, dims=1: fnp.tensordot(a, b, axes=dims), "ViewBackward0", EW,
                   True),
     "kron": (fnp.kron, "UnsafeViewBackward0", EW, True),

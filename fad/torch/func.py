@@ -78,8 +78,32 @@ def _recorded(inner: Callable, label: str) -> Callable:
 
         res = apply(Op(label, body, label, None, True, multi=True),
                     tuple(flat[i] for i in slots))
-        return tree_unflatten(out_tree[-1], list(res))
+        return _in_order(tree_unflatten(out_tree[-1], list(res)), _key_orders((args, kwargs)))
     return run
+
+
+def _key_orders(tree: Any, orders: dict | None = None) -> dict:
+    """The key order of each dict in ``tree``, by its set of keys."""
+    orders = {} if orders is None else orders
+    if isinstance(tree, dict):
+        orders.setdefault(frozenset(tree), list(tree))
+        for v in tree.values():
+            _key_orders(v, orders)
+    elif type(tree) in (list, tuple):
+        for v in tree:
+            _key_orders(v, orders)
+    return orders
+
+
+def _in_order(tree: Any, orders: dict) -> Any:
+    """``tree`` with each dict's keys in the order of an argument's dict with the same
+    keys (fad's trees sort them; PyTorch's keep the caller's order)."""
+    if isinstance(tree, dict) and type(tree) is dict:
+        keys = orders.get(frozenset(tree), list(tree))
+        return {k: _in_order(tree[k], orders) for k in keys}
+    if type(tree) in (list, tuple):
+        return type(tree)(_in_order(v, orders) for v in tree)
+    return tree
 
 
 def _argnums(argnums: int | Sequence[int]) -> int | tuple:

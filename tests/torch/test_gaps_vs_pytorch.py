@@ -526,3 +526,37 @@ def test_vjp_accepts_a_cotangent_of_another_float_dtype() -> None:
         return g.tolist(), str(g.dtype)
     r, f = both(run)
     assert f == r
+
+
+def test_grad_fn_names_of_scatter_value_and_einsum_like_pytorch() -> None:
+    def run(T: Any) -> list:
+        a = T.ones(2, 3, requires_grad=True)
+        v = T.ones(3, requires_grad=True)
+        outs = [T.ones(3, requires_grad=True).scatter(0, T.tensor([0]), 2.0),
+                T.ones(3, requires_grad=True).scatter(0, T.tensor([0]), value=2.0),
+                T.ones(3, requires_grad=True).scatter(0, T.tensor([0]), T.ones(1)),
+                T.einsum("ij,jk->ik", a, T.ones(3, 4)), T.einsum("ij->j", a),
+                T.einsum("ij->", a), T.einsum("ij->ji", a), T.einsum("ij,ij->i", a, a),
+                T.einsum("ii->i", T.ones(3, 3, requires_grad=True)),
+                T.einsum("i,j->ij", v, T.ones(2)), T.einsum("i,i->", v, v),
+                T.einsum("bij,bjk->bik", T.ones(2, 2, 3, requires_grad=True), T.ones(2, 3, 4))]
+        return [type(y.grad_fn).__name__ for y in outs]
+    r, f = both(run)
+    assert f == r
+
+
+def test_scheduler_state_dict_dict_order_and_nan_unique_like_pytorch() -> None:
+    def run(T: Any) -> list:
+        opt = T.optim.SGD([T.nn.Parameter(T.ones(1))], lr=0.1)
+        states = [T.optim.lr_scheduler.ReduceLROnPlateau(opt, mode=m).state_dict()
+                  for m in ("min", "max")]
+        x, params = T.ones(2, 3), {"b": T.ones(3), "a": T.ones(3)}
+        g = T.vmap(T.func.grad(lambda p, x: (p["b"] * x + p["a"]).sum()),
+                   in_dims=(None, 0))(params, x)
+        g1 = T.func.grad(lambda p: (p["b"] * p["a"]).sum())(params)
+        nan = float("nan")
+        u = T.unique(T.tensor([nan, 1.0, nan, 1.0]), return_inverse=True, return_counts=True)
+        return [[list(s.items()) for s in states], list(g), list(g1),
+                [t.tolist() for t in u][1:], u[0].isnan().tolist()]
+    r, f = both(run)
+    assert f == r

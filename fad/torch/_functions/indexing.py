@@ -117,7 +117,8 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,
         dim = _wrap_dim(dim, input.dim())
     # (a data-dependent shape, as nonzero's: computed on the host, like it)
     vals, inv, counts = np.unique(np.asarray(host(input._value)), return_inverse=True,
-                                  return_counts=True, axis=dim)
+                                  return_counts=True, axis=dim,
+                                  equal_nan=False)  # (each NaN its own value, as PyTorch)
     vals, counts = wrap(vals), wrap(counts.astype(np.int64))
     inv = wrap(inv.astype(np.int64).reshape(tuple(input.shape) if dim is None else (-1,)))
     out = (vals,) + ((inv,) if return_inverse else ()) + ((counts,) if return_counts else ())
