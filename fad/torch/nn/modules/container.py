@@ -197,7 +197,60 @@ class ModuleList(_Ordered):
         return ModuleList([*self, *other])
 
 
-class ModuleDict(Module):
+class _Keyed(Module):
+    """A dictionary held in one of the module's stores (``_modules`` or
+    ``_parameters``): ``d[k]``, ``del d[k]``, ``k in d``, ``len``, iteration over
+    the keys, ``keys items values pop clear update``."""
+
+    _held = "_modules"
+    _kind = "ModuleDict"
+
+    def __init__(self, items: Any = None):
+        super().__init__()
+        if items is not None:
+            self.update(items)
+
+    @property
+    def _store(self) -> OrderedDict:
+        return getattr(self, self._held)
+
+    def __getitem__(self, k: str) -> Any:
+        return self._store[k]
+
+    def __delitem__(self, k: str) -> None:
+        del self._store[k]
+
+    def __contains__(self, k: object) -> bool:
+        return k in self._store
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._store)
+
+    def __len__(self) -> int:
+        return len(self._store)
+
+    def keys(self) -> Any:
+        return self._store.keys()
+
+    def items(self) -> Any:
+        return self._store.items()
+
+    def values(self) -> Any:
+        return self._store.values()
+
+    def clear(self) -> None:
+        self._store.clear()
+
+    def pop(self, key: str) -> Any:
+        v = self[key]
+        del self[key]
+        return v
+
+    def update(self, items: Any) -> None:
+        _update(self, items, self._kind)
+
+
+class ModuleDict(_Keyed):
     """A dictionary of modules, registered as children under their keys.
 
     >>> import fad.torch as torch
@@ -207,47 +260,10 @@ class ModuleDict(Module):
     """
 
     def __init__(self, modules: Any = None):
-        super().__init__()
-        if modules is not None:
-            self.update(modules)
-
-    def __getitem__(self, k: str) -> Module:
-        return self._modules[k]
+        super().__init__(modules)
 
     def __setitem__(self, k: str, m: Module) -> None:
         self.add_module(k, m)
-
-    def __delitem__(self, k: str) -> None:
-        del self._modules[k]
-
-    def __contains__(self, k: object) -> bool:
-        return k in self._modules
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._modules)
-
-    def __len__(self) -> int:
-        return len(self._modules)
-
-    def keys(self) -> Any:
-        return self._modules.keys()
-
-    def items(self) -> Any:
-        return self._modules.items()
-
-    def values(self) -> Any:
-        return self._modules.values()
-
-    def clear(self) -> None:
-        self._modules.clear()
-
-    def pop(self, key: str) -> Module:
-        v = self[key]
-        del self[key]
-        return v
-
-    def update(self, modules: Any) -> None:
-        _update(self, modules, "ModuleDict")
 
 
 def _update(d: Any, items: Any, kind: str) -> None:
@@ -256,7 +272,7 @@ def _update(d: Any, items: Any, kind: str) -> None:
     if not isinstance(items, Iterable):
         raise TypeError(f"{kind}.update should be called with an iterable of key/value "
                         f"pairs, but got {type(items).__name__}")
-    if isinstance(items, (Mapping, ModuleDict, ParameterDict)):
+    if isinstance(items, (Mapping, _Keyed)):
         pairs = list(items.items())
         if isinstance(d, ParameterDict) and not isinstance(items, (OrderedDict, ParameterDict)):
             pairs.sort(key=lambda kv: kv[0])  # (as PyTorch's, for an unordered mapping)
@@ -307,7 +323,7 @@ class ParameterList(_Ordered):
         return _describe_all(self._parameters, lambda p: str(p.dtype))
 
 
-class ParameterDict(Module):
+class ParameterDict(_Keyed):
     """A dictionary of parameters under their keys (tensors become ``Parameter``).
 
     >>> import fad.torch as torch
@@ -316,40 +332,17 @@ class ParameterDict(Module):
     (['w'], 'Parameter')
     """
 
-    def __init__(self, parameters: Any = None):
-        super().__init__()
-        if parameters is not None:
-            self.update(parameters)
+    _held = "_parameters"
+    _kind = "ParametersDict"  # (PyTorch's word in its messages)
 
-    def __getitem__(self, k: str) -> Any:
-        return self._parameters[k]
+    def __init__(self, parameters: Any = None):
+        super().__init__(parameters)
 
     def __setitem__(self, k: str, value: Any) -> None:
         self.register_parameter(k, _as_parameter(value))
 
-    def __delitem__(self, k: str) -> None:
-        del self._parameters[k]
-
-    def __contains__(self, k: object) -> bool:
-        return k in self._parameters
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._parameters)
-
     def __reversed__(self) -> Iterator[str]:
         return reversed(list(self._parameters))
-
-    def __len__(self) -> int:
-        return len(self._parameters)
-
-    def keys(self) -> Any:
-        return self._parameters.keys()
-
-    def items(self) -> Any:
-        return self._parameters.items()
-
-    def values(self) -> Any:
-        return self._parameters.values()
 
     def get(self, key: str, default: Any = None) -> Any:
         return self._parameters.get(key, default)
@@ -359,23 +352,12 @@ class ParameterDict(Module):
             self[key] = default
         return self[key]
 
-    def pop(self, key: str) -> Any:
-        v = self[key]
-        del self[key]
-        return v
-
     def popitem(self) -> tuple:
         k = list(self._parameters)[-1]
         return k, self.pop(k)
 
-    def clear(self) -> None:
-        self._parameters.clear()
-
     def copy(self) -> "ParameterDict":
         return ParameterDict(OrderedDict(self._parameters))
-
-    def update(self, parameters: Any) -> None:
-        _update(self, parameters, "ParametersDict")
 
     def extra_repr(self) -> str:
         return _describe_all(self._parameters, lambda p: p.type())
