@@ -166,9 +166,11 @@ def tensorsolve(a: Any, b: Any, axes: Any = None) -> Any:
     return S.reshape(solve(S.reshape(a, (-1, n)), S.ravel(b)), x_shape)
 
 
-def pinv(a: Any, rcond: Any = None, hermitian: bool = False, *, rtol: Any = None) -> Any:
+def pinv(a: Any, rcond: Any = None, hermitian: bool = False, *, rtol: Any = None,
+         atol: Any = None) -> Any:
     """Moore-Penrose pseudo-inverse from the SVD, singular values below
-    ``rcond * max(s)`` treated as 0 (default ``max(m, n) * eps``).
+    ``rcond * max(s)`` treated as 0 (default ``max(m, n) * eps``), or below
+    ``atol`` when that is larger.
 
     >>> import fad.numpy as fnp
     >>> fnp.linalg.pinv(fnp.array([[1.0, 0.0], [0.0, 0.0]])).tolist()
@@ -180,6 +182,8 @@ def pinv(a: Any, rcond: Any = None, hermitian: bool = False, *, rtol: Any = None
         rcond = rtol if rtol is not None else builtins.max(m, n) * float(np.finfo(dtype_of(a)).eps)
     u, s, vh = svd(a, full_matrices=False)
     cutoff = M.multiply(rcond, R.max(s, axis=-1, keepdims=True))
+    if atol is not None:
+        cutoff = M.maximum(cutoff, atol)
     keep = M.greater(s, cutoff)
     s_inv = M.where(keep, M.divide(1.0, M.where(keep, s, 1.0)), 0.0)
     return C.matmul(M.multiply(_mH(vh), S.expand_dims(s_inv, -2)), _mH(u))

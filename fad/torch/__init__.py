@@ -95,9 +95,11 @@ from ._grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, s
 from ._tensor_str import set_printoptions
 from .tensor import Size, Tensor, device
 
-_methods.install()
+_methods.install(globals())
 
 from . import autograd, backends, cuda, nn, optim, profiler, serialization, utils  # noqa: E402
+from . import accelerator, random  # noqa: E402
+from .random import poisson  # noqa: E402,F401
 # torch.func, torch.linalg, torch.special and their top-level aliases
 from . import func, linalg, special  # noqa: E402
 from .func import vmap  # noqa: E402,F401
@@ -142,8 +144,48 @@ def get_num_threads() -> int:
     return 1
 
 
+from operator import truth as _truth  # noqa: E402
+
+_DETERMINISTIC = [False, False]  # (requested, warn_only): fad's operations are deterministic
+
+
 def use_deterministic_algorithms(mode: object, *, warn_only: object = False) -> None:
-    """Accepted and ignored: fad's operations are deterministic."""
+    """Recorded (``are_deterministic_algorithms_enabled``); fad's operations are
+    deterministic anyway."""
+    _DETERMINISTIC[:] = [_truth(mode), _truth(warn_only)]  # (``bool`` is torch.bool here)
+
+
+def are_deterministic_algorithms_enabled() -> bool:
+    """Whether ``use_deterministic_algorithms(True)`` was called last.
+
+    >>> import fad.torch as torch
+    >>> torch.are_deterministic_algorithms_enabled()
+    False
+    """
+    return _DETERMINISTIC[0]
+
+
+def is_deterministic_algorithms_warn_only_enabled() -> bool:
+    """Whether ``use_deterministic_algorithms`` was last given ``warn_only=True``."""
+    return _DETERMINISTIC[1]
+
+
+class memory_format:
+    """PyTorch's memory layouts (``torch.channels_last``...): accepted by
+    ``.to(memory_format=...)`` and ``.contiguous(memory_format=...)``; fad's
+    tensors keep their row-major layout."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"torch.{self.name}"
+
+
+contiguous_format = memory_format("contiguous_format")
+channels_last = memory_format("channels_last")
+channels_last_3d = memory_format("channels_last_3d")
+preserve_format = memory_format("preserve_format")
 
 
 def compile(model: object = None, **kwargs: object) -> object:

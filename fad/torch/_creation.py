@@ -59,8 +59,11 @@ def _xp_for(device: Any) -> Any:
         device = _DEFAULT_DEVICE[0]
         if device is None:
             return default_xp()
-    if _device(device).type == "cuda":
+    kind = _device(device).type
+    if kind == "cuda":
         return cuda.namespace()
+    if kind != "cpu":
+        raise RuntimeError(f"PyTorch is not linked with support for {kind} devices")
     xp = default_xp()
     return np if _is_cupy_namespace(xp) else xp
 
@@ -422,6 +425,7 @@ class Generator:
     def __init__(self, device: Any = "cpu"):
         self._seed = 67280421310721
         self.rng = np.random.default_rng(self._seed)
+        self.device = _device(device)
 
     def manual_seed(self, seed: int) -> "Generator":
         self._seed = int(seed)

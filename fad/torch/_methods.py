@@ -7,11 +7,22 @@ from typing import Any
 
 import numpy as np
 
-from . import _dtype
+from . import _dtype, cuda
 from . import _functions as F
-from ._creation import _finish, _place, default_generator, full, ones, tensor, zeros
+from ._creation import (
+    _finish,
+    _place,
+    bernoulli,
+    default_generator,
+    full,
+    multinomial,
+    ones,
+    tensor,
+    zeros,
+)
 from ._graph import host
 from .autograd import _sum_to
+from .linalg import _inverse, _torch_svd, det
 from .tensor import Tensor
 
 # methods whose signature is the function's with ``self`` as ``input``
@@ -28,7 +39,8 @@ squeeze unsqueeze permute transpose swapaxes swapdims t movedim moveaxis expand 
 broadcast_to repeat tile flip fliplr flipud roll split chunk unbind narrow index_select gather
 take_along_dim masked_fill nonzero tril triu trace clone to type_as matmul mm bmm mv dot vdot
 inner outer ger addmm baddbmm scatter scatter_add index_add diff kron histc bucketize conj
-conj_physical resolve_conj is_conj""".split()
+conj_physical resolve_conj is_conj bitwise_and bitwise_or bitwise_xor bitwise_not unique cross
+index_put is_nonzero scatter_reduce""".split()
 
 # in-place variants ``x.add_(...)``: computed out of place, then stored into ``x``
 # (cast to ``x``'s dtype, as PyTorch does for comparisons and logic)
@@ -37,9 +49,16 @@ clamp clip clamp_min clamp_max exp log log2 log10 sqrt abs absolute neg negative
 tanh sin cos tan asin arcsin acos arccos atan arctan atan2 arctan2 sinh cosh floor ceil round
 trunc fix frac sign sgn reciprocal square masked_fill remainder fmod exp2 expm1 log1p rsqrt erf
 erfc erfinv lgamma digamma cumsum tril triu addmm baddbmm scatter scatter_add index_add
+scatter_reduce
 eq ne not_equal lt less le less_equal gt
 greater ge greater_equal logical_and logical_or logical_xor logical_not bitwise_and bitwise_or
-bitwise_xor bitwise_not""".split()
+bitwise_xor bitwise_not conj_physical""".split()
+
+# the in-place methods PyTorch also offers as functions, ``torch.sin_(x)``
+FUNCTIONAL_INPLACE = """abs acos arccos arcsin arctan asin atan ceil clamp clamp_max clamp_min
+clip conj_physical cos cosh detach erf erfc exp exp2 expm1 fill fix floor frac index_put log10
+log1p log2 log neg negative reciprocal relu round rsqrt sigmoid sin sinh sqrt square tan tanh
+trunc zero""".split()
 
 # in-place views ``x.t_()``: ``x`` takes the view's shape
 _INPLACE_VIEWS = "t transpose swapaxes swapdims squeeze unsqueeze".split()
@@ -181,6 +200,14 @@ def _contiguous(self: Tensor, memory_format: Any = None) -> Tensor:
     return out
 
 
+def _pin_memory(self: Tensor, device: Any = None) -> Tensor:
+    """``self`` (page-locked memory matters to an accelerator only; PyTorch's error
+    without one)."""
+    if not cuda.is_available():
+        raise RuntimeError("Cannot access accelerator device when none is available.")
+    return self
+
+
 METHODS: dict[str, Any] = {name: getattr(F, name) for name in _SAME}
 METHODS.update({name + "_": _inplace(name) for name in _INPLACE})
 METHODS.update({name + "_": _inplace_view(name) for name in _INPLACE_VIEWS})
@@ -223,6 +250,9 @@ METHODS.update({
     "dim_order": lambda self: tuple(range(self.dim())),
     "sum_to_size": lambda self, *size: _sum_to_size(self, F._shape(size)),
     "apply_": lambda self, fn: F.inplace(self, lambda s: _apply_py(s, fn)),
+    "det": det, "inverse": _inverse, "svd": _torch_svd, "multinomial": multinomial,
+    "bernoulli": bernoulli, "pin_memory": _pin_memory,
+    "is_pinned": lambda self, device=None: False,
 })
 
 
@@ -236,6 +266,10 @@ def _apply_py(t: Tensor, fn: Any) -> Tensor:
     return _finish(_place(out), False)
 
 
-def install() -> None:
+def install(namespace: dict) -> None:
+    """Bind the methods to ``Tensor`` and the functional in-place forms
+    (``torch.sin_``) into ``namespace``."""
     for name, fn in METHODS.items():
         setattr(Tensor, name, fn)
+    for name in FUNCTIONAL_INPLACE:
+        namespace[name + "_"] = getattr(Tensor, name + "_")

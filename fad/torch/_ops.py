@@ -12,8 +12,10 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .. import lax, nn
+from .. import lax, nn, random
 from .. import numpy as fnp
+from ..core.trace import Tracer
+from ..numpy._indexing import getitem as fnp_getitem
 from ..primitives.windows import identity_of, window_table
 from ..scipy import special
 from ..transforms.autodiff import stop_gradient
@@ -73,10 +75,44 @@ def _max_dim(a: Any, dim: int, keepdim: bool, arg: Callable) -> list:
     return [vals, idx]
 
 
+def _completed(q: Any) -> Any:
+    """``q``'s ``k`` orthonormal columns followed by ``m - k`` more that complete
+    them to a unitary ``m x m`` matrix (a QR of ``q`` beside fixed pseudo-random
+    columns). The added columns are one choice among many: no derivative flows
+    through them, as PyTorch drops their gradient in ``svd(full_matrices=True)``."""
+    m, k = q.shape[-2:]
+    if k >= m:
+        return q
+    fill = random.normal(random.PRNGKey(0), tuple(q.shape[:-2]) + (m, m - k)).astype(q.dtype)
+    basis = fnp.linalg.qr(fnp.concatenate([lax.stop_gradient(q), fill], axis=-1))[0]
+    return fnp.concatenate([q, lax.stop_gradient(basis[..., k:])], axis=-1)
+
+
+def full_svd(a: Any, full_matrices: bool) -> list:
+    """``[U, S, Vh]``, with ``U`` and ``Vh`` square when ``full_matrices``: fad's
+    reduced factors, the shorter one completed by :func:`_completed`."""
+    u, s, vh = fnp.linalg.svd(a, full_matrices=False)
+    if full_matrices:
+        u = _completed(u)
+        vh = fnp.conj(fnp.swapaxes(_completed(fnp.conj(fnp.swapaxes(vh, -1, -2))), -1, -2))
+    return [u, s, vh]
+
+
 def _svd(a: Any, some: bool) -> list:
     """``torch.svd``'s ``(U, S, V)``, ``V`` the conjugate transpose of NumPy's ``Vh``."""
-    u, s, vh = fnp.linalg.svd(a, full_matrices=not some)
+    u, s, vh = full_svd(a, not some)
     return [u, s, fnp.conj(fnp.swapaxes(vh, -1, -2))]
+
+
+def full_qr(a: Any, mode: str) -> list:
+    """``[Q, R]``; ``mode='complete'`` of a tall ``a`` completes the reduced ``Q``
+    (:func:`_completed`) and pads ``R`` with zero rows."""
+    m, n = a.shape[-2:]
+    if mode != "complete" or m <= n:
+        return list(fnp.linalg.qr(a, "complete" if mode == "complete" else "reduced"))
+    q, r = fnp.linalg.qr(a, "reduced")
+    zeros = fnp.zeros(tuple(r.shape[:-2]) + (m - n, n), dtype=r.dtype)
+    return [_completed(q), fnp.concatenate([r, zeros], axis=-2)]
 
 
 def _as_vector(fun: Callable) -> Callable:
@@ -116,7 +152,11 @@ def _split(a: Any, sizes: list, dim: int) -> list:
 
 
 def _gather(a: Any, dim: int, index: Any) -> Any:
-    """``take_along_axis``; ``index`` may be shorter than ``a`` along the other axes."""
+    """``take_along_axis``; ``index`` may be shorter than ``a`` along the other axes
+    (a 0-d ``a`` counts as one element along dim 0)."""
+    if a.ndim == 0:
+        return fnp.reshape(fnp.take_along_axis(fnp.reshape(a, (1,)), fnp.reshape(
+            index, (1,)), axis=0), ())
     if any(index.shape[d] != a.shape[d] for d in range(a.ndim) if d != dim):
         a = a[tuple(slice(0, index.shape[d]) if d != dim else slice(None)
                     for d in range(a.ndim))]
@@ -271,6 +311,23 @@ def _matmul_name(vals: list, params: dict) -> str:
             (1, 2): "SqueezeBackward4"}.get((na, nb), "UnsafeViewBackward0")
 
 
+def _einsum_name(vals: list, params: dict) -> str:
+    """The grad_fn PyTorch's einsum leaves: its last step (a sum, a permutation, a
+    product, or the view after a batched matrix product)."""
+    ins, _, out = params["equation"].replace(" ", "").partition("->")
+    specs = ins.split(",")
+    if "..." in ins or not _:
+        return "ViewBackward0"
+    if len(specs) == 1:
+        spec = specs[0]
+        if len(set(spec)) < len(spec):
+            return "PermuteBackward0"
+        return "SumBackward1" if set(out) != set(spec) else "PermuteBackward0"
+    if len(specs) == 2 and not (set(specs[0]) & set(specs[1])):
+        return "MulBackward0"
+    return "ViewBackward0"
+
+
 def _index_name(vals: list, params: dict) -> str:
     last = "AliasBackward0"
     for i in params["index"]:
@@ -293,6 +350,15 @@ def _full_index(index: tuple) -> tuple:
     if any(i is Ellipsis for i in index):
         return index
     return index + (Ellipsis,)
+
+
+def _at_index(a: Any, index: Any) -> Any:
+    """``a[index]``; a concrete ``a`` indexed by traced indices (under ``vmap``) goes
+    through ``fad.numpy``'s indexing."""
+    if not isinstance(a, Tracer) and any(isinstance(i, Tracer) for i in (
+            index if isinstance(index, tuple) else (index,))):
+        return fnp_getitem(a, index)
+    return a[index]
 
 
 def _clone(a: Any) -> Any:
@@ -572,7 +638,7 @@ _TABLE: dict[str, tuple] = {
     "split_sizes": (_split, "SplitWithSizesBackward0", None, False, True),
     "unbind": (lambda a, dim=0: list(fnp.unstack(a, axis=dim)), "UnbindBackward0", None,
                False, True),
-    "getitem": (lambda a, index=(): a[_full_index(index)], _index_name, None, False),
+    "getitem": (lambda a, index=(): _at_index(a, _full_index(index)), _index_name, None, False),
     "index_select": (lambda a, dim=0, index=None: fnp.take(a, index, axis=dim),
                      "IndexSelectBackward0", None, True),
     "gather": (_gather, "GatherBackward0", None, True),
@@ -586,6 +652,7 @@ _TABLE: dict[str, tuple] = {
     "resample": (_resample, _resample_name, None, False),
     "index_put": (_index_put, "CopySlices", None, True),
     "scatter": (_scatter, lambda vals, p: "ScatterAddBackward0" if p.get("reduce") == "add"
+                else "ScatterBackward1" if type(vals[1]) in (int, float, bool)
                 else "ScatterBackward0", None, True),
     "resample_aa": (_resample_aa, "UpsampleBilinear2DAaBackward0", None, False),
     "scatter_all_grads": (_scatter_all_grads, "ScatterBackward0", None, True),
@@ -608,8 +675,7 @@ _TABLE: dict[str, tuple] = {
     "outer": (fnp.outer, "MulBackward0", EW, True),
     "addmm": (_addmm, "AddmmBackward0", EW, True),
     "baddbmm": (_addmm, "BaddbmmBackward0", EW, True),
-    "einsum": (lambda *xs, equation="": fnp.einsum(equation, *xs), "ViewBackward0", EW,
-               True),
+    "einsum": (lambda *xs, equation="": fnp.einsum(equation, *xs), _einsum_name, EW, True),
     "tensordot": (lambda a, b, dims=1: fnp.tensordot(a, b, axes=dims), "ViewBackward0", EW,
                   True),
     "kron": (fnp.kron, "UnsafeViewBackward0", EW, True),

@@ -78,8 +78,43 @@ manual_seed_all = manual_seed
 
 
 def synchronize(device: object = None) -> None:
-    """Nothing to wait for on the host."""
+    """Wait for the GPU's queued work (PyTorch's error without one).
+
+    >>> import fad.torch as torch
+    >>> torch.cuda.synchronize() if torch.cuda.is_available() else None
+    """
+    namespace().cuda.Device().synchronize()
 
 
 def current_device() -> int:
-    return 0
+    """The index of the current GPU (PyTorch's error without one).
+
+    >>> import fad.torch as torch
+    >>> torch.cuda.current_device() if torch.cuda.is_available() else 0
+    0
+    """
+    return int(namespace().cuda.Device().id)
+
+
+def get_device_name(device: object = None) -> str:
+    """The GPU's name (PyTorch's error without one).
+
+    >>> import fad.torch as torch
+    >>> isinstance(torch.cuda.get_device_name(), str) if torch.cuda.is_available() else True
+    True
+    """
+    cupy = namespace()
+    props = cupy.cuda.runtime.getDeviceProperties(cupy.cuda.Device().id)
+    name = props["name"]
+    return name.decode() if isinstance(name, bytes) else str(name)
+
+
+def empty_cache() -> None:
+    """Release CuPy's cached GPU memory (nothing to do without a GPU, as PyTorch).
+
+    >>> import fad.torch as torch
+    >>> torch.cuda.empty_cache()
+    """
+    cupy, _ = _probe()
+    if cupy is not None:
+        cupy.get_default_memory_pool().free_all_blocks()

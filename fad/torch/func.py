@@ -100,7 +100,31 @@ def _run(inner: Callable, label: str, captured: tuple, args: tuple, kwargs: dict
     # (with captured tensors, outputs that do not depend on them get no grad_fn)
     res = apply(Op(label, body, label, None, True, multi=True, prune=bool(captured)),
                 tuple(flat[i] for i in slots) + captured)
-    return tree_unflatten(out_tree[-1], list(res))
+    return _in_order(tree_unflatten(out_tree[-1], list(res)), _key_orders((args, kwargs)))
+
+
+def _key_orders(tree: Any, orders: dict | None = None) -> dict:
+    """The key order of each dict in ``tree``, by its set of keys."""
+    orders = {} if orders is None else orders
+    if isinstance(tree, dict):
+        orders.setdefault(frozenset(tree), list(tree))
+        for v in tree.values():
+            _key_orders(v, orders)
+    elif type(tree) in (list, tuple):
+        for v in tree:
+            _key_orders(v, orders)
+    return orders
+
+
+def _in_order(tree: Any, orders: dict) -> Any:
+    """``tree`` with each dict's keys in the order of an argument's dict with the same
+    keys (fad's trees sort them; PyTorch's keep the caller's order)."""
+    if isinstance(tree, dict) and type(tree) is dict:
+        keys = orders.get(frozenset(tree), list(tree))
+        return {k: _in_order(tree[k], orders) for k in keys}
+    if type(tree) in (list, tuple):
+        return type(tree)(_in_order(v, orders) for v in tree)
+    return tree
 
 
 def _argnums(argnums: int | Sequence[int]) -> int | tuple:
@@ -114,8 +138,24 @@ def grad(func: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False
     >>> torch.func.grad(lambda x: x.sin().sum())(torch.zeros(2, dtype=torch.float64))
     tensor([1., 1.], dtype=torch.float64)
     """
-    return _recorded(_ad.grad(_lift(func), _argnums(argnums), has_aux=has_aux),
-                     "TorchFuncGradBackward", func)
+    return _recorded(_ad.grad(_lift(_scalar_output(func, has_aux)), _argnums(argnums),
+                              has_aux=has_aux), "TorchFuncGradBackward", func)
+
+
+def _scalar_output(func: Callable, has_aux: bool) -> Callable:
+    """``func``, raising PyTorch's error when its output is not a 0-d tensor."""
+    def checked(*args: Any, **kwargs: Any) -> Any:
+        out = func(*args, **kwargs)
+        value = out[0] if has_aux and isinstance(out, tuple) else out
+        if not isinstance(value, Tensor):
+            raise RuntimeError("grad_and_value(f)(*args): Expected f(*args) to return a Tensor, "
+                               f"got {type(value)}")
+        if value.dim() != 0:
+            raise RuntimeError("grad_and_value(f)(*args): Expected f(*args) to return a scalar "
+                               f"Tensor, got tensor with {value.dim()} dims. Maybe you wanted to "
+                               "use the vjp or jacrev APIs instead?")
+        return out
+    return checked
 
 
 def grad_and_value(func: Callable, argnums: int | Sequence[int] = 0,
@@ -127,7 +167,8 @@ def grad_and_value(func: Callable, argnums: int | Sequence[int] = 0,
     >>> g, v
     (tensor([2., 2.]), tensor(2.))
     """
-    inner = _ad.value_and_grad(_lift(func), _argnums(argnums), has_aux=has_aux)
+    inner = _ad.value_and_grad(_lift(_scalar_output(func, has_aux)), _argnums(argnums),
+                               has_aux=has_aux)
 
     def swapped(*args: Any, **kwargs: Any) -> tuple:
         value, g = inner(*args, **kwargs)
@@ -149,8 +190,17 @@ def vjp(func: Callable, *primals: Any, has_aux: bool = False) -> tuple:
 
     def vjp_fn(cotangents: Any, *rest: Any) -> tuple:
         ct = _unwrap((cotangents,) + rest if rest else cotangents)
+        # a floating cotangent takes its output's floating dtype, as PyTorch accepts it
+        ct = tree_map(_as_dtype_of, ct, res[0])
         return _wrap(tuple(pullback(ct)))
     return (_wrap(res[0]), vjp_fn) + tuple(_wrap(res[2:]))
+
+
+def _as_dtype_of(ct: Any, out: Any) -> Any:
+    if (_is_array(ct) and _is_array(out) and ct.dtype != out.dtype
+            and np.dtype(ct.dtype).kind == np.dtype(out.dtype).kind == "f"):
+        return ct.astype(out.dtype)
+    return ct
 
 
 def jvp(func: Callable, primals: Sequence, tangents: Sequence, *,
@@ -209,8 +259,45 @@ def vmap(func: Callable, in_dims: Any = 0, out_dims: Any = 0, randomness: str = 
     if randomness not in ("error", "different", "same"):
         raise RuntimeError(f"Only allowed values for randomness are 'error', 'different', "
                            f"or 'same'. Got {randomness}")
-    return _recorded(_vmap(_lift(func), in_axes=in_dims, out_axes=out_dims),
-                     "TorchFuncVmapBackward", func)
+    mapped = _recorded(_vmap(_lift(_tensors_only(func, out_dims)), in_axes=in_dims,
+                             out_axes=out_dims), "TorchFuncVmapBackward", func)
+
+    def run(*args: Any, **kwargs: Any) -> Any:
+        try:
+            if not kwargs:
+                return mapped(*args)
+            # keyword arguments are passed to every call unmapped, as PyTorch does
+            axes = (tuple(in_dims) if isinstance(in_dims, (tuple, list))
+                    else (in_dims,) * len(args))
+            with_kwargs = _tensors_only(lambda *a: func(*a[:-1], **a[-1]), out_dims, func)
+            return _recorded(_vmap(_lift(with_kwargs), in_axes=axes + (None,),
+                                   out_axes=out_dims), "TorchFuncVmapBackward",
+                             func)(*args, kwargs)
+        except RuntimeError as e:
+            if isinstance(e.__context__, _NotATensor):  # (PyTorch's error, unwrapped)
+                raise ValueError(str(e.__context__)) from None
+            raise
+    return run
+
+
+class _NotATensor(ValueError):
+    """A function under ``vmap`` returned something other than a tensor."""
+
+
+def _tensors_only(func: Callable, out_dims: Any, named: Callable | None = None) -> Callable:
+    """``func``, raising PyTorch's error when a mapped output is not a tensor."""
+    name = getattr(named or func, "__name__", repr(named or func))
+
+    def checked(*args: Any, **kwargs: Any) -> Any:
+        out = func(*args, **kwargs)
+        if out_dims is not None:
+            for leaf in tree_flatten(out)[0]:
+                if not isinstance(leaf, Tensor):
+                    raise _NotATensor(f"vmap({name}, ...): `{name}` must only return Tensors, "
+                                     f"got type {type(leaf)}. Did you mean to set out_dims= "
+                                     "to None for output?")
+        return out
+    return checked
 
 
 @contextlib.contextmanager
@@ -262,9 +349,12 @@ def functional_call(module: Any, parameter_and_buffer_dicts: Any, args: Any = No
         dicts = merged
     if strict:
         own = {k for k, _ in module.named_parameters()} | {k for k, _ in module.named_buffers()}
-        if set(dicts) != own:
-            raise RuntimeError(f"functional_call got keys {sorted(dicts)}, expected "
-                               f"{sorted(own)}")
+        errors = [f"{what} key(s): {', '.join(map(repr, sorted(keys)))}."
+                  for what, keys in (("Unexpected", set(dicts) - own),
+                                     ("Missing", own - set(dicts))) if keys]
+        if errors:
+            raise RuntimeError(f"Error(s) in reparametrizing for {module._get_name()}:\n\t"
+                               + "\n\t".join(errors))
     if args is None:
         args = ()
     elif not isinstance(args, tuple):

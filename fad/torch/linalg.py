@@ -17,8 +17,14 @@ from __future__ import annotations
 from collections import namedtuple
 from typing import Any, Callable, Sequence
 
+import numpy as np
+
 from .. import numpy as fnp
 from ..numpy.linalg import _hermitian_derivative
+from ._dtype import type_word
+from ._functions.writes import accept_out_in
+from ._graph import host
+from ._ops import _svd, full_qr, full_svd
 from ._recorder import Op, apply
 from .tensor import Tensor
 
@@ -59,17 +65,81 @@ def _float_input(fname: str, *ts: Any) -> None:
     for t in ts:
         if isinstance(t, Tensor) and not (t.is_floating_point() or t.is_complex()):
             raise RuntimeError(f"{fname}: Expected a floating point or complex tensor as "
-                               f"input. Got {str(t.dtype).removeprefix('torch.').title()}")
+                               f"input. Got {type_word(t.dtype)}")
+
+
+_SQUARE = {"inv", "solve", "det", "slogdet", "cholesky", "eigh", "eigvalsh", "eig", "eigvals"}
+
+
+def _check_square(name: str, a: Any) -> None:
+    """PyTorch's messages for an ``A`` that is not a (batch of) square matrices."""
+    if not isinstance(a, Tensor):
+        return
+    if a.dim() < 2:
+        raise RuntimeError(f"linalg.{name}: The input tensor A must have at least 2 dimensions.")
+    if a.shape[-1] != a.shape[-2]:
+        raise RuntimeError(f"linalg.{name}: A must be batches of square matrices, but they "
+                           f"are {a.shape[-2]} by {a.shape[-1]} matrices")
+
+
+def _singular_message(name: str, a: Tensor) -> str | None:
+    """PyTorch's (LAPACK's) account of why ``inv``/``solve``/``cholesky`` of ``a``
+    failed: the first batch element at fault and its zero pivot or leading minor."""
+    mats = host(a.detach()._value)
+    mats = mats.reshape((-1,) + mats.shape[-2:])
+    for b, m in enumerate(mats):
+        if name == "cholesky":
+            order = next((k for k in range(1, len(m) + 1)
+                          if not _positive_definite(m[:k, :k])), None)
+            what = (None if order is None else "The factorization could not be completed "
+                    "because the input is not positive-definite (the leading minor of order "
+                    f"{order} is not positive-definite).")
+        else:
+            pivot = _zero_pivot(m)
+            what = None if pivot is None else (
+                "The solver failed because the input matrix is singular." if name == "solve"
+                else f"The diagonal element {pivot} is zero, the inversion could not be "
+                "completed because the input matrix is singular.")
+        if what is not None:
+            where = f"(Batch element {b}): " if a.dim() > 2 else ""
+            return f"{'torch.' if name == 'solve' else ''}linalg.{name}: {where}{what}"
+    return None
+
+
+def _positive_definite(m: Any) -> bool:
+    try:
+        np.linalg.cholesky(m)
+    except np.linalg.LinAlgError:
+        return False
+    return True
+
+
+def _zero_pivot(m: Any) -> int | None:
+    """The 1-based index of the first exactly zero pivot of ``m``'s LU factorisation
+    with partial pivoting (LAPACK's ``getrf``), or ``None``."""
+    u = np.array(m, dtype=np.result_type(m, np.float64))
+    n = len(u)
+    for k in range(n):
+        p = k + int(np.argmax(np.abs(u[k:, k])))
+        if u[p, k] == 0:
+            return k + 1
+        u[[k, p]] = u[[p, k]]
+        u[k + 1:, k:] -= np.outer(u[k + 1:, k] / u[k, k], u[k, k:])
+    return None
 
 
 def _call(name: str, *args: Any, **params: Any) -> Any:
     _float_input(f"linalg.{name}", *args)
+    if name in _SQUARE:
+        _check_square(name, args[0])
     try:
         return apply(_OPS[name], args, params)
     except RuntimeError as e:
         _, sep, detail = str(e).rpartition("LinAlgError: ")
         if sep:
-            raise LinAlgError(f"linalg.{name}: {detail}") from None
+            message = _singular_message(name, args[0]) if name in (
+                "inv", "solve", "cholesky") else None
+            raise LinAlgError(message or f"linalg.{name}: {detail}") from None
         raise
 
 
@@ -103,9 +173,14 @@ def _solve(a: Any, b: Any, left: bool = True) -> Any:
 
 
 def _lstsq(a: Any, b: Any, rcond: Any = None) -> list:
+    """``[X, residuals]``: the least-squares solution and, per column of ``B``, the
+    sum of the squared residuals."""
     vec = b.ndim == a.ndim - 1
-    x = fnp.linalg.pinv(a, rtol=rcond) @ (b[..., None] if vec else b)
-    return [x[..., 0] if vec else x]
+    b = b[..., None] if vec else b
+    x = fnp.linalg.pinv(a, rtol=rcond) @ b
+    r = a @ x - b
+    resid = fnp.sum(fnp.real(r * fnp.conj(r)), axis=-2)
+    return [x[..., 0] if vec else x, resid]
 
 
 _op("vector_norm", lambda a, ord=2, dim=None, keepdim=False: fnp.linalg.vector_norm(
@@ -117,9 +192,8 @@ _op("det", fnp.linalg.det, "LinalgDetBackward0")
 _op("slogdet", lambda a: list(fnp.linalg.slogdet(a)), "LinalgSlogdetBackward0", True)
 _op("cholesky", lambda a, upper=False: fnp.linalg.cholesky(_hermitian_derivative(a), upper=upper),
     "LinalgCholeskyExBackward0")
-_op("qr", lambda a, mode="reduced": list(fnp.linalg.qr(a, mode)), "LinalgQrBackward0", True)
-_op("svd", lambda a, full_matrices=True: list(fnp.linalg.svd(a, full_matrices)),
-    "LinalgSvdBackward0", True)
+_op("qr", full_qr, "LinalgQrBackward0", True)
+_op("svd", full_svd, "LinalgSvdBackward0", True)
 _op("svdvals", fnp.linalg.svdvals, "LinalgSvdBackward0")
 _op("eigh", lambda a, UPLO="L": list(fnp.linalg.eigh(_hermitian_derivative(a), UPLO)),
     "LinalgEighBackward0", True)
@@ -127,8 +201,8 @@ _op("eigvalsh", lambda a, UPLO="L": fnp.linalg.eigvalsh(_hermitian_derivative(a)
     "LinalgEighBackward0")
 _op("eig", lambda a: list(fnp.linalg.eig(a)), "LinalgEigBackward0", True)
 _op("eigvals", fnp.linalg.eigvals, "LinalgEigBackward0")
-_op("pinv", lambda a, rtol=None, hermitian=False: fnp.linalg.pinv(
-    a, hermitian=hermitian, rtol=rtol), "PinvBackward0")
+_op("pinv", lambda a, rtol=None, atol=None, hermitian=False: fnp.linalg.pinv(
+    a, hermitian=hermitian, rtol=rtol, atol=atol), "PinvBackward0")
 _op("lstsq", _lstsq, "LinalgLstsqBackward0", True)
 _op("matrix_rank", lambda a, rtol=None, hermitian=False: fnp.linalg.matrix_rank(
     a, hermitian=hermitian, rtol=rtol), None)
@@ -137,12 +211,7 @@ _op("vecdot", lambda a, b, dim=-1: fnp.linalg.vecdot(a, b, axis=dim), "LinalgVec
 _op("multi_dot", lambda *xs: fnp.linalg.multi_dot(xs), "MmBackward0")
 
 
-def _svd_old(a: Any, some: bool = True) -> list:
-    u, s, vh = fnp.linalg.svd(a, not some)
-    return [u, s, fnp.conj(fnp.linalg.matrix_transpose(vh))]
-
-
-_op("svd_old", _svd_old, "LinalgSvdBackward0", True)
+_op("svd_old", _svd, "LinalgSvdBackward0", True)
 
 
 def _dims(dim: Any) -> Any:
@@ -261,17 +330,20 @@ def cholesky(A: Tensor, *, upper: bool = False) -> Tensor:
 
 
 def qr(A: Tensor, mode: str = "reduced") -> tuple:
-    """``(Q, R)`` with ``A = Q R`` (``mode``: ``'reduced'`` or ``'complete'``).
+    """``(Q, R)`` with ``A = Q R`` (``mode``: ``'reduced'``, ``'complete'``, or ``'r'``
+    for an empty ``Q``). The extra columns of a tall matrix's complete ``Q`` are
+    one orthonormal completion among many.
 
     >>> import fad.torch as torch
     >>> Q, R = torch.linalg.qr(torch.eye(2))
     >>> Q.shape, R.shape
     (torch.Size([2, 2]), torch.Size([2, 2]))
     """
-    if mode not in ("reduced", "complete"):
+    if mode not in ("reduced", "complete", "r"):
         raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of "
                            "'reduced' (default), 'r', or 'complete'")
-    return QR(*_call("qr", A, mode=mode))
+    q, r = _call("qr", A, mode=mode)
+    return QR(q.new_empty(0) if mode == "r" else q, r)
 
 
 def svd(A: Tensor, full_matrices: bool = True, *, driver: Any = None) -> tuple:
@@ -343,22 +415,31 @@ def _rtol(fname: str, atol: Any, rtol: Any) -> Any:
     return rtol
 
 
-def pinv(A: Tensor, *, atol: Any = None, rtol: Any = None, hermitian: bool = False) -> Tensor:
-    """The Moore-Penrose pseudo-inverse of ``A`` (singular values below ``rtol``
-    times the largest are dropped).
+def pinv(A: Tensor, rcond: Any = None, hermitian: bool = False, *, atol: Any = None,
+         rtol: Any = None) -> Tensor:
+    """The Moore-Penrose pseudo-inverse of ``A``: singular values below
+    ``max(atol, rtol * largest)`` are dropped (``rcond``: ``rtol``'s older name;
+    ``rtol`` is 0 when only ``atol > 0`` is given, else ``max(m, n) * eps``).
 
     >>> import fad.torch as torch
     >>> torch.linalg.pinv(torch.tensor([[2.0, 0.0], [0.0, 0.0]]))
     tensor([[0.5000, 0.0000],
             [0.0000, 0.0000]])
     """
-    return _call("pinv", A, rtol=_rtol("pinv", atol, rtol), hermitian=hermitian)
+    if rcond is not None:
+        rtol = rcond
+    if isinstance(atol, Tensor) or isinstance(rtol, Tensor):
+        atol, rtol = (t.item() if isinstance(t, Tensor) else t for t in (atol, rtol))
+    if rtol is None and atol is not None and atol > 0:
+        rtol = 0.0
+    return _call("pinv", A, rtol=rtol, atol=atol, hermitian=hermitian)
 
 
 def lstsq(A: Tensor, B: Tensor, rcond: Any = None, *, driver: Any = None) -> tuple:
     """``(solution, residuals, rank, singular_values)`` of the least-squares problem
-    ``min ||A X - B||``; as PyTorch's default CPU driver (``'gelsy'``), only the
-    solution is filled, the other fields are empty tensors.
+    ``min ||A X - B||``, the fields filled as PyTorch's CPU ``driver`` fills them:
+    ``'gelsy'`` (default) the rank, ``'gels'`` the residuals, ``'gelsd'`` and
+    ``'gelss'`` all (residuals when ``A`` is tall and of full rank, else empty).
 
     >>> import fad.torch as torch
     >>> A = torch.tensor([[1.0, 0.0], [0.0, 1.0], [0.0, 0.0]])
@@ -366,12 +447,20 @@ def lstsq(A: Tensor, B: Tensor, rcond: Any = None, *, driver: Any = None) -> tup
     tensor([[1.],
             [2.]])
     """
-    if driver not in (None, "gelsy"):
-        raise NotImplementedError(f"torch.linalg.lstsq: driver={driver!r} is not supported; "
-                                  "use the default ('gelsy')")
-    (x,) = _call("lstsq", A, B, rcond=rcond)
-    empty = x.new_zeros((0,))
-    return LSTSQ(x, empty, empty.long(), empty)
+    if driver not in (None, "gels", "gelsy", "gelsd", "gelss"):
+        raise RuntimeError("torch.linalg.lstsq: parameter `driver` should be one of "
+                           "(gels, gelsy, gelsd, gelss)")
+    driver = driver or "gelsy"
+    x, resid = _call("lstsq", A, B, rcond=rcond)
+    empty = x.new_zeros((0,)).detach()
+    m, n = A.shape[-2:]
+    rank = empty.long()
+    if driver != "gels":
+        tol = rcond if rcond is not None and rcond > 0 else None
+        rank = _call("matrix_rank", A.detach(), rtol=tol)
+    full = m > n and (driver == "gels" or bool((rank == n).all()))
+    sv = svdvals(A.detach()) if driver in ("gelsd", "gelss") else empty
+    return LSTSQ(x, resid if driver != "gelsy" and full else empty, rank, sv)
 
 
 def matrix_rank(A: Tensor, *, atol: Any = None, rtol: Any = None,
@@ -430,3 +519,5 @@ def _torch_svd(input: Tensor, some: bool = True, compute_uv: bool = True) -> tup
         U, V = U.detach().zero_(), V.detach().zero_()
     return SVD_OLD(U, S, V)
 
+
+accept_out_in(globals())  # (PyTorch's out= on every function)

@@ -14,6 +14,7 @@ from typing import Any, Callable
 from .. import nn
 from .. import numpy as fnp
 from ..scipy import special as sp
+from ._functions.writes import accept_out_in
 from ._recorder import EWF, UF, Op, apply
 from .tensor import Tensor
 
@@ -152,3 +153,6 @@ def logsumexp(input: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
     """
     dim = tuple(dim) if isinstance(dim, (list, tuple)) else dim
     return apply(_LOGSUMEXP, (input,), {"dim": dim, "keepdim": keepdim})
+
+
+accept_out_in(globals())  # (PyTorch's out= on every function)

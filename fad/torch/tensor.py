@@ -16,6 +16,7 @@ import numpy as np
 
 from .. import numpy as fnp
 from ..backends import namespace_of
+from ..interpreters.batching import BatchTracer
 from . import _dtype, _graph
 from ._grad_mode import GRAD_ENABLED
 from ._graph import RemovableHandle, host
@@ -48,6 +49,12 @@ class Size(tuple):
         return math.prod(self)
 
 
+# PyTorch's device types: each names a device; only "cpu" and "cuda" hold tensors
+_DEVICE_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip",
+                 "ve", "fpga", "maia", "xla", "lazy", "vulkan", "mps", "meta", "hpu", "mtia",
+                 "privateuseone")
+
+
 class device:
     """``torch.device('cpu')``; ``'cuda'`` means the CuPy backend."""
 
@@ -62,9 +69,9 @@ class device:
         if ":" in type:
             type, idx = type.split(":")
             index = int(idx)
-        if type not in ("cpu", "cuda"):
-            raise RuntimeError(f"Expected one of cpu, cuda device type at start of device "
-                               f"string: {type}")
+        if type not in _DEVICE_TYPES:
+            raise RuntimeError(f"Expected one of {', '.join(_DEVICE_TYPES)} device type at "
+                               f"start of device string: {type}")
         self.type = type
         self.index = index
 
@@ -402,6 +409,12 @@ class Tensor:
 
     # ------------------------------------------------------------ conversion
     def item(self) -> Any:
+        if isinstance(self._value, BatchTracer):
+            raise RuntimeError(
+                "vmap: It looks like you're calling .item() on a Tensor. We don't support vmap "
+                "over calling .item() on a Tensor, please try to rewrite what you're doing "
+                "with other operations. If error is occurring somewhere inside PyTorch "
+                "internals, please file a bug report.")
         n = self.numel()
         if n != 1:
             raise RuntimeError(f"a Tensor with {n} elements cannot be converted to Scalar")

@@ -11,8 +11,8 @@ from .._creation import tensor
 from ..tensor import Tensor, _wrap_dim
 
 # names a module defines that the ``torch`` namespace does not export
-_INTERNAL = {"inplace", "inplace_view", "into", "accepts_out", "zeros_like_int", "getitem",
-             "setitem", "to", "rpow", "rsub"}
+_INTERNAL = {"inplace", "inplace_view", "into", "accepts_out", "accept_out_in", "zeros_like_int",
+             "getitem", "setitem", "to", "rpow", "rsub"}
 
 
 def exported(namespace: dict) -> list[str]:

@@ -7,9 +7,12 @@ from typing import Any
 
 import numpy as np
 
+from ... import numpy as fnp
+from ...core.trace import Tracer
 from .._dtype import array_np_dtype, type_word
 from .._graph import host
 from .._ops import call
+from .._recorder import Op, apply
 from ..tensor import Tensor, _wrap_dim, wrap
 from ._common import _idx, exported
 
@@ -21,11 +24,29 @@ def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
 
 
 def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
-    return call("index_select", input, dim=_wrap_dim(dim, input.dim()), index=_idx(index))
+    dim = _wrap_dim(dim, input.dim())
+    bad = _outside(index, input.shape[dim] if input.dim() else 1)
+    if bad is not None:
+        raise IndexError("index out of range in self")
+    return call("index_select", input, dim=dim, index=_idx(index))
 
 
 def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
-    return call("gather", input, dim=_wrap_dim(dim, input.dim()), index=_idx(index))
+    dim = _wrap_dim(dim, input.dim())
+    size = input.shape[dim] if input.dim() else 1
+    bad = _outside(index, size)
+    if bad is not None:
+        raise RuntimeError(f"index {bad} is out of bounds for dimension {dim} with size {size}")
+    return call("gather", input, dim=dim, index=_idx(index))
+
+
+def _outside(index: Any, size: int) -> int | None:
+    """The first entry of a concrete ``index`` outside ``[0, size)``, or ``None``."""
+    if not isinstance(index, Tensor) or isinstance(index._value, Tracer) or not index.numel():
+        return None
+    idx = np.asarray(host(index._value)).ravel()
+    wrong = np.nonzero((idx < 0) | (idx >= size))[0]
+    return int(idx[wrong[0]]) if wrong.size else None
 
 
 def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: Any = None,
@@ -145,7 +166,8 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,
         dim = _wrap_dim(dim, input.dim())
     # (a data-dependent shape, as nonzero's: computed on the host, like it)
     vals, inv, counts = np.unique(np.asarray(host(input._value)), return_inverse=True,
-                                  return_counts=True, axis=dim)
+                                  return_counts=True, axis=dim,
+                                  equal_nan=False)  # (each NaN its own value, as PyTorch)
     vals, counts = wrap(vals), wrap(counts.astype(np.int64))
     inv = wrap(inv.astype(np.int64).reshape(tuple(input.shape) if dim is None else (-1,)))
     out = (vals,) + ((inv,) if return_inverse else ()) + ((counts,) if return_counts else ())
@@ -166,7 +188,7 @@ def _index(index: Any) -> tuple:
     for i in index:
         if isinstance(i, Tensor):
             v = i._value
-            if not v.shape and array_np_dtype(v).kind in "iu":
+            if not v.shape and array_np_dtype(v).kind in "iu" and not isinstance(v, Tracer):
                 out.append(int(host(v)))
                 continue
             out.append(v)
@@ -225,6 +247,71 @@ def _sequential_getitem(t: Tensor, index: tuple) -> Tensor:
 def index_put(input: Tensor, indices: tuple, values: Tensor, accumulate: bool = False
               ) -> Tensor:
     return call("index_put", input, values, index=_index(tuple(indices)), accumulate=accumulate)
+
+
+_REDUCE_IDENTITY = {"sum": 0, "mean": 0, "prod": 1, "amax": -np.inf, "amin": np.inf}
+
+
+def _scatter_reduce(a: Any, src: Any, dim: int = 0, index: Any = None, reduce: str = "sum",
+                    include_self: bool = True) -> Any:
+    """``scatter_reduce`` on ``fad.numpy``'s ``.at[]`` updates at the full index
+    (``index`` along ``dim``, each element's own position along the other axes):
+    without ``include_self`` the targets first take the reduction's identity."""
+    grid = np.indices(index.shape, sparse=True)
+    idx = tuple(index if d == dim else grid[d] for d in range(index.ndim))
+    src = src[tuple(slice(0, n) for n in index.shape)]
+    base = a
+    if not include_self:
+        ident = _REDUCE_IDENTITY[reduce]
+        if a.dtype.kind in "iub" and not np.isfinite(ident):
+            info = np.iinfo(a.dtype)
+            ident = info.min if ident < 0 else info.max
+        base = fnp.at(a)[idx].set(ident)
+    if reduce in ("sum", "mean"):
+        out = fnp.at(base)[idx].add(src)
+    else:  # one update per round, each round's targets distinct (no index repeats)
+        full = np.broadcast_arrays(*idx)
+        flat = np.ravel_multi_index(tuple(full), a.shape).ravel()
+        order = np.argsort(flat, kind="stable")
+        first = np.searchsorted(flat[order], flat[order])
+        rank = np.empty_like(flat)
+        rank[order] = np.arange(flat.size) - first
+        out = base
+        for r in range(int(rank.max()) + 1 if flat.size else 0):
+            pos = np.unravel_index(np.nonzero(rank == r)[0], index.shape)
+            at = fnp.at(out)[tuple(f[pos] for f in full)]
+            update = {"prod": at.multiply, "amax": at.max, "amin": at.min}[reduce]
+            out = update(src[pos], unique_indices=True)
+    if reduce != "mean":
+        return out
+    count = np.zeros(a.shape, dtype=np.int64)
+    np.add.at(count, tuple(np.broadcast_arrays(*idx)), 1)
+    count = count + int(include_self)
+    count = np.where(count == 0, 1, count).astype(a.dtype)
+    return out // count if a.dtype.kind in "iu" else out / count
+
+
+_SCATTER_REDUCE = Op("scatter_reduce", _scatter_reduce, "ScatterReduceBackward0")
+
+
+def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, *,
+                   include_self: bool = True) -> Tensor:
+    """``out[..., index[p], ...] = reduce(out[..., index[p], ...], src[p])`` along
+    ``dim`` (``reduce``: ``"sum" "prod" "mean" "amax" "amin"``; the target's own
+    value joins unless ``include_self=False``).
+
+    >>> import fad.torch as torch
+    >>> torch.zeros(2).scatter_reduce(0, torch.tensor([0, 0, 1]), torch.tensor([1.0, 3.0, 2.0]),
+    ...                               "amax", include_self=False)
+    tensor([3., 2.])
+    """
+    reduce = {"max": "amax", "min": "amin"}.get(reduce, reduce)  # (accepted, as PyTorch)
+    if reduce not in _REDUCE_IDENTITY:
+        raise RuntimeError("reduce argument must be either sum, prod, mean, amax or amin, got "
+                           f"{reduce}")
+    return apply(_SCATTER_REDUCE, (input, src), {
+        "dim": _wrap_dim(dim, input.dim()), "index": host(_idx(index)), "reduce": reduce,
+        "include_self": include_self})
 
 
 __all__ = exported(globals())

@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from ...numpy._contractions import _from_sublists
 from .. import _dtype
 from .._ops import call
 from .._recorder import _broadcast_message
@@ -272,13 +273,52 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str | None = Non
     return call("cdist", x1, x2, p=float(p))
 
 
-def einsum(equation: str, *operands: Any) -> Tensor:
+def einsum(equation: Any, *operands: Any) -> Tensor:
+    """Einstein summation: ``einsum("ij,jk->ik", a, b)``, or the sublist form
+    ``einsum(a, [0, 1], b, [1, 2], [0, 2])``.
+
+    >>> import fad.torch as torch
+    >>> torch.einsum(torch.ones(2, 3), [0, 1], torch.ones(3), [1], [0])
+    tensor([3., 3.])
+    """
+    if not isinstance(equation, str):
+        equation, operands = _from_sublists(equation, operands)
     if len(operands) == 1 and isinstance(operands[0], list | tuple):
         operands = tuple(operands[0])
     for x in operands[1:]:
         if isinstance(x, Tensor) and x.dtype is not operands[0].dtype:
             _same_dtype(operands[0], x, "einsum")
+    _check_einsum(equation, operands)
     return call("einsum", *operands, equation=equation)
+
+
+def _check_einsum(equation: str, operands: tuple) -> None:
+    """PyTorch's messages for subscripts whose sizes disagree (size 1 broadcasts)."""
+    specs = equation.replace(" ", "").split("->")[0].split(",")
+    if len(specs) != len(operands):
+        return
+    seen: dict = {}
+    for k, (spec, op) in enumerate(zip(specs, operands)):
+        shape = tuple(getattr(op, "shape", ()))
+        pre, dots, post = spec.partition("...")
+        if not dots and len(spec) != len(shape):
+            raise RuntimeError(f"einsum(): the number of subscripts in the equation ({len(spec)}) "
+                               f"does not match the number of dimensions ({len(shape)}) for "
+                               f"operand {k} and no ellipsis was given")
+        sizes = list(zip(pre, shape)) + list(zip(post, shape[len(shape) - len(post):]))
+        local: dict = {}
+        for c, n in sizes:
+            if c in local and local[c] != n:
+                raise RuntimeError(f"einsum(): subscript {c} is repeated for operand {k} but the "
+                                   f"sizes don't match, {n} != {local[c]}")
+            local[c] = n
+        for c, n in local.items():
+            prev = seen.get(c)
+            if prev is not None and n != prev and 1 not in (n, prev):
+                raise RuntimeError(f"einsum(): subscript {c} has size {n} for operand {k} which "
+                                   f"does not broadcast with previously seen size {prev}")
+            if prev in (None, 1):
+                seen[c] = n
 
 
 __all__ = exported(globals())

@@ -228,6 +228,11 @@ def argsort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool
 
 def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True
          ) -> Any:
+    if input.dim() == 0:  # (one element: k is 0 or 1, and both give it)
+        if k not in (0, 1):
+            raise RuntimeError("selected index k out of range")
+        return _topk_result(_named("TopkBackward0", input, 0, zeros_like_int(input)),
+                            zeros_like_int(input))
     if not 0 <= k <= (input.shape[_wrap_dim(dim, input.dim())] if input.dim() else 1):
         raise RuntimeError("selected index k out of range")
     dim = _wrap_dim(dim, input.dim())

@@ -103,8 +103,11 @@ def unflatten(input: Tensor, dim: int, sizes: Any) -> Tensor:
     dim = _wrap_dim(dim, input.dim())
     shape = tuple(input.shape)
     sizes = tuple(sizes)
+    known = math.prod(s for s in sizes if s != -1)
+    if (known != shape[dim] if -1 not in sizes else (known == 0 or shape[dim] % known)):
+        raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to the "
+                           f"size of dim {dim} ({shape[dim]}) in the input tensor")
     if -1 in sizes:
-        known = math.prod(s for s in sizes if s != -1)
         sizes = tuple(shape[dim] // known if s == -1 else s for s in sizes)
     return reshape(input, shape[:dim] + sizes + shape[dim + 1:])
 

@@ -275,4 +275,15 @@ def accepts_out(fn: Any, name: str | None = None) -> Any:
     return wrapper
 
 
+def accept_out_in(namespace: dict) -> None:
+    """Give the public functions of a module (its ``__all__``) PyTorch's ``out=``
+    keyword; their examples stay doctests through the module's ``__test__``."""
+    tests = namespace.setdefault("__test__", {})
+    for name in namespace["__all__"]:
+        fn = namespace[name]
+        if callable(fn) and not isinstance(fn, type):
+            tests[name] = fn
+            namespace[name] = accepts_out(fn, name)
+
+
 __all__ = exported(globals())

@@ -32,7 +32,11 @@ def _dims(input: Tensor, nd: int, what: str) -> bool:
     return input.dim() == nd + 1
 
 
-def _same_types(input: Tensor, weight: Tensor, bias: Tensor | None) -> None:
+def _same_types(input: Tensor, weight: Tensor, bias: Tensor | None,
+                weight_first: bool = False) -> None:
+    """PyTorch's dtype messages (a transposed convolution checks the weight first)."""
+    if weight_first and weight.dtype != input.dtype:
+        _same_types(input, weight, None)
     if bias is not None and bias.dtype != input.dtype:
         raise RuntimeError(f"Input type ({_type_word(input.dtype).lower()}) and bias type "
                            f"({_type_word(bias.dtype).lower()}) should be the same")
@@ -127,7 +131,7 @@ def _conv_transposend(input: Tensor, weight: Tensor, bias: Tensor | None, stride
                       ) -> Tensor:
     unbatched = _dims(input, nd, f"conv_transpose{nd}d")
     x = F.unsqueeze(input, 0) if unbatched else input
-    _same_types(x, weight, bias)
+    _same_types(x, weight, bias, weight_first=True)
     stride, padding = _ntuple(stride, nd), _ntuple(padding, nd)
     output_padding, dilation = _ntuple(output_padding, nd), _ntuple(dilation, nd)
     if any(s <= 0 for s in stride):

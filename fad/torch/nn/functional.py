@@ -18,6 +18,7 @@ from .._dtype import type_word as _type_word
 from .._graph import host
 from .._ops import call
 from ..tensor import Tensor, wrap
+from . import _resize
 from ._activations import *  # noqa: F403  (more activations, re-exported)
 from ._activations import elu_, leaky_relu_
 from ._common import _inplace, _reduction, _v
@@ -168,6 +169,10 @@ def nll_loss(input: Tensor, target: Tensor, weight: Any = None, size_average: An
 
 def _check_targets(input: Tensor, target: Tensor) -> None:
     tv = target._value
+    if (tv.dtype.kind if type(tv) is np.ndarray else target.dtype.np.kind) not in "iu" \
+            and input.dim() != target.dim():  # (same shapes: class probabilities)
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got "
+                           f"{_type_word(target.dtype)}")
     if (tv.dtype.kind if type(tv) is np.ndarray else target.dtype.np.kind) not in "iu":
         raise RuntimeError(f"expected scalar type Long but found {target.dtype}")
     if target.dtype.name not in ("int64", "uint8"):  # (class indices: int64, as PyTorch)
@@ -264,6 +269,8 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     if tensor.dtype.name != "int64":
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    if isinstance(tensor._value, Tracer) and num_classes != -1:  # (traced: under vmap)
+        return F.eq(F.unsqueeze(tensor, -1), wrap(np.arange(num_classes))).long()
     t = np.asarray(host(tensor._value))
     n = int(t.max()) + 1 if num_classes == -1 else num_classes
     return wrap(_place((t[..., None] == np.arange(n)).astype(np.int64)))
@@ -273,8 +280,8 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
                 mode: str = "nearest", align_corners: bool | None = None,
                 recompute_scale_factor: bool | None = None, antialias: bool = False) -> Tensor:
     """Resample the spatial axes (all but the first two): ``mode`` ``"nearest"``,
-    ``"linear"`` (3-d input) or ``"bilinear"`` (4-d), to ``size`` or by
-    ``scale_factor``, as PyTorch's.
+    ``"nearest-exact"``, ``"area"``, ``"linear"`` (3-d input), ``"bilinear"`` or
+    ``"bicubic"`` (4-d), to ``size`` or by ``scale_factor``, as PyTorch's.
 
     >>> import fad.torch as torch
     >>> F = torch.nn.functional
@@ -282,12 +289,13 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
     [[[1.0, 1.0, 2.0, 2.0]]]
     """
     spatial = input.dim() - 2
-    modes = {"nearest": None, "linear": 1, "bilinear": 2}
+    modes = {"nearest": None, "linear": 1, "bilinear": 2, "nearest-exact": None, "area": None,
+             "bicubic": 2}
     if mode not in modes or (modes[mode] is not None and modes[mode] != spatial):
         raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs "
                                   f"{(modes.get(mode) or 0) + 2}D input" if mode in modes
                                   else f"interpolate: mode {mode!r} is not supported")
-    if align_corners is not None and mode == "nearest":
+    if align_corners is not None and mode in ("nearest", "nearest-exact", "area"):
         raise ValueError("align_corners option can only be set with the interpolating modes: "
                          "linear | bilinear | bicubic | trilinear")
     if (size is None) == (scale_factor is None):
@@ -305,6 +313,8 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
             tuple(1.0 / f for f in factors)
     if antialias:
         return _antialiased(input, mode, sizes, scales, bool(align_corners))
+    if mode in _resize.MODES:
+        return _resize.resample(input, sizes, scales, mode, bool(align_corners))
     return call("resample", input, sizes=sizes, scales=scales, mode=mode,
                 align_corners=bool(align_corners))
 
@@ -380,6 +390,7 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
     >>> w.grad.tolist()
     [[1.0, 1.0], [0.0, 0.0], [0.0, 0.0]]
     """
+    _check_indices(input, weight.shape[0], "embedding")
     if sparse:
         raise NotImplementedError("embedding(sparse=True): fad.torch has no sparse tensors; "
                                   "use sparse=False (dense gradients)")
@@ -415,6 +426,18 @@ def _renorm_rows(weight: Tensor, index: Any, max_norm: float, norm_type: float) 
         norms = F.norm(picked, norm_type, 1, keepdim=True)
         factor = F.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0)
         weight[rows] = picked * factor
+
+
+def _check_indices(input: Tensor, n: int, fname: str) -> None:
+    """PyTorch's errors for indices that are not integers or not in ``[0, n)``."""
+    if input.dtype.name not in ("int64", "int32"):
+        raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the "
+                           f"following scalar types: Long, Int; but got {input.type()} instead "
+                           f"(while checking arguments for {fname})")
+    if not isinstance(input._value, Tracer) and input.numel():
+        idx = host(input._value)
+        if idx.min() < 0 or idx.max() >= n:
+            raise IndexError("index out of range in self")
 
 
 def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12) -> Tensor:
@@ -510,6 +533,11 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
             [ 1.,  1.]])
     """
     _one_dtype(input, running_mean, running_var, weight, bias)
+    channels = input.shape[1] if input.dim() > 1 else 1
+    for name, t in (("running_mean", running_mean), ("running_var", running_var),
+                    ("weight", weight), ("bias", bias)):
+        if t is not None and t.numel() != channels:
+            raise RuntimeError(f"{name} should contain {channels} elements not {t.numel()}")
     if training:
         size = input.shape
         n = size[0] * math.prod(size[2:])
@@ -572,6 +600,11 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
                            f"num_groups, but got input of shape {list(input.shape)} and "
                            f"num_groups={num_groups}")
     _one_dtype(input, weight, bias)
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and (t.dim() != 1 or t.numel() != input.shape[1]):
+            raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of "
+                               f"channels in input, but got {name} of shape {list(t.shape)} "
+                               f"and input of shape {list(input.shape)}")
     return _apply(_GROUP_NORM, (input, weight, bias), {"groups": num_groups, "eps": eps})
 
 
@@ -609,11 +642,12 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None,
 
 def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
                                  attn_mask: Tensor | None = None, dropout_p: float = 0.0,
-                                 is_causal: bool = False, scale: float | None = None
-                                 ) -> Tensor:
+                                 is_causal: bool = False, scale: float | None = None,
+                                 enable_gqa: bool = False) -> Tensor:
     """``softmax(query @ key.T * scale + mask) @ value`` over the last two dimensions;
     a boolean mask keeps the ``True`` positions, a float mask is added; ``is_causal``
-    keeps the lower triangle.
+    keeps the lower triangle; ``enable_gqa``: fewer key/value heads than query heads,
+    each shared by a group of them.
 
     >>> import fad.torch as torch
     >>> q = torch.ones(1, 2, 4)
@@ -627,6 +661,13 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
     if is_causal:
         n, s = query.shape[-2], key.shape[-2]
         attn_mask = wrap(_place(np.tril(np.ones((n, s), dtype=bool))))
+    if enable_gqa and query.dim() >= 3 and key.shape[-3] != query.shape[-3]:
+        # grouped-query attention: each key/value head serves a group of query heads
+        groups = query.shape[-3] // key.shape[-3]
+        key, value = (F.reshape(F.expand(F.unsqueeze(t, -3), *t.shape[:-2], groups,
+                                         *t.shape[-2:]),
+                                (*t.shape[:-3], t.shape[-3] * groups, *t.shape[-2:]))
+                      for t in (key, value))
     return _attend(query, key, value, attn_mask, dropout_p, scale, safe=True)[0]
 
 

@@ -100,3 +100,49 @@ def kaiming_normal_(tensor: Tensor, a: float = 0, mode: str = "fan_in",
     fan_in, fan_out = _fans(tensor)
     fan = fan_in if mode == "fan_in" else fan_out
     return normal_(tensor, 0.0, calculate_gain(nonlinearity, a) / math.sqrt(fan), generator)
+
+
+def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0,
+                  b: float = 2.0, generator: Any = None) -> Tensor:
+    """Draws of ``N(mean, std^2)`` conditioned on ``[a, b]`` (values outside are
+    drawn again).
+
+    >>> import fad.torch as torch
+    >>> w = torch.nn.init.trunc_normal_(torch.empty(1000), std=3.0, a=-1.0, b=2.0)
+    >>> bool((w >= -1).all() and (w <= 2).all())
+    True
+    """
+    rng, shape = _rng(generator), tuple(tensor.shape)
+    out = rng.normal(mean, std, shape)
+    bad = (out < a) | (out > b)
+    while bad.any():
+        out[bad] = rng.normal(mean, std, int(bad.sum()))
+        bad = (out < a) | (out > b)
+    return _fill(tensor, out)
+
+
+def orthogonal_(tensor: Tensor, gain: float = 1.0, generator: Any = None) -> Tensor:
+    """A (semi-)orthogonal matrix times ``gain``: the Q of the QR factorisation of
+    a Gaussian matrix, the columns' signs fixed by R's diagonal (a tensor of more
+    than 2 dimensions is flattened after the first).
+
+    >>> import fad.torch as torch
+    >>> w = torch.nn.init.orthogonal_(torch.empty(2, 3))
+    >>> (w @ w.T).round(decimals=4)
+    tensor([[1., 0.],
+            [0., 1.]])
+    """
+    if tensor.dim() < 2:
+        raise ValueError("Only tensors with 2 or more dimensions are supported")
+    if tensor.numel() == 0:
+        return tensor
+    rows = tensor.shape[0]
+    cols = tensor.numel() // rows
+    flat = _rng(generator).normal(0.0, 1.0, (rows, cols))
+    if rows < cols:
+        flat = flat.T
+    q, r = np.linalg.qr(flat)
+    q = q * np.sign(np.diag(r))
+    if rows < cols:
+        q = q.T
+    return _fill(tensor, (gain * q).reshape(tuple(tensor.shape)))

@@ -400,14 +400,18 @@ class ReduceLROnPlateau(LRScheduler):
             raise ValueError(f"mode {mode} is unknown!")
         if threshold_mode not in ("rel", "abs"):
             raise ValueError(f"threshold mode {threshold_mode} is unknown!")
+        # (the attributes in PyTorch's order: ``state_dict`` lists them so)
         self.optimizer = optimizer
-        self.factor, self.patience, self.cooldown, self.eps = factor, patience, cooldown, eps
+        self.factor = factor
+        self.default_min_lr = None if isinstance(min_lr, (list, tuple)) else min_lr
         self.min_lrs = OneCycleLR._per_group(min_lr, optimizer.param_groups, "min_lr")
-        self.mode, self.threshold, self.threshold_mode = mode, threshold, threshold_mode
-        self.best = math.inf if mode == "min" else -math.inf
-        self.num_bad_epochs = self.cooldown_counter = 0
+        self.patience, self.cooldown, self.eps = patience, cooldown, eps
         self.last_epoch = 0
         self._last_lr = self._lrs()
+        self.mode_worse = math.inf if mode == "min" else -math.inf
+        self.mode, self.threshold, self.threshold_mode = mode, threshold, threshold_mode
+        self.best = self.mode_worse
+        self.cooldown_counter = self.num_bad_epochs = 0
 
     def is_better(self, a: float, best: float) -> bool:
         t = self.threshold

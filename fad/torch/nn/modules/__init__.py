@@ -5,6 +5,7 @@ containers (``layers``), losses (``loss``), recurrent layers and cells
 
 from __future__ import annotations
 
+from .container import ParameterDict
 from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d
 from .layers import (
     ELU,
@@ -162,6 +163,7 @@ __all__ += ["SELU", "CELU", "Mish", "Hardswish", "Hardsigmoid", "Hardtanh", "Sof
             "MultiLabelMarginLoss", "TripletMarginWithDistanceLoss", "ZeroPad3d",
             "ConstantPad3d", "ReflectionPad3d", "ReplicationPad3d", "CircularPad3d",
             "InstanceNorm3d", "RMSNorm", "ChannelShuffle"]
+__all__ += ["ParameterDict"]
 
 for _obj in [globals()[n] for n in __all__] + [_rebuild_param, _IncompatibleKeys,
                                               NonDynamicallyQuantizableLinear]:

@@ -121,6 +121,7 @@ class MultiheadAttention(Module):
             query, key, value = (t.transpose(0, 1) for t in (query, key, value))
         n_tgt, n, e = query.shape
         n_src, h = key.shape[0], self.num_heads
+        _check_mask(attn_mask, (n_tgt, n_src), n * h, batched)
         mask = _additive(attn_mask, query.dtype)
         if mask is not None and mask.dim() == 2:
             mask = mask.unsqueeze(0)
@@ -143,6 +144,22 @@ class MultiheadAttention(Module):
         if average_attn_weights:
             weights = weights.mean(1)
         return out, (weights if batched else weights.squeeze(0))
+
+
+def _check_mask(mask: Tensor | None, shape: tuple, heads: int, batched: bool) -> None:
+    """PyTorch's messages for an ``attn_mask`` of the wrong shape."""
+    if mask is None:
+        return
+    if mask.dim() == 2 and tuple(mask.shape) != shape:
+        raise RuntimeError(f"The shape of the 2D attn_mask is {mask.shape}, but should be "
+                           f"{shape}.")
+    if mask.dim() == 3 and tuple(mask.shape) != (heads,) + shape:
+        raise RuntimeError(f"The shape of the 3D attn_mask is {mask.shape}, but should be "
+                           f"{(heads,) + shape}.")
+    if mask.dim() not in (2, 3):
+        raise RuntimeError(f"For {'batched (3-D)' if batched else 'unbatched (2-D)'} `query`, "
+                           "expected `attn_mask` to be `None`, 2-D or 3-D but found "
+                           f"{mask.dim()}-D tensor instead")
 
 
 def _activation(activation: str | Callable) -> Callable:

@@ -4,14 +4,14 @@
 from __future__ import annotations
 
 import math
-from collections import OrderedDict
-from typing import Any, Iterator
+from typing import Any
 
 from ... import _functions as F
 from ..._creation import empty
 from ...tensor import Tensor
 from .. import functional as NF
 from .. import init
+from .container import ModuleDict, ModuleList, ParameterList, Sequential  # noqa: F401
 from .module import Module, Parameter
 
 __all__ = ["Linear", "Bilinear", "Embedding", "ReLU", "ReLU6", "Sigmoid", "Tanh", "GELU", "SiLU",
@@ -324,103 +324,22 @@ class Dropout(Module):
         return f"p={self.p}, inplace={self.inplace}"
 
 
-class _Ordered(Module):
-    """A container of the values of one of its dictionaries (``_modules``, or
-    ``_parameters``), in order: ``c[i]``, ``len(c)``, ``iter(c)``."""
+def _embedding_from_pretrained(cls: type, embeddings: Tensor, freeze: bool = True,
+                               padding_idx: int | None = None, **options: Any) -> Embedding:
+    """An ``Embedding`` whose weight is ``embeddings`` (rows: the vectors), trained
+    unless ``freeze``.
 
-    _held = "_modules"
-
-    def __init__(self, items: Any = None):
-        super().__init__()
-        for x in items or []:
-            self.append(x)
-
-    def __getitem__(self, i: Any) -> Any:
-        return list(getattr(self, self._held).values())[i]
-
-    def __len__(self) -> int:
-        return len(getattr(self, self._held))
-
-    def __iter__(self) -> Iterator[Any]:
-        return iter(getattr(self, self._held).values())
+    >>> import fad.torch as torch
+    >>> e = torch.nn.Embedding.from_pretrained(torch.tensor([[1.0, 2.0], [3.0, 4.0]]))
+    >>> e(torch.tensor([1])), e.weight.requires_grad
+    (tensor([[3., 4.]]), False)
+    """
+    if embeddings.dim() != 2:
+        raise AssertionError("Embeddings parameter is expected to be 2-dimensional")
+    rows, cols = embeddings.shape
+    module = cls(rows, cols, padding_idx=padding_idx, **options)
+    module.weight = Parameter(embeddings.detach(), requires_grad=not freeze)
+    return module
 
 
-class Sequential(_Ordered):
-    """Modules applied one after the other."""
-
-    def __init__(self, *args: Any):
-        super().__init__()
-        if len(args) == 1 and isinstance(args[0], OrderedDict):
-            for k, m in args[0].items():
-                self.add_module(k, m)
-        else:
-            for i, m in enumerate(args):
-                self.add_module(str(i), m)
-
-    def forward(self, input: Any) -> Any:
-        for m in self._modules.values():
-            input = m(input)
-        return input
-
-    def __getitem__(self, i: Any) -> Any:
-        if isinstance(i, slice):
-            return Sequential(*list(self._modules.values())[i])
-        return super().__getitem__(i)
-
-    def append(self, module: Module) -> "Sequential":
-        self.add_module(str(len(self)), module)
-        return self
-
-
-class ModuleList(_Ordered):
-    def __init__(self, modules: Any = None):
-        super().__init__(modules)
-
-    def append(self, module: Module) -> "ModuleList":
-        self.add_module(str(len(self._modules)), module)
-        return self
-
-    def extend(self, modules: Any) -> "ModuleList":
-        for m in modules:
-            self.append(m)
-        return self
-
-
-class ModuleDict(Module):
-    def __init__(self, modules: Any = None):
-        super().__init__()
-        for k, m in (dict(modules) if modules else {}).items():
-            self.add_module(k, m)
-
-    def __getitem__(self, k: str) -> Module:
-        return self._modules[k]
-
-    def __setitem__(self, k: str, m: Module) -> None:
-        self.add_module(k, m)
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._modules)
-
-    def __len__(self) -> int:
-        return len(self._modules)
-
-    def keys(self) -> Any:
-        return self._modules.keys()
-
-    def items(self) -> Any:
-        return self._modules.items()
-
-    def values(self) -> Any:
-        return self._modules.values()
-
-
-class ParameterList(_Ordered):
-    _held = "_parameters"
-
-    def __init__(self, values: Any = None):
-        super().__init__(values)
-
-    def append(self, value: Any) -> "ParameterList":
-        p = value if isinstance(value, Parameter) else Parameter(value)
-        self.register_parameter(str(len(self._parameters)), p)
-        return self
+Embedding.from_pretrained = classmethod(_embedding_from_pretrained)

@@ -116,10 +116,10 @@ class Module:
         if "_parameters" not in self.__dict__:
             Module.__init__(self)
         if isinstance(value, Parameter):
-            self._forget(name)
+            self._forget(name, keep="_parameters")
             self._parameters[name] = value
         elif isinstance(value, Module):
-            self._forget(name)
+            self._forget(name, keep="_modules")
             self._modules[name] = value
         elif name in self._parameters:
             if value is not None:
@@ -132,9 +132,12 @@ class Module:
             self._forget(name)
             object.__setattr__(self, name, value)
 
-    def _forget(self, name: str) -> None:
+    def _forget(self, name: str, keep: str | None = None) -> None:
+        """Drop ``name`` from the stores (but ``keep``, where a value assigned
+        again keeps its position, as in PyTorch) and the plain attributes."""
         for store in _STORES:
-            self.__dict__[store].pop(name, None)
+            if store != keep:
+                self.__dict__[store].pop(name, None)
         self.__dict__.pop(name, None)
         self._non_persistent_buffers_set.discard(name)
 
@@ -172,7 +175,7 @@ class Module:
         if value is not None and not isinstance(value, cls):
             raise TypeError(f"cannot assign '{type(value).__name__}' object to {kind} "
                             f"'{name}' ({required} or None required)")
-        self._forget(name)
+        self._forget(name, keep=store)
         self.__dict__[store][name] = value
 
     def register_parameter(self, name: str, param: Parameter | None) -> None:
@@ -193,7 +196,7 @@ class Module:
         if module is not None and not isinstance(module, Module):
             raise TypeError(f"{type(module).__name__} is not a Module subclass")
         self._check_name(name, "module")
-        self._forget(name)
+        self._forget(name, keep="_modules")
         self._modules[name] = module
 
     register_module = add_module

@@ -39,8 +39,11 @@ def clip_grad_norm_(parameters: Any, max_norm: float, norm_type: float = 2.0,
     if not params:
         return wrap(np.asarray(0.0, np.float32))
     grads = [host(p.grad._value) for p in params]
+    norm_type = float(norm_type)  # (also the strings "inf" and "-inf")
     if norm_type == math.inf:
         total = max(float(np.max(np.abs(g))) for g in grads)
+    elif norm_type == -math.inf:
+        total = min(float(np.min(np.abs(g))) for g in grads)
     else:
         total = float(sum(float(np.sum(np.abs(g) ** norm_type)) for g in grads)
                       ** (1.0 / norm_type))
