@@ -193,7 +193,7 @@ def _embedding(w: Any, index: Any = None, scale: Any = None) -> Any:
     """The rows ``w[index]``; ``scale`` (one factor per index, ``index.shape + (1,)``)
     multiplies their gradient only: 0 for ``padding_idx``, ``1 / count`` for
     ``scale_grad_by_freq``."""
-    rows = w[index]
+    rows = _at_index(w, index)
     if scale is None:
         return rows
     fixed = stop_gradient(rows)
