@@ -1078,15 +1078,8 @@ def _conv_row(xp: Any, x: Any, w: Any, **p: Any) -> Any:
 def conv_cases(kind: str) -> st.SearchStrategy | None:
     """1-d and 2-d convolutions: strides, padding, both dilations, feature groups
     (``empty``: no example in the batch)."""
-    if kind == "scalar":
-        return None
-
-    @st.composite
-    def draw(draw: Any) -> Case:
-        nsp = draw(st.integers(1, 2))
-        ints = lambda lo, hi: tuple(draw(st.integers(lo, hi)) for _ in range(nsp))  # noqa: E731
+    def body(draw: Any, ints: Callable, n: int) -> Case:
         groups = draw(st.integers(1, 2))
-        n = 0 if kind == "empty" else draw(st.integers(1, 2))
         cg, og = draw(st.integers(1, 2)), draw(st.integers(1, 2))
         size, k = ints(1, 4), ints(1, 3)
         p = {"strides": ints(1, 2), "padding": tuple(zip(ints(0, 2), ints(0, 2))),
@@ -1098,6 +1091,22 @@ def conv_cases(kind: str) -> st.SearchStrategy | None:
         p = c.params
         return all((n - 1) * ld + 1 + lo + hi >= (kk - 1) * rd + 1 for n, kk, ld, rd, (lo, hi)
                    in zip(x[2:], w[2:], p["lhs_dilation"], p["rhs_dilation"], p["padding"]))
+    return _conv_like_cases(kind, body, fits)
+
+
+def _conv_like_cases(kind: str, body: Callable, fits: Callable) -> st.SearchStrategy | None:
+    """Cases of a 1-d or 2-d convolution-like row: the number of spatial axes, a
+    drawer of one integer per axis, the batch size (0 for ``empty``), then
+    ``body(draw, ints, n)`` draws the rest; kept where ``fits``."""
+    if kind == "scalar":
+        return None
+
+    @st.composite
+    def draw(draw: Any) -> Case:
+        nsp = draw(st.integers(1, 2))
+        ints = lambda lo, hi: tuple(draw(st.integers(lo, hi)) for _ in range(nsp))  # noqa: E731
+        n = 0 if kind == "empty" else draw(st.integers(1, 2))
+        return body(draw, ints, n)
     return _finish(draw().filter(fits), kind)
 
 
@@ -1933,14 +1942,7 @@ def _np_dynamic_index(x: np.ndarray, *, index: int, axis: int, keepdims: bool) -
 def conv_transpose_cases(kind: str) -> Any:
     """1-d and 2-d transposed convolutions: strides, explicit padding, kernel
     dilation, the kernel transposed or not."""
-    if kind == "scalar":
-        return None
-
-    @st.composite
-    def draw(draw: Any) -> Case:
-        nsp = draw(st.integers(1, 2))
-        ints = lambda lo, hi: tuple(draw(st.integers(lo, hi)) for _ in range(nsp))  # noqa: E731
-        n = 0 if kind == "empty" else draw(st.integers(1, 2))
+    def body(draw: Any, ints: Callable, n: int) -> Case:
         c, o = draw(st.integers(1, 2)), draw(st.integers(1, 2))
         flip = draw(st.booleans())
         size, k = ints(1, 3), ints(1, 3)
@@ -1953,7 +1955,7 @@ def conv_transpose_cases(kind: str) -> Any:
         p = case.params
         return all((m - 1) * s + 1 + lo + hi >= (kk - 1) * d + 1 for m, kk, s, d, (lo, hi)
                    in zip(x[2:], w[2:], p["strides"], p["rhs_dilation"], p["padding"]))
-    return _finish(draw().filter(fits), kind)
+    return _conv_like_cases(kind, body, fits)
 
 
 _CONV_DN = {3: ("NCH", "OIH", "NCH"), 4: ("NCHW", "OIHW", "NCHW")}

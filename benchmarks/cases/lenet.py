@@ -184,10 +184,7 @@ def torch_step(T: Any, params: list[np.ndarray], x: np.ndarray, y: np.ndarray
             x = F.relu(self.fc2(x))
             return self.fc3(x)
 
-    model = LeNet()
-    with T.no_grad():
-        for p, w in zip(model.parameters(), params):
-            p.copy_(T.tensor(w))
+    model = load_weights(T, LeNet(), params)
     opt = T.optim.SGD(model.parameters(), lr=LR)
     xt, yt = T.tensor(x), T.tensor(y)
 
@@ -200,10 +197,21 @@ def torch_step(T: Any, params: list[np.ndarray], x: np.ndarray, y: np.ndarray
     return step
 
 
-def torchlike(T: Any, name: str, skip: str, *data: Any) -> Contender:
+def load_weights(T: Any, model: Any, params: list[np.ndarray]) -> Any:
+    """``model`` with its parameters set to ``params`` (in ``parameters()`` order)."""
+    with T.no_grad():
+        for p, w in zip(model.parameters(), params):
+            p.copy_(T.tensor(w))
+    return model
+
+
+def torchlike(T: Any, name: str, skip: str, *data: Any,
+              build: Callable | None = None) -> Contender:
+    """The contender ``build(T, *data)`` (``torch_step`` by default) on torch or fad.torch."""
+    build = build or torch_step
     if T is None:
         return Contender(name, None, tracemalloc=False, skip=skip)
-    return guarded(name, lambda: torch_step(T, *data), tracemalloc=T is not torch)
+    return guarded(name, lambda: build(T, *data), tracemalloc=T is not torch)
 
 
 def lenet_bars(results: list[dict]) -> list:

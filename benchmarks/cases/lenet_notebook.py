@@ -6,10 +6,10 @@ from __future__ import annotations
 from typing import Any, Callable
 
 import numpy as np
-from harness import Contender, Problem, case, guarded, pair_bar
+from harness import Contender, Problem, case, pair_bar
 from harness.libs import FAD_TORCH_ERROR, fad_torch, missing, torch
 
-from .lenet import conv_backward, conv_forward, pool_backward
+from .lenet import conv_backward, conv_forward, load_weights, pool_backward, torchlike
 
 LR, BETAS, EPS = 0.002, (0.9, 0.999), 1e-8
 # (name, shape) of the notebook's Net parameters, in the order of ``net.parameters()``
@@ -132,10 +132,7 @@ def torch_step(T: Any, params: list[np.ndarray], x: np.ndarray, y: np.ndarray
             x = F.relu(self.fc1(x))
             return self.fc2(x)
 
-    net = Net()
-    with T.no_grad():
-        for p, w in zip(net.parameters(), params):
-            p.copy_(T.tensor(w))
+    net = load_weights(T, Net(), params)
     criterion = nn.CrossEntropyLoss()
     optimizer = T.optim.Adam(net.parameters(), lr=LR)
     xb, yb = T.tensor(x), T.tensor(y)
@@ -152,12 +149,6 @@ def torch_step(T: Any, params: list[np.ndarray], x: np.ndarray, y: np.ndarray
     return step
 
 
-def torchlike(T: Any, name: str, skip: str, *data: Any) -> Contender:
-    if T is None:
-        return Contender(name, None, tracemalloc=False, skip=skip)
-    return guarded(name, lambda: torch_step(T, *data), tracemalloc=T is not torch)
-
-
 @case("lenet_notebook", bars=lambda res: [pair_bar(res, "fad.torch", "torch", 2.0)])
 def lenet_notebook_case(size: str) -> list[Problem]:
     """The training step of ``notebooks/04_lenet_digits.ipynb``: its ``Net``
@@ -170,7 +161,7 @@ def lenet_notebook_case(size: str) -> list[Problem]:
     data = notebook_data(batch)
     contenders = [
         Contender("numpy", numpy_step(*data)),
-        torchlike(fad_torch, "fad.torch", FAD_TORCH_ERROR, *data),
-        torchlike(torch, "torch", missing(torch, "torch"), *data),
+        torchlike(fad_torch, "fad.torch", FAD_TORCH_ERROR, *data, build=torch_step),
+        torchlike(torch, "torch", missing(torch, "torch"), *data, build=torch_step),
     ]
     return [Problem(f"batch {batch}, 1×8×8 digits", contenders, rtol=2e-3)]
