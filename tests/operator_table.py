@@ -1086,12 +1086,18 @@ def conv_cases(kind: str) -> st.SearchStrategy | None:
              "lhs_dilation": ints(1, 2), "rhs_dilation": ints(1, 2), "groups": groups}
         return Case(((n, groups * cg) + size, (groups * og, cg) + k), p)
 
-    def fits(c: Case) -> bool:
-        x, w = c.shapes
-        p = c.params
-        return all((n - 1) * ld + 1 + lo + hi >= (kk - 1) * rd + 1 for n, kk, ld, rd, (lo, hi)
-                   in zip(x[2:], w[2:], p["lhs_dilation"], p["rhs_dilation"], p["padding"]))
-    return _conv_like_cases(kind, body, fits)
+    return _conv_like_cases(kind, body, _window_fits("lhs_dilation"))
+
+
+def _window_fits(input_dilation: str) -> Callable:
+    """Whether a case's dilated kernel fits in its input, dilated by the parameter
+    ``input_dilation`` and padded."""
+    def fits(case: Case) -> bool:
+        x, w = case.shapes
+        p = case.params
+        return all((m - 1) * ld + 1 + lo + hi >= (kk - 1) * rd + 1 for m, kk, ld, rd, (lo, hi)
+                   in zip(x[2:], w[2:], p[input_dilation], p["rhs_dilation"], p["padding"]))
+    return fits
 
 
 def _conv_like_cases(kind: str, body: Callable, fits: Callable) -> st.SearchStrategy | None:
@@ -1950,12 +1956,7 @@ def conv_transpose_cases(kind: str) -> Any:
              "rhs_dilation": ints(1, 2), "transpose_kernel": flip}
         return Case(((n, c) + size, ((c, o) if flip else (o, c)) + k), p)
 
-    def fits(case: Case) -> bool:
-        x, w = case.shapes
-        p = case.params
-        return all((m - 1) * s + 1 + lo + hi >= (kk - 1) * d + 1 for m, kk, s, d, (lo, hi)
-                   in zip(x[2:], w[2:], p["strides"], p["rhs_dilation"], p["padding"]))
-    return _conv_like_cases(kind, body, fits)
+    return _conv_like_cases(kind, body, _window_fits("strides"))
 
 
 _CONV_DN = {3: ("NCH", "OIH", "NCH"), 4: ("NCHW", "OIHW", "NCHW")}
