@@ -271,9 +271,14 @@ def test_gradient_computed_on_a_local_distributed_cluster():
 _NO_SORT = "dask.array has no sort (fad raises NotImplementedError naming sort and dask)"
 _NO_LINALG = "dask.array.linalg has no {} (fad raises NotImplementedError naming it)"
 NOT_ON_DASK = {
+    "odeint": ("each eager solver step (and the adjoint's) adds its tasks to Dask's graph "
+               "and slices it: one solve takes minutes (the other backends run it)"),
     **dict.fromkeys(["sort", "partition", "median", "quantile", "top_k", "lax_sort_multi"],
                     _NO_SORT),
-    **dict.fromkeys(["eig", "eigvals"], _NO_LINALG.format("eig")),
+    **dict.fromkeys(["eig", "eigvals", "roots"], _NO_LINALG.format("eig")),
+    **dict.fromkeys(["multivariate_normal_logpdf", "multivariate_normal_pdf"],
+                    "dask.array.linalg's cholesky takes square chunks only (the row's "
+                    "covariance is chunked in 2 x 2 blocks of a 3 x 3 matrix)"),
     "polyfit": ("polyfit solves through pinv, whose svd dask.array.linalg takes only on "
                 "arrays chunked along one axis (the row's square inputs are chunked along two)"),
     **dict.fromkeys(["lu", "lu_solve", "sqrtm"], "computed by scipy.linalg on NumPy arrays "
