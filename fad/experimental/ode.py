@@ -22,6 +22,7 @@ import numpy as np
 
 from .. import lax
 from .. import numpy as fnp
+from ..backends import namespace_of
 from ..core.trace import concrete_or_none
 from ..flatten_util import ravel_pytree
 from ..numpy._base import dtype_of
@@ -272,8 +273,8 @@ def odeint(func: Callable, y0: Any, t: Any, *args: Any, rtol: float = 1.4e-8,
         raise ValueError(f"odeint: t must be a 1-d array of times, got shape {t.shape}")
     if dtype_of(t).kind not in "fc":
         t = fnp.asarray(t, np.result_type(*[dtype_of(x) for x in tree_flatten(y0)[0]], float))
-    tc = concrete_or_none(t)
-    if tc is not None and bool(fnp.any(fnp.less(tc[1:], tc[:-1]))):
+    tc = concrete_or_none(t)  # checked with its own namespace: fad.numpy would stage it under jit
+    if tc is not None and bool(namespace_of((tc,)).any(tc[1:] < tc[:-1])):
         raise ValueError("odeint: the times t must be increasing (the solver integrates "
                          f"forwards from t[0]), got {np.asarray(tc)!r}; integrate -func on -t "
                          "to go backwards in time")

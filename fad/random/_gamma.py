@@ -115,7 +115,7 @@ def _dlogx_da(a: Any, log_x: Any) -> Any:
     log_x = fnp.where(finite, log_x, 0.0)
     out = fnp.where(large, _dlogx_da_wilson_hilferty(fnp.where(large, a, _LARGE), log_x),
                     _dlogx_da_series(fnp.where(large, 1.0, a), fnp.where(large, 0.0, log_x)))
-    return fnp.where(finite, out, fnp.where(nan, np.nan, 0.0))
+    return fnp.where(finite, out, fnp.where(nan, np.nan, fnp.zeros_like(out)))
 
 
 def _dx_da(a: Any, x: Any) -> Any:
