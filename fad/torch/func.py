@@ -16,6 +16,7 @@ tensor([2., 4., 6.], dtype=torch.float64)
 from __future__ import annotations
 
 import contextlib
+import functools
 from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
@@ -98,9 +99,21 @@ def _run(inner: Callable, label: str, captured: tuple, args: tuple, kwargs: dict
         return outs
 
     # (with captured tensors, outputs that do not depend on them get no grad_fn)
-    res = apply(Op(label, body, label, None, True, multi=True, prune=bool(captured)),
-                tuple(flat[i] for i in slots) + captured)
+    res = apply(_op(label, bool(captured)), tuple(flat[i] for i in slots) + captured,
+                {"body": body})
     return _in_order(tree_unflatten(out_tree[-1], list(res)), _key_orders((args, kwargs)))
+
+
+def _call_body(*arrays: Any, body: Callable) -> list:
+    return body(*arrays)
+
+
+@functools.lru_cache(maxsize=None)
+def _op(label: str, prune: bool) -> Op:
+    """The one recorded operation per transformation name: the call's function is a
+    parameter (a parameter that is a function is never a key of the direct-form
+    cache, so nothing of a call outlives it)."""
+    return Op(label, _call_body, label, None, True, multi=True, prune=prune)
 
 
 def _key_orders(tree: Any, orders: dict | None = None) -> dict:

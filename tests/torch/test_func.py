@@ -185,3 +185,24 @@ def test_jacobian_has_aux_matches_pytorch(name: str) -> None:
         res.append((_np(jac), _np(aux)))
     for a, b in zip(res[1], res[0]):
         np.testing.assert_allclose(a, b, **TOL)
+
+
+def test_transform_calls_keep_nothing_alive_after_they_return() -> None:
+    """A recorded ``torch.func`` call is one operation whose function is a parameter,
+    so the facade's cache of recorded forms neither grows with the calls nor holds
+    their input tensors once the caller drops them."""
+    import gc
+    import weakref
+
+    from fad.torch import _recorder
+    x = ftorch.randn(3, requires_grad=True)
+    before = len(_recorder._DIRECT)
+    refs = []
+    for _ in range(20):
+        z = x * 1.0
+        refs.append(weakref.ref(z))
+        ftorch.func.grad(lambda v: (v ** 3).sum())(z).sum().backward()
+        del z
+    gc.collect()
+    assert len(_recorder._DIRECT) <= before + 3
+    assert all(r() is None for r in refs)
