@@ -27,7 +27,7 @@ from ..transforms.vmap import vmap as _vmap
 from ..tree import tree_flatten, tree_map, tree_unflatten
 from ._captures import UncapturedError, captured_tensors, refuse_uncaptured, substituted
 from ._functions import stack
-from ._recorder import Op, apply
+from ._recorder import Op, _grad_enabled, apply
 from .tensor import Tensor, wrap
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap",
@@ -191,22 +191,46 @@ def grad_and_value(func: Callable, argnums: int | Sequence[int] = 0,
 
 def vjp(func: Callable, *primals: Any, has_aux: bool = False) -> tuple:
     """``(output, vjp_fn)`` (and ``aux``): ``vjp_fn(cotangent)`` is the tuple of the
-    cotangents of the primals.
+    cotangents of the primals. When a primal, or a tensor ``func`` closes over,
+    requires grad, the output and ``vjp_fn``'s results are recorded operations, so
+    ``.backward()`` through them reaches those tensors (and the cotangent), as in
+    PyTorch.
 
     >>> import fad.torch as torch
     >>> out, vjp_fn = torch.func.vjp(lambda x: 3 * x, torch.ones(2))
     >>> vjp_fn(torch.ones(2))
     (tensor([3., 3.]),)
     """
-    res = _ad.vjp(_lift(func), *_unwrap(primals), has_aux=has_aux)
-    pullback = res[1]
+    lifted = _lift(func)
+    if not (_grad_enabled() and any(isinstance(p, Tensor) and p.requires_grad
+                                    for p in tree_flatten(primals)[0])):
+        try:
+            res = _ad.vjp(lifted, *_unwrap(primals), has_aux=has_aux)
+        except UncapturedError:  # a closed-over tensor requires grad: record
+            pass
+        else:
+            return (_wrap(res[0]), _pullback_fn(res[1], res[0])) + \
+                tuple(_wrap(res[2:]))
+
+    def pull(ps: tuple, ct: Any) -> tuple:  # (the forward pass again, recorded)
+        r = _ad.vjp(lifted, *ps, has_aux=has_aux)
+        return tuple(r[1](tree_map(_as_dtype_of, ct, r[0])))
+    pulled = _recorded(pull, "TorchFuncVjpBackward", func)
+    outs = _recorded(lifted, "TorchFuncVjpBackward", func)(*primals)
+    out, aux = (outs[0], outs[1:]) if has_aux else (outs, ())
 
     def vjp_fn(cotangents: Any, *rest: Any) -> tuple:
+        return pulled(primals, (cotangents,) + rest if rest else cotangents)
+    return (out, vjp_fn) + tuple(aux)
+
+
+def _pullback_fn(pullback: Callable, out: Any) -> Callable:
+    """``vjp_fn`` on facade tensors from ``pullback`` on arrays: a floating cotangent
+    takes its output's floating dtype, as PyTorch accepts it."""
+    def vjp_fn(cotangents: Any, *rest: Any) -> tuple:
         ct = _unwrap((cotangents,) + rest if rest else cotangents)
-        # a floating cotangent takes its output's floating dtype, as PyTorch accepts it
-        ct = tree_map(_as_dtype_of, ct, res[0])
-        return _wrap(tuple(pullback(ct)))
-    return (_wrap(res[0]), vjp_fn) + tuple(_wrap(res[2:]))
+        return _wrap(tuple(pullback(tree_map(_as_dtype_of, ct, out))))
+    return vjp_fn
 
 
 def _as_dtype_of(ct: Any, out: Any) -> Any:

@@ -206,3 +206,31 @@ def test_transform_calls_keep_nothing_alive_after_they_return() -> None:
     gc.collect()
     assert len(_recorder._DIRECT) <= before + 3
     assert all(r() is None for r in refs)
+
+
+@pytest.mark.parametrize("has_aux", [False, True])
+def test_vjp_results_backward_to_primals_closures_and_cotangents_as_in_pytorch(
+        has_aux: bool) -> None:
+    """``torch.func.vjp``'s output and ``vjp_fn``'s cotangents are differentiable: a
+    backward pass through them reaches the primal, a closed-over parameter and the
+    cotangent, with PyTorch's gradients."""
+    def run(lib):
+        w = lib.tensor([1.0, 2.0, -3.0], dtype=lib.float64, requires_grad=True)
+        x = lib.tensor([0.5, -1.0, 2.0], dtype=lib.float64, requires_grad=True)
+        c = lib.tensor([1.0, -2.0, 0.5], dtype=lib.float64, requires_grad=True)
+
+        def f(x):
+            y = (w * x).sin() * x
+            return (y, y.sum()) if has_aux else y
+        res = lib.func.vjp(f, x, has_aux=has_aux)
+        (g,) = res[1](c)
+        (res[0].sum() * 2 + (g * g).sum()).backward()
+        return [res[0], g, w.grad, x.grad, c.grad] + ([res[2]] if has_aux else [])
+    for ours, theirs in zip(run(ftorch), run(torch)):
+        np.testing.assert_allclose(_np(ours), _np(theirs), **TOL)
+
+
+def test_vjp_without_grad_requirements_is_not_recorded() -> None:
+    """Without a tensor that requires grad, ``vjp``'s results carry no ``grad_fn``."""
+    out, fn = ftorch.func.vjp(lambda x: x.sin(), ftorch.ones(3))
+    assert out.grad_fn is None and fn(ftorch.ones(3))[0].grad_fn is None
