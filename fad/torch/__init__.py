@@ -18,7 +18,7 @@ tensor([8.], grad_fn=<MulBackward0>)
 
 from __future__ import annotations
 
-from . import _dtype, _methods
+from . import _double, _dtype, _methods  # noqa: F401 (_double: the double-backward hook)
 from ._creation import (
     BoolTensor,
     ByteTensor,

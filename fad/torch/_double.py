@@ -1,0 +1,176 @@
+"""Double backward in the facade: a node's vector-Jacobian product recorded as an
+operation of its own, so that ``create_graph=True`` gives gradients with a
+``grad_fn``.
+
+The operation (``_backward_op``, one per kind of node) is the core's ``fad.vjp``
+of the node's own fad function, taking the node's inputs, its constants and the
+cotangents; it is recorded like any facade operation (by its cached program after
+the first calls). Edges go only to the inputs that product reads
+(``_inputs_read``): the gradient of a function linear in ``x`` is not connected
+to ``x``, as in PyTorch's graph.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import numpy as fnp
+from ..core.ir import Literal
+from ..interpreters.dce import dce
+from ..transforms.autodiff import make_jaxpr
+from ..transforms.autodiff import vjp as fad_vjp
+from . import _graph
+from ._direct import _Direct, function_of, inputs_of
+from ._recorder import _DIRECT_MAX, _PYS, _UNKNOWN, Op, apply, make_flat, signature_key
+from .tensor import Tensor, wrap
+
+
+def double_backward(node: Any, cts: list) -> list:
+    """A node's vector-Jacobian product as a recorded operation on Tensors, so that
+    ``create_graph=True`` yields differentiable gradients. The function is the
+    core's ``fad.vjp`` of the node's own fad function (transformations nest), an
+    operation of its own per kind of node (``_backward_op``) whose arguments are the
+    node's inputs, its constants and the cotangents: so it is recorded as any
+    operation is, by its cached program after the first calls."""
+    ins = inputs_of(node)
+    if ins is None:  # a released linear node: its vjp does not depend on the inputs
+        ins = tuple([wrap(z) for z in node._zero_inputs()])
+    if len(cts) == 1:  # (the common case, spelled out)
+        c = cts[0]
+        ct_tensors = (c if isinstance(c, Tensor) else wrap(c),)
+        present = _ONE
+    else:
+        ct_tensors = tuple([c if isinstance(c, Tensor) else wrap(c) for c in cts
+                            if c is not None])
+        present = tuple([c is not None for c in cts])
+    form = node._fun
+    if type(form) is _Direct:  # the plan is the same for every node of the form
+        consts, params = node._consts, node._params
+        key = present if consts is form.no_consts else (present, _scalar_values(consts))
+        plans = form.double
+        if plans is None:
+            plans = form.double = {}
+        plan = plans.get(key)
+        if plan is None:
+            plan = plans[key] = _plan(node, present, ins, ct_tensors)
+    else:
+        plan = _plan(node, present, ins, ct_tensors)
+        consts, params = form[1], form[4]
+    bop, fixed_at, reads = plan
+    fixed = tuple([consts[i] for i in fixed_at]) if fixed_at else ()
+    if reads is not None:  # an input the vjp does not read is a constant of it, not an edge
+        ins = tuple([t if r else t._value for t, r in zip(ins, reads)])
+        if not _records(ins) and not _records(ct_tensors):
+            # nothing to record (a linear node's vjp of constant cotangents): its
+            # gradients are plain values, as PyTorch's
+            got = node._backward([c._value if isinstance(c, Tensor) else c for c in cts],
+                                 True, False)
+            return [wrap(g) for g in got]
+    out = apply(bop, ins + fixed + ct_tensors, params)
+    return list(out) if bop.multi else [out]
+
+
+_ONE = (True,)
+
+
+def _records(args: tuple) -> bool:
+    """Whether one of ``args`` is a Tensor that requires grad."""
+    for a in args:
+        if isinstance(a, Tensor) and a._requires_grad:
+            return True
+    return False
+
+
+def _plan(node: Any, present: tuple, ins: tuple, ct_tensors: tuple) -> tuple:
+    """``(bop, positions of the constants it takes, which inputs it reads)`` for
+    ``double_backward``."""
+    op, consts, diff, dt, params = function_of(node)
+    bop = _backward_op(type(node), op, tuple(diff), dt, present, len(consts))
+    fixed_at = tuple(i for i in range(len(consts)) if i not in diff)
+    fixed = tuple(consts[i] for i in fixed_at)
+    return bop, fixed_at, _inputs_read(bop, ins, fixed + ct_tensors, params)
+
+
+def _scalar_values(consts: tuple) -> tuple:
+    """The Python numbers among ``consts``, by value (the key of a vjp's plan: a rule
+    may depend on them; arrays it only traces)."""
+    return tuple(v.hex() if type(v) is float else repr(v) for v in consts
+                 if type(v) in _PYS)
+
+
+_READS: dict = {}
+
+
+def _inputs_read(bop: Op, ins: tuple, rest: tuple, params: dict) -> tuple | None:
+    """Which of a node's inputs ``ins`` its vector-Jacobian product ``bop`` reads, at
+    these arguments' shapes, dtypes and parameters (``None``: all, or unknown). A
+    linear operation's (``add``, ``sum``, a slice...) reads none, as PyTorch's
+    backward of it does not: the gradient it gives is then not connected to them."""
+    vals = [a._value if isinstance(a, Tensor) else a for a in ins + rest]
+    key = signature_key(bop, vals, (), params)
+    if key is None:
+        return None
+    key += _scalar_values(tuple(vals))
+    reads = _READS.get(key, _UNKNOWN)
+    if reads is _UNKNOWN:
+        if len(_READS) >= _DIRECT_MAX:
+            _READS.clear()
+        reads = _READS[key] = _trace_reads(bop, vals, len(ins), params)
+    return reads
+
+
+def _trace_reads(bop: Op, vals: list, k: int, params: dict) -> tuple | None:
+    arrays = [i for i, v in enumerate(vals) if type(v) is np.ndarray]
+
+    def program(*xs: Any) -> Any:
+        full = list(vals)
+        for i, x in zip(arrays, xs):
+            full[i] = x
+        return bop.fun(*full, **params)
+    try:
+        jaxpr = dce(make_jaxpr(program)(*[vals[i] for i in arrays])).jaxpr
+    except Exception:  # value-dependent control flow and the like
+        return None
+    used = {a for e in jaxpr.eqns for a in e.invars if type(a) is not Literal}
+    used.update(jaxpr.outvars)
+    var_of = dict(zip(arrays, jaxpr.invars))
+    reads = tuple(i not in var_of or var_of[i] in used for i in range(k))
+    return None if all(reads) else reads
+
+
+_graph.DOUBLE_BACKWARD = double_backward
+_BACKWARD_OPS: dict = {}
+
+
+def _backward_op(cls: type, op: Op, diff: tuple, dt: Any, present: tuple, n_vals: int) -> Op:
+    """The operation ``double_backward`` records for a node of class ``cls`` made by
+    ``op`` (``diff``, ``dt``: see ``make_flat``) when the cotangents of its outputs
+    marked in ``present`` are given: ``(*inputs, *constants, *cotangents, **params)``
+    to the inputs' cotangents (one output per input; ``None`` outputs are zeros)."""
+    key = (cls, op, diff, dt, present, n_vals)
+    bop = _BACKWARD_OPS.get(key)
+    if bop is not None:
+        return bop
+    k = len(diff)
+    fixed = [i for i in range(n_vals) if i not in diff]
+    n_fixed = len(fixed)
+
+    def backward_fun(*xs: Any, **params: Any) -> Any:
+        vals: list = [None] * n_vals
+        for i, x in zip(fixed, xs[k:k + n_fixed]):
+            vals[i] = x
+        fun = make_flat(op, vals, diff, dt, params)
+        outs, vjp_fn = fad_vjp(lambda *a: fun(*a), *xs[:k])
+        given = iter(xs[k + n_fixed:])
+        full = [next(given) if p else fnp.zeros_like(o) for p, o in zip(present, outs)]
+        got = vjp_fn(full)
+        return got[0] if k == 1 else list(got)
+
+    name = cls.__name__ + "Backward"
+    bop = Op(name, backward_fun, name, None, True, multi=k > 1, prune=True)
+    if len(_BACKWARD_OPS) >= _DIRECT_MAX:
+        _BACKWARD_OPS.clear()
+    _BACKWARD_OPS[key] = bop
+    return bop
