@@ -232,6 +232,16 @@ def _concat_batch(size: int, vals: list, dims: list, *, axis: int) -> tuple:
 concatenate_p.batch = _concat_batch
 
 
+# ------------------------------------------------------------------ copy
+# ``fnp.array(x, copy=True)`` of a traced value. Arrays are immutable inside fad,
+# but the values a trace stands for need not be: the facade's ``clone`` must own
+# its memory whichever path evaluates it (as JAX's ``jnp.array(copy=True)`` binds
+# a copy). Linear: its jvp and its transpose are the identity.
+copy_p = Primitive("copy", lambda xp, x: xp.asarray(x, copy=True), shapes.same)
+deflinear(copy_p, lambda ct, x: [ct])
+copy_p.batch = unary_batch(copy_p)
+
+
 # ------------------------------------------------------------------ stop_gradient
 stop_gradient_p = Primitive("stop_gradient", lambda xp, x: x, shapes.same)
 defjvp(stop_gradient_p, None)

@@ -123,28 +123,46 @@ def _layout(args: tuple, diff: tuple) -> tuple | None:
     return tuple(lay)
 
 
-class _Direct:
-    """The direct form of an operation at one signature: its primitive ``prim`` with
-    parameters ``eparams`` (``kernel``: the NumPy function its ``impl`` calls on these
-    operands, or ``None``), the operands' ``sources`` (positions in the arguments then
-    the parameters ``pnames``; ``None``: the arguments themselves), the shared ``vjp``
-    (``fad.interpreters.tape.entry_vjp``), and what the node keeps: its class, the
-    ``next_functions`` layout, the saved arguments and outputs (``_saved_positions``),
-    the differentiated inputs ``diff`` and their ``avals``."""
+class _Kernel:
+    """An operation at one signature as its one primitive ``prim`` with parameters
+    ``eparams`` (``kernel``: the NumPy function its ``impl`` calls on these operands,
+    or ``None``); the operands' ``sources`` are positions in the arguments then the
+    parameters ``pnames`` (``None``: the arguments themselves)."""
 
-    __slots__ = ("prim", "eparams", "kernel", "sources", "pnames", "cls", "layout", "saved",
-                 "out_saved", "vjp", "op", "diff", "avals", "no_consts", "in_operand", "double",
-                 "real")
+    __slots__ = ("prim", "eparams", "kernel", "sources", "pnames")
+
+    def run(self, vals: list, params: dict) -> tuple:
+        """``(operands, output)`` for these arguments and parameters."""
+        sources = self.sources
+        if sources is None:
+            operands = vals
+        else:
+            src = vals if not self.pnames else vals + [params[name] for name in self.pnames]
+            operands = [src[s] for s in sources]
+        kernel = self.kernel
+        ans = kernel(*operands) if kernel is not None else \
+            self.prim.impl(*operands, **self.eparams)
+        return operands, ans if type(ans) is np.ndarray else np.asarray(ans)
+
+
+class _Direct(_Kernel):
+    """The direct form of an operation at one signature: its kernel (``_Kernel``), the
+    shared ``vjp`` (``fad.interpreters.tape.entry_vjp``), and what the node keeps: its
+    class, the ``next_functions`` layout, the saved arguments and outputs
+    (``_saved_positions``), the differentiated inputs ``diff`` and their ``avals``."""
+
+    __slots__ = ("cls", "layout", "saved", "out_saved", "vjp", "op", "diff", "avals",
+                 "no_consts", "in_operand", "double", "real")
 
 
 _graph.REAL_FORM = _Direct
 
 
-def _direct_form(op: Any, vals: list, diff: tuple, dt: Any, params: dict, outs: list,
-                 out_nodes: list, in_nodes: list, tape: list, cls: type, args: tuple,
-                 saved: tuple, out_saved: tuple) -> _Direct | None:
-    """The direct form of ``op`` when the tape is one primitive applied to the
-    operation's inputs, else ``None``."""
+def _one_application(vals: list, diff: tuple, params: dict, outs: list, out_nodes: list,
+                     in_nodes: list, tape: list) -> tuple | None:
+    """``(entry, sources, enodes, pnames)`` when the tape is one primitive applied to
+    the operation's inputs and parameters (see ``_Kernel``; ``enodes``: each operand's
+    recorded input, or ``None``), else ``None``."""
     if len(tape) != 1 or len(outs) != 1:
         return None
     entry = tape[0]
@@ -179,19 +197,45 @@ def _direct_form(op: Any, vals: list, diff: tuple, dt: Any, params: dict, outs: 
     used = tuple(name for j, name in enumerate(pnames) if len(vals) + j in sources)
     if used != tuple(pnames[:len(used)]):  # keep parameter sources contiguous
         return None
+    return entry, sources, enodes, used
+
+
+def _fill_kernel(form: _Kernel, vals: list, found: tuple) -> _Kernel:
+    entry, sources, _, used = found
     identity = not used and tuple(sources) == tuple(range(len(vals)))
-    form = _Direct()
-    form.prim, form.eparams, form.pnames, form.cls = prim, eparams, used, cls
+    form.prim, form.eparams, form.pnames = entry.prim, entry.params, used
     form.sources = None if identity else tuple(sources)
-    form.kernel = _kernel(prim, eparams, tuple(entry.primals))
+    form.kernel = _kernel(entry.prim, entry.params, tuple(entry.primals))
+    return form
+
+
+def eager_form(vals: list, diff: tuple, params: dict, outs: list, out_nodes: list,
+               in_nodes: list, tape: list) -> _Kernel | None:
+    """The kernel of an operation that is one primitive application (see
+    ``_one_application``), for calls that record nothing, or ``None``."""
+    found = _one_application(vals, diff, params, outs, out_nodes, in_nodes, tape)
+    return None if found is None else _fill_kernel(_Kernel(), vals, found)
+
+
+def _direct_form(op: Any, vals: list, diff: tuple, dt: Any, params: dict, outs: list,
+                 out_nodes: list, in_nodes: list, tape: list, cls: type, args: tuple,
+                 saved: tuple, out_saved: tuple) -> _Direct | None:
+    """The direct form of ``op`` when the tape is one primitive applied to the
+    operation's inputs, else ``None``."""
+    found = _one_application(vals, diff, params, outs, out_nodes, in_nodes, tape)
+    if found is None:
+        return None
+    entry, _, enodes, _ = found
+    form = _fill_kernel(_Direct(), vals, found)
+    form.cls = cls
     form.layout, form.saved, form.out_saved = _layout(args, diff), saved, out_saved
-    form.vjp = compiled_vjp(entry_vjp(prim, eparams, tuple(enodes), len(diff)), prim,
-                            len(diff))
+    form.vjp = compiled_vjp(entry_vjp(entry.prim, entry.params, tuple(enodes), len(diff)),
+                            entry.prim, len(diff))
     form.op, form.diff = op, tuple(diff)
     form.avals = tuple([array_aval(vals[i]) for i in diff])
     form.no_consts = (None,) * len(vals) if len(diff) == len(vals) else None
     form.in_operand = tuple(enodes.index(k) for k in range(len(diff)))
-    form.double = None  # double_backward's plans (fad/torch/_recorder.py)
+    form.double = None  # double_backward's plans (fad/torch/_double.py)
     # no complex value in or out: the backward pass has nothing to conjugate
     form.real = all(np.dtype(a[1]).kind != "c" for a in form.avals) and \
         np.asarray(entry.ans).dtype.kind != "c"
@@ -214,20 +258,10 @@ def _apply_direct(form: _Direct, op: Any, args: tuple, vals: list, diff: tuple,
     """Record ``op`` by its direct form (``None``: take the general path instead).
     What ``_finish`` does, spelled out for this path, the most frequent: its node
     holds the operands and the output for ``form.vjp`` and no per-operation closure."""
-    sources = form.sources
-    if sources is None:
-        operands = vals
-    else:
-        src = vals if not form.pnames else vals + [params[name] for name in form.pnames]
-        operands = [src[s] for s in sources]
-    kernel = form.kernel
     try:
-        ans = kernel(*operands) if kernel is not None else \
-            form.prim.impl(*operands, **form.eparams)
+        operands, ans = form.run(vals, params)
     except Exception:  # the general path reports the error in the facade's words
         return None
-    if type(ans) is not np.ndarray:
-        ans = np.asarray(ans)
     n = len(diff)
     consts = form.no_consts
     if consts is not None:  # every argument is a recorded input

@@ -56,6 +56,7 @@ from ._direct import (  # noqa: F401 - function_of, inputs_of and _aliasing for 
     _split,
     _union,
     _with_views,
+    eager_form,
     function_of,
     inputs_of,
 )
@@ -162,6 +163,12 @@ def apply(op: Op, args: tuple, params: dict = _NOPARAMS) -> Any:
                 vals.append(a)
     if not mask:
         dt = _target(op.kind, vals) if op.kind else None
+        if dt is None and not op.multi:
+            state = _trace_state()
+            if state.empty and state.no_grad is None:  # no fad transformation is running
+                t = _apply_eager(op, args, vals, params)
+                if t is not None:
+                    return t
         try:
             out = op.fun(*(_cast(vals, dt) if dt is not None else vals), **params)
         except (ShapeError, ValueError) as e:
@@ -408,6 +415,83 @@ def _finish(op: Op, args: tuple, vals: list, diff: tuple, dt: Any, params: dict,
     return tuple(res) if op.multi else res[0]
 
 
+# ------------------------------------------------------------------ calls that record nothing
+# An operation that records nothing (grad mode off, or no input requiring grad) and
+# that the core's reverse mode finds to be one primitive application at its signature
+# calls that primitive's kernel directly from then on, as a direct form does, instead
+# of going through fad's dispatch. The signature is learnt once, by tracing the
+# operation with its floating Tensors as the differentiated inputs.
+_EAGER: dict = {}
+_NO_RECORD = ("records nothing",)  # the place of ``diff`` in these signatures
+
+
+def _apply_eager(op: Op, args: tuple, vals: list, params: dict) -> Any:
+    """``op`` on ``vals`` by its kernel or its program, or ``None`` (not known yet: the
+    caller runs the operation's fad function)."""
+    key = _signature(op, vals, _NO_RECORD, params)
+    if key is None:
+        return None
+    form = _EAGER.get(key, _UNKNOWN)
+    if form is _UNKNOWN:
+        if len(_EAGER) >= _DIRECT_MAX:
+            _EAGER.clear()
+        _EAGER[key] = _learn_eager(op, args, vals, params)
+        return None
+    if form is None:
+        return None
+    if form is _PROGRAM:
+        return _eager_program(key, op, args, vals, params)
+    try:
+        _, ans = form.run(vals, params)
+    except Exception:  # the fad function reports the error in the facade's words
+        return None
+    t = wrap(ans)
+    if ans.base is not None or ans is vals[0]:
+        _aliasing(t, args)
+    return t
+
+
+_PROGRAM = object()  # (an operation of more than one primitive: see _eager_program)
+
+
+def _learn_eager(op: Op, args: tuple, vals: list, params: dict) -> Any:
+    diff = tuple([i for i, a in enumerate(args) if isinstance(a, Tensor)
+                  and array_np_dtype(vals[i]).kind in "fc"])
+    if not diff:
+        return _PROGRAM
+    try:
+        outs, out_nodes, in_nodes, tape = _taped(make_flat(op, vals, diff, None, params),
+                                                 [vals[i] for i in diff], op.label)
+    except Exception:  # the fad function reports the error when the caller runs it
+        return None
+    form = eager_form(vals, diff, params, outs, out_nodes, in_nodes, tape)
+    return _PROGRAM if form is None else form
+
+
+def _eager_program(key: tuple, op: Op, args: tuple, vals: list, params: dict) -> Any:
+    """``op`` on ``vals`` by its cached program (compiled as the recording path's, with
+    nothing recorded), or ``None``."""
+    pkey = _program_key(key, vals, None)
+    prog = _PROGRAMS.get(pkey, _UNKNOWN)
+    if prog is _UNKNOWN or prog is _SEEN_ONCE:
+        if len(_PROGRAMS) >= _DIRECT_MAX:
+            _PROGRAMS.clear()
+        if prog is _UNKNOWN and _COMPILE_ON_FIRST_SIGHT is False:
+            _PROGRAMS[pkey] = _SEEN_ONCE
+            return None
+        prog = _PROGRAMS[pkey] = _compile(op, args, vals, (), None, params)
+    if prog is None:
+        return None
+    env = _evaluate(prog, vals, params)
+    if env is None:
+        return None
+    o = env[prog.out_slots[0]]
+    t = wrap(o if type(o) is np.ndarray else np.asarray(o))
+    if prog.same[0] or t._value.base is not None:  # an input, or a view of one
+        _aliasing(t, args)
+    return t
+
+
 # ------------------------------------------------------------------ programs
 # An operation that is not one primitive (``log_softmax``, ``nll_loss``, ``relu``,
 # ``mse_loss``...) is traced once per signature (Python scalar values included) to
@@ -457,6 +541,20 @@ def _apply_program(key: tuple, op: Op, args: tuple, vals: list, diff: tuple,
         prog = _PROGRAMS[pkey] = _compile(op, args, vals, diff, dt, params)
     if prog is None:
         return None
+    env = _evaluate(prog, vals, params)
+    if env is None:
+        return None
+    pull = prog.plan.pull(env)  # (the tape of the taped equations, as VJPTrace's)
+    saved = prog.saved
+    if prog.derived:  # computed values the backward reads: views of an input, perhaps
+        saved = _with_views(saved, prog.derived, env, diff, args, vals)
+    return _finish(op, args, vals, diff, dt, params, prog, pull,
+                   [env[k] for k in prog.out_slots], saved)
+
+
+def _evaluate(prog: _Program, vals: list, params: dict) -> list | None:
+    """The values of every slot of ``prog`` at these arguments (``None`` on an error:
+    the general path reports it in the facade's words)."""
     env = prog.env0.copy()
     for s, src in zip(prog.in_slots, prog.sources):
         env[s] = vals[src] if type(src) is int else params[src]
@@ -468,14 +566,9 @@ def _apply_program(key: tuple, op: Op, args: tuple, vals: list, diff: tuple,
             else:
                 for o, a in zip(out, ans):
                     env[o] = a
-    except Exception:  # the general path reports the error in the facade's words
+    except Exception:
         return None
-    pull = prog.plan.pull(env)  # (the tape of the taped equations, as VJPTrace's)
-    saved = prog.saved
-    if prog.derived:  # computed values the backward reads: views of an input, perhaps
-        saved = _with_views(saved, prog.derived, env, diff, args, vals)
-    return _finish(op, args, vals, diff, dt, params, prog, pull,
-                   [env[k] for k in prog.out_slots], saved)
+    return env
 
 
 def _compile(op: Op, args: tuple, vals: list, diff: tuple, dt: Any, params: dict

@@ -251,3 +251,16 @@ def test_complex_predicates():
     close = np.array([2.0 + 1e-16j])
     assert fnp.real_if_close(close).dtype == np.real_if_close(close).dtype == np.float64
     assert fnp.real_if_close(z).dtype == np.complex128
+
+
+def test_array_copy_of_a_traced_value_is_a_copy_with_identity_derivatives() -> None:
+    """``fnp.array(x, copy=True)`` of a traced value binds a copy: its result owns its
+    memory under ``jit``, and ``grad``, ``jvp`` and ``vmap`` see the identity."""
+    x = np.array([1.0, -2.0, 3.0])
+    out = fad.jit(lambda v: fnp.array(v, copy=True))(x)
+    assert not np.shares_memory(out, x) and out.tolist() == x.tolist()
+    np.testing.assert_array_equal(fad.grad(lambda v: fnp.sum(fnp.array(v) ** 2))(x), 2 * x)
+    np.testing.assert_array_equal(fad.jvp(lambda v: fnp.array(v), (x,), (x * 2,))[1], x * 2)
+    np.testing.assert_array_equal(fad.vmap(lambda v: fnp.array(v) * 2)(x[:, None]), 2 * x[:, None])
+    assert "copy" in str(fad.make_jaxpr(lambda v: fnp.array(v))(x))
+    assert "copy" not in str(fad.make_jaxpr(lambda v: fnp.array(v, copy=False))(x))

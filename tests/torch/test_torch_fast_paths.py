@@ -28,6 +28,7 @@ def fast(monkeypatch: pytest.MonkeyPatch) -> None:
     scenario runs every operation through a fast path)."""
     monkeypatch.setattr(recorder, "_DIRECT", {})
     monkeypatch.setattr(recorder, "_PROGRAMS", {})
+    monkeypatch.setattr(recorder, "_EAGER", {})
     monkeypatch.setattr(recorder, "_COMPILE_ON_FIRST_SIGHT", True)
 
 
@@ -122,6 +123,45 @@ def test_fast_paths_match_the_general_path(name: str, fast: None,
             else:
                 np.testing.assert_allclose(got[2][k], g, rtol=1e-5, atol=1e-6, err_msg=k)
                 assert got[2][k].dtype == g.dtype
+
+
+@pytest.mark.parametrize("name", sorted(SCENARIOS))
+def test_calls_that_record_nothing_match_the_general_path(
+        name: str, fast: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without grad, an operation known to be one primitive calls its kernel and any
+    other evaluates its program: the same values and dtypes, bit for bit, as running
+    the operation's fad function."""
+    def forward(seed: int) -> np.ndarray:
+        data = _rng_data(seed)
+        with torch.no_grad():
+            floats = {k: torch.tensor(v, requires_grad=True) for k, v in data.items()
+                      if np.asarray(v).dtype.kind == "f" and not k.startswith("c_")}
+            out = SCENARIOS[name](floats, {k: torch.tensor(v) for k, v in data.items()})
+        assert out.grad_fn is None
+        return out.numpy().copy()
+    seeds = (0, 0, 1, 2)
+    fast_results = [forward(seed) for seed in seeds]
+    assert any(v is not None for v in recorder._EAGER.values())
+    _general(monkeypatch)
+    for seed, got in zip(seeds, fast_results):
+        want = forward(seed)
+        np.testing.assert_array_equal(got, want)
+        assert got.dtype == want.dtype
+
+
+def test_calls_that_record_nothing_take_the_kernel_or_the_program(fast: None) -> None:
+    x = torch.tensor(np.linspace(-1, 1, 5))
+    y = torch.tensor(np.zeros((2, 5), np.float32), requires_grad=True)
+    for _ in range(3):
+        torch.sin(x) * 1.01
+        with torch.no_grad():
+            F.log_softmax(y, 1)
+    kernels = {k[0].name for k, v in recorder._EAGER.items()
+               if v is not None and v is not recorder._PROGRAM}
+    assert {"sin", "mul"} <= kernels
+    programs = {k[0][0].name for k, v in recorder._PROGRAMS.items()
+                if isinstance(v, recorder._Program)}
+    assert "log_softmax" in programs
 
 
 def test_the_fast_paths_are_taken(fast: None) -> None:
@@ -303,3 +343,22 @@ def test_shape_errors_on_cached_signatures(fast: None) -> None:
         a + torch.ones(3)
     with pytest.raises(RuntimeError, match="must match the size"):
         a + torch.ones(4)
+
+
+@pytest.mark.parametrize("requires_grad", [False, True])
+def test_new_tensors_own_their_memory_on_every_path(fast: None, requires_grad: bool) -> None:
+    """``clone``, ``flip``, ``repeat`` and one-tensor ``cat``/``stack`` make new tensors
+    whether the general path, a cached program or a kernel evaluates them (a traced
+    ``fnp.array(x, copy=True)`` binds a copy): writing into the result leaves the
+    input as it was, and the input's leaf stays writable through the result."""
+    make = {"clone": lambda t: t.clone(), "flip": lambda t: t.flip(0),
+            "repeat": lambda t: t.repeat(1), "cat": lambda t: torch.cat([t]),
+            "stack": lambda t: torch.stack([t])[0]}
+    for name, f in make.items():
+        for _ in range(3):  # the general path, then the fast ones
+            x = torch.tensor([1.0, 2.0], requires_grad=requires_grad)
+            y = f(x)
+            assert not np.shares_memory(y._value, x._value), name
+            with torch.no_grad():
+                y.add_(1.0)
+            assert x.tolist() == [1.0, 2.0], name
