@@ -20,6 +20,7 @@ from ._creation import (
     tensor,
     zeros,
 )
+from ._functions.arithmetic import refuse_integer_zero
 from ._graph import host
 from .autograd import _sum_to
 from .linalg import _inverse, _torch_svd, det
@@ -163,11 +164,14 @@ def _rtruediv(self: Tensor, other: Any) -> Tensor:
 
 
 def _rfloordiv(self: Tensor, other: Any) -> Tensor:
-    return F.floor_divide(F._t(other), self) if not isinstance(other, int | float) else \
-        F.call("floor_divide", other, self)
+    if not isinstance(other, int | float):
+        return F.floor_divide(F._t(other), self)
+    refuse_integer_zero(other, self)
+    return F.call("floor_divide", other, self)
 
 
 def _rmod(self: Tensor, other: Any) -> Tensor:
+    refuse_integer_zero(other, self)
     return F.call("remainder", other, self)
 
 

@@ -7,7 +7,9 @@ from typing import Any
 
 import numpy as np
 
+from ...core.trace import Tracer
 from .. import _dtype, _graph
+from .._graph import host
 from .._ops import OPS, call
 from .._recorder import apply
 from ..tensor import Tensor, _wrap_dim
@@ -36,14 +38,37 @@ add = _additive("add")
 sub = subtract = _additive("sub")
 
 
-def _binary(name: str) -> Any:
+def _binary(name: str, integer_division: bool = False) -> Any:
     op = OPS[name]
 
     def fn(input: Any, other: Any) -> Tensor:
+        if integer_division:
+            refuse_integer_zero(input, other)
         return apply(op, (input, other))
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"Elementwise ``{name}`` of two operands (broadcast)."
     return fn
+
+
+def _integral(x: Any) -> bool:
+    if isinstance(x, Tensor):
+        return x._value.dtype.kind in "biu"
+    return isinstance(x, int | np.integer)  # (bool is an int)
+
+
+def refuse_integer_zero(dividend: Any, divisor: Any) -> None:
+    """PyTorch's integer division (floor, truncating, remainder) by zero is an error,
+    where NumPy's gives 0 with a warning.
+
+    >>> import fad.torch as torch
+    >>> torch.tensor([1, 2]) // torch.tensor([0, 1])
+    Traceback (most recent call last):
+    RuntimeError: ZeroDivisionError
+    """
+    if _integral(dividend) and _integral(divisor):
+        v = divisor._value if isinstance(divisor, Tensor) else divisor
+        if not isinstance(v, Tracer) and not np.all(np.asarray(host(v)) != 0):
+            raise RuntimeError("ZeroDivisionError")
 
 
 def rsub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
@@ -69,6 +94,8 @@ def div(input: Any, other: Any, *, rounding_mode: str | None = None, out: Any = 
                     lambda: div(input, other, rounding_mode=rounding_mode))
     if rounding_mode is None:
         return apply(_DIV, (input, other))
+    if rounding_mode in ("floor", "trunc"):
+        refuse_integer_zero(input, other)
     if rounding_mode == "floor":
         return call("floor_divide", input, other)
     if rounding_mode == "trunc":
@@ -81,8 +108,8 @@ def div(input: Any, other: Any, *, rounding_mode: str | None = None, out: Any = 
 
 
 divide = true_divide = div
-floor_divide = _binary("floor_divide")
-remainder = _binary("remainder")
+floor_divide = _binary("floor_divide", integer_division=True)
+remainder = _binary("remainder", integer_division=True)
 
 
 def fmod(input: Any, other: Any) -> Tensor:

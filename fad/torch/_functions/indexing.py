@@ -17,9 +17,30 @@ from ..tensor import Tensor, _wrap_dim, wrap
 from ._common import _idx, exported
 
 
-def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
+def narrow(input: Tensor, dim: int, start: Any, length: int) -> Tensor:
+    """``length`` entries of ``input`` along ``dim`` from ``start`` (which may count
+    from the end), a view; PyTorch's errors when they do not fit.
+
+    >>> import fad.torch as torch
+    >>> torch.arange(5).narrow(0, -3, 2)
+    tensor([2, 3])
+    """
+    if input.dim() == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
     dim = _wrap_dim(dim, input.dim())
-    index = (slice(None),) * dim + (slice(int(start), int(start) + int(length)),)
+    size = input.shape[dim]
+    start = int(host(start._value)) if isinstance(start, Tensor) else int(start)
+    length = int(length)
+    if not -size <= start <= size:
+        raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], "
+                         f"but got {start})")
+    start = start + size if start < 0 else start
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
+    if start + length > size:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size "
+                           f"({size}).")
+    index = (slice(None),) * dim + (slice(start, start + length),)
     return call("getitem", input, index=index)
 
 

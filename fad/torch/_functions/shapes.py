@@ -391,7 +391,7 @@ def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None
     x = cat(parts, dim=d) if len(parts) > 1 else input
     for _ in range(n):
         m = x.shape[d]
-        later, earlier = x.narrow(d, 1, max(m - 1, 0)), x.narrow(d, 0, max(m - 1, 0))
+        later, earlier = x.narrow(d, min(1, m), max(m - 1, 0)), x.narrow(d, 0, max(m - 1, 0))
         x = later != earlier if x.dtype == _dtype.bool else later - earlier
     return x
 

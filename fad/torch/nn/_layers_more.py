@@ -63,6 +63,9 @@ def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = N
             raise RuntimeError(f"Length of pad should be no more than twice the number of "
                                f"dimensions of the input. Pad length is {len(pad)} while the "
                                f"input has {input.dim()} dimensions.")
+        for i in range(len(pad) // 2):  # negative widths crop first, as PyTorch's narrow
+            if input.shape[-1 - i] + min(pad[2 * i], 0) + min(pad[2 * i + 1], 0) < 0:
+                raise RuntimeError("narrow(): length must be non-negative.")
         return call("pad", input, pad=pad, value=0.0 if value is None else value)
     if mode not in _NUMPY_MODE:
         raise NotImplementedError(f"Unrecognised padding mode {mode}")

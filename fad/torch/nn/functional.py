@@ -272,7 +272,13 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     if isinstance(tensor._value, Tracer) and num_classes != -1:  # (traced: under vmap)
         return F.eq(F.unsqueeze(tensor, -1), wrap(np.arange(num_classes))).long()
     t = np.asarray(host(tensor._value))
+    if num_classes == -1 and t.size == 0:
+        raise RuntimeError("Can not infer total number of classes from empty tensor.")
+    if t.size and t.min() < 0:
+        raise RuntimeError("Class values must be non-negative.")
     n = int(t.max()) + 1 if num_classes == -1 else num_classes
+    if t.size and t.max() >= n:
+        raise RuntimeError("Class values must be smaller than num_classes.")
     return wrap(_place((t[..., None] == np.arange(n)).astype(np.int64)))
 
 
