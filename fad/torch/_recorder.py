@@ -471,15 +471,7 @@ def _learn_eager(op: Op, args: tuple, vals: list, params: dict) -> Any:
 def _eager_program(key: tuple, op: Op, args: tuple, vals: list, params: dict) -> Any:
     """``op`` on ``vals`` by its cached program (compiled as the recording path's, with
     nothing recorded), or ``None``."""
-    pkey = _program_key(key, vals, None)
-    prog = _PROGRAMS.get(pkey, _UNKNOWN)
-    if prog is _UNKNOWN or prog is _SEEN_ONCE:
-        if len(_PROGRAMS) >= _DIRECT_MAX:
-            _PROGRAMS.clear()
-        if prog is _UNKNOWN and _COMPILE_ON_FIRST_SIGHT is False:
-            _PROGRAMS[pkey] = _SEEN_ONCE
-            return None
-        prog = _PROGRAMS[pkey] = _compile(op, args, vals, (), None, params)
+    prog = _program(key, op, args, vals, (), None, params)
     if prog is None:
         return None
     env = _evaluate(prog, vals, params)
@@ -525,11 +517,10 @@ def _program_key(key: tuple, vals: list, dt: Any) -> tuple | None:
     return tuple(parts)
 
 
-def _apply_program(key: tuple, op: Op, args: tuple, vals: list, diff: tuple,
-                   params: dict) -> Any:
-    """Record ``op`` by evaluating its cached program (``None``: take the general
-    path instead)."""
-    dt = _target(op.kind, vals) if op.kind else None
+def _program(key: tuple, op: Op, args: tuple, vals: list, diff: tuple, dt: Any,
+             params: dict) -> _Program | None:
+    """The cached program of ``op`` at this signature, compiled on its second sighting
+    (``None``: not yet, or it cannot be compiled)."""
     pkey = _program_key(key, vals, dt)
     prog = _PROGRAMS.get(pkey, _UNKNOWN)
     if prog is _UNKNOWN or prog is _SEEN_ONCE:
@@ -539,6 +530,15 @@ def _apply_program(key: tuple, op: Op, args: tuple, vals: list, diff: tuple,
             _PROGRAMS[pkey] = _SEEN_ONCE
             return None
         prog = _PROGRAMS[pkey] = _compile(op, args, vals, diff, dt, params)
+    return prog
+
+
+def _apply_program(key: tuple, op: Op, args: tuple, vals: list, diff: tuple,
+                   params: dict) -> Any:
+    """Record ``op`` by evaluating its cached program (``None``: take the general
+    path instead)."""
+    dt = _target(op.kind, vals) if op.kind else None
+    prog = _program(key, op, args, vals, diff, dt, params)
     if prog is None:
         return None
     env = _evaluate(prog, vals, params)
