@@ -1,0 +1,124 @@
+"""Tensors, dtypes, indexing and reductions against PyTorch: each case runs
+under the real ``torch`` and under ``fad.torch`` and must give the same values,
+dtype, shape and ``requires_grad`` (and the same gradient of ``.sum()`` where it
+is differentiable), or the same exception type and first line of its message
+(skipped without torch)."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+import pytest
+
+real_torch = pytest.importorskip("torch")
+import fad.torch as ftorch  # noqa: E402
+
+ERRORS: dict[str, Callable[[Any], Any]] = {
+    # promotion and kernels PyTorch does not have
+    "sub_bool_tensors": lambda t: t.tensor([1, 2]) - t.tensor([True, False]),
+    "sub_bool_scalar": lambda t: t.tensor([1.0]) - True,
+    "sub_two_bools": lambda t: t.tensor([True]) - True,
+    "rsub_bool": lambda t: 1 - t.tensor([True]),
+    "isub_bool": lambda t: t.tensor([True]).__isub__(t.tensor([True])),
+    "alpha_float_on_ints": lambda t: t.tensor([1, 2]).add(2, alpha=2.5),
+    "compare_complex_lt": lambda t: t.tensor([1, 2]) < 1j,
+    "compare_complex_rge": lambda t: 1j >= t.tensor([1.0]),
+    "abs_bool": lambda t: t.tensor([True]).abs(),
+    "floor_bool": lambda t: t.floor(t.tensor([True])),
+    "round_bool": lambda t: t.tensor([True]).round(),
+    "round_complex": lambda t: t.tensor([1 + 1j]).round(),
+    "sign_complex": lambda t: t.tensor([1 + 1j]).sign(),
+    "clamp_complex": lambda t: t.tensor([1 + 1j]).clamp(0, 1),
+    "floordiv_bools": lambda t: t.tensor([True]) // t.tensor([True]),
+    "mod_bools": lambda t: t.tensor([True]) % True,
+    "pow_bools": lambda t: t.tensor([True]) ** t.tensor([True]),
+    "rpow_bools": lambda t: True ** t.tensor([True]),
+    "isclose_dtypes": lambda t: t.isclose(t.tensor([1]), t.tensor([1.0])),
+}
+
+VALUES: dict[str, Callable[[Any], Any]] = {
+    "compare_uint8_wraps_negative": lambda t: t.tensor([250, 3], dtype=t.uint8) < -1,
+    "compare_uint8_wraps_large": lambda t: t.tensor([250, 3], dtype=t.uint8) < 300,
+    "compare_int8_eq_wraps": lambda t: t.tensor([1, 2], dtype=t.int8) == 257,
+    "compare_int32_wraps": lambda t: t.tensor([5], dtype=t.int32) < 2 ** 40,
+    "compare_uint8_eq_wraps": lambda t: t.tensor([5, 3], dtype=t.uint8) == 261,
+    "rsub_complex_scalar": lambda t: 1j - t.tensor([1, -2]),
+    "rsub_complex_scalar_f64": lambda t: 1j - t.tensor([1.0], dtype=t.float64),
+    "clamp_int_float_min": lambda t: t.tensor([1, -2, 3]).clamp(min=0.5),
+    "clamp_min_int_float": lambda t: t.tensor([1, -2, 3]).clamp_min(0.5),
+    "pow_bool_int": lambda t: t.tensor([True, False]) ** 2,
+    "pow_bool_true": lambda t: t.tensor([True, False]) ** True,
+    "square_bool": lambda t: t.tensor([True, False]).square(),
+    "sgn_complex": lambda t: t.sgn(t.tensor([3j, -2.0])),
+    "isclose_bools": lambda t: t.isclose(t.tensor([True, False]), t.tensor([True, True])),
+    "floordiv_bool_int": lambda t: t.tensor([True, False]) // 2,
+    "can_cast_int8_uint8": lambda t: t.can_cast(t.int8, t.uint8),
+    "can_cast_uint8_int8": lambda t: t.can_cast(t.uint8, t.int8),
+    "can_cast_float_int": lambda t: t.can_cast(t.float32, t.int32),
+}
+
+
+def _first_line(e: BaseException) -> str:
+    text = str(e).strip()
+    return text.splitlines()[0] if text else ""
+
+
+@pytest.mark.parametrize("name", sorted(ERRORS))
+def test_same_error_as_pytorch(name: str) -> None:
+    with pytest.raises(Exception) as expected:
+        ERRORS[name](real_torch)
+    with pytest.raises(Exception) as got:
+        ERRORS[name](ftorch)
+    assert type(got.value).__name__ == type(expected.value).__name__, got.value
+    assert _first_line(got.value) == _first_line(expected.value)
+
+
+def _plain(v: Any, mod: Any) -> Any:
+    """A comparable form of a result: tensors become (dtype, shape, values,
+    requires_grad), sequences their items' forms."""
+    if isinstance(v, mod.Tensor):
+        return (str(v.dtype).split(".")[-1], tuple(v.shape), np.array(v.detach().tolist()),
+                v.requires_grad)
+    if isinstance(v, mod.dtype):
+        return str(v).split(".")[-1]
+    if isinstance(v, tuple | list):
+        return [_plain(i, mod) for i in v]
+    return v
+
+
+def _same(a: Any, b: Any) -> None:
+    if isinstance(a, list):
+        assert isinstance(b, list) and len(a) == len(b)
+        for x, y in zip(a, b):
+            _same(x, y)
+    elif isinstance(a, tuple):
+        assert a[0] == b[0] and a[1] == b[1] and a[3] == b[3], (a, b)
+        np.testing.assert_allclose(b[2], a[2], rtol=1e-6, atol=1e-6, equal_nan=True)
+    else:
+        assert a == b
+
+
+@pytest.mark.parametrize("name", sorted(VALUES))
+def test_same_result_as_pytorch(name: str) -> None:
+    _same(_plain(VALUES[name](real_torch), real_torch), _plain(VALUES[name](ftorch), ftorch))
+
+
+def _grad_of_sum(fn: Callable[[Any, Any], Any], data: Any, mod: Any) -> tuple:
+    x = mod.tensor(data, requires_grad=True)
+    out = fn(mod, x)
+    out.sum().backward()
+    return _plain(out, mod), np.array(x.grad.tolist())
+
+
+GRADS: dict[str, tuple[Callable[[Any, Any], Any], Any]] = {
+    "clamp_float_of_float": (lambda t, x: x.clamp(min=0.5), [0.0, 1.0, 2.0]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(GRADS))
+def test_same_gradient_as_pytorch(name: str) -> None:
+    fn, data = GRADS[name]
+    (va, ga), (vb, gb) = _grad_of_sum(fn, data, real_torch), _grad_of_sum(fn, data, ftorch)
+    _same(va, vb)
+    np.testing.assert_allclose(gb, ga, rtol=1e-6, atol=1e-6)
