@@ -35,6 +35,16 @@ ERRORS: dict[str, Callable[[Any], Any]] = {
     "pow_bools": lambda t: t.tensor([True]) ** t.tensor([True]),
     "rpow_bools": lambda t: True ** t.tensor([True]),
     "isclose_dtypes": lambda t: t.isclose(t.tensor([1]), t.tensor([1.0])),
+    # indexing and assignment
+    "negative_step": lambda t: t.arange(4.0)[::-1],
+    "negative_step_setitem": lambda t: t.arange(4.0).__setitem__(slice(None, None, -2), 1.0),
+    "setitem_dtype_index_array": lambda t: t.zeros(3).__setitem__([0, 1], t.tensor([7, 8])),
+    "setitem_dtype_0d_index_array": lambda t: t.zeros(3).__setitem__([0, 1], t.tensor(7)),
+    "setitem_dtype_mask": lambda t: t.zeros(3).__setitem__(t.tensor([True, False, True]),
+                                                           t.tensor([7, 8])),
+    "setitem_list_value": lambda t: t.zeros(2, 3).__setitem__(0, [1, 2, 3]),
+    "setitem_uint8_overflow": lambda t: t.zeros(2, dtype=t.uint8).__setitem__(0, 256),
+    "setitem_int8_overflow": lambda t: t.zeros(2, dtype=t.int8).__setitem__(0, -129),
 }
 
 VALUES: dict[str, Callable[[Any], Any]] = {
@@ -56,7 +66,35 @@ VALUES: dict[str, Callable[[Any], Any]] = {
     "can_cast_int8_uint8": lambda t: t.can_cast(t.int8, t.uint8),
     "can_cast_uint8_int8": lambda t: t.can_cast(t.uint8, t.int8),
     "can_cast_float_int": lambda t: t.can_cast(t.float32, t.int32),
+    # indexing: integers select before index arrays, PyTorch's legacy index forms
+    "int_ellipsis_index_tensor": lambda t: t.arange(24.0).reshape(2, 3, 4)[
+        0, ..., t.tensor([1, 0])],
+    "int_none_list": lambda t: t.arange(24.0).reshape(2, 3, 4)[1, None, [0, 2]],
+    "int_between_lists": lambda t: t.arange(24.0).reshape(2, 3, 4)[[0, 1], 1, [1, 2]],
+    "int_then_mask": lambda t: t.arange(24.0).reshape(2, 3, 4)[
+        0, t.tensor([[True, False, True, False]] * 3)],
+    "slice_int_list": lambda t: t.arange(24.0).reshape(2, 3, 4)[:, 1, [0, 3]],
+    "list_of_lists_is_a_tuple": lambda t: t.arange(24.0).reshape(2, 3, 4)[[[0, 1]]],
+    "uint8_index_is_a_mask": lambda t: t.arange(24.0).reshape(2, 3, 4)[
+        t.tensor([0, 1], dtype=t.uint8)],
+    "setitem_int_then_list": lambda t: _set(t.zeros(2, 3, 4), (0, slice(None), [0, 1]),
+                                            t.arange(6.0).reshape(3, 2)),
+    "setitem_repeated_index_last_wins": lambda t: _set(t.zeros(2, 3), [0, 0],
+                                                       t.tensor([[7.0], [8.0]])),
+    "setitem_uint8_negative_wraps": lambda t: _set(t.zeros(3, dtype=t.uint8), [0, 1], -1),
+    "setitem_uint8_minus_255": lambda t: _set(t.zeros(3, dtype=t.uint8), 2, -255),
+    "setitem_mask_0d_other_dtype": lambda t: _set(t.zeros(3), t.tensor([True, False, True]),
+                                                  t.tensor(7)),
+    "index_put_repeated": lambda t: t.zeros(4).index_put_((t.tensor([0, 0]),),
+                                                          t.tensor([1.0, 2.0])),
+    "index_put_repeated_accumulate": lambda t: t.zeros(4).index_put_(
+        (t.tensor([0, 0]),), t.tensor([1.0, 2.0]), accumulate=True),
 }
+
+
+def _set(x: Any, index: Any, value: Any) -> Any:
+    x[index] = value
+    return x
 
 
 def _first_line(e: BaseException) -> str:
@@ -113,6 +151,11 @@ def _grad_of_sum(fn: Callable[[Any, Any], Any], data: Any, mod: Any) -> tuple:
 
 GRADS: dict[str, tuple[Callable[[Any, Any], Any], Any]] = {
     "clamp_float_of_float": (lambda t, x: x.clamp(min=0.5), [0.0, 1.0, 2.0]),
+    "int_ellipsis_index_tensor": (lambda t, x: x[0, ..., t.tensor([2, 0, 2])],
+                                  np.arange(24.0).reshape(2, 3, 4).tolist()),
+    "setitem_int_then_list": (lambda t, x: _set(x * 1, (slice(None), 1, [0, 2]),
+                                                x[:, 0, :2] ** 2),
+                              np.arange(24.0).reshape(2, 3, 4).tolist()),
 }
 
 

@@ -203,15 +203,23 @@ def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
 
 
 def _index(index: Any) -> tuple:
+    if isinstance(index, list) and any(isinstance(i, list | tuple | slice) or i is None or
+                                       i is Ellipsis for i in index):
+        index = tuple(index)  # (a list holding sequences is a tuple index, as PyTorch's)
     if not isinstance(index, tuple):
         index = (index,)
     out = []
     for i in index:
+        if isinstance(i, slice) and i.step is not None and not isinstance(i.step, Tracer) \
+                and int(i.step) <= 0:
+            raise ValueError("step must be greater than zero")
         if isinstance(i, Tensor):
             v = i._value
             if not v.shape and array_np_dtype(v).kind in "iu" and not isinstance(v, Tracer):
                 out.append(int(host(v)))
                 continue
+            if array_np_dtype(v).kind == "u" and not isinstance(v, Tracer):
+                v = np.asarray(host(v)) != 0  # (a uint8 index is a mask, as PyTorch's)
             out.append(v)
         elif isinstance(i, list) and any(isinstance(e, Tensor) for e in i):
             out.append(np.asarray([host(e._value) if isinstance(e, Tensor) else e for e in i]))
@@ -222,15 +230,49 @@ def _index(index: Any) -> tuple:
 
 def getitem(input: Tensor, index: Any) -> Tensor:
     index = _index(index)
-    if input.dim() == 0 and any(isinstance(i, int) for i in index):
+    if input.dim() == 0 and any(isinstance(i, int) and not isinstance(i, bool)
+                                for i in index):
         raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
                          "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
     try:
         if _is_basic(index) and sum(_nontrivial(i) for i in index) > 1:
             return _sequential_getitem(input, index)
+        first, rest = _integers_first(index)
+        if first is not None:
+            return getitem(getitem(input, first), rest)
         return call("getitem", input, index=index)
     except IndexError as e:
         raise IndexError(str(e)) from None
+
+
+def _advanced(i: Any) -> bool:
+    return isinstance(i, list | np.ndarray | Tracer) or hasattr(i, "shape") and \
+        getattr(i, "ndim", 0) > 0
+
+
+def _integers_first(index: tuple) -> tuple[Any, Any]:
+    """PyTorch applies the integers of an index that also holds index arrays first,
+    as basic indexing (NumPy counts them among the advanced indices, which moves the
+    result's dimensions): ``(first, rest)`` to apply in turn, or ``(None, None)``."""
+    if not any(isinstance(i, int | np.integer) and not isinstance(i, bool) for i in index) \
+            or not any(_advanced(i) for i in index):
+        return None, None
+    first, rest = [], []
+    for i in index:
+        if isinstance(i, int | np.integer) and not isinstance(i, bool):
+            first.append(int(i))
+        elif i is None:
+            first.append(None)
+            rest.append(slice(None))
+        elif i is Ellipsis:
+            first.append(i)
+            rest.append(i)
+        else:
+            arr = np.asarray(i) if isinstance(i, list) else i
+            mask = hasattr(arr, "dtype") and array_np_dtype(arr).kind == "b"
+            first.extend([slice(None)] * (arr.ndim if mask else 1))
+            rest.append(i)
+    return tuple(first), tuple(rest)
 
 
 def _is_basic(index: tuple) -> bool:
