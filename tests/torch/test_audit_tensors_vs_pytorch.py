@@ -45,6 +45,18 @@ ERRORS: dict[str, Callable[[Any], Any]] = {
     "setitem_list_value": lambda t: t.zeros(2, 3).__setitem__(0, [1, 2, 3]),
     "setitem_uint8_overflow": lambda t: t.zeros(2, dtype=t.uint8).__setitem__(0, 256),
     "setitem_int8_overflow": lambda t: t.zeros(2, dtype=t.int8).__setitem__(0, -129),
+    "getitem_int_out_of_range": lambda t: t.zeros(2, 3)[2],
+    "getitem_negative_out_of_range": lambda t: t.zeros(2, 3)[-3],
+    "getitem_tensor_out_of_range": lambda t: t.zeros(2, 3)[t.tensor([3])],
+    "masked_fill_1d_value": lambda t: t.zeros(3).masked_fill(t.tensor([True, False, True]),
+                                                             t.tensor([1.0])),
+    "index_select_2d_index": lambda t: t.zeros(3).index_select(0, t.tensor([[0]])),
+    "index_select_list": lambda t: t.zeros(3).index_select(0, [0]),
+    "take_along_dim_int32": lambda t: t.zeros(2, 3).take_along_dim(
+        t.tensor([[0]], dtype=t.int32), dim=1),
+    "take_along_dim_ndim": lambda t: t.zeros(2, 3).take_along_dim(t.tensor([0]), dim=1),
+    "take_along_dim_broadcast": lambda t: t.take_along_dim(t.zeros(2, 3),
+                                                           t.tensor([[0, 1]]), dim=0),
 }
 
 VALUES: dict[str, Callable[[Any], Any]] = {
@@ -85,6 +97,14 @@ VALUES: dict[str, Callable[[Any], Any]] = {
     "setitem_uint8_minus_255": lambda t: _set(t.zeros(3, dtype=t.uint8), 2, -255),
     "setitem_mask_0d_other_dtype": lambda t: _set(t.zeros(3), t.tensor([True, False, True]),
                                                   t.tensor(7)),
+    "take_along_dim_flat": lambda t: t.tensor([[1, 2, 3], [4, 5, 6]]).take_along_dim(
+        t.tensor([3, 0])),
+    "take_along_dim_broadcasts": lambda t: t.tensor([[1, 2, 3], [4, 5, 6]]).take_along_dim(
+        t.tensor([[2]]), dim=-1),
+    "nonzero_0d": lambda t: t.nonzero(t.tensor(2.0)),
+    "nonzero_0d_zero": lambda t: t.nonzero(t.tensor(0.0)),
+    "nonzero_0d_tuple": lambda t: t.nonzero(t.tensor(2.0), as_tuple=True),
+    "where_0d": lambda t: t.where(t.tensor(0.0)),
     "index_put_repeated": lambda t: t.zeros(4).index_put_((t.tensor([0, 0]),),
                                                           t.tensor([1.0, 2.0])),
     "index_put_repeated_accumulate": lambda t: t.zeros(4).index_put_(
@@ -153,6 +173,8 @@ GRADS: dict[str, tuple[Callable[[Any, Any], Any], Any]] = {
     "clamp_float_of_float": (lambda t, x: x.clamp(min=0.5), [0.0, 1.0, 2.0]),
     "int_ellipsis_index_tensor": (lambda t, x: x[0, ..., t.tensor([2, 0, 2])],
                                   np.arange(24.0).reshape(2, 3, 4).tolist()),
+    "take_along_dim_broadcasts": (lambda t, x: x.take_along_dim(t.tensor([[2], [0]]), dim=1),
+                                  [[1.0, 2.0, 3.0]]),
     "setitem_int_then_list": (lambda t, x: _set(x * 1, (slice(None), 1, [0, 2]),
                                                 x[:, 0, :2] ** 2),
                               np.arange(24.0).reshape(2, 3, 4).tolist()),
