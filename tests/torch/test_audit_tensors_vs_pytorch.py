@@ -45,6 +45,24 @@ ERRORS: dict[str, Callable[[Any], Any]] = {
     "setitem_list_value": lambda t: t.zeros(2, 3).__setitem__(0, [1, 2, 3]),
     "setitem_uint8_overflow": lambda t: t.zeros(2, dtype=t.uint8).__setitem__(0, 256),
     "setitem_int8_overflow": lambda t: t.zeros(2, dtype=t.int8).__setitem__(0, -129),
+    # creation
+    "tensor_int8_overflow": lambda t: t.tensor([300, -1], dtype=t.int8),
+    "tensor_uint8_negative_float": lambda t: t.tensor([1.7, -2.2], dtype=t.uint8),
+    "tensor_uint8_too_large": lambda t: t.tensor([256], dtype=t.uint8),
+    "tensor_int64_nan": lambda t: t.tensor(float("nan"), dtype=t.int64),
+    "tensor_beyond_int64": lambda t: t.tensor(2 ** 63),
+    "tensor_beyond_uint64": lambda t: t.tensor([2 ** 64]),
+    "arange_wrong_sign": lambda t: t.arange(5, 0, 1),
+    "arange_negative_end": lambda t: t.arange(-1),
+    "arange_infinite": lambda t: t.arange(float("inf")),
+    "arange_int_step_truncated_to_zero": lambda t: t.arange(0, 3, 0.5, dtype=t.int64),
+    "linspace_negative_steps": lambda t: t.linspace(0, 1, -1),
+    "eye_negative_n": lambda t: t.eye(-1),
+    "eye_negative_m": lambda t: t.eye(2, -1),
+    "rand_int64": lambda t: t.rand(2, dtype=t.int64),
+    "randn_int64": lambda t: t.randn(2, dtype=t.int64),
+    "randint_empty_range": lambda t: t.randint(5, 2, (3,)),
+    "randint_zero_high": lambda t: t.randint(0, (3,)),
     "getitem_int_out_of_range": lambda t: t.zeros(2, 3)[2],
     "getitem_negative_out_of_range": lambda t: t.zeros(2, 3)[-3],
     "getitem_tensor_out_of_range": lambda t: t.zeros(2, 3)[t.tensor([3])],
@@ -97,6 +115,18 @@ VALUES: dict[str, Callable[[Any], Any]] = {
     "setitem_uint8_minus_255": lambda t: _set(t.zeros(3, dtype=t.uint8), 2, -255),
     "setitem_mask_0d_other_dtype": lambda t: _set(t.zeros(3), t.tensor([True, False, True]),
                                                   t.tensor(7)),
+    "tensor_uint8_negative_int_wraps": lambda t: t.tensor([-1, 255], dtype=t.uint8),
+    "tensor_uint8_truncates": lambda t: t.tensor([1.7, 254.2], dtype=t.uint8),
+    "tensor_min_int64": lambda t: t.tensor(-2 ** 63),
+    "full_complex": lambda t: t.full((2,), 1 + 2j),
+    "arange_int_dtype_truncates_end": lambda t: t.arange(3.5, dtype=t.int64),
+    "arange_int_dtype_truncates_step": lambda t: t.arange(0, 10, 3.5, dtype=t.int64),
+    "arange_int_dtype_truncates_start": lambda t: t.arange(0.5, 3, dtype=t.int64),
+    "arange_end_keyword": lambda t: t.arange(end=3),
+    "arange_empty": lambda t: t.arange(1, 1, -1),
+    "linspace_complex": lambda t: t.linspace(0j, 1, 3),
+    "linspace_complex_dtype": lambda t: t.linspace(0, 1, 3, dtype=t.complex64),
+    "randint_size_keyword": lambda t: t.randint(3, size=(2,)).shape,
     "take_along_dim_flat": lambda t: t.tensor([[1, 2, 3], [4, 5, 6]]).take_along_dim(
         t.tensor([3, 0])),
     "take_along_dim_broadcasts": lambda t: t.tensor([[1, 2, 3], [4, 5, 6]]).take_along_dim(
@@ -115,6 +145,12 @@ VALUES: dict[str, Callable[[Any], Any]] = {
 def _set(x: Any, index: Any, value: Any) -> Any:
     x[index] = value
     return x
+
+
+def test_float_sizes_are_refused() -> None:
+    for make in (ftorch.zeros, ftorch.ones, ftorch.empty, ftorch.rand):
+        with pytest.raises(TypeError, match="must be tuple of ints, not float"):
+            make(2.5)
 
 
 def _first_line(e: BaseException) -> str:
