@@ -88,8 +88,7 @@ def _spread(name: str) -> Any:
            correction: Any = None) -> Tensor:
         if isinstance(dim, bool):
             dim, unbiased = None, dim
-        if input.dtype.np.kind not in "fc":
-            raise RuntimeError("std and var only support floating point and complex dtypes")
+        _floating_spread("std and var", input)
         return call(name, input, dim=_dim_param(dim, input.dim()),
                     correction=_correction(unbiased, correction), keepdim=keepdim)
     fn.__name__ = fn.__qualname__ = name
@@ -100,14 +99,21 @@ var = _spread("var")
 std = _spread("std")
 
 
+def _floating_spread(name: str, input: Tensor) -> None:
+    if input.dtype.np.kind not in "fc":
+        raise RuntimeError(f"{name} only support floating point and complex dtypes")
+
+
 def var_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False,
              *, correction: Any = None) -> tuple:
+    _floating_spread("var_mean", input)
     return (var(input, dim, unbiased, keepdim, correction=correction),
             mean(input, dim, keepdim))
 
 
 def std_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False,
              *, correction: Any = None) -> tuple:
+    _floating_spread("std_mean", input)
     return (std(input, dim, unbiased, keepdim, correction=correction),
             mean(input, dim, keepdim))
 
