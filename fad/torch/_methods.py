@@ -41,7 +41,8 @@ broadcast_to repeat tile flip fliplr flipud roll split chunk unbind narrow index
 take_along_dim masked_fill nonzero tril triu trace clone to type_as matmul mm bmm mv dot vdot
 inner outer ger addmm baddbmm scatter scatter_add index_add diff kron histc bucketize conj
 conj_physical resolve_conj is_conj bitwise_and bitwise_or bitwise_xor bitwise_not unique cross
-index_put is_nonzero scatter_reduce""".split()
+index_put is_nonzero scatter_reduce median nanmedian kthvalue mode msort aminmax cummax cummin
+cumprod logcumsumexp nanmean""".split()
 
 # in-place variants ``x.add_(...)``: computed out of place, then stored into ``x``
 # (cast to ``x``'s dtype, as PyTorch does for comparisons and logic)

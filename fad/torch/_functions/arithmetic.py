@@ -223,7 +223,7 @@ def sgn(input: Tensor) -> Tensor:
 
     >>> import fad.torch as torch
     >>> torch.sgn(torch.tensor([3j, -2.0]))
-    tensor([0.+1.j, -1.+0.j])
+    tensor([ 0.+1.j, -1.+0.j])
     """
     return apply(OPS["sign"], (input,))
 
