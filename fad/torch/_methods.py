@@ -20,7 +20,6 @@ from ._creation import (
     tensor,
     zeros,
 )
-from ._functions.arithmetic import refuse_integer_zero
 from ._graph import host
 from .autograd import _sum_to
 from .linalg import _inverse, _torch_svd, det
@@ -42,7 +41,7 @@ take_along_dim masked_fill nonzero tril triu trace clone to type_as matmul mm bm
 inner outer ger addmm baddbmm scatter scatter_add index_add diff kron histc bucketize conj
 conj_physical resolve_conj is_conj bitwise_and bitwise_or bitwise_xor bitwise_not unique cross
 index_put is_nonzero scatter_reduce median nanmedian kthvalue mode msort aminmax cummax cummin
-cumprod logcumsumexp nanmean""".split()
+cumprod logcumsumexp nanmean bitwise_left_shift bitwise_right_shift""".split()
 
 # in-place variants ``x.add_(...)``: computed out of place, then stored into ``x``
 # (cast to ``x``'s dtype, as PyTorch does for comparisons and logic)
@@ -167,13 +166,11 @@ def _rtruediv(self: Tensor, other: Any) -> Tensor:
 def _rfloordiv(self: Tensor, other: Any) -> Tensor:
     if not isinstance(other, int | float):
         return F.floor_divide(F._t(other), self)
-    refuse_integer_zero(other, self)
-    return F.call("floor_divide", other, self)
+    return F.floor_divide(other, self)
 
 
 def _rmod(self: Tensor, other: Any) -> Tensor:
-    refuse_integer_zero(other, self)
-    return F.call("remainder", other, self)
+    return F.remainder(other, self)
 
 
 def _unary_bool(name: str) -> Any:
@@ -228,6 +225,10 @@ METHODS.update({
     "__matmul__": F.matmul, "__rmatmul__": lambda self, other: F.matmul(other, self),
     "__neg__": F.neg, "__pos__": lambda self: self, "__abs__": F.abs,
     "__invert__": _invert,
+    "__lshift__": F.bitwise_left_shift, "__rshift__": F.bitwise_right_shift,
+    "__rlshift__": lambda self, other: F.bitwise_left_shift(other, self),
+    "__rrshift__": lambda self, other: F.bitwise_right_shift(other, self),
+    "__ilshift__": _iop(F.bitwise_left_shift), "__irshift__": _iop(F.bitwise_right_shift),
     "__and__": F.bitwise_and, "__rand__": F.bitwise_and, "__iand__": _iop(F.bitwise_and),
     "__or__": F.bitwise_or, "__ror__": F.bitwise_or, "__ior__": _iop(F.bitwise_or),
     "__xor__": F.bitwise_xor, "__rxor__": F.bitwise_xor, "__ixor__": _iop(F.bitwise_xor),

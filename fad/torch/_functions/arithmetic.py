@@ -7,11 +7,12 @@ from typing import Any
 
 import numpy as np
 
+from ... import numpy as fnp
 from ...core.trace import Tracer
 from .. import _dtype, _graph
 from .._graph import host
 from .._ops import OPS, call
-from .._recorder import apply
+from .._recorder import Op, apply
 from ..tensor import Tensor, _wrap_dim
 from ._common import _t, exported
 from .conversions import _float_if_int, to
@@ -32,6 +33,7 @@ def _additive(name: str) -> Any:
                                "floating point number.")
         if out is not None:
             return into(name, out, (input, other), lambda: fn(input, other, alpha=alpha))
+        input, other = _wrap_scalars(input, other)
         if alpha == 1:
             return apply(op, (input, other))
         return apply(op, (input, other), {"alpha": alpha})
@@ -52,6 +54,7 @@ def _binary(name: str, integer_division: bool = False) -> Any:
                 kernel = "div_floor" if name == "floor_divide" else "remainder"
                 raise NotImplementedError(f"\"{kernel}_cpu\" not implemented for 'Bool'")
             refuse_integer_zero(input, other)
+            input, other = _wrap_scalars(input, other)
         return apply(op, (input, other))
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"Elementwise ``{name}`` of two operands (broadcast)."
@@ -106,13 +109,14 @@ def rsub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     if isinstance(other, Tensor) or isinstance(other, np.ndarray):
         return call("rsub_t", input, other, alpha=alpha)
     input = _float_if_int(input, other)
+    other = _integer_scalar(other, input)
     return call("rsub", input, other=other, alpha=alpha)
 
 
 def mul(input: Any, other: Any, *, out: Any = None) -> Tensor:
     if out is not None:
         return into("mul", out, (input, other), lambda: mul(input, other))
-    return apply(_MUL, (input, other))
+    return apply(_MUL, _wrap_scalars(input, other))
 
 
 multiply = mul
@@ -329,16 +333,19 @@ def _cmp(name: str) -> Any:
                 if isinstance(x, complex) or isinstance(x, Tensor) and x.dtype.is_complex:
                     raise NotImplementedError(f"\"{name}_cpu\" not implemented for "
                                               "'ComplexFloat'")
-        input, other = _integer_scalar(input, other), _integer_scalar(other, input)
-        return apply(op, (input, other))
+        return apply(op, _wrap_scalars(input, other))
     fn.__name__ = name
     return fn
 
 
+def _wrap_scalars(input: Any, other: Any) -> tuple:
+    return _integer_scalar(input, other), _integer_scalar(other, input)
+
+
 def _integer_scalar(scalar: Any, t: Any) -> Any:
-    """A Python integer compared with an integer tensor is converted to the tensor's
-    dtype first, wrapping around as PyTorch's conversion does (``uint8`` ``< -1``
-    compares with 255)."""
+    """A Python integer combined with an integer tensor (arithmetic, comparisons) is
+    converted to the tensor's dtype first, wrapping around as PyTorch's conversion
+    does (``uint8`` ``< -1`` compares with 255, ``uint8 + 300`` adds 44)."""
     if not isinstance(t, Tensor) or type(scalar) is not int or t.dtype.np.kind not in "iu":
         return scalar
     info = np.iinfo(t.dtype.np)
@@ -374,12 +381,44 @@ def _bitwise(name: str) -> Any:
                 dt = a.dtype if isinstance(a, Tensor) else _dtype.float32
                 raise NotImplementedError(f'"bitwise_{name}_cpu" not implemented for '
                                    f"'{_dtype.type_word(dt)}'")
-        return apply(op, args)
+        return apply(op, args if name == "not" else _wrap_scalars(input, other))
     fn.__name__ = fn.__qualname__ = "bitwise_" + name
     fn.__doc__ = f"Elementwise bitwise ``{name}`` of integer or bool tensors."
     return fn
 
 
+_SHIFTS = {n: Op(f"bitwise_{n}_shift", getattr(fnp, f"{n}_shift"), "NotDifferentiable",
+                 None, False) for n in ("left", "right")}
+
+
+def _shift(side: str) -> Any:
+    def fn(input: Any, other: Any) -> Tensor:
+        if isinstance(other, Tensor) and not other.dim() and isinstance(input, Tensor) \
+                and input.dim():
+            other = other.item()  # (a 0-d tensor counts as a number in the promotion)
+        if _is_bool(input) and _is_bool(other):
+            raise NotImplementedError(f"\"{side[0]}shift_cpu\" not implemented for 'Bool'")
+        for a in (input, other):
+            if isinstance(a, Tensor) and a.dtype.np.kind not in "biu" or \
+                    isinstance(a, float | complex):
+                dt = a.dtype if isinstance(a, Tensor) else _dtype.float32 if isinstance(
+                    a, float) else _dtype.complex64
+                raise NotImplementedError(f'"{side[0]}shift_cpu" not implemented for '
+                                          f"'{_dtype.type_word(dt)}'")
+        return apply(_SHIFTS[side], _wrap_scalars(input, other))
+    fn.__name__ = fn.__qualname__ = f"bitwise_{side}_shift"
+    fn.__doc__ = f"""Elementwise {side} shift of integer tensors (``{'<<' if side == 'left'
+                                                                   else '>>'}``).
+
+    >>> import fad.torch as torch
+    >>> torch.bitwise_{side}_shift(torch.tensor([8, -8]), 1)
+    {'tensor([ 16, -16])' if side == 'left' else 'tensor([ 4, -4])'}
+    """
+    return fn
+
+
+bitwise_left_shift = _shift("left")
+bitwise_right_shift = _shift("right")
 bitwise_and = _bitwise("and")
 bitwise_or = _bitwise("or")
 bitwise_xor = _bitwise("xor")
