@@ -41,7 +41,8 @@ take_along_dim masked_fill nonzero tril triu trace clone to type_as matmul mm bm
 inner outer ger addmm baddbmm scatter scatter_add index_add diff kron histc bucketize conj
 conj_physical resolve_conj is_conj bitwise_and bitwise_or bitwise_xor bitwise_not unique cross
 index_put is_nonzero scatter_reduce median nanmedian kthvalue mode msort aminmax cummax cummin
-cumprod logcumsumexp nanmean bitwise_left_shift bitwise_right_shift""".split()
+cumprod logcumsumexp nanmean bitwise_left_shift bitwise_right_shift take masked_select argwhere
+index_fill index_copy masked_scatter""".split()
 
 # in-place variants ``x.add_(...)``: computed out of place, then stored into ``x``
 # (cast to ``x``'s dtype, as PyTorch does for comparisons and logic)
@@ -50,7 +51,7 @@ clamp clip clamp_min clamp_max exp log log2 log10 sqrt abs absolute neg negative
 tanh sin cos tan asin arcsin acos arccos atan arctan atan2 arctan2 sinh cosh floor ceil round
 trunc fix frac sign sgn reciprocal square masked_fill remainder fmod exp2 expm1 log1p rsqrt erf
 erfc erfinv lgamma digamma cumsum tril triu addmm baddbmm scatter scatter_add index_add
-scatter_reduce
+scatter_reduce index_fill index_copy masked_scatter
 eq ne not_equal lt less le less_equal gt
 greater ge greater_equal logical_and logical_or logical_xor logical_not bitwise_and bitwise_or
 bitwise_xor bitwise_not conj_physical""".split()

@@ -78,6 +78,12 @@ ERRORS: dict[str, Callable[[Any], Any]] = {
     "argmax_of_bools": lambda t: t.tensor([True, False]).argmax(),
     "argmin_of_bools_dim": lambda t: t.tensor([[True, False]]).argmin(1),
     "topk_of_bools": lambda t: t.tensor([True, False]).topk(1),
+    "take_float_index": lambda t: t.zeros(3).take(t.tensor([0.0])),
+    "take_out_of_range": lambda t: t.zeros(2, 2).take(t.tensor([4])),
+    "masked_scatter_int_mask": lambda t: t.zeros(2).masked_scatter(t.tensor([1, 0]),
+                                                                 t.tensor([1.0])),
+    "masked_scatter_short_source": lambda t: t.zeros(2).masked_scatter(
+        t.tensor([True, True]), t.tensor([1.0])),
     "getitem_int_out_of_range": lambda t: t.zeros(2, 3)[2],
     "getitem_negative_out_of_range": lambda t: t.zeros(2, 3)[-3],
     "getitem_tensor_out_of_range": lambda t: t.zeros(2, 3)[t.tensor([3])],
@@ -186,6 +192,19 @@ VALUES: dict[str, Callable[[Any], Any]] = {
     "cumprod_ints": lambda t: t.tensor([1, 2, 3], dtype=t.int8).cumprod(0),
     "cumprod_bools": lambda t: t.tensor([True, False]).cumprod(0),
     "nanmean": lambda t: t.tensor([[1.0, float("nan")], [3.0, 4.0]]).nanmean(0),
+    "index_select_0d_index": lambda t: t.tensor([[1, 2], [3, 4]]).index_select(0, t.tensor(1)),
+    "take": lambda t: t.take(t.tensor([[1, 2], [3, 4]]), t.tensor([[0, 3], [-1, 1]])),
+    "masked_select_broadcast": lambda t: t.tensor([[1, 2], [3, 4]]).masked_select(
+        t.tensor([True, False])),
+    "argwhere": lambda t: t.tensor([[0, 2], [3, 0]]).argwhere(),
+    "index_fill": lambda t: t.zeros(2, 3).index_fill(1, t.tensor([0, 2]), 1.5),
+    "index_fill_": lambda t: t.zeros(2, 3).index_fill_(0, t.tensor([1]), -1.0),
+    "index_copy": lambda t: t.zeros(3, 2).index_copy(0, t.tensor([2, 0]),
+                                                     t.tensor([[1.0, 2.0], [3.0, 4.0]])),
+    "masked_scatter": lambda t: t.zeros(2, 2).masked_scatter(
+        t.tensor([[True, False], [True, True]]), t.tensor([7.0, 8.0, 9.0, 10.0])),
+    "masked_scatter_broadcast_mask": lambda t: t.zeros(2, 2).masked_scatter(
+        t.tensor([False, True]), t.tensor([7.0, 8.0, 9.0])),
     "take_along_dim_flat": lambda t: t.tensor([[1, 2, 3], [4, 5, 6]]).take_along_dim(
         t.tensor([3, 0])),
     "take_along_dim_broadcasts": lambda t: t.tensor([[1, 2, 3], [4, 5, 6]]).take_along_dim(
@@ -280,6 +299,12 @@ GRADS: dict[str, tuple[Callable[[Any, Any], Any], Any]] = {
     "cumprod_gradient_with_zero": (lambda t, x: x.cumprod(0), [2.0, 0.0, 3.0]),
     "logcumsumexp_gradient": (lambda t, x: x.logcumsumexp(0), [[1.0, 2.0], [3.0, -1.0]]),
     "nanmean_gradient": (lambda t, x: x.nanmean(1), [[1.0, float("nan")], [3.0, 4.0]]),
+    "take_gradient": (lambda t, x: x.take(t.tensor([0, 3, 3])), [[1.0, 2.0], [3.0, 4.0]]),
+    "masked_select_gradient": (lambda t, x: x.masked_select(x > 1.5), [[1.0, 2.0], [3.0, 4.0]]),
+    "index_fill_gradient": (lambda t, x: x.index_fill(0, t.tensor([1]), 0.5) * x,
+                            [[1.0, 2.0], [3.0, 4.0]]),
+    "masked_scatter_gradient": (lambda t, x: t.ones(2, 2).masked_scatter(
+        t.tensor([[True, False], [False, True]]), x * 2), [[1.0, 2.0], [3.0, 4.0]]),
     "take_along_dim_broadcasts": (lambda t, x: x.take_along_dim(t.tensor([[2], [0]]), dim=1),
                                   [[1.0, 2.0, 3.0]]),
     "setitem_int_then_list": (lambda t, x: _set(x * 1, (slice(None), 1, [0, 2]),

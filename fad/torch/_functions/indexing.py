@@ -50,6 +50,8 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
                         f"not {type(index).__name__}")
     if index.dim() > 1:
         raise IndexError("index_select(): Index is supposed to be a vector")
+    if index.dim() == 0:
+        index = index.reshape(1)
     dim = _wrap_dim(dim, input.dim())
     bad = _outside(index, input.shape[dim] if input.dim() else 1)
     if bad is not None:
