@@ -169,6 +169,8 @@ VALUES: dict[str, Callable[[Any], Any]] = {
     "prod_int32_dtype": lambda t: t.tensor([[1, 2], [3, 4]]).prod(0, dtype=t.int32),
     "prod_int32_dtype_all": lambda t: t.tensor([[1, 2], [3, 4]]).prod(dtype=t.int32),
     "cumsum_int32_dtype": lambda t: t.tensor([[1, 2], [3, 4]]).cumsum(1, dtype=t.int32),
+    "nansum_dtype": lambda t: t.tensor([[1.0, float("nan")], [2.0, 3.0]]).nansum(
+        0, dtype=t.float64),
     "argsort_0d": lambda t: t.tensor(3.0).argsort(),
     # order statistics and running reductions
     "median_lower_of_two": lambda t: t.tensor([4.0, 1.0, 3.0, 2.0]).median(),

@@ -41,9 +41,11 @@ def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = N
 _SUM = OPS["sum"]
 
 
-def nansum(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
-    return call("nansum", _int64_if_integer(input), dim=_dim_param(dim, input.dim()),
-                keepdim=keepdim)
+def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None
+           ) -> Tensor:
+    input = to(input, dtype) if dtype is not None else _int64_if_integer(input)
+    return _as(call("nansum", input, dim=_dim_param(dim, input.dim()), keepdim=keepdim),
+               dtype)
 
 
 def mean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None
