@@ -126,6 +126,10 @@ def _size(args: tuple, kwargs: dict | None = None) -> tuple[int, ...]:
         args = (kwargs.pop("size"),)
     if len(args) == 1 and isinstance(args[0], Sequence | np.ndarray):
         args = tuple(args[0])
+    for n in args:
+        if isinstance(n, float | np.floating):
+            raise TypeError(f"argument 'size' (position 1) must be tuple of ints, not "
+                            f"{type(n).__name__}")
     shape = tuple(int(n) for n in args)
     for n in shape:
         if n < 0:
@@ -152,9 +156,13 @@ def _python_data_array(data: Any, dtype: Any = None) -> np.ndarray:
     """Python data as an array: of ``dtype`` if given (converted from the exact
     values: Python floats are doubles), else of PyTorch's default dtype for it."""
     arr = np.array(_host_data(data))
+    if arr.dtype == np.uint64 or arr.dtype == object and _huge_int(data):
+        raise ValueError("Overflow when unpacking long long")
     if arr.dtype == object:
         raise TypeError(f"Could not infer dtype of {type(data).__name__}")
     if dtype is not None and arr.dtype.kind not in "US":
+        if np.dtype(dtype).kind in "iu" and arr.dtype.kind in "iuf":
+            arr = _fit_integers(arr, np.dtype(dtype))
         return arr.astype(dtype)
     if arr.dtype.kind == "f":
         if not _contains_np_float(data):
@@ -165,6 +173,26 @@ def _python_data_array(data: Any, dtype: Any = None) -> np.ndarray:
         arr = arr.astype(np.int64)
     elif arr.dtype.kind in "US":
         raise TypeError(f"new(): invalid data type '{arr.dtype.kind == 'U' and 'str'}'")
+    return arr
+
+
+def _huge_int(data: Any) -> bool:
+    if isinstance(data, list | tuple):
+        return any(_huge_int(d) for d in data)
+    return type(data) is int and not -2 ** 63 <= data < 2 ** 63
+
+
+def _fit_integers(arr: np.ndarray, dt: np.dtype) -> np.ndarray:
+    """``arr`` ready for a cast to the integer ``dt``: PyTorch refuses values outside
+    its range (NaN included); a negative integer wraps into ``uint8``."""
+    info = np.iinfo(dt)
+    lo = -255 if dt == np.uint8 and arr.dtype.kind in "iu" else info.min
+    with np.errstate(invalid="ignore"):
+        if arr.size and not (np.all(arr >= lo) and np.all(arr <= info.max)):
+            raise RuntimeError(f"value cannot be converted to type {dt.name} without "
+                               f"overflow")
+    if dt == np.uint8 and arr.dtype.kind in "iu":
+        return np.where(arr < 0, arr + 256, arr)
     return arr
 
 
@@ -340,7 +368,9 @@ def full(size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None,
         fill_value = fill_value.item()
     if dtype is None:
         dt = (np.dtype(np.bool_) if isinstance(fill_value, bool) else
-              np.dtype(np.int64) if isinstance(fill_value, int) else default_np())
+              np.dtype(np.int64) if isinstance(fill_value, int) else
+              _dtype.get_default_dtype().to_complex().np
+              if isinstance(fill_value, complex) else default_np())
     else:
         dt = _dtype.np_dtype(dtype)
     xp = _xp_for(device)
@@ -381,9 +411,15 @@ def full_like(t: Any, fill_value: Any, *, dtype: Any = None, device: Any = None,
                 device=t.device if device is None else device)
 
 
-def arange(start: Any, end: Any = None, step: Any = 1, *, dtype: Any = None,
+def arange(start: Any = 0, end: Any = None, step: Any = 1, *, dtype: Any = None,
            device: Any = None, requires_grad: bool = False, **_: Any) -> Tensor:
-    """``[start, end)`` by ``step``; int64 for integer arguments, float32 otherwise."""
+    """``[start, end)`` by ``step``; int64 for integer arguments, float32 otherwise;
+    an integer ``dtype`` truncates the three first, as PyTorch's.
+
+    >>> import fad.torch as torch
+    >>> torch.arange(1, 2, 0.25), torch.arange(0, 10, 3.5, dtype=torch.int64)
+    (tensor([1.0000, 1.2500, 1.5000, 1.7500]), tensor([0, 3, 6, 9]))
+    """
     if end is None:
         start, end = 0, start
     vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
@@ -394,6 +430,14 @@ def arange(start: Any, end: Any = None, step: Any = 1, *, dtype: Any = None,
         dt = _dtype.np_dtype(dtype)
     if vals[2] == 0:
         raise RuntimeError("step must be nonzero")
+    if not all(math.isfinite(v) for v in vals[:2]):
+        raise RuntimeError(f"unsupported range: {vals[0]} -> {vals[1]}")
+    if dt.kind in "iu":
+        vals = [int(v) for v in vals]
+        if vals[2] == 0:
+            raise ValueError("step must be nonzero")
+    if (vals[1] - vals[0]) * vals[2] < 0:
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     n = max(0, math.ceil((vals[1] - vals[0]) / vals[2]))
     arr = (vals[0] + np.arange(n, dtype=np.float64) * vals[2]) if dt.kind == "f" else \
         np.arange(vals[0], vals[1], vals[2])
@@ -402,18 +446,43 @@ def arange(start: Any, end: Any = None, step: Any = 1, *, dtype: Any = None,
 
 def linspace(start: Any, end: Any, steps: int, *, dtype: Any = None, device: Any = None,
              requires_grad: bool = False, **_: Any) -> Tensor:
-    arr = np.linspace(float(start), float(end), int(steps)).astype(_np_or_default(dtype))
-    return _finish(_place(arr, device), requires_grad)
+    """``steps`` evenly spaced values from ``start`` to ``end`` (complex when either
+    is, or with a complex ``dtype``).
+
+    >>> import fad.torch as torch
+    >>> torch.linspace(0, 1, 3)
+    tensor([0.0000, 0.5000, 1.0000])
+    """
+    steps = _steps(steps)
+    lo, hi = (v.item() if isinstance(v, Tensor) else v for v in (start, end))
+    cplx = isinstance(lo, complex) or isinstance(hi, complex)
+    if dtype is None and cplx:
+        dtype = _dtype.get_default_dtype().to_complex()
+    kind = _np_or_default(dtype).kind
+    arr = np.linspace(complex(lo) if kind == "c" else float(lo),
+                      complex(hi) if kind == "c" else float(hi), steps)
+    return _finish(_place(arr.astype(_np_or_default(dtype)), device), requires_grad)
+
+
+def _steps(steps: Any) -> int:
+    if isinstance(steps, float):
+        raise TypeError("linspace(): argument 'steps' must be int, not float")
+    if int(steps) < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    return int(steps)
 
 
 def logspace(start: Any, end: Any, steps: int, base: float = 10.0, *, dtype: Any = None,
              device: Any = None, requires_grad: bool = False, **_: Any) -> Tensor:
-    arr = np.logspace(float(start), float(end), int(steps), base=base)
+    arr = np.logspace(float(start), float(end), _steps(steps), base=base)
     return _finish(_place(arr.astype(_np_or_default(dtype)), device), requires_grad)
 
 
 def eye(n: int, m: int | None = None, *, dtype: Any = None, device: Any = None,
         requires_grad: bool = False, **_: Any) -> Tensor:
+    for name, k in (("n", n), ("m", m)):
+        if isinstance(k, int) and k < 0:
+            raise RuntimeError(f"{name} must be greater or equal to 0, got {k}")
     arr = np.eye(n, m, dtype=_np_or_default(dtype))
     return _finish(_place(arr, device), requires_grad)
 
@@ -500,13 +569,22 @@ def _random(draw: Any, size: tuple, kwargs: dict) -> Tensor:
     return _into_out("random", out, _finish(_place(arr, device), requires_grad))
 
 
+def _floating_only(kernel: str, kwargs: dict) -> None:
+    dt = kwargs.get("dtype")
+    if dt is not None and _dtype.np_dtype(dt).kind not in "fc":
+        raise NotImplementedError(f'"{kernel}" not implemented for '
+                                  f"'{_dtype.type_word(_dtype.as_dtype(dt))}'")
+
+
 def randn(*size: Any, **kwargs: Any) -> Tensor:
     """Standard normal samples (``torch.manual_seed`` seeds them)."""
+    _floating_only("normal_kernel_cpu", kwargs)
     return _random(lambda r, s: r.standard_normal(s), size, kwargs)
 
 
 def rand(*size: Any, **kwargs: Any) -> Tensor:
     """Uniform samples in ``[0, 1)``."""
+    _floating_only("check_uniform_bounds", kwargs)
     return _random(lambda r, s: r.random(s), size, kwargs)
 
 
@@ -514,6 +592,11 @@ def randint(low: int, high: int | None = None, size: Any = None, **kwargs: Any) 
     """Integers in ``[low, high)`` (int64)."""
     if size is None:
         low, high, size = 0, low, high
+    elif high is None:
+        low, high = 0, low
+    if low >= high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got "
+                           f"from={low} >= to={high}")
     kwargs.setdefault("dtype", _dtype.int64)
     return _random(lambda r, s: r.integers(low, high, s), (size,), kwargs)
 

@@ -20,7 +20,6 @@ from ._creation import (
     tensor,
     zeros,
 )
-from ._functions.arithmetic import refuse_integer_zero
 from ._graph import host
 from .autograd import _sum_to
 from .linalg import _inverse, _torch_svd, det
@@ -41,7 +40,9 @@ broadcast_to repeat tile flip fliplr flipud roll split chunk unbind narrow index
 take_along_dim masked_fill nonzero tril triu trace clone to type_as matmul mm bmm mv dot vdot
 inner outer ger addmm baddbmm scatter scatter_add index_add diff kron histc bucketize conj
 conj_physical resolve_conj is_conj bitwise_and bitwise_or bitwise_xor bitwise_not unique cross
-index_put is_nonzero scatter_reduce""".split()
+index_put is_nonzero scatter_reduce median nanmedian kthvalue mode msort aminmax cummax cummin
+cumprod logcumsumexp nanmean bitwise_left_shift bitwise_right_shift take masked_select argwhere
+index_fill index_copy masked_scatter""".split()
 
 # in-place variants ``x.add_(...)``: computed out of place, then stored into ``x``
 # (cast to ``x``'s dtype, as PyTorch does for comparisons and logic)
@@ -50,7 +51,7 @@ clamp clip clamp_min clamp_max exp log log2 log10 sqrt abs absolute neg negative
 tanh sin cos tan asin arcsin acos arccos atan arctan atan2 arctan2 sinh cosh floor ceil round
 trunc fix frac sign sgn reciprocal square masked_fill remainder fmod exp2 expm1 log1p rsqrt erf
 erfc erfinv lgamma digamma cumsum tril triu addmm baddbmm scatter scatter_add index_add
-scatter_reduce
+scatter_reduce index_fill index_copy masked_scatter
 eq ne not_equal lt less le less_equal gt
 greater ge greater_equal logical_and logical_or logical_xor logical_not bitwise_and bitwise_or
 bitwise_xor bitwise_not conj_physical""".split()
@@ -166,13 +167,11 @@ def _rtruediv(self: Tensor, other: Any) -> Tensor:
 def _rfloordiv(self: Tensor, other: Any) -> Tensor:
     if not isinstance(other, int | float):
         return F.floor_divide(F._t(other), self)
-    refuse_integer_zero(other, self)
-    return F.call("floor_divide", other, self)
+    return F.floor_divide(other, self)
 
 
 def _rmod(self: Tensor, other: Any) -> Tensor:
-    refuse_integer_zero(other, self)
-    return F.call("remainder", other, self)
+    return F.remainder(other, self)
 
 
 def _unary_bool(name: str) -> Any:
@@ -227,6 +226,10 @@ METHODS.update({
     "__matmul__": F.matmul, "__rmatmul__": lambda self, other: F.matmul(other, self),
     "__neg__": F.neg, "__pos__": lambda self: self, "__abs__": F.abs,
     "__invert__": _invert,
+    "__lshift__": F.bitwise_left_shift, "__rshift__": F.bitwise_right_shift,
+    "__rlshift__": lambda self, other: F.bitwise_left_shift(other, self),
+    "__rrshift__": lambda self, other: F.bitwise_right_shift(other, self),
+    "__ilshift__": _iop(F.bitwise_left_shift), "__irshift__": _iop(F.bitwise_right_shift),
     "__and__": F.bitwise_and, "__rand__": F.bitwise_and, "__iand__": _iop(F.bitwise_and),
     "__or__": F.bitwise_or, "__ror__": F.bitwise_or, "__ior__": _iop(F.bitwise_or),
     "__xor__": F.bitwise_xor, "__rxor__": F.bitwise_xor, "__ixor__": _iop(F.bitwise_xor),

@@ -278,16 +278,15 @@ def _resample_name(vals: list, params: dict) -> str:
 
 
 def _index_put(a: Any, v: Any, index: Any = None, accumulate: bool = False) -> Any:
-    """``a[index] = v`` out of place: ``v`` is placed by the transpose of the gather."""
+    """``a[index] = v`` out of place; ``accumulate``: ``v`` is added by the transpose
+    of the gather."""
     zeros = fnp.zeros_like(a)
     index = _full_index(index)
     picked, scatter = fad_vjp(lambda z: z[index], zeros)
     v = fnp.broadcast_to(fnp.asarray(v, array_np_dtype(a)), picked.shape)
-    placed = scatter(v)[0]
     if accumulate:
-        return a + placed
-    mask = scatter(fnp.ones(picked.shape, dtype=array_np_dtype(a)))[0] != 0
-    return fnp.where(mask, placed, a)
+        return a + scatter(v)[0]
+    return fnp.at(a)[index].set(v)  # (a repeated index keeps its last value, as PyTorch)
 
 
 def _pad(a: Any, pad: tuple, value: float = 0.0) -> Any:

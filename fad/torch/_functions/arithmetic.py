@@ -7,11 +7,12 @@ from typing import Any
 
 import numpy as np
 
+from ... import numpy as fnp
 from ...core.trace import Tracer
 from .. import _dtype, _graph
 from .._graph import host
 from .._ops import OPS, call
-from .._recorder import apply
+from .._recorder import Op, apply
 from ..tensor import Tensor, _wrap_dim
 from ._common import _t, exported
 from .conversions import _float_if_int, to
@@ -25,8 +26,14 @@ def _additive(name: str) -> Any:
     op = OPS[name]
 
     def fn(input: Any, other: Any, *, alpha: Any = 1, out: Any = None) -> Tensor:
+        if name == "sub":
+            refuse_bool_subtraction(input, other)
+        if isinstance(alpha, float) and _integral(input) and _integral(other):
+            raise RuntimeError("For integral input tensors, argument alpha must not be a "
+                               "floating point number.")
         if out is not None:
             return into(name, out, (input, other), lambda: fn(input, other, alpha=alpha))
+        input, other = _wrap_scalars(input, other)
         if alpha == 1:
             return apply(op, (input, other))
         return apply(op, (input, other), {"alpha": alpha})
@@ -43,7 +50,11 @@ def _binary(name: str, integer_division: bool = False) -> Any:
 
     def fn(input: Any, other: Any) -> Tensor:
         if integer_division:
+            if _is_bool(input) and _is_bool(other):
+                kernel = "div_floor" if name == "floor_divide" else "remainder"
+                raise NotImplementedError(f"\"{kernel}_cpu\" not implemented for 'Bool'")
             refuse_integer_zero(input, other)
+            input, other = _wrap_scalars(input, other)
         return apply(op, (input, other))
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"Elementwise ``{name}`` of two operands (broadcast)."
@@ -71,17 +82,41 @@ def refuse_integer_zero(dividend: Any, divisor: Any) -> None:
             raise RuntimeError("ZeroDivisionError")
 
 
+def _is_bool(x: Any) -> bool:
+    return isinstance(x, bool) or isinstance(x, Tensor) and x.dtype.np.kind == "b"
+
+
+def refuse_bool_subtraction(input: Any, other: Any) -> None:
+    """PyTorch refuses ``-`` with a bool operand (NumPy's would count).
+
+    >>> import fad.torch as torch
+    >>> torch.tensor([1, 2]) - torch.tensor([True, False])
+    Traceback (most recent call last):
+    RuntimeError: Subtraction, the `-` operator, with a bool tensor is not supported. \
+If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.
+    """
+    if _is_bool(input) and _is_bool(other):
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
+                           "supported. Use the `^` or `logical_xor()` operator instead.")
+    if _is_bool(input) or _is_bool(other):
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not "
+                           "supported. If you are trying to invert a mask, use the `~` or "
+                           "`logical_not()` operator instead.")
+
+
 def rsub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
+    refuse_bool_subtraction(input, other)
     if isinstance(other, Tensor) or isinstance(other, np.ndarray):
         return call("rsub_t", input, other, alpha=alpha)
     input = _float_if_int(input, other)
+    other = _integer_scalar(other, input)
     return call("rsub", input, other=other, alpha=alpha)
 
 
 def mul(input: Any, other: Any, *, out: Any = None) -> Tensor:
     if out is not None:
         return into("mul", out, (input, other), lambda: mul(input, other))
-    return apply(_MUL, (input, other))
+    return apply(_MUL, _wrap_scalars(input, other))
 
 
 multiply = mul
@@ -120,12 +155,20 @@ def fmod(input: Any, other: Any) -> Tensor:
 def pow(input: Any, exponent: Any) -> Tensor:
     if not isinstance(input, Tensor):
         return rpow(exponent, input)
+    if input.dtype.np.kind == "b" and _is_bool(exponent):
+        if isinstance(exponent, Tensor):
+            raise NotImplementedError("\"pow\" not implemented for 'Bool'")
+        return to(pow(to(input, _dtype.int64), int(exponent)), _dtype.bool)
+    if input.dtype.np.kind == "b" and type(exponent) is int:
+        input = to(input, _dtype.int64)
     if isinstance(exponent, Tensor):
         return call("pow", input, exponent)
     return call("pow_scalar", _float_if_int(input, exponent), exponent=exponent)
 
 
 def rpow(input: Tensor, base: Any) -> Tensor:
+    if _is_bool(input) and _is_bool(base):
+        raise NotImplementedError("\"pow\" not implemented for 'Bool'")
     return call("rpow", _float_if_int(input, base), base=base)
 
 
@@ -142,6 +185,10 @@ def _unary(name: str) -> Any:
     op = OPS[name]
 
     def fn(input: Tensor, *, out: Any = None) -> Tensor:
+        if isinstance(input, Tensor):
+            _refuse_unary(name, input)
+            if name == "square" and input.dtype.np.kind == "b":
+                input = to(input, _dtype.int64)
         if out is not None:
             return into(name, out, (input,), lambda: apply(op, (input,)))
         return apply(op, (input,))
@@ -150,9 +197,41 @@ def _unary(name: str) -> Any:
     return fn
 
 
+# (PyTorch has no kernel for these dtypes; NumPy's would return a value)
+_REFUSED = {("abs", "b"): '"abs_cpu" not implemented for \'Bool\'',
+            ("floor", "b"): '"floor_vml_cpu" not implemented for \'Bool\'',
+            ("ceil", "b"): '"ceil_vml_cpu" not implemented for \'Bool\'',
+            ("trunc", "b"): '"trunc_vml_cpu" not implemented for \'Bool\'',
+            ("round", "b"): '"round_vml_cpu" not implemented for \'Bool\'',
+            ("floor", "c"): "floor is not supported for complex inputs",
+            ("ceil", "c"): "ceil is not supported for complex inputs",
+            ("trunc", "c"): "trunc is not supported for complex inputs",
+            ("round", "c"): '"round_vml_cpu" not implemented for \'ComplexFloat\'',
+            ("sign", "c"): "Unlike NumPy, torch.sign is not intended to support complex "
+                           "numbers. Please use torch.sgn instead."}
+
+
+def _refuse_unary(name: str, input: Tensor) -> None:
+    msg = _REFUSED.get((name, input.dtype.np.kind))
+    if msg is not None:
+        raise NotImplementedError(msg)
+
+
 neg = negative = _unary("neg")
 abs = absolute = _unary("abs")
-sign = sgn = _unary("sign")
+sign = _unary("sign")
+
+
+def sgn(input: Tensor) -> Tensor:
+    """``x / |x|`` for complex ``x`` (0 at 0), the sign for real ``x``.
+
+    >>> import fad.torch as torch
+    >>> torch.sgn(torch.tensor([3j, -2.0]))
+    tensor([ 0.+1.j, -1.+0.j])
+    """
+    return apply(OPS["sign"], (input,))
+
+
 floor = _unary("floor")
 ceil = _unary("ceil")
 trunc = fix = _unary("trunc")
@@ -191,6 +270,7 @@ logical_not = _unary("logical_not")
 
 
 def round(input: Tensor, *, decimals: int = 0) -> Tensor:
+    _refuse_unary("round", input)
     if decimals:
         scale = 10.0 ** decimals
         return div(call("round", mul(input, scale)), scale)
@@ -200,6 +280,9 @@ def round(input: Tensor, *, decimals: int = 0) -> Tensor:
 def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if input.dtype.is_complex:
+        raise NotImplementedError("clamp is not supported for complex types")
+    input = _float_if_int(_float_if_int(input, min), max)
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         lo = min._value if isinstance(min, Tensor) else min
         hi = max._value if isinstance(max, Tensor) else max
@@ -211,13 +294,13 @@ clip = clamp
 
 
 def clamp_min(input: Tensor, min: Any) -> Tensor:
-    if isinstance(min, Tensor):
+    if isinstance(min, Tensor) or input.dtype.is_complex or isinstance(min, float):
         return clamp(input, min=min)
     return call("clamp_min", input, min=min)
 
 
 def clamp_max(input: Tensor, max: Any) -> Tensor:
-    if isinstance(max, Tensor):
+    if isinstance(max, Tensor) or input.dtype.is_complex or isinstance(max, float):
         return clamp(input, max=max)
     return call("clamp_max", input, max=max)
 
@@ -245,9 +328,30 @@ def _cmp(name: str) -> Any:
     def fn(input: Any, other: Any) -> Tensor:
         if other is None:
             return NotImplemented
-        return apply(op, (input, other))
+        if name not in ("eq", "ne"):
+            for x in (input, other):
+                if isinstance(x, complex) or isinstance(x, Tensor) and x.dtype.is_complex:
+                    raise NotImplementedError(f"\"{name}_cpu\" not implemented for "
+                                              "'ComplexFloat'")
+        return apply(op, _wrap_scalars(input, other))
     fn.__name__ = name
     return fn
+
+
+def _wrap_scalars(input: Any, other: Any) -> tuple:
+    return _integer_scalar(input, other), _integer_scalar(other, input)
+
+
+def _integer_scalar(scalar: Any, t: Any) -> Any:
+    """A Python integer combined with an integer tensor (arithmetic, comparisons) is
+    converted to the tensor's dtype first, wrapping around as PyTorch's conversion
+    does (``uint8`` ``< -1`` compares with 255, ``uint8 + 300`` adds 44)."""
+    if not isinstance(t, Tensor) or type(scalar) is not int or t.dtype.np.kind not in "iu":
+        return scalar
+    info = np.iinfo(t.dtype.np)
+    if info.min <= scalar <= info.max or info.bits == 64:
+        return scalar
+    return (scalar - int(info.min)) % (1 << info.bits) + int(info.min)
 
 
 eq = _cmp("eq")
@@ -277,12 +381,44 @@ def _bitwise(name: str) -> Any:
                 dt = a.dtype if isinstance(a, Tensor) else _dtype.float32
                 raise NotImplementedError(f'"bitwise_{name}_cpu" not implemented for '
                                    f"'{_dtype.type_word(dt)}'")
-        return apply(op, args)
+        return apply(op, args if name == "not" else _wrap_scalars(input, other))
     fn.__name__ = fn.__qualname__ = "bitwise_" + name
     fn.__doc__ = f"Elementwise bitwise ``{name}`` of integer or bool tensors."
     return fn
 
 
+_SHIFTS = {n: Op(f"bitwise_{n}_shift", getattr(fnp, f"{n}_shift"), "NotDifferentiable",
+                 None, False) for n in ("left", "right")}
+
+
+def _shift(side: str) -> Any:
+    def fn(input: Any, other: Any) -> Tensor:
+        if isinstance(other, Tensor) and not other.dim() and isinstance(input, Tensor) \
+                and input.dim():
+            other = other.item()  # (a 0-d tensor counts as a number in the promotion)
+        if _is_bool(input) and _is_bool(other):
+            raise NotImplementedError(f"\"{side[0]}shift_cpu\" not implemented for 'Bool'")
+        for a in (input, other):
+            if isinstance(a, Tensor) and a.dtype.np.kind not in "biu" or \
+                    isinstance(a, float | complex):
+                dt = a.dtype if isinstance(a, Tensor) else _dtype.float32 if isinstance(
+                    a, float) else _dtype.complex64
+                raise NotImplementedError(f'"{side[0]}shift_cpu" not implemented for '
+                                          f"'{_dtype.type_word(dt)}'")
+        return apply(_SHIFTS[side], _wrap_scalars(input, other))
+    fn.__name__ = fn.__qualname__ = f"bitwise_{side}_shift"
+    fn.__doc__ = f"""Elementwise {side} shift of integer tensors (``{'<<' if side == 'left'
+                                                                   else '>>'}``).
+
+    >>> import fad.torch as torch
+    >>> torch.bitwise_{side}_shift(torch.tensor([8, -8]), 1)
+    {'tensor([ 16, -16])' if side == 'left' else 'tensor([ 4, -4])'}
+    """
+    return fn
+
+
+bitwise_left_shift = _shift("left")
+bitwise_right_shift = _shift("right")
 bitwise_and = _bitwise("and")
 bitwise_or = _bitwise("or")
 bitwise_xor = _bitwise("xor")
@@ -379,6 +515,11 @@ def equal(input: Tensor, other: Tensor) -> bool:
 def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
             equal_nan: bool = False) -> Tensor:
     a, b = _t(input).detach(), _t(other).detach()
+    if a.dtype != b.dtype:
+        raise RuntimeError(f"{_dtype.type_word(a.dtype)} did not match "
+                           f"{_dtype.type_word(b.dtype)}")
+    if a.dtype.np.kind in "biu":
+        return eq(a, b)
     close = le(abs(sub(a, b)), add(mul(abs(b), rtol), atol))
     if equal_nan:
         close = logical_or(close, logical_and(isnan(a), isnan(b)))

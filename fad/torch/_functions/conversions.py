@@ -20,6 +20,9 @@ from ._common import exported
 def _float_if_int(x: Tensor, scalar: Any) -> Tensor:
     if isinstance(scalar, float) and x.dtype.np.kind not in "fc":
         return to(x, _dtype.get_default_dtype())
+    if isinstance(scalar, complex) and x.dtype.np.kind != "c":
+        return to(x, _dtype.get_default_dtype().to_complex() if x.dtype.np.kind != "f"
+                  else x.dtype.to_complex())
     return x
 
 
@@ -62,7 +65,7 @@ def type_as(input: Tensor, other: Tensor) -> Tensor:
     return to(input, other.dtype)
 
 
-_CAST_OK = {"b": "b", "u": "bu", "i": "bui", "f": "buif", "c": "buifc"}
+_CAST_OK = {"b": "b", "u": "bui", "i": "bui", "f": "buif", "c": "buifc"}
 
 
 def _check_cast(result: Tensor, dest: Tensor) -> None:

@@ -12,7 +12,7 @@ from ...core.trace import Tracer
 from .._dtype import array_np_dtype, type_word
 from .._graph import host
 from .._ops import call
-from .._recorder import Op, apply
+from .._recorder import Op, _broadcast_message, apply
 from ..tensor import Tensor, _wrap_dim, wrap
 from ._common import _idx, exported
 
@@ -45,6 +45,13 @@ def narrow(input: Tensor, dim: int, start: Any, length: int) -> Tensor:
 
 
 def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
+    if not isinstance(index, Tensor):
+        raise TypeError(f"index_select(): argument 'index' (position 2) must be Tensor, "
+                        f"not {type(index).__name__}")
+    if index.dim() > 1:
+        raise IndexError("index_select(): Index is supposed to be a vector")
+    if index.dim() == 0:
+        index = index.reshape(1)
     dim = _wrap_dim(dim, input.dim())
     bad = _outside(index, input.shape[dim] if input.dim() else 1)
     if bad is not None:
@@ -138,8 +145,34 @@ def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: 
                 index=_idx(index), alpha=alpha)
 
 
-def take_along_dim(input: Tensor, indices: Tensor, dim: int) -> Tensor:
-    return gather(input, dim, indices)
+def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Tensor:
+    """``input``'s entries at ``indices`` along ``dim`` (of the flattened ``input``
+    without ``dim``); the other dimensions of the two broadcast, as PyTorch's.
+
+    >>> import fad.torch as torch
+    >>> torch.take_along_dim(torch.tensor([[1, 2, 3], [4, 5, 6]]), torch.tensor([[2]]), 1)
+    tensor([[3],
+            [6]])
+    """
+    if indices.dtype.name != "int64":
+        raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be Long but "
+                           f"got {type_word(indices.dtype)}")
+    if dim is None:
+        return gather(input.reshape(-1), 0, indices.reshape(-1))
+    if input.dim() != indices.dim():
+        raise RuntimeError(f"torch.take_along_dim(): input and indices should have the same "
+                           f"number of dimensions, but got {input.dim()} dimensions for "
+                           f"input, and {indices.dim()} dimensions for indices")
+    dim = _wrap_dim(dim, input.dim())
+    a, i = list(input.shape), list(indices.shape)
+    a[dim] = i[dim] = 1
+    msg = _broadcast_message([tuple(a), tuple(i)])
+    if msg is not None:
+        raise RuntimeError(msg)
+    shape = list(np.broadcast_shapes(tuple(a), tuple(i)))
+    keep = list(shape)
+    keep[dim], shape[dim] = input.shape[dim], indices.shape[dim]
+    return gather(input.expand(*keep), dim, indices.expand(*shape))
 
 
 def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
@@ -153,6 +186,9 @@ def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
         raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with "
                            f"dtype {_CPP_WORDS.get(mask.dtype.name, mask.dtype.name)}")
     if isinstance(value, Tensor):
+        if value.dim():
+            raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, "
+                               f"but got tensor with {value.dim()} dimension(s).")
         value = value.item()
     kind = input.dtype.np.kind
     if kind in "iub" and isinstance(value, float | complex):  # (PyTorch casts the value)
@@ -196,22 +232,41 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,
 
 
 def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
-    idx = np.nonzero(np.asarray(host(input._value)))
+    """The indices of the non-zero entries, one row each (a tuple of index vectors with
+    ``as_tuple``; a 0-d input counts as one-dimensional there, as PyTorch's).
+
+    >>> import fad.torch as torch
+    >>> torch.nonzero(torch.tensor([0, 3, 5])).tolist(), torch.nonzero(torch.tensor(2.0)).shape
+    ([[1], [2]], torch.Size([1, 0]))
+    """
+    a = np.asarray(host(input._value))
+    if a.ndim == 0:
+        hit = np.array([0] if a != 0 else [], dtype=np.int64)
+        return (wrap(hit),) if as_tuple else wrap(np.zeros((hit.size, 0), np.int64))
+    idx = np.nonzero(a)
     if as_tuple:
         return tuple(wrap(i.astype(np.int64)) for i in idx)
     return wrap(np.stack(idx, axis=1).astype(np.int64))
 
 
 def _index(index: Any) -> tuple:
+    if isinstance(index, list) and any(isinstance(i, list | tuple | slice) or i is None or
+                                       i is Ellipsis for i in index):
+        index = tuple(index)  # (a list holding sequences is a tuple index, as PyTorch's)
     if not isinstance(index, tuple):
         index = (index,)
     out = []
     for i in index:
+        if isinstance(i, slice) and i.step is not None and not isinstance(i.step, Tracer) \
+                and int(i.step) <= 0:
+            raise ValueError("step must be greater than zero")
         if isinstance(i, Tensor):
             v = i._value
             if not v.shape and array_np_dtype(v).kind in "iu" and not isinstance(v, Tracer):
                 out.append(int(host(v)))
                 continue
+            if array_np_dtype(v).kind == "u" and not isinstance(v, Tracer):
+                v = np.asarray(host(v)) != 0  # (a uint8 index is a mask, as PyTorch's)
             out.append(v)
         elif isinstance(i, list) and any(isinstance(e, Tensor) for e in i):
             out.append(np.asarray([host(e._value) if isinstance(e, Tensor) else e for e in i]))
@@ -222,15 +277,87 @@ def _index(index: Any) -> tuple:
 
 def getitem(input: Tensor, index: Any) -> Tensor:
     index = _index(index)
-    if input.dim() == 0 and any(isinstance(i, int) for i in index):
+    if input.dim() == 0 and any(isinstance(i, int) and not isinstance(i, bool)
+                                for i in index):
         raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
                          "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
     try:
         if _is_basic(index) and sum(_nontrivial(i) for i in index) > 1:
             return _sequential_getitem(input, index)
+        first, rest = _integers_first(index)
+        if first is not None:
+            return getitem(getitem(input, first), rest)
+        _check_bounds(input.shape, index)
         return call("getitem", input, index=index)
     except IndexError as e:
         raise IndexError(str(e)) from None
+
+
+def _check_bounds(shape: tuple, index: tuple) -> None:
+    """PyTorch's ``IndexError`` for an integer or a concrete index array outside its
+    dimension."""
+    dim, ell = 0, False
+    for i in index:
+        if i is Ellipsis and not ell:
+            ell = True
+            dim = len(shape) - sum(1 for j in index if j is not None and j is not Ellipsis
+                                   and not _is_mask(j)) - sum(
+                getattr(j, "ndim", 0) for j in index if _is_mask(j))
+            continue
+        if i is None:
+            continue
+        if _is_mask(i):
+            dim += getattr(i, "ndim", 1)
+            continue
+        if dim >= len(shape):
+            return
+        size = shape[dim]
+        if isinstance(i, int | np.integer) and not isinstance(i, bool):
+            bad = int(i) if not -size <= int(i) < size else None
+        elif isinstance(i, np.ndarray | list) and not isinstance(i, Tracer):
+            idx = np.asarray(i).ravel()
+            wrong = idx[(idx < -size) | (idx >= size)] if idx.dtype.kind in "iu" else ()
+            bad = int(wrong[0]) if len(wrong) else None
+        else:
+            bad = None
+        if bad is not None:
+            raise IndexError(f"index {bad} is out of bounds for dimension {dim} with size "
+                             f"{size}")
+        dim += 1
+
+
+def _is_mask(i: Any) -> bool:
+    return hasattr(i, "dtype") and getattr(i, "ndim", 0) > 0 and array_np_dtype(i).kind == "b"
+
+
+def _advanced(i: Any) -> bool:
+    return isinstance(i, list | np.ndarray | Tracer) or hasattr(i, "shape") and \
+        getattr(i, "ndim", 0) > 0
+
+
+def _integers_first(index: tuple) -> tuple[Any, Any]:
+    """PyTorch applies the integers of an index that also holds index arrays first,
+    as basic indexing (NumPy counts them among the advanced indices, which moves the
+    result's dimensions): ``(first, rest)`` to apply in turn, or ``(None, None)``."""
+    if not any(isinstance(i, int | np.integer) and not isinstance(i, bool) for i in index) \
+            or not any(_advanced(i) for i in index):
+        return None, None
+    first, rest = [], []
+    for i in index:
+        if isinstance(i, int | np.integer) and not isinstance(i, bool):
+            first.append(int(i))
+        elif i is None:
+            first.append(None)
+            rest.append(slice(None))
+        elif i is Ellipsis:
+            first.append(i)
+            rest.append(i)
+        else:
+            arr = np.asarray(i) if isinstance(i, list) else i
+            mask = hasattr(arr, "dtype") and array_np_dtype(arr).kind == "b"
+            first.extend([slice(None)] * (arr.ndim if mask else 1))
+            rest.append(i)
+    return tuple(first), tuple(rest)
 
 
 def _is_basic(index: tuple) -> bool:

@@ -41,9 +41,11 @@ def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = N
 _SUM = OPS["sum"]
 
 
-def nansum(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
-    return call("nansum", _int64_if_integer(input), dim=_dim_param(dim, input.dim()),
-                keepdim=keepdim)
+def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None
+           ) -> Tensor:
+    input = to(input, dtype) if dtype is not None else _int64_if_integer(input)
+    return _as(call("nansum", input, dim=_dim_param(dim, input.dim()), keepdim=keepdim),
+               dtype)
 
 
 def mean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None
@@ -64,8 +66,15 @@ def prod(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = 
          ) -> Tensor:
     input = to(input, dtype) if dtype is not None else _int64_if_integer(input)
     if dim is None:
-        return call("prod", input)
-    return call("prod_dim", input, dim=_wrap_dim(dim, input.dim()), keepdim=keepdim)
+        return _as(call("prod", input), dtype)
+    return _as(call("prod_dim", input, dim=_wrap_dim(dim, input.dim()), keepdim=keepdim),
+               dtype)
+
+
+def _as(out: Tensor, dtype: Any) -> Tensor:
+    """``out`` in the ``dtype`` asked for (NumPy's products and sums of small integers
+    are int64)."""
+    return out if dtype is None else to(out, dtype)
 
 
 def _correction(unbiased: Any, correction: Any) -> float:
@@ -81,6 +90,7 @@ def _spread(name: str) -> Any:
            correction: Any = None) -> Tensor:
         if isinstance(dim, bool):
             dim, unbiased = None, dim
+        _floating_spread("std and var", input)
         return call(name, input, dim=_dim_param(dim, input.dim()),
                     correction=_correction(unbiased, correction), keepdim=keepdim)
     fn.__name__ = fn.__qualname__ = name
@@ -91,25 +101,36 @@ var = _spread("var")
 std = _spread("std")
 
 
+def _floating_spread(name: str, input: Tensor) -> None:
+    if input.dtype.np.kind not in "fc":
+        raise RuntimeError(f"{name} only support floating point and complex dtypes")
+
+
 def var_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False,
              *, correction: Any = None) -> tuple:
+    _floating_spread("var_mean", input)
     return (var(input, dim, unbiased, keepdim, correction=correction),
             mean(input, dim, keepdim))
 
 
 def std_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False,
              *, correction: Any = None) -> tuple:
+    _floating_spread("std_mean", input)
     return (std(input, dim, unbiased, keepdim, correction=correction),
             mean(input, dim, keepdim))
 
 
 def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False,
          dtype: Any = None) -> Tensor:
+    if input.dtype.np.kind not in "fc":
+        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor "
+                           f"as input. Got {type_word(input.dtype)}")
     if dtype is not None:
         input = to(input, dtype)
     if isinstance(p, str) and p not in ("fro", "inf"):
         raise NotImplementedError(f"norm with p={p!r} is not supported")
-    return call("norm", input, p=p, dim=_dim_param(dim, input.dim()), keepdim=keepdim)
+    out = call("norm", input, p=p, dim=_dim_param(dim, input.dim()), keepdim=keepdim)
+    return to(out, input.dtype.to_real()) if input.dtype.name == "float16" else out
 
 
 def logsumexp(input: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
@@ -159,6 +180,8 @@ min = _extremum("min", minimum, _min_result)
 def _arg_extremum(name: str) -> Any:
     """``argmax`` / ``argmin``: of the flattened input, or along ``dim``."""
     def fn(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
+        if input.dtype.np.kind == "b":
+            raise RuntimeError(f"{name}(): does not support bool input")
         if dim is None:
             out = call(name, input)
             return reshape(out, (1,) * input.dim()) if keepdim else out
@@ -172,11 +195,15 @@ argmin = _arg_extremum("argmin")
 
 
 def all(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
-    return call("all", input, dim=_dim_param(dim, input.dim()), keepdim=keepdim)
+    out = ne(input, 0) if dim == () else \
+        call("all", input, dim=_dim_param(dim, input.dim()), keepdim=keepdim)
+    return to(out, _dtype.uint8) if input.dtype.name == "uint8" else out  # (as PyTorch)
 
 
 def any(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
-    return call("any", input, dim=_dim_param(dim, input.dim()), keepdim=keepdim)
+    out = ne(input, 0) if dim == () else \
+        call("any", input, dim=_dim_param(dim, input.dim()), keepdim=keepdim)
+    return to(out, _dtype.uint8) if input.dtype.name == "uint8" else out
 
 
 def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
@@ -185,7 +212,7 @@ def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
 
 def cumsum(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
     input = to(input, dtype) if dtype is not None else _int64_if_integer(input)
-    return call("cumsum", input, dim=_wrap_dim(dim, input.dim()))
+    return _as(call("cumsum", input, dim=_wrap_dim(dim, input.dim())), dtype)
 
 
 def _argsort_array(v: Any, dim: int, descending: bool) -> Any:
@@ -223,11 +250,15 @@ def zeros_like_int(input: Tensor) -> Tensor:
 
 def argsort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False
             ) -> Tensor:
+    if input.dim() == 0:
+        return zeros_like_int(input)
     return wrap(_argsort_array(input._value, _wrap_dim(dim, input.dim()), descending))
 
 
 def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True
          ) -> Any:
+    if input.dtype.np.kind == "b":
+        raise RuntimeError("topk does not support bool dtypes on CPU")
     if input.dim() == 0:  # (one element: k is 0 or 1, and both give it)
         if k not in (0, 1):
             raise RuntimeError("selected index k out of range")

@@ -8,18 +8,23 @@ from typing import Any
 
 import numpy as np
 
+from .._dtype import array_np_dtype, type_word
 from .._grad_mode import GRAD_ENABLED
 from .._graph import rebind_saved_output
 from .._ops import call
 from ..tensor import Tensor, live_aliases, wrap
 from ._common import exported
 from .conversions import _check_cast, to
-from .indexing import _index, getitem
+from .indexing import _index, _integers_first, getitem
 from .shapes import reshape
 
 
 def setitem(input: Tensor, index: Any, value: Any) -> None:
     index = _index(index)
+    value = _cast_value(input, index, value)
+    first, rest = _integers_first(index)
+    if first is not None:  # (the integers select first, as in PyTorch's indexing)
+        return setitem(getitem(input, first), rest, value)
     grad_on = GRAD_ENABLED.get()
     v_req = isinstance(value, Tensor) and value._requires_grad
     if grad_on:
@@ -43,6 +48,32 @@ def setitem(input: Tensor, index: Any, value: Any) -> None:
     else:
         out = call("index_put", snap, v=value, index=index)
     _rebind(input, out, shared)
+
+
+def _cast_value(input: Tensor, index: tuple, value: Any) -> Any:
+    """PyTorch's rules for the value of ``x[index] = value``: a list is refused; an
+    index with index arrays (PyTorch's ``index_put_``) takes only a value of
+    ``x``'s dtype (or a 0-d tensor under a mask); a Python integer must fit an
+    integer ``x``'s dtype (a negative one wraps around into ``uint8``)."""
+    if isinstance(value, list | tuple):
+        raise TypeError(f"can't assign a {type(value).__name__} to a "
+                        f"torch.{type_word(input.dtype)}Tensor")
+    arrays = [i for i in index if isinstance(i, list) or getattr(i, "ndim", 0) > 0]
+    masks_only = all(np.asarray(i).dtype == bool if isinstance(i, list)
+                     else array_np_dtype(i).kind == "b" for i in arrays)
+    if isinstance(value, Tensor) and arrays and value.dtype != input.dtype and not (
+            masks_only and value.dim() == 0):
+        raise RuntimeError(f"Index put requires the source and destination dtypes match, "
+                           f"got {type_word(input.dtype)} for the destination and "
+                           f"{type_word(value.dtype)} for the source.")
+    if type(value) is int and input.dtype.np.kind in "iu":
+        info = np.iinfo(input.dtype.np)
+        if input.dtype.name == "uint8" and -255 <= value < 0:
+            value += 256  # (PyTorch wraps a negative byte around)
+        elif not info.min <= value <= info.max:
+            raise RuntimeError(f"value cannot be converted to type {input.dtype.name}_t "
+                               f"without overflow")
+    return value
 
 
 def _snapshot(t: Tensor, copy: bool) -> Tensor:
