@@ -25,15 +25,18 @@ def _additive(name: str) -> Any:
     """``torch.add`` / ``torch.sub``: ``input ± alpha * other``."""
     op = OPS[name]
 
+    subtracts = name == "sub"
+
     def fn(input: Any, other: Any, *, alpha: Any = 1, out: Any = None) -> Tensor:
-        if name == "sub":
+        if subtracts:
             refuse_bool_subtraction(input, other)
-        if isinstance(alpha, float) and _integral(input) and _integral(other):
+        if type(alpha) is float and _integral(input) and _integral(other):
             raise RuntimeError("For integral input tensors, argument alpha must not be a "
                                "floating point number.")
         if out is not None:
             return into(name, out, (input, other), lambda: fn(input, other, alpha=alpha))
-        input, other = _wrap_scalars(input, other)
+        if type(input) is int or type(other) is int:
+            input, other = _wrap_scalars(input, other)
         if alpha == 1:
             return apply(op, (input, other))
         return apply(op, (input, other), {"alpha": alpha})
@@ -61,9 +64,16 @@ def _binary(name: str, integer_division: bool = False) -> Any:
     return fn
 
 
+def _kind(t: Tensor) -> str:
+    """The NumPy kind letter of a Tensor's dtype (read off a NumPy array directly: this
+    runs on every arithmetic call)."""
+    v = t._value
+    return v.dtype.kind if type(v) is np.ndarray else t.dtype.np.kind
+
+
 def _integral(x: Any) -> bool:
     if isinstance(x, Tensor):
-        return x._value.dtype.kind in "biu"
+        return _kind(x) in "biu"
     return isinstance(x, int | np.integer)  # (bool is an int)
 
 
@@ -83,7 +93,7 @@ def refuse_integer_zero(dividend: Any, divisor: Any) -> None:
 
 
 def _is_bool(x: Any) -> bool:
-    return isinstance(x, bool) or isinstance(x, Tensor) and x.dtype.np.kind == "b"
+    return isinstance(x, bool) or isinstance(x, Tensor) and _kind(x) == "b"
 
 
 def refuse_bool_subtraction(input: Any, other: Any) -> None:
@@ -116,7 +126,9 @@ def rsub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
 def mul(input: Any, other: Any, *, out: Any = None) -> Tensor:
     if out is not None:
         return into("mul", out, (input, other), lambda: mul(input, other))
-    return apply(_MUL, _wrap_scalars(input, other))
+    if type(input) is int or type(other) is int:
+        return apply(_MUL, _wrap_scalars(input, other))
+    return apply(_MUL, (input, other))
 
 
 multiply = mul
@@ -181,22 +193,6 @@ minimum = fmin = _binary("minimum")
 atan2 = arctan2 = _binary("atan2")
 
 
-def _unary(name: str) -> Any:
-    op = OPS[name]
-
-    def fn(input: Tensor, *, out: Any = None) -> Tensor:
-        if isinstance(input, Tensor):
-            _refuse_unary(name, input)
-            if name == "square" and input.dtype.np.kind == "b":
-                input = to(input, _dtype.int64)
-        if out is not None:
-            return into(name, out, (input,), lambda: apply(op, (input,)))
-        return apply(op, (input,))
-    fn.__name__ = name
-    fn.__doc__ = f"Elementwise ``{name}`` (``grad_fn`` {op.grad_fn})."
-    return fn
-
-
 # (PyTorch has no kernel for these dtypes; NumPy's would return a value)
 _REFUSED = {("abs", "b"): '"abs_cpu" not implemented for \'Bool\'',
             ("floor", "b"): '"floor_vml_cpu" not implemented for \'Bool\'',
@@ -212,9 +208,27 @@ _REFUSED = {("abs", "b"): '"abs_cpu" not implemented for \'Bool\'',
 
 
 def _refuse_unary(name: str, input: Tensor) -> None:
-    msg = _REFUSED.get((name, input.dtype.np.kind))
+    msg = _REFUSED.get((name, _kind(input)))
     if msg is not None:
         raise NotImplementedError(msg)
+
+
+def _unary(name: str) -> Any:
+    op = OPS[name]
+    refuses = any(n == name for n, _ in _REFUSED)  # (checked per call only where needed)
+    square = name == "square"
+
+    def fn(input: Tensor, *, out: Any = None) -> Tensor:
+        if refuses and isinstance(input, Tensor):
+            _refuse_unary(name, input)
+        if square and isinstance(input, Tensor) and _kind(input) == "b":
+            input = to(input, _dtype.int64)
+        if out is not None:
+            return into(name, out, (input,), lambda: apply(op, (input,)))
+        return apply(op, (input,))
+    fn.__name__ = name
+    fn.__doc__ = f"Elementwise ``{name}`` (``grad_fn`` {op.grad_fn})."
+    return fn
 
 
 neg = negative = _unary("neg")
@@ -325,15 +339,19 @@ log_softmax = _softmax_like("log_softmax")
 def _cmp(name: str) -> Any:
     op = OPS[name]
 
+    ordering = name not in ("eq", "ne")
+
     def fn(input: Any, other: Any) -> Tensor:
         if other is None:
             return NotImplemented
-        if name not in ("eq", "ne"):
+        if ordering:
             for x in (input, other):
-                if isinstance(x, complex) or isinstance(x, Tensor) and x.dtype.is_complex:
+                if isinstance(x, complex) or isinstance(x, Tensor) and _kind(x) == "c":
                     raise NotImplementedError(f"\"{name}_cpu\" not implemented for "
                                               "'ComplexFloat'")
-        return apply(op, _wrap_scalars(input, other))
+        if type(input) is int or type(other) is int:
+            return apply(op, _wrap_scalars(input, other))
+        return apply(op, (input, other))
     fn.__name__ = name
     return fn
 
@@ -346,7 +364,7 @@ def _integer_scalar(scalar: Any, t: Any) -> Any:
     """A Python integer combined with an integer tensor (arithmetic, comparisons) is
     converted to the tensor's dtype first, wrapping around as PyTorch's conversion
     does (``uint8`` ``< -1`` compares with 255, ``uint8 + 300`` adds 44)."""
-    if not isinstance(t, Tensor) or type(scalar) is not int or t.dtype.np.kind not in "iu":
+    if not isinstance(t, Tensor) or type(scalar) is not int or _kind(t) not in "iu":
         return scalar
     info = np.iinfo(t.dtype.np)
     if info.min <= scalar <= info.max or info.bits == 64:
