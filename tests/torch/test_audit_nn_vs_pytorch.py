@@ -1,0 +1,170 @@
+"""Layers, losses and optimisers of the facade against the installed PyTorch
+(skipped without it): option combinations compared value by value, gradient by
+gradient, and PyTorch's errors word for word."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any, Callable
+
+import numpy as np
+import pytest
+
+real_torch = pytest.importorskip("torch")
+import fad.torch as ftorch  # noqa: E402
+
+
+def to_np(t: Any) -> np.ndarray:
+    return np.asarray(t.detach().tolist(), dtype=np.float64)
+
+
+def rand(*shape: int, seed: int = 0) -> np.ndarray:
+    return np.random.default_rng(seed).normal(size=shape)
+
+
+def same(f: Callable, atol: float = 1e-10) -> None:
+    """``f(torch)`` returns a list of tensors (or ``None``): equal in both."""
+    r, m = f(real_torch), f(ftorch)
+    assert len(r) == len(m)
+    for a, b in zip(r, m):
+        if a is None or b is None:
+            assert a is None and b is None
+            continue
+        assert tuple(a.shape) == tuple(b.shape)
+        np.testing.assert_allclose(to_np(b), to_np(a), rtol=atol, atol=atol)
+
+
+def same_error(f: Callable) -> None:
+    out = []
+    for lib in (real_torch, ftorch):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                f(lib)
+            except Exception as e:  # noqa: BLE001
+                out.append((isinstance(e, RuntimeError), type(e).__name__
+                            if not isinstance(e, RuntimeError) else "",
+                            str(e).splitlines()[0]))
+            else:
+                out.append(None)
+    assert out[0] is not None and out[1] == out[0], out
+
+
+# ------------------------------------------------------------------ losses
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("smoothing", [0.0, 0.2])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_cross_entropy_spatial_like_pytorch(reduction: str, smoothing: float,
+                                            weighted: bool) -> None:
+    target = np.random.default_rng(3).integers(0, 3, size=(2, 4, 5))
+    target[0, 1, 1] = -100
+
+    def run(T: Any) -> list:
+        x = T.tensor(rand(2, 3, 4, 5), requires_grad=True)
+        w = T.tensor([0.3, 1.0, 2.0], dtype=T.float64) if weighted else None
+        y = T.nn.functional.cross_entropy(x, T.tensor(target), weight=w,
+                                          reduction=reduction, label_smoothing=smoothing)
+        (y * T.tensor(rand(*y.shape, seed=9))).sum().backward()
+        return [y, x.grad]
+    same(run)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_cross_entropy_all_targets_ignored_has_zero_gradient(weighted: bool) -> None:
+    def run(T: Any) -> list:
+        x = T.tensor(rand(2, 3), requires_grad=True)
+        w = T.tensor([0.3, 1.0, 2.0], dtype=T.float64) if weighted else None
+        y = T.nn.functional.cross_entropy(x, T.tensor([-100, -100]), weight=w)
+        y.backward()
+        return [y, x.grad]
+    same(run)  # (the loss is NaN, the gradient zeros)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_smooth_l1_with_zero_beta_is_l1_with_its_gradient(reduction: str) -> None:
+    def run(T: Any) -> list:
+        x = T.tensor(rand(4, 3), requires_grad=True)
+        y = T.nn.functional.smooth_l1_loss(x, T.tensor(rand(4, 3, seed=1)), beta=0.0,
+                                           reduction=reduction)
+        y.sum().backward()
+        return [y, x.grad]
+    same(run)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none", "batchmean"])
+def test_kl_div_negative_and_zero_targets_like_pytorch(reduction: str) -> None:
+    def run(T: Any) -> list:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return [T.nn.functional.kl_div(T.tensor([[0.5, -0.2, 0.3], [0.1, 0.0, -0.5]]),
+                                           T.tensor([[0.4, 0.0, -0.3], [0.7, 0.3, 0.0]]),
+                                           reduction=reduction)]
+    same(run, 1e-6)
+
+
+def test_pos_weight_and_weight_broadcast_like_pytorch() -> None:
+    def run(T: Any) -> list:
+        x = T.tensor(rand(2, 4, 3), requires_grad=True)
+        y = T.nn.functional.binary_cross_entropy_with_logits(
+            x, T.tensor(np.random.default_rng(2).random((2, 4, 3))),
+            weight=T.tensor(np.abs(rand(4, 1, seed=3))),
+            pos_weight=T.tensor(np.abs(rand(3, seed=4))))
+        y.backward()
+        return [y, x.grad]
+    same(run)
+
+
+LOSS_ERRORS = {
+    "cross_entropy label_smoothing > 1": lambda T: T.nn.functional.cross_entropy(
+        T.ones(4, 3), T.tensor([0, 1, 2, 1]), label_smoothing=1.5),
+    "cross_entropy unknown reduction": lambda T: T.nn.functional.cross_entropy(
+        T.ones(4, 3), T.tensor([0, 1, 2, 1]), reduction="avg"),
+    "mse_loss unknown reduction": lambda T: T.nn.functional.mse_loss(
+        T.ones(4), T.ones(4), reduction="avg"),
+    "kl_div unknown reduction": lambda T: T.nn.functional.kl_div(
+        T.ones(4), T.ones(4), reduction="avg"),
+    "cross_entropy weight size": lambda T: T.nn.functional.cross_entropy(
+        T.ones(4, 3), T.tensor([0, 1, 2, 1]), weight=T.ones(2)),
+    "cross_entropy probabilities weight size": lambda T: T.nn.functional.cross_entropy(
+        T.ones(4, 3), T.ones(4, 3) / 3, weight=T.ones(2)),
+    "nll_loss weight size": lambda T: T.nn.functional.nll_loss(
+        T.ones(2, 3), T.tensor([0, 1]), weight=T.ones(4)),
+    "nll_loss spatial target shape": lambda T: T.nn.functional.nll_loss(
+        T.ones(2, 3, 4), T.zeros(2, 5, dtype=T.long)),
+    "nll_loss 2-d target": lambda T: T.nn.functional.nll_loss(
+        T.ones(2, 3), T.zeros(2, 1, dtype=T.long)),
+    "nll_loss 4-d input, 2-d target": lambda T: T.nn.functional.nll_loss(
+        T.ones(2, 3, 4, 5), T.zeros(2, 4, dtype=T.long)),
+    "bce_with_logits pos_weight shape": lambda T: T.nn.functional.
+    binary_cross_entropy_with_logits(T.ones(4, 3), T.ones(4, 3), pos_weight=T.ones(2)),
+    "bce_with_logits weight shape": lambda T: T.nn.functional.
+    binary_cross_entropy_with_logits(T.ones(4, 3), T.ones(4, 3), weight=T.ones(2)),
+    "bce weight grows the output": lambda T: T.nn.functional.binary_cross_entropy(
+        T.full((1, 2), 0.5), T.full((1, 2), 0.5), weight=T.ones(2, 1)),
+    "bce input above 1": lambda T: T.nn.functional.binary_cross_entropy(
+        T.tensor([1.5]), T.tensor([1.0])),
+    "bce NaN input": lambda T: T.nn.functional.binary_cross_entropy(
+        T.tensor([float("nan")]), T.tensor([1.0])),
+    "smooth_l1 negative beta": lambda T: T.nn.functional.smooth_l1_loss(
+        T.ones(3), T.zeros(3), beta=-1.0),
+    "huber zero delta": lambda T: T.nn.functional.huber_loss(T.ones(3), T.zeros(3), delta=0.0),
+    "cosine_embedding target size": lambda T: T.nn.functional.cosine_embedding_loss(
+        T.ones(4, 5), T.ones(4, 5), T.ones(3)),
+    "cosine_embedding input sizes": lambda T: T.nn.functional.cosine_embedding_loss(
+        T.ones(2, 3), T.ones(3, 3), T.ones(2)),
+    "soft_margin target requires grad": lambda T: T.nn.functional.soft_margin_loss(
+        T.ones(3), T.ones(3, requires_grad=True)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(LOSS_ERRORS))
+def test_loss_errors_like_pytorch(case: str) -> None:
+    same_error(LOSS_ERRORS[case])
+
+
+def test_loss_modules_defer_the_reduction_check_to_the_call() -> None:
+    for T in (real_torch, ftorch):
+        loss = T.nn.KLDivLoss(reduction="batchmean")
+        assert float(loss(T.zeros(2, 2), T.full((2, 2), 0.5))) == pytest.approx(np.log(0.5))
+        T.nn.MSELoss(reduction="avg")  # (raises only when called)
+    same_error(lambda T: T.nn.MSELoss(reduction="avg")(T.ones(2), T.ones(2)))
