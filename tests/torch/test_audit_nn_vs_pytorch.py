@@ -168,3 +168,75 @@ def test_loss_modules_defer_the_reduction_check_to_the_call() -> None:
         assert float(loss(T.zeros(2, 2), T.full((2, 2), 0.5))) == pytest.approx(np.log(0.5))
         T.nn.MSELoss(reduction="avg")  # (raises only when called)
     same_error(lambda T: T.nn.MSELoss(reduction="avg")(T.ones(2), T.ones(2)))
+
+
+# --------------------------------------------------------------- attention
+def _copied(make: Callable) -> tuple:
+    """The same module in both libraries, the facade's holding PyTorch's weights."""
+    r, m = make(real_torch), make(ftorch)
+    m.load_state_dict({k: ftorch.tensor(v.detach().numpy()) for k, v in r.state_dict().items()})
+    assert list(m.state_dict()) == list(r.state_dict())
+    return r, m
+
+
+@pytest.mark.parametrize("bias_kv,zero_attn", [(True, False), (False, True), (True, True)])
+@pytest.mark.parametrize("masks", [None, "bool", "float"])
+def test_multihead_attention_extra_keys_like_pytorch(bias_kv: bool, zero_attn: bool,
+                                                     masks: str | None) -> None:
+    mods = dict(zip(("torch", "fad"), _copied(lambda T: T.nn.MultiheadAttention(
+        8, 2, add_bias_kv=bias_kv, add_zero_attn=zero_attn, kdim=5, vdim=3,
+        dtype=T.float64))))
+
+    def run(T: Any) -> list:
+        m = mods["torch" if T is real_torch else "fad"]
+        q = T.tensor(rand(4, 2, 8, seed=1), requires_grad=True)
+        k = T.tensor(rand(6, 2, 5, seed=2), requires_grad=True)
+        v = T.tensor(rand(6, 2, 3, seed=3), requires_grad=True)
+        kpm = am = None
+        if masks:
+            pad = np.zeros((2, 6), bool)
+            pad[0, -2:] = True
+            att = np.zeros((4, 6), bool)
+            att[1, 0] = True
+            kpm, am = T.tensor(pad), T.tensor(att)
+            if masks == "float":
+                kpm = T.tensor(np.where(pad, -np.inf, 0.0))
+                am = T.tensor(np.where(att, -np.inf, rand(4, 6, seed=4)))
+        y, w = m(q, k, v, key_padding_mask=kpm, attn_mask=am, average_attn_weights=False)
+        (y * T.tensor(rand(*y.shape, seed=9))).sum().backward()
+        return [y, w, q.grad, k.grad, v.grad] + [p.grad for p in m.parameters()]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        same(run)
+
+
+# --------------------------------------------------------------- schedulers
+@pytest.mark.parametrize("kind", ["StepLR", "SequentialLR", "ReduceLROnPlateau",
+                                  "OneCycleLR"])
+@pytest.mark.parametrize("optimizer_first", [False, True])
+def test_scheduler_order_warning_like_pytorch(kind: str, optimizer_first: bool) -> None:
+    seen = []
+    for T in (real_torch, ftorch):
+        opt = T.optim.SGD([T.zeros(1, requires_grad=True)], lr=0.1)
+        S = T.optim.lr_scheduler
+        sched = {"StepLR": lambda: S.StepLR(opt, 1),
+                 "SequentialLR": lambda: S.SequentialLR(opt, [S.LinearLR(opt, 0.1, total_iters=2),
+                                                              S.ExponentialLR(opt, 0.8)], [2]),
+                 "ReduceLROnPlateau": lambda: S.ReduceLROnPlateau(opt),
+                 "OneCycleLR": lambda: S.OneCycleLR(opt, 1.0, total_steps=10)}[kind]()
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            for i in range(3):
+                if optimizer_first or i:
+                    opt.step()
+                sched.step(*([1.0] if kind == "ReduceLROnPlateau" else []))
+        seen.append([str(x.message).split(":")[0].split(".")[0] for x in w])
+    assert seen[1] == seen[0]
+
+
+def test_scheduler_resume_without_initial_lr_like_pytorch() -> None:
+    for T in (real_torch, ftorch):
+        opt = T.optim.SGD([T.zeros(1, requires_grad=True)], lr=0.1)
+        with pytest.raises(KeyError, match=r"param 'initial_lr' is not specified in "
+                           r"param_groups\[0\] when resuming scheduler with last_epoch >= 0"):
+            T.optim.lr_scheduler.StepLR(opt, 2, last_epoch=3)

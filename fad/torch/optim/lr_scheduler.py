@@ -17,6 +17,7 @@ previous one), with the closed forms ``SequentialLR`` uses at its milestones.
 from __future__ import annotations
 
 import math
+import warnings
 from bisect import bisect_right
 from collections import Counter
 from typing import Any, Callable, Sequence
@@ -45,7 +46,8 @@ class LRScheduler:
                 group.setdefault("initial_lr", group["lr"])
             elif "initial_lr" not in group:
                 raise KeyError(f"param 'initial_lr' is not specified in param_groups[{i}] "
-                               "when resuming an optimizer")
+                               "when resuming scheduler with last_epoch >= 0.\n(Load the "
+                               "optimizer's state_dict first, or start from last_epoch=-1.)")
         self.base_lrs = [g["initial_lr"] for g in optimizer.param_groups]
         self.last_epoch = last_epoch
         self._initial_step()
@@ -66,6 +68,10 @@ class LRScheduler:
     def step(self, epoch: int | None = None) -> None:
         """Advance one epoch (or jump to ``epoch``, using the closed form when the
         schedule has one) and write the new learning rates."""
+        if self._step_count == 1 and not getattr(self.optimizer, "_opt_called", False):
+            warnings.warn("Detected call of `lr_scheduler.step()` before `optimizer.step()`: "
+                          "call `optimizer.step()` first, or the schedule's first learning "
+                          "rate is skipped.", UserWarning, stacklevel=2)
         self._step_count += 1
         self._get_lr_called_within_step = True
         if epoch is None:
