@@ -240,3 +240,31 @@ def test_scheduler_resume_without_initial_lr_like_pytorch() -> None:
         with pytest.raises(KeyError, match=r"param 'initial_lr' is not specified in "
                            r"param_groups\[0\] when resuming scheduler with last_epoch >= 0"):
             T.optim.lr_scheduler.StepLR(opt, 2, last_epoch=3)
+
+
+# ------------------------------------------------------- convolutions, layers
+@pytest.mark.parametrize("mode,padding", [("reflect", 5), ("circular", 6), ("reflect", (1, 5))])
+def test_conv_padding_mode_wider_than_input_errors_like_pytorch(mode: str, padding: Any) -> None:
+    same_error(lambda T: T.nn.Conv2d(3, 2, 3, padding=padding, padding_mode=mode)(
+        T.ones(1, 3, 5, 5)))
+
+
+@pytest.mark.parametrize("mode", ["reflect", "circular", "replicate"])
+def test_conv_padding_mode_at_the_limit_like_pytorch(mode: str) -> None:
+    mods = dict(zip(("torch", "fad"), _copied(lambda T: T.nn.Conv2d(
+        3, 2, 3, padding=(4, 5 if mode == "circular" else 4), padding_mode=mode,
+        dtype=T.float64))))
+
+    def run(T: Any) -> list:
+        m = mods["torch" if T is real_torch else "fad"]
+        x = T.tensor(rand(1, 3, 5, 6), requires_grad=True)
+        y = m(x)
+        (y * T.tensor(rand(*y.shape, seed=9))).sum().backward()
+        return [y, x.grad, m.weight.grad]
+    same(run)
+
+
+def test_bilinear_argument_names_like_pytorch() -> None:
+    r, m = _copied(lambda T: T.nn.Bilinear(4, 3, 2, dtype=T.float64))
+    same(lambda T: [(r if T is real_torch else m)(input1=T.tensor(rand(2, 4)),
+                                                  input2=T.tensor(rand(2, 3, seed=1)))])
