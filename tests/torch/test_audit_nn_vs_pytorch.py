@@ -268,3 +268,56 @@ def test_bilinear_argument_names_like_pytorch() -> None:
     r, m = _copied(lambda T: T.nn.Bilinear(4, 3, 2, dtype=T.float64))
     same(lambda T: [(r if T is real_torch else m)(input1=T.tensor(rand(2, 4)),
                                                   input2=T.tensor(rand(2, 3, seed=1)))])
+
+
+@pytest.mark.parametrize("size,k,d,p,s,batched", [
+    ((5, 6), (2, 3), 1, (0, 1), 1, True), ((7, 7), 3, 2, 1, 2, True),
+    ((8, 7), (3, 2), (1, 2), (2, 1), (3, 2), True), ((6, 5), 2, 1, 0, 3, True),
+    ((6, 5), 2, 1, 0, 3, False)])
+def test_fold_like_pytorch(size: tuple, k: Any, d: Any, p: Any, s: Any, batched: bool) -> None:
+    n = real_torch.nn.functional.unfold(real_torch.zeros(1, 2, *size), k, d, p, s).shape
+    shape = (2,) + tuple(n[1:]) if batched else tuple(n[1:])
+
+    def run(T: Any) -> list:
+        x = T.tensor(rand(*shape), requires_grad=True)
+        y = T.nn.Fold(size, k, d, p, s)(x)
+        (y * T.tensor(rand(*y.shape, seed=3))).sum().backward()
+        return [y, x.grad, T.nn.functional.unfold(y, k, d, p, s) if batched else None]
+    same(run)
+
+
+@pytest.mark.parametrize("output_size", [(3, 5), (None, 2), 1, (4, 7)])
+def test_adaptive_max_pool2d_like_pytorch(output_size: Any) -> None:
+    def run(T: Any) -> list:
+        x = T.tensor(rand(2, 3, 4, 7), requires_grad=True)
+        y, i = T.nn.AdaptiveMaxPool2d(output_size, return_indices=True)(x)
+        (y * T.tensor(rand(*y.shape, seed=3))).sum().backward()
+        return [y, i, x.grad]
+    same(run)
+
+
+def test_adaptive_max_pool_ties_go_to_the_first_maximum_like_pytorch() -> None:
+    def run(T: Any) -> list:
+        x = T.ones(1, 1, 3, 5, dtype=T.float64, requires_grad=True)
+        y, i = T.nn.functional.adaptive_max_pool2d(x, (2, 3), return_indices=True)
+        v = T.ones(2, 7, dtype=T.float64, requires_grad=True)
+        z, j = T.nn.AdaptiveMaxPool1d(3, return_indices=True)(v)
+        (y.sum() + z.sum()).backward()
+        return [y, i, x.grad, z, j, v.grad]
+    same(run)
+
+
+FOLD_POOL_ERRORS = {
+    "fold 4-d input": lambda T: T.nn.functional.fold(T.ones(1, 1, 6, 20), (5, 6), (2, 3)),
+    "fold channels": lambda T: T.nn.functional.fold(T.ones(1, 7, 20), (5, 6), (2, 3)),
+    "fold blocks": lambda T: T.nn.functional.fold(T.ones(1, 6, 20), (5, 6), (2, 3),
+                                                  padding=(0, 1)),
+    "adaptive_max_pool2d rank": lambda T: T.nn.functional.adaptive_max_pool2d(T.ones(2, 3), 2),
+    "adaptive_max_pool1d rank": lambda T: T.nn.functional.adaptive_max_pool1d(
+        T.ones(1, 2, 3, 3), 2),
+}
+
+
+@pytest.mark.parametrize("case", sorted(FOLD_POOL_ERRORS))
+def test_fold_and_adaptive_max_pool_errors_like_pytorch(case: str) -> None:
+    same_error(FOLD_POOL_ERRORS[case])
