@@ -321,3 +321,52 @@ FOLD_POOL_ERRORS = {
 @pytest.mark.parametrize("case", sorted(FOLD_POOL_ERRORS))
 def test_fold_and_adaptive_max_pool_errors_like_pytorch(case: str) -> None:
     same_error(FOLD_POOL_ERRORS[case])
+
+
+# ------------------------------------------------- optimiser trajectories
+def _trajectory(T: Any, make_opt: Callable, make_sched: Callable | None = None,
+                steps: int = 20, metrics: list | None = None) -> list:
+    """Parameters, losses and learning rates of ``steps`` steps on a small network
+    (float64), the weights PyTorch's seeded initialisation."""
+    real_torch.manual_seed(0)
+    ref = real_torch.nn.Sequential(real_torch.nn.Linear(3, 4), real_torch.nn.Tanh(),
+                                   real_torch.nn.Linear(4, 2)).double()
+    net = T.nn.Sequential(T.nn.Linear(3, 4), T.nn.Tanh(), T.nn.Linear(4, 2)).double()
+    net.load_state_dict({k: T.tensor(v.detach().numpy()) for k, v in ref.state_dict().items()})
+    ps = list(net.parameters())
+    opt = make_opt(T, ps)
+    sched = make_sched(T, opt) if make_sched else None
+    x, y = T.tensor(rand(5, 3, seed=1)), T.tensor(rand(5, 2, seed=2))
+    out = []
+    for i in range(steps):
+        opt.zero_grad()
+        loss = ((net(x) - y) ** 2).mean()
+        loss.backward()
+        opt.step()
+        out.append(loss.detach())
+        if sched is not None:
+            sched.step(*([metrics[i]] if metrics else []))
+            out.append(T.tensor([g["lr"] for g in opt.param_groups], dtype=T.float64))
+    return out + [p.detach() for p in ps]
+
+
+SCHEDULERS = {
+    "ConstantLR": lambda T, o: T.optim.lr_scheduler.ConstantLR(o, 0.3, total_iters=4),
+    "PolynomialLR": lambda T, o: T.optim.lr_scheduler.PolynomialLR(o, total_iters=8, power=2.0),
+    "MultiplicativeLR": lambda T, o: T.optim.lr_scheduler.MultiplicativeLR(o, lambda e: 0.95),
+    "ChainedScheduler": lambda T, o: T.optim.lr_scheduler.ChainedScheduler(
+        [T.optim.lr_scheduler.ConstantLR(o, 0.5, total_iters=3),
+         T.optim.lr_scheduler.ExponentialLR(o, 0.9)]),
+    "SequentialLR of three": lambda T, o: T.optim.lr_scheduler.SequentialLR(
+        o, [T.optim.lr_scheduler.ConstantLR(o, 0.5, total_iters=3),
+            T.optim.lr_scheduler.StepLR(o, 2), T.optim.lr_scheduler.CosineAnnealingLR(o, 5)],
+        milestones=[4, 10]),
+    "OneCycleLR linear three-phase": lambda T, o: T.optim.lr_scheduler.OneCycleLR(
+        o, max_lr=1.0, total_steps=25, anneal_strategy="linear", three_phase=True),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SCHEDULERS))
+def test_scheduler_trajectories_like_pytorch(name: str) -> None:
+    same(lambda T: _trajectory(T, lambda T, ps: T.optim.SGD(ps, lr=0.1, momentum=0.9),
+                               SCHEDULERS[name]), 1e-9)

@@ -25,7 +25,8 @@ from typing import Any, Callable, Sequence
 from ._base import Optimizer
 
 __all__ = ["LRScheduler", "StepLR", "MultiStepLR", "ExponentialLR", "CosineAnnealingLR",
-           "OneCycleLR", "ReduceLROnPlateau", "LinearLR", "SequentialLR", "LambdaLR"]
+           "OneCycleLR", "ReduceLROnPlateau", "LinearLR", "SequentialLR", "LambdaLR",
+           "MultiplicativeLR", "ConstantLR", "PolynomialLR", "ChainedScheduler"]
 
 
 class LRScheduler:
@@ -240,7 +241,101 @@ class LinearLR(LRScheduler):
         return [b * (s + (f - s) * min(n, self.last_epoch) / n) for b in self.base_lrs]
 
 
-class SequentialLR(LRScheduler):
+class MultiplicativeLR(LambdaLR):
+    """Multiply the lr by ``lr_lambda(epoch)`` every epoch after the first (one
+    function, or one per group)."""
+
+    def get_lr(self) -> list:
+        if self.last_epoch <= 0:
+            return self._lrs()
+        return [lr * f(self.last_epoch) for f, lr in zip(self.lr_lambdas, self._lrs())]
+
+
+class ConstantLR(LRScheduler):
+    """The lr times ``factor`` for the first ``total_iters`` epochs, then the lr."""
+
+    def __init__(self, optimizer: Optimizer, factor: float = 1.0 / 3, total_iters: int = 5,
+                 last_epoch: int = -1):
+        if factor > 1.0 or factor < 0:
+            raise ValueError("Constant multiplicative factor expected to be between 0 and 1.")
+        self.factor, self.total_iters = factor, total_iters
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list:
+        if self.last_epoch == 0:
+            return [lr * self.factor for lr in self._lrs()]
+        if self.last_epoch != self.total_iters:
+            return self._lrs()
+        return [lr * (1.0 / self.factor) for lr in self._lrs()]
+
+    def _get_closed_form_lr(self) -> list:
+        f = self.factor + (self.last_epoch >= self.total_iters) * (1 - self.factor)
+        return [b * f for b in self.base_lrs]
+
+
+class PolynomialLR(LRScheduler):
+    """``initial_lr (1 - epoch / total_iters) ** power`` until ``total_iters``, by
+    PyTorch's recursion (the ratio of consecutive factors)."""
+
+    def __init__(self, optimizer: Optimizer, total_iters: int = 5, power: float = 1.0,
+                 last_epoch: int = -1):
+        self.total_iters, self.power = total_iters, power
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list:
+        e, n = self.last_epoch, self.total_iters
+        if e == 0 or e > n:
+            return self._lrs()
+        ratio = ((1.0 - e / n) / (1.0 - (e - 1) / n)) ** self.power
+        return [lr * ratio for lr in self._lrs()]
+
+    def _get_closed_form_lr(self) -> list:
+        f = (1.0 - min(self.total_iters, self.last_epoch) / self.total_iters) ** self.power
+        return [b * f for b in self.base_lrs]
+
+
+class _Composite(LRScheduler):
+    """A scheduler of schedulers: its state holds each one's."""
+
+    _schedulers: list
+
+    def state_dict(self) -> dict:
+        d = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "_schedulers")}
+        d["_schedulers"] = [s.state_dict() for s in self._schedulers]
+        return d
+
+    def load_state_dict(self, state_dict: dict) -> None:
+        state_dict = dict(state_dict)
+        inner = state_dict.pop("_schedulers")
+        self.__dict__.update(state_dict)
+        for s, sd in zip(self._schedulers, inner):
+            s.load_state_dict(sd)
+
+
+class ChainedScheduler(_Composite):
+    """Step every scheduler of ``schedulers`` at each ``step()``, their factors
+    compounding."""
+
+    def __init__(self, schedulers: Sequence[LRScheduler], optimizer: Optimizer | None = None):
+        if len(schedulers) < 1:
+            raise ValueError("ChainedScheduler expects at least one scheduler to be chained, "
+                             "but got no scheduler.")
+        optimizer = optimizer or schedulers[0].optimizer
+        for i, s in enumerate(schedulers):
+            if s.optimizer is not optimizer:
+                raise ValueError(f"ChainedScheduler expects all schedulers to belong to the "
+                                 f"same optimizer, but got scheduler {type(s).__name__} at "
+                                 f"index {i} to be different")
+        self.optimizer, self._schedulers = optimizer, list(schedulers)
+        self._last_lr = self._lrs()
+
+    def step(self, epoch: int | None = None) -> None:
+        for s in self._schedulers:
+            s.step()
+        self._last_lr = self._lrs()
+
+
+class SequentialLR(_Composite):
     """Run ``schedulers`` one after the other, switching at the ``milestones``."""
 
     def __init__(self, optimizer: Optimizer, schedulers: Sequence[LRScheduler],
@@ -276,18 +371,6 @@ class SequentialLR(LRScheduler):
         else:
             s.step()
         self._last_lr = s.get_last_lr()
-
-    def state_dict(self) -> dict:
-        d = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "_schedulers")}
-        d["_schedulers"] = [s.state_dict() for s in self._schedulers]
-        return d
-
-    def load_state_dict(self, state_dict: dict) -> None:
-        state_dict = dict(state_dict)
-        inner = state_dict.pop("_schedulers")
-        self.__dict__.update(state_dict)
-        for s, sd in zip(self._schedulers, inner):
-            s.load_state_dict(sd)
 
 
 class OneCycleLR(LRScheduler):
