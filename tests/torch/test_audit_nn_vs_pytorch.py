@@ -370,3 +370,46 @@ SCHEDULERS = {
 def test_scheduler_trajectories_like_pytorch(name: str) -> None:
     same(lambda T: _trajectory(T, lambda T, ps: T.optim.SGD(ps, lr=0.1, momentum=0.9),
                                SCHEDULERS[name]), 1e-9)
+
+
+OPTIMISERS = {
+    "SGD momentum dampening wd": lambda T, ps: T.optim.SGD(ps, lr=0.1, momentum=0.9,
+                                                           dampening=0.1, weight_decay=0.01),
+    "SGD nesterov maximize": lambda T, ps: T.optim.SGD(ps, lr=0.01, momentum=0.9, nesterov=True,
+                                                       maximize=True),
+    "Adam amsgrad wd maximize": lambda T, ps: T.optim.Adam(ps, lr=0.01, amsgrad=True,
+                                                           weight_decay=0.1, maximize=True),
+    "AdamW amsgrad": lambda T, ps: T.optim.AdamW(ps, lr=0.01, amsgrad=True),
+    "RMSprop centered momentum wd": lambda T, ps: T.optim.RMSprop(
+        ps, lr=0.01, alpha=0.9, centered=True, momentum=0.9, weight_decay=0.1),
+    "Adagrad lr_decay accumulator": lambda T, ps: T.optim.Adagrad(
+        ps, lr=0.1, lr_decay=0.1, initial_accumulator_value=0.5, weight_decay=0.01),
+    "groups with their own options": lambda T, ps: T.optim.Adam(
+        [{"params": ps[:2]}, {"params": ps[2:], "lr": 0.1, "betas": (0.5, 0.6),
+                              "amsgrad": True}], lr=0.01),
+}
+
+
+@pytest.mark.parametrize("name", sorted(OPTIMISERS))
+def test_optimiser_trajectories_like_pytorch(name: str) -> None:
+    same(lambda T: _trajectory(T, OPTIMISERS[name], steps=12), 1e-9)
+
+
+def test_optimiser_state_dict_round_trip_mid_training_like_pytorch() -> None:
+    def run(T: Any) -> list:
+        class Resumed:
+            def __init__(self, ps: list) -> None:
+                self.opt, self.ps, self.n = T.optim.Adam(ps, lr=0.01, amsgrad=True), ps, 0
+
+            def zero_grad(self) -> None:
+                self.opt.zero_grad()
+
+            def step(self) -> None:
+                self.opt.step()
+                self.n += 1
+                if self.n == 5:  # a fresh optimiser resumes from the saved state
+                    sd = self.opt.state_dict()
+                    self.opt = T.optim.Adam(self.ps, lr=0.5)
+                    self.opt.load_state_dict(sd)
+        return _trajectory(T, lambda T, ps: Resumed(ps), steps=10)
+    same(run, 1e-9)
