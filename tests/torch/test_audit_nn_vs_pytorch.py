@@ -154,6 +154,10 @@ LOSS_ERRORS = {
         T.ones(2, 3), T.ones(3, 3), T.ones(2)),
     "soft_margin target requires grad": lambda T: T.nn.functional.soft_margin_loss(
         T.ones(3), T.ones(3, requires_grad=True)),
+    "batch_norm evaluation without running_mean": lambda T: T.nn.functional.batch_norm(
+        T.ones(3, 2), None, T.ones(2), training=False),
+    "batch_norm evaluation without running_var": lambda T: T.nn.functional.batch_norm(
+        T.ones(3, 2), T.ones(2), None, training=False),
 }
 
 

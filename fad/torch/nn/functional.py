@@ -621,7 +621,8 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
                                       + call("var", x, dim=axes, correction=1) * momentum)
         return _apply(_BATCH_NORM, (input, weight, bias, None, None), {"eps": eps})
     if running_mean is None or running_var is None:
-        raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
+        raise RuntimeError(f"{'running_mean' if running_mean is None else 'running_var'} must "
+                           "be defined in evaluation mode")
     return _apply(_BATCH_NORM, (input, weight, bias, running_mean, running_var),
                   {"eps": eps})
 
