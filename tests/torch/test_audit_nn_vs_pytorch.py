@@ -365,6 +365,8 @@ SCHEDULERS = {
         o, [T.optim.lr_scheduler.ConstantLR(o, 0.5, total_iters=3),
             T.optim.lr_scheduler.StepLR(o, 2), T.optim.lr_scheduler.CosineAnnealingLR(o, 5)],
         milestones=[4, 10]),
+    "CosineAnnealingWarmRestarts": lambda T, o: T.optim.lr_scheduler.
+    CosineAnnealingWarmRestarts(o, 3, T_mult=2, eta_min=0.001),
     "OneCycleLR linear three-phase": lambda T, o: T.optim.lr_scheduler.OneCycleLR(
         o, max_lr=1.0, total_steps=25, anneal_strategy="linear", three_phase=True),
 }
@@ -417,3 +419,21 @@ def test_optimiser_state_dict_round_trip_mid_training_like_pytorch() -> None:
                     self.opt.load_state_dict(sd)
         return _trajectory(T, lambda T, ps: Resumed(ps), steps=10)
     same(run, 1e-9)
+
+
+def test_warm_restarts_jump_to_an_epoch_like_pytorch() -> None:
+    def run(T: Any) -> list:
+        opt = T.optim.SGD([T.zeros(1, requires_grad=True)], lr=1.0)
+        sched = T.optim.lr_scheduler.CosineAnnealingWarmRestarts(opt, 3, T_mult=2)
+        out = []
+        for e in (0.5, 4.25, 10.0, 2.0, 30.0):
+            opt.step()
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                sched.step(e)
+            out.append(T.tensor(sched.get_last_lr() + [sched.T_cur, sched.T_i,
+                                                       sched.last_epoch], dtype=T.float64))
+        return out
+    same(run)
+    same_error(lambda T: T.optim.lr_scheduler.CosineAnnealingWarmRestarts(
+        T.optim.SGD([T.zeros(1, requires_grad=True)], lr=1.0), 0))
