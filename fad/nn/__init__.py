@@ -223,8 +223,13 @@ def reduce_loss(loss: Any, reduction: str, weights: Any = None) -> Any:
     2.0
     """
     if reduction == "mean":
-        return fnp.mean(loss) if weights is None else fnp.divide(fnp.sum(loss),
-                                                                 fnp.sum(weights))
+        if weights is None:
+            return fnp.mean(loss)
+        # a zero total weight (every label ignored): NaN, but zero gradients
+        total = fnp.sum(weights)
+        empty = fnp.equal(total, 0)
+        return fnp.add(fnp.divide(fnp.sum(loss), fnp.where(empty, fnp.ones_like(total), total)),
+                       fnp.where(empty, fnp.full_like(total, fnp.nan), fnp.zeros_like(total)))
     if reduction == "sum":
         return fnp.sum(loss)
     if reduction == "none":
@@ -356,8 +361,8 @@ def kl_div(log_preds: Any, targets: Any, reduction: str = "mean", log_target: bo
     if log_target:
         loss = fnp.exp(t) * (t - x)
     else:
-        pos = fnp.greater(t, 0)
-        loss = fnp.where(pos, t * (fnp.log(fnp.where(pos, t, 1.0)) - x), 0.0)
+        zero = fnp.equal(t, 0)  # (a negative target gives NaN, as PyTorch's)
+        loss = fnp.where(zero, 0.0, t * (fnp.log(fnp.where(zero, 1.0, t)) - x))
     return reduce_loss(loss, reduction)
 
 
@@ -405,6 +410,8 @@ def smooth_l1_loss(pred: Any, target: Any, reduction: str = "mean", beta: float 
     >>> nn.smooth_l1_loss(fnp.array([0.5, 3.0]), fnp.array([0.0, 0.0]), "none").tolist()
     [0.125, 2.5]
     """
+    if beta == 0:  # (the quadratic piece is empty)
+        return l1_loss(pred, target, reduction)
     d = fnp.subtract(pred, target)
     a = fnp.abs(d)
     return reduce_loss(fnp.where(a < beta, 0.5 * d * d / beta, a - 0.5 * beta), reduction)

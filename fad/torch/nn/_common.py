@@ -9,9 +9,13 @@ from .. import _functions as F
 from ..tensor import Tensor
 
 
-def _reduction(size_average: Any, reduce: Any, reduction: str) -> str:
-    """``reduction``, or what the legacy flags ``size_average``/``reduce`` ask for."""
+def _reduction(size_average: Any, reduce: Any, reduction: str,
+               allowed: tuple | None = ("mean", "sum", "none")) -> str:
+    """``reduction``, or what the legacy flags ``size_average``/``reduce`` ask for
+    (PyTorch's ``ValueError`` for an unknown word)."""
     if size_average is None and reduce is None:
+        if allowed is not None and reduction not in allowed:
+            raise ValueError(f"{reduction} is not a valid value for reduction")
         return reduction
     size_average = True if size_average is None else size_average
     reduce = True if reduce is None else reduce

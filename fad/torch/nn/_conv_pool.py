@@ -18,6 +18,7 @@ from .. import _functions as F
 from .._dtype import type_word as _type_word
 from .._ops import call
 from ..tensor import Tensor, wrap
+from ._layers_more import _fits_mode
 
 
 def _ntuple(v: Any, n: int) -> tuple:
@@ -86,6 +87,9 @@ def _convnd(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Any, pad
                            f"({' x '.join(map(str, padded))}). Kernel size: "
                            f"({' x '.join(map(str, eff))}). Kernel size can't be greater "
                            "than actual input size")
+    if padding_mode in ("reflect", "circular"):
+        _fits_mode(tuple(x.shape), tuple(v for i in reversed(range(nd))
+                                         for v in pads[2 * i:2 * i + 2]), padding_mode)
     out = call("conv", x, weight, *([] if bias is None else [bias]), stride=stride,
                padding=pads, dilation=dilation, groups=groups, padding_mode=padding_mode)
     return F.squeeze(out, 0) if unbatched else out

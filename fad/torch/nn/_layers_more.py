@@ -78,15 +78,22 @@ def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = N
             "combinations for non-constant padding:\n  - 2D or 3D input: padding size = 2 "
             "(pads last dimension)\n  - 3D or 4D input: padding size = 4 (pads last 2 "
             "dimensions)\n  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
-    for i in range(k):
-        lo, hi, n = pad[2 * i], pad[2 * i + 1], input.shape[d - 1 - i]
+    _fits_mode(tuple(input.shape), pad, mode)
+    return apply(_PAD, (input,), {"pad": pad, "mode": mode})
+
+
+def _fits_mode(shape: tuple, pad: tuple, mode: str) -> None:
+    """PyTorch's errors for ``reflect`` widths reaching a dimension's size and
+    ``circular`` ones wrapping more than once (``pad`` in ``F.pad``'s order)."""
+    d = len(shape)
+    for i in range(len(pad) // 2):
+        lo, hi, n = pad[2 * i], pad[2 * i + 1], shape[d - 1 - i]
         if mode == "reflect" and (lo >= n or hi >= n):
             raise RuntimeError(f"Argument #{4 + 2 * i}: Padding size should be less than the "
                                f"corresponding input dimension, but got: padding ({lo}, {hi}) "
-                               f"at dimension {d - 1 - i} of input {list(input.shape)}")
+                               f"at dimension {d - 1 - i} of input {list(shape)}")
         if mode == "circular" and (lo > n or hi > n):
             raise RuntimeError("Padding value causes wrapping around more than once.")
-    return apply(_PAD, (input,), {"pad": pad, "mode": mode})
 
 
 def _shuffle(a: Any, r: int = 1, up: bool = True) -> Any:

@@ -15,7 +15,7 @@ from ... import nn as _nn
 from ... import numpy as _fnp
 from .. import _functions as F
 from .._creation import full_like, zeros_like
-from .._grad_mode import no_grad
+from .._grad_mode import is_grad_enabled, no_grad
 from .._recorder import Op, apply
 from ..tensor import Tensor
 from ._common import _reduction, _v
@@ -131,6 +131,11 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin
             f"{d}D target tensor expects {d + 1}D input tensors, but found inputs with sizes "
             f"{list(input1.shape)} and {list(input2.shape)}." if d <= 1 else
             f"{d}D target tensor expected, multi-target not supported")
+    if d and (target.shape[0] != input1.shape[0] or input1.shape[0] != input2.shape[0]):
+        n1, n2 = input1.shape[0], input2.shape[0]
+        a, b = (n1, n2) if n1 != n2 else (target.shape[0], n1)
+        raise RuntimeError(f"The size of tensor a ({a}) must match the size of tensor b "
+                           f"({b}) at non-singleton dimension 0")
     eps = 1e-12
     dot = (input1 * input2).sum(d)
     norms = (((input1 * input1).sum(d) + eps) * ((input2 * input2).sum(d) + eps)).sqrt()
@@ -246,6 +251,10 @@ def soft_margin_loss(input: Tensor, target: Tensor, size_average: Any = None,
     tensor(0.6931)
     """
     reduction = _check(_reduction(size_average, reduce, reduction))
+    if isinstance(target, Tensor) and target.requires_grad and is_grad_enabled():
+        raise RuntimeError("The function 'soft_margin_loss' is not differentiable with "
+                           "respect to argument 'target'. This input cannot have "
+                           "requires_grad True.")
     return apply(_SOFT_MARGIN, (input, target), {"reduction": reduction})
 
 

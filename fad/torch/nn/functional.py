@@ -17,6 +17,7 @@ from .._creation import _place, default_generator
 from .._dtype import type_word as _type_word
 from .._graph import host
 from .._ops import call
+from .._recorder import _broadcast_message
 from ..tensor import Tensor, wrap
 from . import _resize
 from ._activations import *  # noqa: F403  (more activations, re-exported)
@@ -36,6 +37,7 @@ from ._conv_pool import (  # noqa: F401  (convolutions and pooling, re-exported)
     max_pool2d,
     unfold,
 )
+from ._fold_adaptive import adaptive_max_pool1d, adaptive_max_pool2d, fold  # noqa: F401
 from ._layers_more import *  # noqa: F403  (padding modes, shuffles, dropouts)
 from ._losses import *  # noqa: F403  (more losses, distances, re-exported)
 
@@ -117,13 +119,18 @@ def l1_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any
 
 def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Any = None,
                    reduce: Any = None, reduction: str = "mean", beta: float = 1.0) -> Tensor:
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
     return call("smooth_l1_loss", input, target,
                 reduction=_reduction(size_average, reduce, reduction), beta=beta)
 
 
 def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0
                ) -> Tensor:
-    return call("huber_loss", input, target, reduction=reduction, delta=delta)
+    if delta <= 0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    return call("huber_loss", input, target, reduction=_reduction(None, None, reduction),
+                delta=delta)
 
 
 def _same_size(input: Tensor, target: Any, name: str) -> None:
@@ -142,6 +149,8 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Any 
     if isinstance(target, Tensor) and target.shape != input.shape:
         raise ValueError(f"Target size ({target.shape}) must be the same as input size "
                          f"({input.shape})")
+    _fits(pos_weight, input, True)
+    _fits(weight, input)
     return call("bce_with_logits", input, target, weight=_v(weight),
                 pos_weight=_v(pos_weight), reduction=_reduction(size_average, reduce,
                                                                 reduction))
@@ -154,14 +163,43 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Any = None,
         raise ValueError(f"Using a target size ({target.shape}) that is different to the input "
                          f"size ({input.shape}) is deprecated. Please ensure they have the "
                          "same size.")
+    _fits(weight, input, grows=False)
+    v = input._value
+    if not isinstance(v, Tracer) and v.size:
+        lo, hi = host(_fnp.min(v)), host(_fnp.max(v))
+        if not (lo >= 0 and hi <= 1):  # (NaN fails too)
+            raise RuntimeError("all elements of input should be between 0 and 1")
     return call("bce", input, target, weight=_v(weight),
                 reduction=_reduction(size_average, reduce, reduction))
+
+
+def _fits(w: Any, input: Tensor, first: bool = False, grows: bool = True) -> None:
+    """PyTorch's error when a loss's ``weight`` (``pos_weight``: ``first``) does not
+    broadcast against ``input`` (``grows=False``: nor to a larger shape)."""
+    if isinstance(w, Tensor):
+        a, b = tuple(w.shape), tuple(input.shape)
+        msg = _broadcast_message([a, b] if first else [b, a])
+        if msg:
+            raise RuntimeError(msg)
+        if not grows and np.broadcast_shapes(a, b) != b:
+            raise RuntimeError(f"output with shape {list(b)} doesn't match the broadcast "
+                               f"shape {list(np.broadcast_shapes(a, b))}")
+
+
+def _class_weight(input: Tensor, weight: Any, prefix: str = "") -> None:
+    if isinstance(weight, Tensor):
+        c = input.shape[1] if input.dim() > 1 else input.shape[0]
+        if weight.dim() != 1 or weight.shape[0] != c:
+            raise RuntimeError(f"{prefix}weight tensor should be defined either for all {c} "
+                               f"classes or no classes but got weight tensor of shape: "
+                               f"{list(weight.shape)}")
 
 
 def nll_loss(input: Tensor, target: Tensor, weight: Any = None, size_average: Any = None,
              ignore_index: int = -100, reduce: Any = None, reduction: str = "mean") -> Tensor:
     """Negative log-likelihood of class indices ``target`` under log-probabilities."""
     _check_targets(input, target)
+    _class_weight(input, weight)
     return call("nll_loss", input, target=_v(target), weight=_v(weight),
                 ignore_index=ignore_index,
                 reduction=_reduction(size_average, reduce, reduction))
@@ -183,6 +221,14 @@ def _check_targets(input: Tensor, target: Tensor) -> None:
     tn = tv.shape[0] if len(tv.shape) else 1
     if n != tn:
         raise ValueError(f"Expected input batch_size ({n}) to match target batch_size ({tn}).")
+    if len(shape) <= 2 and len(tv.shape) > 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if len(shape) > 2 and tuple(tv.shape) != shape[:1] + shape[2:]:
+        if len(tv.shape) != len(shape) - 1 and len(shape) == 4:
+            raise RuntimeError("only batches of spatial targets supported (3D tensors) but "
+                               f"got targets of dimension: {len(tv.shape)}")
+        raise RuntimeError(f"Expected target size {list(shape[:1] + shape[2:])}, got "
+                           f"{list(tv.shape)}")
     c = shape[1] if len(shape) > 1 else shape[0]
     if isinstance(tv, Tracer):  # traced targets (torch.func): no values to check
         return
@@ -201,29 +247,36 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Any = None, size_averag
     the soft cross entropy when ``target`` holds probabilities."""
     reduction = _reduction(size_average, reduce, reduction)
     dim = 0 if input.dim() == 1 else 1
+    if not label_smoothing <= 1.0 or (label_smoothing < 0
+                                       and target.dtype.is_floating_point):
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: "
+                           f"{label_smoothing:g}")
+    _class_weight(input, weight, "cross_entropy: " if target.dtype.is_floating_point else "")
     if target.dtype.is_floating_point:
         if tuple(target.shape) != tuple(input.shape):  # class indices must be integers
             raise RuntimeError(f"expected target dtype to be Long or Byte, but got "
                                f"{_type_word(target.dtype)}")
         return call("soft_cross_entropy", input, target, dim=dim, weight=_v(weight),
                     reduction=reduction, label_smoothing=label_smoothing)
-    if input.dim() > 2:  # (N, C, d1, ...) -> (N * d1 * ..., C)
+    spatial = tuple(target.shape) if input.dim() > 2 else None
+    if spatial is not None:  # (N, C, d1, ...) -> (N * d1 * ..., C)
+        _check_targets(input, target)
         c = input.shape[1]
         input = F.movedim(input, 1, -1).reshape(-1, c)
         target = target.reshape(-1)
-        if reduction == "none":
-            raise NotImplementedError("cross_entropy with reduction='none' on >2-d input")
     logp = F.log_softmax(input, dim)
     if label_smoothing:
         _check_targets(logp, target)
-        return call("smooth_cross_entropy", logp, target=_v(target), weight=_v(weight),
-                    ignore_index=ignore_index, reduction=reduction, eps=label_smoothing)
-    return nll_loss(logp, target, weight, None, ignore_index, None, reduction)
+        out = call("smooth_cross_entropy", logp, target=_v(target), weight=_v(weight),
+                   ignore_index=ignore_index, reduction=reduction, eps=label_smoothing)
+    else:
+        out = nll_loss(logp, target, weight, None, ignore_index, None, reduction)
+    return out.reshape(spatial) if spatial is not None and reduction == "none" else out
 
 
 def kl_div(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
            reduction: str = "mean", log_target: bool = False) -> Tensor:
-    red = _reduction(size_average, reduce, reduction)
+    red = _reduction(size_average, reduce, reduction, ("mean", "sum", "none", "batchmean"))
     if red == "batchmean":
         out = call("kl_div", input, target, reduction="sum", log_target=log_target)
         return out / (input.shape[0] if input.dim() else 1)
@@ -568,7 +621,8 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
                                       + call("var", x, dim=axes, correction=1) * momentum)
         return _apply(_BATCH_NORM, (input, weight, bias, None, None), {"eps": eps})
     if running_mean is None or running_var is None:
-        raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
+        raise RuntimeError(f"{'running_mean' if running_mean is None else 'running_var'} must "
+                           "be defined in evaluation mode")
     return _apply(_BATCH_NORM, (input, weight, bias, running_mean, running_var),
                   {"eps": eps})
 

@@ -88,6 +88,7 @@ class Optimizer:
     def step(self, closure: Callable | None = None) -> Any:
         """One update of every parameter that has a gradient; ``closure`` (which
         recomputes the loss) is called first when given, and its loss returned."""
+        self._opt_called = True  # (a scheduler stepped before warns)
         loss = None
         if closure is not None:
             with enable_grad():

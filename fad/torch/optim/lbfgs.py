@@ -148,6 +148,7 @@ class LBFGS(Optimizer):
         if closure is None:
             raise RuntimeError("LBFGS.step requires a closure that reevaluates the model "
                                "and returns the loss")
+        self._opt_called = True
         group = self.param_groups[0]
         lr, max_iter, tol_change = group["lr"], group["max_iter"], group["tolerance_change"]
         state = self.state.setdefault(self._params[0], {})

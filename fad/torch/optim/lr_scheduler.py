@@ -17,6 +17,7 @@ previous one), with the closed forms ``SequentialLR`` uses at its milestones.
 from __future__ import annotations
 
 import math
+import warnings
 from bisect import bisect_right
 from collections import Counter
 from typing import Any, Callable, Sequence
@@ -24,7 +25,9 @@ from typing import Any, Callable, Sequence
 from ._base import Optimizer
 
 __all__ = ["LRScheduler", "StepLR", "MultiStepLR", "ExponentialLR", "CosineAnnealingLR",
-           "OneCycleLR", "ReduceLROnPlateau", "LinearLR", "SequentialLR", "LambdaLR"]
+           "OneCycleLR", "ReduceLROnPlateau", "LinearLR", "SequentialLR", "LambdaLR",
+           "MultiplicativeLR", "ConstantLR", "PolynomialLR", "ChainedScheduler",
+           "CosineAnnealingWarmRestarts"]
 
 
 class LRScheduler:
@@ -45,7 +48,8 @@ class LRScheduler:
                 group.setdefault("initial_lr", group["lr"])
             elif "initial_lr" not in group:
                 raise KeyError(f"param 'initial_lr' is not specified in param_groups[{i}] "
-                               "when resuming an optimizer")
+                               "when resuming scheduler with last_epoch >= 0.\n(Load the "
+                               "optimizer's state_dict first, or start from last_epoch=-1.)")
         self.base_lrs = [g["initial_lr"] for g in optimizer.param_groups]
         self.last_epoch = last_epoch
         self._initial_step()
@@ -66,6 +70,10 @@ class LRScheduler:
     def step(self, epoch: int | None = None) -> None:
         """Advance one epoch (or jump to ``epoch``, using the closed form when the
         schedule has one) and write the new learning rates."""
+        if self._step_count == 1 and not getattr(self.optimizer, "_opt_called", False):
+            warnings.warn("Detected call of `lr_scheduler.step()` before `optimizer.step()`: "
+                          "call `optimizer.step()` first, or the schedule's first learning "
+                          "rate is skipped.", UserWarning, stacklevel=2)
         self._step_count += 1
         self._get_lr_called_within_step = True
         if epoch is None:
@@ -206,6 +214,54 @@ class CosineAnnealingLR(LRScheduler):
                 for b in self.base_lrs]
 
 
+class CosineAnnealingWarmRestarts(LRScheduler):
+    """Cosine annealing from ``initial_lr`` to ``eta_min`` over ``T_0`` epochs, then
+    again from the start over periods ``T_mult`` times longer each time."""
+
+    def __init__(self, optimizer: Optimizer, T_0: int, T_mult: int = 1, eta_min: float = 0.0,
+                 last_epoch: int = -1):
+        if T_0 <= 0 or not isinstance(T_0, int):
+            raise ValueError(f"Expected positive integer T_0, but got {T_0}")
+        if T_mult < 1 or not isinstance(T_mult, int):
+            raise ValueError(f"Expected integer T_mult >= 1, but got {T_mult}")
+        if not isinstance(eta_min, (float, int)):
+            raise ValueError(f"Expected float or int eta_min, but got {eta_min} of type "
+                             f"{type(eta_min)}")
+        self.T_0, self.T_i, self.T_mult, self.eta_min = T_0, T_0, T_mult, eta_min
+        self.T_cur = last_epoch
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list:
+        c = (1 + math.cos(math.pi * self.T_cur / self.T_i)) / 2
+        return [self.eta_min + (b - self.eta_min) * c for b in self.base_lrs]
+
+    def step(self, epoch: float | None = None) -> None:
+        """Advance one epoch, or jump to ``epoch`` (a float: within a period)."""
+        if epoch is None and self.last_epoch < 0:
+            epoch = 0
+        if epoch is None:
+            epoch = self.last_epoch + 1
+            self.T_cur += 1
+            if self.T_cur >= self.T_i:
+                self.T_cur -= self.T_i
+                self.T_i *= self.T_mult
+        elif epoch < 0:
+            raise ValueError(f"Expected non-negative epoch, but got {epoch}")
+        elif epoch >= self.T_0 and self.T_mult == 1:
+            self.T_cur = epoch % self.T_0
+        elif epoch >= self.T_0:
+            n = int(math.log(epoch / self.T_0 * (self.T_mult - 1) + 1, self.T_mult))
+            self.T_cur = epoch - self.T_0 * (self.T_mult ** n - 1) / (self.T_mult - 1)
+            self.T_i = self.T_0 * self.T_mult ** n
+        else:
+            self.T_i, self.T_cur = self.T_0, epoch
+        self.last_epoch = math.floor(epoch)
+        self._step_count += 1
+        for g, lr in zip(self.optimizer.param_groups, self.get_lr()):
+            g["lr"] = lr
+        self._last_lr = self._lrs()
+
+
 class LinearLR(LRScheduler):
     """The lr factor goes linearly from ``start_factor`` to ``end_factor`` over
     ``total_iters`` epochs."""
@@ -234,7 +290,101 @@ class LinearLR(LRScheduler):
         return [b * (s + (f - s) * min(n, self.last_epoch) / n) for b in self.base_lrs]
 
 
-class SequentialLR(LRScheduler):
+class MultiplicativeLR(LambdaLR):
+    """Multiply the lr by ``lr_lambda(epoch)`` every epoch after the first (one
+    function, or one per group)."""
+
+    def get_lr(self) -> list:
+        if self.last_epoch <= 0:
+            return self._lrs()
+        return [lr * f(self.last_epoch) for f, lr in zip(self.lr_lambdas, self._lrs())]
+
+
+class ConstantLR(LRScheduler):
+    """The lr times ``factor`` for the first ``total_iters`` epochs, then the lr."""
+
+    def __init__(self, optimizer: Optimizer, factor: float = 1.0 / 3, total_iters: int = 5,
+                 last_epoch: int = -1):
+        if factor > 1.0 or factor < 0:
+            raise ValueError("Constant multiplicative factor expected to be between 0 and 1.")
+        self.factor, self.total_iters = factor, total_iters
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list:
+        if self.last_epoch == 0:
+            return [lr * self.factor for lr in self._lrs()]
+        if self.last_epoch != self.total_iters:
+            return self._lrs()
+        return [lr * (1.0 / self.factor) for lr in self._lrs()]
+
+    def _get_closed_form_lr(self) -> list:
+        f = self.factor + (self.last_epoch >= self.total_iters) * (1 - self.factor)
+        return [b * f for b in self.base_lrs]
+
+
+class PolynomialLR(LRScheduler):
+    """``initial_lr (1 - epoch / total_iters) ** power`` until ``total_iters``, by
+    PyTorch's recursion (the ratio of consecutive factors)."""
+
+    def __init__(self, optimizer: Optimizer, total_iters: int = 5, power: float = 1.0,
+                 last_epoch: int = -1):
+        self.total_iters, self.power = total_iters, power
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list:
+        e, n = self.last_epoch, self.total_iters
+        if e == 0 or e > n:
+            return self._lrs()
+        ratio = ((1.0 - e / n) / (1.0 - (e - 1) / n)) ** self.power
+        return [lr * ratio for lr in self._lrs()]
+
+    def _get_closed_form_lr(self) -> list:
+        f = (1.0 - min(self.total_iters, self.last_epoch) / self.total_iters) ** self.power
+        return [b * f for b in self.base_lrs]
+
+
+class _Composite(LRScheduler):
+    """A scheduler of schedulers: its state holds each one's."""
+
+    _schedulers: list
+
+    def state_dict(self) -> dict:
+        d = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "_schedulers")}
+        d["_schedulers"] = [s.state_dict() for s in self._schedulers]
+        return d
+
+    def load_state_dict(self, state_dict: dict) -> None:
+        state_dict = dict(state_dict)
+        inner = state_dict.pop("_schedulers")
+        self.__dict__.update(state_dict)
+        for s, sd in zip(self._schedulers, inner):
+            s.load_state_dict(sd)
+
+
+class ChainedScheduler(_Composite):
+    """Step every scheduler of ``schedulers`` at each ``step()``, their factors
+    compounding."""
+
+    def __init__(self, schedulers: Sequence[LRScheduler], optimizer: Optimizer | None = None):
+        if len(schedulers) < 1:
+            raise ValueError("ChainedScheduler expects at least one scheduler to be chained, "
+                             "but got no scheduler.")
+        optimizer = optimizer or schedulers[0].optimizer
+        for i, s in enumerate(schedulers):
+            if s.optimizer is not optimizer:
+                raise ValueError(f"ChainedScheduler expects all schedulers to belong to the "
+                                 f"same optimizer, but got scheduler {type(s).__name__} at "
+                                 f"index {i} to be different")
+        self.optimizer, self._schedulers = optimizer, list(schedulers)
+        self._last_lr = self._lrs()
+
+    def step(self, epoch: int | None = None) -> None:
+        for s in self._schedulers:
+            s.step()
+        self._last_lr = self._lrs()
+
+
+class SequentialLR(_Composite):
     """Run ``schedulers`` one after the other, switching at the ``milestones``."""
 
     def __init__(self, optimizer: Optimizer, schedulers: Sequence[LRScheduler],
@@ -270,18 +420,6 @@ class SequentialLR(LRScheduler):
         else:
             s.step()
         self._last_lr = s.get_last_lr()
-
-    def state_dict(self) -> dict:
-        d = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "_schedulers")}
-        d["_schedulers"] = [s.state_dict() for s in self._schedulers]
-        return d
-
-    def load_state_dict(self, state_dict: dict) -> None:
-        state_dict = dict(state_dict)
-        inner = state_dict.pop("_schedulers")
-        self.__dict__.update(state_dict)
-        for s, sd in zip(self._schedulers, inner):
-            s.load_state_dict(sd)
 
 
 class OneCycleLR(LRScheduler):

@@ -56,11 +56,15 @@ from .module import Module, Parameter, _IncompatibleKeys, _rebuild_param
 from .pooling import (
     AdaptiveAvgPool1d,
     AdaptiveAvgPool2d,
+    AdaptiveMaxPool1d,
+    AdaptiveMaxPool2d,
     AvgPool1d,
     AvgPool2d,
+    Fold,
     MaxPool1d,
     MaxPool2d,
     Unflatten,
+    Unfold,
 )
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 
@@ -144,7 +148,7 @@ __all__ += ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell
 # convolution and pooling
 __all__ += ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "MaxPool1d",
             "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
-            "Unflatten"]
+            "Unflatten", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "Fold", "Unfold"]
 # normalisation and attention
 __all__ += ["BatchNorm1d", "BatchNorm2d", "LayerNorm", "GroupNorm", "MultiheadAttention",
             "TransformerEncoderLayer", "TransformerEncoder"]

@@ -52,9 +52,6 @@ class MultiheadAttention(Module):
         if embed_dim <= 0 or num_heads <= 0:
             raise ValueError(f"embed_dim and num_heads must be greater than 0, got "
                              f"embed_dim={embed_dim} and num_heads={num_heads} instead")
-        if add_bias_kv or add_zero_attn:
-            raise NotImplementedError("MultiheadAttention: add_bias_kv and add_zero_attn are "
-                                      "not supported (leave them False)")
         super().__init__()
         self.embed_dim = embed_dim
         self.kdim = embed_dim if kdim is None else kdim
@@ -80,8 +77,12 @@ class MultiheadAttention(Module):
             self.register_parameter("in_proj_bias", None)
         self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias,
                                                         dtype=dtype)
-        self.bias_k = self.bias_v = None
-        self.add_zero_attn = False
+        if add_bias_kv:  # one learnt key and value appended to every sequence
+            self.bias_k = Parameter(empty(1, 1, embed_dim, dtype=dtype))
+            self.bias_v = Parameter(empty(1, 1, embed_dim, dtype=dtype))
+        else:
+            self.bias_k = self.bias_v = None
+        self.add_zero_attn = add_zero_attn  # (and a zero key and value, after the heads split)
         self._reset_parameters()
 
     def _reset_parameters(self) -> None:
@@ -93,16 +94,30 @@ class MultiheadAttention(Module):
         if self.in_proj_bias is not None:
             init.constant_(self.in_proj_bias, 0.0)
             init.constant_(self.out_proj.bias, 0.0)
+        if self.bias_k is not None:
+            init.xavier_normal_(self.bias_k)
+            init.xavier_normal_(self.bias_v)
 
     def _project(self, x: Tensor, i: int) -> Tensor:
         """Projection ``i`` (0 query, 1 key, 2 value) of ``x``, ``(T, N, E)``, as
-        ``(N * heads, T, head_dim)``."""
+        ``(N * heads, T, head_dim)`` (keys and values with the extra ones appended)."""
         e = self.embed_dim
         b = None if self.in_proj_bias is None else self.in_proj_bias[i * e:(i + 1) * e]
         w = self.in_proj_weight[i * e:(i + 1) * e] if self._qkv_same_embed_dim else \
             (self.q_proj_weight, self.k_proj_weight, self.v_proj_weight)[i]
         y = NF.linear(x, w, b)
-        return y.reshape(x.shape[0], x.shape[1] * self.num_heads, self.head_dim).transpose(0, 1)
+        if i and self.bias_k is not None:
+            extra = self.bias_k if i == 1 else self.bias_v
+            y = F.cat([y, extra.expand(1, y.shape[1], e)])
+        y = y.reshape(y.shape[0], y.shape[1] * self.num_heads, self.head_dim).transpose(0, 1)
+        if i and self.add_zero_attn:
+            y = F.cat([y, zeros(y.shape[0], 1, self.head_dim, dtype=y.dtype)], 1)
+        return y
+
+    def _extra(self, mask: Tensor | None) -> Tensor | None:
+        """``mask`` widened by one unmasked column per appended key."""
+        k = (self.bias_k is not None) + bool(self.add_zero_attn)
+        return mask if mask is None or not k else NF.pad(mask, (0, k))
 
     def forward(self, query: Tensor, key: Tensor, value: Tensor,
                 key_padding_mask: Tensor | None = None, need_weights: bool = True,
@@ -122,7 +137,9 @@ class MultiheadAttention(Module):
         n_tgt, n, e = query.shape
         n_src, h = key.shape[0], self.num_heads
         _check_mask(attn_mask, (n_tgt, n_src), n * h, batched)
-        mask = _additive(attn_mask, query.dtype)
+        mask, key_padding_mask = self._extra(attn_mask), self._extra(key_padding_mask)
+        n_src += (self.bias_k is not None) + bool(self.add_zero_attn)
+        mask = _additive(mask, query.dtype)
         if mask is not None and mask.dim() == 2:
             mask = mask.unsqueeze(0)
         pad = _additive(key_padding_mask, query.dtype)

@@ -67,17 +67,33 @@ class Linear(Module):
 
 
 class Bilinear(Module):
-    def __init__(self, in1: int, in2: int, out: int, bias: bool = True):
+    """``y = x1^T A x2 + b`` with a weight ``(out_features, in1_features,
+    in2_features)``, both initialised uniform in ``+-1/sqrt(in1_features)``.
+
+    >>> import fad.torch as torch
+    >>> torch.nn.Bilinear(4, 3, 2)
+    Bilinear(in1_features=4, in2_features=3, out_features=2, bias=True)
+    """
+
+    def __init__(self, in1_features: int, in2_features: int, out_features: int,
+                 bias: bool = True, device: Any = None, dtype: Any = None):
         super().__init__()
-        bound = 1 / math.sqrt(in1)
-        self.weight = Parameter(init.uniform_(empty(out, in1, in2), -bound, bound))
+        self.in1_features, self.in2_features = in1_features, in2_features
+        self.out_features = out_features
+        bound = 1 / math.sqrt(in1_features)
+        self.weight = Parameter(init.uniform_(empty(out_features, in1_features, in2_features,
+                                                    dtype=dtype), -bound, bound))
         if bias:
-            self.bias = Parameter(init.uniform_(empty(out), -bound, bound))
+            self.bias = Parameter(init.uniform_(empty(out_features, dtype=dtype), -bound, bound))
         else:
             self.register_parameter("bias", None)
 
-    def forward(self, a: Tensor, b: Tensor) -> Tensor:
-        return NF.bilinear(a, b, self.weight, self.bias)
+    def extra_repr(self) -> str:
+        return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
+                f"out_features={self.out_features}, bias={self.bias is not None}")
+
+    def forward(self, input1: Tensor, input2: Tensor) -> Tensor:
+        return NF.bilinear(input1, input2, self.weight, self.bias)
 
 
 class Embedding(Module):

@@ -21,7 +21,7 @@ class _Loss(Module):
     def __init__(self, size_average: Any = None, reduce: Any = None, reduction: str = "mean",
                  **kwargs: Any):
         super().__init__()
-        self.reduction = NF._reduction(size_average, reduce, reduction)
+        self.reduction = NF._reduction(size_average, reduce, reduction, None)
         for k, v in kwargs.items():
             setattr(self, k, v)
 

@@ -12,6 +12,7 @@ from .. import functional as NF
 from .module import Module
 
 __all__ = ["MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d",
+           "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "Fold", "Unfold",
            "AdaptiveAvgPool2d", "Unflatten"]
 
 
@@ -160,3 +161,79 @@ class Unflatten(Module):
 
     def extra_repr(self) -> str:
         return f"dim={self.dim}, unflattened_size={self.unflattened_size}"
+
+
+class AdaptiveMaxPool2d(Module):
+    """Max pooling of ``(N, C, H, W)`` input to a fixed ``output_size``.
+
+    >>> import fad.torch as torch
+    >>> torch.nn.AdaptiveMaxPool2d((2, None))
+    AdaptiveMaxPool2d(output_size=(2, None))
+    """
+
+    def __init__(self, output_size: Any, return_indices: bool = False):
+        super().__init__()
+        self.output_size, self.return_indices = output_size, return_indices
+
+    def forward(self, input: Tensor) -> Any:
+        return NF.adaptive_max_pool2d(input, self.output_size, self.return_indices)
+
+    def extra_repr(self) -> str:
+        return f"output_size={self.output_size}"
+
+
+class AdaptiveMaxPool1d(AdaptiveMaxPool2d):
+    """Max pooling of ``(N, C, L)`` input to a fixed ``output_size``.
+
+    >>> import fad.torch as torch
+    >>> torch.nn.AdaptiveMaxPool1d(3)(torch.arange(6.0).reshape(1, 6)).tolist()
+    [[1.0, 3.0, 5.0]]
+    """
+
+    def forward(self, input: Tensor) -> Any:
+        return NF.adaptive_max_pool1d(input, self.output_size, self.return_indices)
+
+
+class Fold(Module):
+    """``F.fold`` with fixed sizes: blocks ``(N, C * kh * kw, L)`` summed into an image.
+
+    >>> import fad.torch as torch
+    >>> torch.nn.Fold((4, 5), 2)
+    Fold(output_size=(4, 5), kernel_size=2, dilation=1, padding=0, stride=1)
+    """
+
+    def __init__(self, output_size: Any, kernel_size: Any, dilation: Any = 1,
+                 padding: Any = 0, stride: Any = 1):
+        super().__init__()
+        self.output_size, self.kernel_size = output_size, kernel_size
+        self.dilation, self.padding, self.stride = dilation, padding, stride
+
+    def forward(self, input: Tensor) -> Tensor:
+        return NF.fold(input, self.output_size, self.kernel_size, self.dilation,
+                       self.padding, self.stride)
+
+    def extra_repr(self) -> str:
+        return (f"output_size={self.output_size}, kernel_size={self.kernel_size}, "
+                f"dilation={self.dilation}, padding={self.padding}, stride={self.stride}")
+
+
+class Unfold(Module):
+    """``F.unfold`` with fixed sizes: every block of an image as a column.
+
+    >>> import fad.torch as torch
+    >>> torch.nn.Unfold(2, stride=2)(torch.zeros(1, 3, 4, 4)).shape
+    torch.Size([1, 12, 4])
+    """
+
+    def __init__(self, kernel_size: Any, dilation: Any = 1, padding: Any = 0,
+                 stride: Any = 1):
+        super().__init__()
+        self.kernel_size, self.dilation = kernel_size, dilation
+        self.padding, self.stride = padding, stride
+
+    def forward(self, input: Tensor) -> Tensor:
+        return NF.unfold(input, self.kernel_size, self.dilation, self.padding, self.stride)
+
+    def extra_repr(self) -> str:
+        return (f"kernel_size={self.kernel_size}, dilation={self.dilation}, "
+                f"padding={self.padding}, stride={self.stride}")
