@@ -23,7 +23,16 @@ from ..transforms.autodiff import make_jaxpr
 from ..transforms.autodiff import vjp as fad_vjp
 from . import _graph
 from ._direct import _Direct, function_of, inputs_of
-from ._recorder import _DIRECT_MAX, _PYS, _UNKNOWN, Op, apply, make_flat, signature_key
+from ._recorder import (
+    _DIRECT_MAX,
+    _PYS,
+    _UNKNOWN,
+    Op,
+    _grad_enabled,
+    apply,
+    make_flat,
+    signature_key,
+)
 from .tensor import Tensor, wrap
 
 
@@ -58,7 +67,7 @@ def double_backward(node: Any, cts: list) -> list:
     else:
         plan = _plan(node, present, ins, ct_tensors)
         consts, params = form[1], form[4]
-    bop, fixed_at, reads = plan
+    bop, fixed_at, reads, out_deps = plan
     fixed = tuple([consts[i] for i in fixed_at]) if fixed_at else ()
     if reads is not None:  # an input the vjp does not read is a constant of it, not an edge
         ins = tuple([t if r else t._value for t, r in zip(ins, reads)])
@@ -69,7 +78,38 @@ def double_backward(node: Any, cts: list) -> list:
                                  True, False)
             return [wrap(g) for g in got]
     out = apply(bop, ins + fixed + ct_tensors, params)
-    return list(out) if bop.multi else [out]
+    outs = list(out) if bop.multi else [out]
+    if out_deps is not None:
+        for k, o in enumerate(outs):
+            if o._grad_fn is None and _grad_enabled():
+                held = [ins[i] for i in out_deps[k]
+                        if isinstance(ins[i], Tensor) and ins[i]._requires_grad]
+                if held:
+                    outs[k] = _linked(bop.name, o, held)
+    return outs
+
+
+def _linked(name: str, out: Tensor, held: list) -> Tensor:
+    """``out``, recorded as a function of the inputs ``held`` whose values it was
+    computed from without a derivative (``relu``'s mask, max pooling's positions):
+    PyTorch's gradient there references the input it saved, so it requires grad, and
+    differentiating it again gives zeros rather than an error."""
+    op = _LINKS.get((name, len(held)))
+    if op is None:
+        op = _LINKS[(name, len(held))] = Op(name, _link, name, None, False)
+    return apply(op, (out, *held))
+
+
+_LINKS: dict = {}
+
+
+def _link(out: Any, *held: Any) -> Any:
+    # where(True, out, z) is out, and its derivative in z is 0; z is made from the
+    # held values (times 0: an infinite value is never selected, so never read)
+    z = fnp.zeros((), out.dtype)
+    for x in held:
+        z = z + fnp.sum(fnp.real(x) * 0).astype(out.dtype)
+    return fnp.where(True, out, z)
 
 
 _ONE = (True,)
@@ -84,13 +124,13 @@ def _records(args: tuple) -> bool:
 
 
 def _plan(node: Any, present: tuple, ins: tuple, ct_tensors: tuple) -> tuple:
-    """``(bop, positions of the constants it takes, which inputs it reads)`` for
-    ``double_backward``."""
+    """``(bop, positions of the constants it takes, which inputs it reads, the inputs
+    each output is computed from)`` for ``double_backward`` (see ``_trace_reads``)."""
     op, consts, diff, dt, params = function_of(node)
     bop = _backward_op(type(node), op, tuple(diff), dt, present, len(consts))
     fixed_at = tuple(i for i in range(len(consts)) if i not in diff)
     fixed = tuple(consts[i] for i in fixed_at)
-    return bop, fixed_at, _inputs_read(bop, ins, fixed + ct_tensors, params)
+    return (bop, fixed_at) + _inputs_read(bop, ins, fixed + ct_tensors, params)
 
 
 def _scalar_values(consts: tuple) -> tuple:
@@ -103,15 +143,17 @@ def _scalar_values(consts: tuple) -> tuple:
 _READS: dict = {}
 
 
-def _inputs_read(bop: Op, ins: tuple, rest: tuple, params: dict) -> tuple | None:
-    """Which of a node's inputs ``ins`` its vector-Jacobian product ``bop`` reads, at
-    these arguments' shapes, dtypes and parameters (``None``: all, or unknown). A
-    linear operation's (``add``, ``sum``, a slice...) reads none, as PyTorch's
-    backward of it does not: the gradient it gives is then not connected to them."""
+def _inputs_read(bop: Op, ins: tuple, rest: tuple, params: dict) -> tuple:
+    """``(reads, out_deps)``: which of a node's inputs ``ins`` its vector-Jacobian
+    product ``bop`` reads, at these arguments' shapes, dtypes and parameters (``None``:
+    all, or unknown), and per output of ``bop`` the positions of the inputs it is
+    computed from by any path (``None``: unknown). A linear operation's (``add``,
+    ``sum``, a slice...) reads none, as PyTorch's backward of it does not: the
+    gradient it gives is then not connected to them."""
     vals = [a._value if isinstance(a, Tensor) else a for a in ins + rest]
     key = signature_key(bop, vals, (), params)
     if key is None:
-        return None
+        return None, None
     key += _scalar_values(tuple(vals))
     reads = _READS.get(key, _UNKNOWN)
     if reads is _UNKNOWN:
@@ -121,7 +163,7 @@ def _inputs_read(bop: Op, ins: tuple, rest: tuple, params: dict) -> tuple | None
     return reads
 
 
-def _trace_reads(bop: Op, vals: list, k: int, params: dict) -> tuple | None:
+def _trace_reads(bop: Op, vals: list, k: int, params: dict) -> tuple:
     arrays = [i for i, v in enumerate(vals) if type(v) is np.ndarray]
 
     def program(*xs: Any) -> Any:
@@ -132,12 +174,20 @@ def _trace_reads(bop: Op, vals: list, k: int, params: dict) -> tuple | None:
     try:
         jaxpr = dce(make_jaxpr(program)(*[vals[i] for i in arrays])).jaxpr
     except Exception:  # value-dependent control flow and the like
-        return None
+        return None, None
     used = {a for e in jaxpr.eqns for a in e.invars if type(a) is not Literal}
     used.update(jaxpr.outvars)
     var_of = dict(zip(arrays, jaxpr.invars))
     reads = tuple(i not in var_of or var_of[i] in used for i in range(k))
-    return None if all(reads) else reads
+    # the inputs (of the first k) each variable is computed from, by any path
+    deps: dict = {var_of[i]: frozenset((i,)) for i in range(k) if i in var_of}
+    for e in jaxpr.eqns:
+        got = frozenset().union(*[deps.get(a, ()) for a in e.invars if type(a) is not Literal])
+        for v in e.outvars:
+            deps[v] = got
+    out_deps = tuple(tuple(sorted(deps.get(v, ()))) if type(v) is not Literal else ()
+                     for v in jaxpr.outvars)
+    return (None if all(reads) else reads), out_deps
 
 
 _graph.DOUBLE_BACKWARD = double_backward
