@@ -8,6 +8,7 @@ from . import (
                arithmetic,
                conversions,
                indexing,
+               matrices,
                order,
                products,
                reductions,
@@ -22,6 +23,7 @@ from .conversions import *  # noqa: F403
 from .conversions import to  # noqa: F401
 from .indexing import *  # noqa: F403
 from .indexing import getitem  # noqa: F401
+from .matrices import *  # noqa: F403
 from .order import *  # noqa: F403
 from .products import *  # noqa: F403
 from .reductions import *  # noqa: F403
@@ -33,4 +35,4 @@ from .writes import inplace, inplace_view, into, setitem  # noqa: F401
 
 __all__ = [*arithmetic.__all__, *reductions.__all__, *shapes.__all__, *indexing.__all__,
            *conversions.__all__, *products.__all__, *writes.__all__, *order.__all__,
-           *selection.__all__]
+           *selection.__all__, *matrices.__all__]
