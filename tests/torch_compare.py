@@ -20,3 +20,14 @@ def close(a: Any, b: Any, dtype: str, tol: float | None = None) -> None:
     b = np.asarray(b.detach().numpy()) if hasattr(b, "detach") else np.asarray(b)
     assert a.dtype == b.dtype
     np.testing.assert_allclose(a, b, rtol=tol, atol=tol)
+
+
+def raises_alike(call: Any, libraries: tuple) -> None:
+    """``call(lib)`` raises in each library of ``libraries`` (PyTorch first, then the
+    facade) the same exception type with the same first line of message."""
+    got = []
+    for lib in libraries:
+        with pytest.raises(Exception) as e:
+            call(lib)
+        got.append((type(e.value).__name__, str(e.value).split("\n")[0]))
+    assert got[1] == got[0]
