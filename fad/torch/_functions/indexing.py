@@ -275,7 +275,17 @@ def _index(index: Any) -> tuple:
     return tuple(out)
 
 
+_PLAIN = (int, type(None))
+
+
 def getitem(input: Tensor, index: Any) -> Tensor:
+    ti = type(index)
+    if ti is slice and type(index.start) in _PLAIN and type(index.stop) in _PLAIN \
+            and (index.step is None or type(index.step) is int and index.step > 0) \
+            and input._value.ndim:  # ``x[a:b]``, the most frequent index: no checks apply
+        return call("getitem", input, index=(index,))
+    if ti is int and input._value.ndim and -input.shape[0] <= index < input.shape[0]:
+        return call("getitem", input, index=(index,))
     index = _index(index)
     if input.dim() == 0 and any(isinstance(i, int) and not isinstance(i, bool)
                                 for i in index):
