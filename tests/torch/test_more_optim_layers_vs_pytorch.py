@@ -1,0 +1,138 @@
+"""``NAdam``, ``RAdam``, ``Adamax``, ``Adadelta``, ``Rprop`` and ``ASGD`` against
+PyTorch: 20-step trajectories (float64 and float32, parameter groups, options),
+``state_dict`` layouts, checkpoints loaded across, and the hyper-parameter errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import fad.torch as ftorch  # noqa: E402
+
+W0 = np.array([[0.5, -1.5, 2.0], [1.0, 0.3, -0.7]])
+B0 = np.array([0.1, -0.2])
+X = np.random.default_rng(0).normal(size=(6, 3))
+TOLS = {"float64": dict(rtol=1e-12, atol=1e-12), "float32": dict(rtol=1e-6, atol=1e-6)}
+
+
+def _loss(lib, w, b):
+    z = lib.tensor(X, dtype=w.dtype) @ w.T + b
+    return (lib.tanh(z) ** 2).sum() + (w ** 4).sum() * 0.1
+
+
+def _run(lib, make, dtype="float64", steps=20, opt=None):
+    dt = getattr(lib, dtype)
+    w = lib.tensor(W0, requires_grad=True, dtype=dt)
+    b = lib.tensor(B0, requires_grad=True, dtype=dt)
+    opt = make(lib, [{"params": [w]}, {"params": [b], "lr": 0.05}])
+    traj = []
+    for _ in range(steps):
+        opt.zero_grad()
+        _loss(lib, w, b).backward()
+        opt.step()
+        traj.append(np.concatenate([np.asarray(w.detach().tolist()).ravel(),
+                                    np.asarray(b.detach().tolist())]))
+    return np.array(traj), opt
+
+
+OPTIMISERS = {
+    "nadam": lambda m, p: m.optim.NAdam(p),
+    "nadam_options": lambda m, p: m.optim.NAdam(p, lr=0.01, betas=(0.8, 0.99), weight_decay=0.1,
+                                                momentum_decay=0.01, maximize=True),
+    "nadam_decoupled": lambda m, p: m.optim.NAdam(p, lr=0.01, weight_decay=0.1,
+                                                  decoupled_weight_decay=True),
+    "radam": lambda m, p: m.optim.RAdam(p, lr=0.01),
+    "radam_options": lambda m, p: m.optim.RAdam(p, lr=0.01, betas=(0.5, 0.7), weight_decay=0.1,
+                                                maximize=True),
+    "radam_decoupled": lambda m, p: m.optim.RAdam(p, lr=0.01, betas=(0.9, 0.6),
+                                                  weight_decay=0.1, decoupled_weight_decay=True),
+    "adamax": lambda m, p: m.optim.Adamax(p),
+    "adamax_options": lambda m, p: m.optim.Adamax(p, lr=0.01, betas=(0.7, 0.9), eps=1e-3,
+                                                  weight_decay=0.1, maximize=True),
+    "adadelta": lambda m, p: m.optim.Adadelta(p),
+    "adadelta_options": lambda m, p: m.optim.Adadelta(p, lr=0.5, rho=0.7, eps=1e-4,
+                                                      weight_decay=0.1, maximize=True),
+    "rprop": lambda m, p: m.optim.Rprop(p),
+    "rprop_options": lambda m, p: m.optim.Rprop(p, lr=0.1, etas=(0.3, 1.5),
+                                                step_sizes=(1e-3, 0.2), maximize=True),
+    "asgd": lambda m, p: m.optim.ASGD(p),
+    "asgd_options": lambda m, p: m.optim.ASGD(p, lr=0.05, lambd=0.01, alpha=0.5, t0=5,
+                                              weight_decay=0.1),
+    "asgd_maximize": lambda m, p: m.optim.ASGD(p, lr=0.001, t0=3, maximize=True),
+}
+
+
+def _same_layout(got, want, tol) -> None:
+    assert set(got["state"]) == set(want["state"])
+    for k in want["state"]:
+        gs, ws = got["state"][k], want["state"][k]
+        assert list(gs) == list(ws)
+        for n in ws:
+            assert str(gs[n].dtype) == str(ws[n].dtype) and tuple(gs[n].shape) == ws[n].shape
+            np.testing.assert_allclose(np.asarray(gs[n].tolist()), ws[n].tolist(), **tol)
+    assert got["param_groups"] == want["param_groups"]
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("name", list(OPTIMISERS))
+def test_trajectory_and_state_dict_match_pytorch(name: str, dtype: str) -> None:
+    want, topt = _run(torch, OPTIMISERS[name], dtype)
+    got, fopt = _run(ftorch, OPTIMISERS[name], dtype)
+    np.testing.assert_allclose(got, want, **TOLS[dtype])
+    _same_layout(fopt.state_dict(), topt.state_dict(), TOLS[dtype])
+
+
+@pytest.mark.parametrize("name", ["nadam", "radam_options", "adamax", "adadelta", "rprop",
+                                  "asgd_options"])
+def test_a_pytorch_checkpoint_continues_the_trajectory(name: str) -> None:
+    make = OPTIMISERS[name]
+    full, _ = _run(torch, make, steps=12)
+    _, topt = _run(torch, make, steps=6)
+    w = ftorch.tensor(full[5][:6].reshape(2, 3), requires_grad=True)
+    b = ftorch.tensor(full[5][6:], requires_grad=True)
+    opt = make(ftorch, [{"params": [w]}, {"params": [b], "lr": 0.05}])
+    sd = topt.state_dict()
+    opt.load_state_dict({"state": {k: {n: ftorch.tensor(x.numpy()) for n, x in s.items()}
+                                   for k, s in sd["state"].items()},
+                         "param_groups": sd["param_groups"]})
+    for _ in range(6):
+        opt.zero_grad()
+        _loss(ftorch, w, b).backward()
+        opt.step()
+    got = np.concatenate([np.asarray(w.detach().tolist()).ravel(),
+                          np.asarray(b.detach().tolist())])
+    np.testing.assert_allclose(got, full[11], rtol=1e-12, atol=1e-12)
+
+
+INVALID = [
+    ("NAdam", dict(lr=-1.0)), ("NAdam", dict(eps=-1.0)), ("NAdam", dict(betas=(1.0, 0.9))),
+    ("NAdam", dict(betas=(0.9, -0.1))), ("NAdam", dict(weight_decay=-1.0)),
+    ("NAdam", dict(momentum_decay=-1.0)),
+    ("RAdam", dict(lr=-0.5)), ("RAdam", dict(betas=(0.9, 1.0))), ("RAdam", dict(eps=-1e-3)),
+    ("RAdam", dict(weight_decay=-2)),
+    ("Adamax", dict(lr=-1.0)), ("Adamax", dict(betas=(-0.1, 0.9))),
+    ("Adamax", dict(weight_decay=-1.0)),
+    ("Adadelta", dict(lr=-1.0)), ("Adadelta", dict(rho=1.5)), ("Adadelta", dict(eps=-1.0)),
+    ("Adadelta", dict(weight_decay=-1.0)),
+    ("Rprop", dict(lr=-1.0)), ("Rprop", dict(etas=(1.5, 1.2))), ("Rprop", dict(etas=(0.5, 0.9))),
+    ("ASGD", dict(lr=-1.0)), ("ASGD", dict(weight_decay=-1.0)),
+]
+
+
+@pytest.mark.parametrize("name, kwargs", INVALID)
+def test_invalid_hyper_parameters_raise_as_pytorch(name: str, kwargs: dict) -> None:
+    errors = []
+    for lib in (torch, ftorch):
+        with pytest.raises(Exception) as info:
+            getattr(lib.optim, name)([lib.zeros(2, requires_grad=True)], **kwargs)
+        errors.append((type(info.value), str(info.value).splitlines()[0]))
+    assert errors[1] == errors[0]
+
+
+def test_defaults_match_pytorch() -> None:
+    for name in ["NAdam", "RAdam", "Adamax", "Adadelta", "Rprop", "ASGD"]:
+        want = getattr(torch.optim, name)([torch.zeros(1, requires_grad=True)]).defaults
+        got = getattr(ftorch.optim, name)([ftorch.zeros(1, requires_grad=True)]).defaults
+        assert got == want and list(got) == list(want)
