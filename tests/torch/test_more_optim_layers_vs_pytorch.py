@@ -136,3 +136,56 @@ def test_defaults_match_pytorch() -> None:
         want = getattr(torch.optim, name)([torch.zeros(1, requires_grad=True)]).defaults
         got = getattr(ftorch.optim, name)([ftorch.zeros(1, requires_grad=True)]).defaults
         assert got == want and list(got) == list(want)
+
+
+CYCLIC = {
+    "triangular": dict(base_lr=0.01, max_lr=0.1, step_size_up=4),
+    "triangular2": dict(base_lr=[0.01, 0.02], max_lr=[0.1, 0.3], step_size_up=3,
+                        step_size_down=5, mode="triangular2", base_momentum=[0.7, 0.8],
+                        max_momentum=0.95),
+    "exp_range": dict(base_lr=0.01, max_lr=0.2, step_size_up=5, step_size_down=2,
+                      mode="exp_range", gamma=0.9),
+    "scale_fn": dict(base_lr=0.01, max_lr=0.2, step_size_up=3, scale_fn=lambda x: 0.5 + x / 40,
+                     scale_mode="iterations", cycle_momentum=False),
+}
+
+
+def _cyclic_run(lib, kwargs, opt_name):
+    ps = [lib.zeros(2, requires_grad=True), lib.zeros(1, requires_grad=True)]
+    groups = [{"params": [ps[0]]}, {"params": [ps[1]], "lr": 0.05}]
+    opt = (lib.optim.SGD(groups, lr=0.1, momentum=0.9) if opt_name == "sgd"
+           else getattr(lib.optim, opt_name)(groups, lr=0.1))
+    sched = lib.optim.lr_scheduler.CyclicLR(opt, **kwargs)
+    lrs, moms = [sched.get_last_lr()], []
+    for _ in range(30):
+        opt.step()
+        sched.step()
+        lrs.append(sched.get_last_lr())
+        moms.append([g["momentum"] if "momentum" in g else g["betas"][0]
+                     for g in opt.param_groups])
+    return np.array(lrs), np.array(moms), sched
+
+
+@pytest.mark.parametrize("opt_name", ["sgd", "Adam", "NAdam"])
+@pytest.mark.parametrize("mode", list(CYCLIC))
+def test_cyclic_lr_and_momentum_match_pytorch(mode: str, opt_name: str) -> None:
+    want, wm, ts = _cyclic_run(torch, CYCLIC[mode], opt_name)
+    got, gm, fs = _cyclic_run(ftorch, CYCLIC[mode], opt_name)
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(gm, wm, rtol=1e-12, atol=1e-12)
+    assert set(fs.state_dict()) == set(ts.state_dict())
+
+
+def test_cyclic_lr_errors_match_pytorch() -> None:
+    cases = [(lambda m, o: m.optim.lr_scheduler.CyclicLR(o, 0.1, 1.0, mode="bogus")),
+             (lambda m, o: m.optim.lr_scheduler.CyclicLR(o, [0.1, 0.2], 1.0)),
+             (lambda m, o: m.optim.lr_scheduler.CyclicLR(o, 0.1, 1.0)),
+             (lambda m, o: m.optim.lr_scheduler.CyclicLR("not an optimizer", 0.1, 1.0))]
+    for make in cases:
+        errors = []
+        for lib in (torch, ftorch):
+            opt = lib.optim.Adagrad([lib.zeros(1, requires_grad=True)])
+            with pytest.raises(Exception) as info:
+                make(lib, opt)
+            errors.append((type(info.value), str(info.value).splitlines()[0]))
+        assert errors[1] == errors[0]
