@@ -189,3 +189,78 @@ def test_cyclic_lr_errors_match_pytorch() -> None:
                 make(lib, opt)
             errors.append((type(info.value), str(info.value).splitlines()[0]))
         assert errors[1] == errors[0]
+
+
+def _pair(shape, seed=0, positive=False):
+    x = np.random.default_rng(seed).normal(size=shape)
+    x = np.abs(x) + 0.1 if positive else x
+    return (torch.tensor(x, requires_grad=True), ftorch.tensor(x, requires_grad=True))
+
+
+def _check_layer(make, shape, seed=0, tol=1e-10, positive=False) -> None:
+    """Values, input and parameter gradients of ``make(lib)`` applied to the same input."""
+    tx, fx = _pair(shape, seed, positive)
+    tm, fm = make(torch), make(ftorch)
+    ty, fy = tm(tx), fm(fx)
+    np.testing.assert_allclose(np.asarray(fy.tolist()), ty.detach().numpy(), rtol=tol, atol=tol)
+    g = np.random.default_rng(seed + 1).normal(size=tuple(ty.shape))
+    ty.backward(torch.tensor(g))
+    fy.backward(ftorch.tensor(g))
+    np.testing.assert_allclose(np.asarray(fx.grad.tolist()), tx.grad.numpy(), rtol=tol, atol=tol)
+    for (n, tp), (_, fp) in zip(tm.named_parameters(), fm.named_parameters()):
+        np.testing.assert_allclose(np.asarray(fp.grad.tolist()), tp.grad.numpy(),
+                                   rtol=tol, atol=tol, err_msg=n)
+    return tm, fm
+
+
+@pytest.mark.parametrize("kwargs", [{}, dict(momentum=None), dict(affine=False, eps=1e-3),
+                                    dict(track_running_stats=False)])
+def test_batchnorm3d_matches_pytorch(kwargs: dict) -> None:
+    def make(lib):
+        return lib.nn.BatchNorm3d(3, dtype=lib.float64, **kwargs)
+    tm, fm = _check_layer(make, (4, 3, 2, 3, 2))
+    assert repr(fm) == repr(tm)
+    for name, tb in tm.named_buffers():
+        np.testing.assert_allclose(np.asarray(dict(fm.named_buffers())[name].tolist()),
+                                   tb.numpy(), rtol=1e-12, atol=1e-12)
+    tm.eval()
+    fm.eval()
+    tx, fx = _pair((2, 3, 2, 2, 2), 5)
+    np.testing.assert_allclose(np.asarray(fm(fx).tolist()), tm(tx).detach().numpy(),
+                               rtol=1e-12, atol=1e-12)
+    for lib in (torch, ftorch):
+        with pytest.raises(ValueError, match=r"expected 5D input \(got 4D input\)"):
+            make(lib)(lib.zeros(2, 3, 2, 2, dtype=lib.float64))
+
+
+LPPOOL = [
+    ("LPPool1d", dict(norm_type=2, kernel_size=3), (2, 3, 8)),
+    ("LPPool1d", dict(norm_type=1.5, kernel_size=2, stride=3, ceil_mode=True), (2, 2, 9)),
+    ("LPPool1d", dict(norm_type=float("inf"), kernel_size=3, stride=2), (3, 7)),
+    ("LPPool2d", dict(norm_type=2, kernel_size=2), (2, 3, 4, 6)),
+    ("LPPool2d", dict(norm_type=3, kernel_size=(2, 3), stride=(1, 2)), (1, 2, 5, 7)),
+    ("LPPool2d", dict(norm_type=1.0, kernel_size=3, stride=2, ceil_mode=True), (2, 6, 7)),
+]
+
+
+@pytest.mark.parametrize("name, kwargs, shape", LPPOOL)
+def test_lp_pool_matches_pytorch(name: str, kwargs: dict, shape: tuple) -> None:
+    def make(lib):
+        return getattr(lib.nn, name)(**kwargs)
+    tm, fm = _check_layer(make, shape, tol=1e-9, positive=kwargs["norm_type"] != 2)
+    assert repr(fm) == repr(tm)
+    fn = name.lower().replace("lppool", "lp_pool")
+    tx, fx = _pair(shape, 3, positive=kwargs["norm_type"] != 2)
+    np.testing.assert_allclose(np.asarray(getattr(ftorch.nn.functional, fn)(fx, **kwargs)
+                                          .tolist()),
+                               getattr(torch.nn.functional, fn)(tx, **kwargs).detach().numpy(),
+                               rtol=1e-9, atol=1e-9)
+
+
+def test_lp_pool_errors_match_pytorch() -> None:
+    errors = []
+    for lib in (torch, ftorch):
+        with pytest.raises(Exception) as info:
+            lib.nn.functional.lp_pool2d(lib.zeros(2, 2, 2, 2, 2), 2, 2)
+        errors.append(type(info.value))
+    assert errors[0] == errors[1]
