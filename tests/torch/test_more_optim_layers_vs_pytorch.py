@@ -264,3 +264,29 @@ def test_lp_pool_errors_match_pytorch() -> None:
             lib.nn.functional.lp_pool2d(lib.zeros(2, 2, 2, 2, 2), 2, 2)
         errors.append(type(info.value))
     assert errors[0] == errors[1]
+
+
+@pytest.mark.parametrize("shape, args", [((3, 7, 2), (1, 3, 2)), ((3, 7, 2), (1, 2, 1)),
+                                         ((3, 7, 2), (-2, 7, 1)), ((3, 7, 2), (0, 0, 1)),
+                                         ((3, 7, 2), (2, 1, 3)), ((9,), (0, 4, 5)),
+                                         ((), (0, 1, 1))])
+def test_tensor_unfold_matches_pytorch(shape: tuple, args: tuple) -> None:
+    tx, fx = _pair(shape, 2)
+    ty, fy = tx.unfold(*args), fx.unfold(*args)
+    assert tuple(fy.shape) == tuple(ty.shape)
+    assert type(fy.grad_fn).__name__ == type(ty.grad_fn).__name__ == "UnfoldBackward0"
+    np.testing.assert_array_equal(np.asarray(fy.tolist()), ty.detach().numpy())
+    g = np.random.default_rng(3).normal(size=tuple(ty.shape))
+    (tgx,) = torch.autograd.grad(ty, tx, torch.tensor(g), create_graph=True)
+    (fgx,) = ftorch.autograd.grad(fy, fx, ftorch.tensor(g), create_graph=True)
+    np.testing.assert_allclose(np.asarray(fgx.tolist()), tgx.detach().numpy(), rtol=1e-12)
+
+
+@pytest.mark.parametrize("args", [(0, 6, 1), (0, 2, 0), (0, -1, 1), (2, 2, 1), (-3, 1, 1)])
+def test_tensor_unfold_errors_match_pytorch(args: tuple) -> None:
+    errors = []
+    for lib in (torch, ftorch):
+        with pytest.raises(Exception) as info:
+            lib.arange(5.0).unfold(*args)
+        errors.append((type(info.value), str(info.value).splitlines()[0]))
+    assert errors[1] == errors[0]
