@@ -15,10 +15,13 @@ from ._base import Optimizer, _check, _counted, _coupled_decay, _started
 
 __all__ = ["NAdam", "RAdam", "Adamax", "Adadelta", "Rprop", "ASGD"]
 
-def _check_betas(betas: tuple) -> None:
+def _check_adam(lr: float, eps: float, betas: tuple, **named: float) -> None:
+    """PyTorch's checks, in its order: ``lr``, ``eps``, ``betas``, then ``named``."""
+    _check(lr, eps)
     for i, b in enumerate(betas):
         if not 0.0 <= b < 1.0:
             raise ValueError(f"Invalid beta parameter at index {i}: {b}")
+    _check(lr, **named)
 
 
 def _ns(v: Any) -> Any:
@@ -56,9 +59,7 @@ class NAdam(Optimizer):
                  decoupled_weight_decay: bool = False, *, foreach: Any = None,
                  maximize: bool = False, capturable: bool = False,
                  differentiable: bool = False):
-        _check(lr, eps)
-        _check_betas(betas)
-        _check(lr, weight_decay=weight_decay, momentum_decay=momentum_decay)
+        _check_adam(lr, eps, betas, weight_decay=weight_decay, momentum_decay=momentum_decay)
         super().__init__(params, dict(lr=lr, betas=tuple(betas), eps=eps,
                                       weight_decay=weight_decay, momentum_decay=momentum_decay,
                                       decoupled_weight_decay=decoupled_weight_decay,
@@ -96,9 +97,7 @@ class RAdam(Optimizer):
                  decoupled_weight_decay: bool = False, *, foreach: Any = None,
                  maximize: bool = False, capturable: bool = False,
                  differentiable: bool = False):
-        _check(lr, eps)
-        _check_betas(betas)
-        _check(lr, weight_decay=weight_decay)
+        _check_adam(lr, eps, betas, weight_decay=weight_decay)
         super().__init__(params, dict(lr=lr, betas=tuple(betas), eps=eps,
                                       weight_decay=weight_decay, maximize=maximize,
                                       foreach=None, capturable=False,
@@ -132,9 +131,7 @@ class Adamax(Optimizer):
                  eps: float = 1e-8, weight_decay: float = 0, foreach: Any = None, *,
                  maximize: bool = False, differentiable: bool = False,
                  capturable: bool = False):
-        _check(lr, eps)
-        _check_betas(betas)
-        _check(lr, weight_decay=weight_decay)
+        _check_adam(lr, eps, betas, weight_decay=weight_decay)
         super().__init__(params, dict(lr=lr, betas=tuple(betas), eps=eps,
                                       weight_decay=weight_decay, foreach=None,
                                       maximize=maximize, differentiable=False,

@@ -422,6 +422,18 @@ class SequentialLR(_Composite):
         self._last_lr = s.get_last_lr()
 
 
+def _cycles_momentum(sched: LRScheduler, optimizer: Optimizer, cycle_momentum: bool) -> bool:
+    """Record ``cycle_momentum`` (and whether the momentum is Adam's ``beta1``) on
+    ``sched``; PyTorch's error for an optimizer with neither."""
+    sched.cycle_momentum = cycle_momentum
+    if cycle_momentum:
+        if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
+            raise ValueError("optimizer must support momentum or beta1 with "
+                             "`cycle_momentum` option enabled")
+        sched.use_beta1 = "betas" in optimizer.defaults
+    return cycle_momentum
+
+
 class OneCycleLR(LRScheduler):
     """The 1cycle policy: the lr rises from ``max_lr / div_factor`` to ``max_lr`` over
     ``pct_start`` of the steps, then anneals to ``initial_lr / final_div_factor``
@@ -470,12 +482,7 @@ class OneCycleLR(LRScheduler):
                 g["initial_lr"] = m / div_factor
                 g["max_lr"] = m
                 g["min_lr"] = g["initial_lr"] / final_div_factor
-        self.cycle_momentum = cycle_momentum
-        if cycle_momentum:
-            if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
-                raise ValueError("optimizer must support momentum or beta1 with "
-                                 "`cycle_momentum` option enabled")
-            self.use_beta1 = "betas" in optimizer.defaults
+        if _cycles_momentum(self, optimizer, cycle_momentum):
             for g, lo, hi in zip(groups, per(base_momentum, groups, "base_momentum"),
                                  per(max_momentum, groups, "max_momentum")):
                 if last_epoch == -1:
@@ -570,12 +577,7 @@ class CyclicLR(LRScheduler):
         self.mode, self.gamma, self._scale_fn_custom = mode, gamma, scale_fn
         self.scale_mode = scale_mode if scale_fn is not None else (
             "iterations" if mode == "exp_range" else "cycle")
-        self.cycle_momentum = cycle_momentum
-        if cycle_momentum:
-            if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
-                raise ValueError("optimizer must support momentum or beta1 with "
-                                 "`cycle_momentum` option enabled")
-            self.use_beta1 = "betas" in optimizer.defaults
+        if _cycles_momentum(self, optimizer, cycle_momentum):
             self.base_momentums = per(base_momentum, groups, "base_momentum")
             self.max_momentums = per(max_momentum, groups, "max_momentum")
             if last_epoch == -1:
