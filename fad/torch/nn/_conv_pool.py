@@ -1,6 +1,6 @@
 """``torch.nn.functional``'s convolutions and pooling (``conv1d conv2d conv3d
 conv_transpose1d conv_transpose2d max_pool1d max_pool2d avg_pool1d avg_pool2d
-adaptive_avg_pool1d adaptive_avg_pool2d unfold``), re-exported by
+adaptive_avg_pool1d adaptive_avg_pool2d unfold lp_pool1d lp_pool2d``), re-exported by
 ``fad.torch.nn.functional``: each a facade operation on ``fad.lax``'s
 convolutions and ``reduce_window``."""
 
@@ -406,3 +406,40 @@ def unfold(input: Tensor, kernel_size: Any, dilation: Any = 1, padding: Any = 0,
                padding=tuple(v for p in _ntuple(padding, 2) for v in (p, p)),
                dilation=_ntuple(dilation, 2))
     return F.squeeze(out, 0) if unbatched else out
+
+
+def _lp_pool(input: Tensor, norm_type: float, kernel_size: Any, stride: Any, ceil_mode: bool,
+             nd: int) -> Tensor:
+    """Power-average pooling: the ``norm_type``-norm of each window (an infinite
+    norm is max pooling of the absolute values)."""
+    pool_max, pool_avg = (max_pool1d, avg_pool1d) if nd == 1 else (max_pool2d, avg_pool2d)
+    if norm_type == float("inf"):
+        return pool_max(input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+    if norm_type == -float("inf"):
+        return -pool_max(-input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+    out = pool_avg(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    size = int(np.prod(_ntuple(kernel_size, nd)))
+    return (out.sign() * F.relu(out.abs())).mul(size).pow(1.0 / norm_type)
+
+
+def lp_pool1d(input: Tensor, norm_type: float, kernel_size: int, stride: Any = None,
+              ceil_mode: bool = False) -> Tensor:
+    """The ``norm_type``-norm of each window along the last axis (windows of
+    ``kernel_size``, every ``stride`` entries, no padding).
+
+    >>> import fad.torch as torch
+    >>> torch.nn.functional.lp_pool1d(torch.tensor([[[3.0, 4.0, 1.0, 0.0]]]), 2, 2)
+    tensor([[[5., 1.]]])
+    """
+    return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, 1)
+
+
+def lp_pool2d(input: Tensor, norm_type: float, kernel_size: Any, stride: Any = None,
+              ceil_mode: bool = False) -> Tensor:
+    """The ``norm_type``-norm of each window over the last two axes.
+
+    >>> import fad.torch as torch
+    >>> torch.nn.functional.lp_pool2d(torch.tensor([[[[1.0, 2.0], [2.0, 4.0]]]]), 2, 2)
+    tensor([[[[5.]]]])
+    """
+    return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, 2)

@@ -33,6 +33,8 @@ from ._conv_pool import (  # noqa: F401  (convolutions and pooling, re-exported)
     conv3d,
     conv_transpose1d,
     conv_transpose2d,
+    lp_pool1d,
+    lp_pool2d,
     max_pool1d,
     max_pool2d,
     unfold,

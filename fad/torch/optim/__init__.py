@@ -1,4 +1,5 @@
-"""``torch.optim``: SGD, Adam, AdamW, RMSprop, Adagrad, LBFGS, and ``lr_scheduler``.
+"""``torch.optim``: SGD, Adam, AdamW, RMSprop, Adagrad, NAdam, RAdam, Adamax,
+Adadelta, Rprop, ASGD, LBFGS, and ``lr_scheduler``.
 
 Updates run on the parameters' arrays in place (as PyTorch's, under no_grad):
 NumPy buffers shared with ``from_numpy`` see them, and the version counter moves,
@@ -18,41 +19,12 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from ._base import Optimizer
+from ._adaptive import ASGD, Adadelta, Adamax, NAdam, RAdam, Rprop
+from ._base import _TAIL, Optimizer, _check, _counted, _coupled_decay, _started
 from .lbfgs import LBFGS
 
-__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "LBFGS", "lr_scheduler"]
-
-
-def _check(lr: float, eps: float = 0.0, **named: float) -> None:
-    if lr < 0.0:
-        raise ValueError(f"Invalid learning rate: {lr}")
-    if eps < 0.0:
-        raise ValueError(f"Invalid epsilon value: {eps}")
-    for name, v in named.items():
-        if v < 0.0:
-            raise ValueError(f"Invalid {name} value: {v}")
-
-
-_TAIL = dict(foreach=None, differentiable=False)
-
-
-def _coupled_decay(group: dict, v: Any, g: Any) -> Any:
-    """The gradient with L2 weight decay added: ``g + weight_decay * v``."""
-    return g + group["weight_decay"] * v if group["weight_decay"] else g
-
-
-def _counted(state: dict, p: Any) -> tuple[dict, int]:
-    """``p``'s state, its step count advanced by one, and that count."""
-    st = state.setdefault(p, {})
-    t = st["step"] = st.get("step", 0) + 1
-    return st, t
-
-
-def _started(state: dict, group: dict, p: Any, g: Any) -> tuple:
-    """``(value, gradient with L2 weight decay, state, step count)`` of ``p``."""
-    v = p._value
-    return (v, _coupled_decay(group, v, g), *_counted(state, p))
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "NAdam", "RAdam", "Adamax",
+           "Adadelta", "Rprop", "ASGD", "LBFGS", "lr_scheduler"]
 
 
 class SGD(Optimizer):

@@ -21,6 +21,37 @@ def set_value(p: Tensor, new: Any) -> None:
     p._version += 1
 
 
+def _check(lr: float, eps: float = 0.0, **named: float) -> None:
+    if lr < 0.0:
+        raise ValueError(f"Invalid learning rate: {lr}")
+    if eps < 0.0:
+        raise ValueError(f"Invalid epsilon value: {eps}")
+    for name, v in named.items():
+        if v < 0.0:
+            raise ValueError(f"Invalid {name} value: {v}")
+
+
+_TAIL = dict(foreach=None, differentiable=False)
+
+
+def _coupled_decay(group: dict, v: Any, g: Any) -> Any:
+    """The gradient with L2 weight decay added: ``g + weight_decay * v``."""
+    return g + group["weight_decay"] * v if group["weight_decay"] else g
+
+
+def _counted(state: dict, p: Any) -> tuple[dict, int]:
+    """``p``'s state, its step count advanced by one, and that count."""
+    st = state.setdefault(p, {})
+    t = st["step"] = st.get("step", 0) + 1
+    return st, t
+
+
+def _started(state: dict, group: dict, p: Any, g: Any) -> tuple:
+    """``(value, gradient with L2 weight decay, state, step count)`` of ``p``."""
+    v = p._value
+    return (v, _coupled_decay(group, v, g), *_counted(state, p))
+
+
 class Optimizer:
     """Base class: ``param_groups``, ``state``, ``zero_grad``, ``step``,
     ``add_param_group`` and ``state_dict``/``load_state_dict``.

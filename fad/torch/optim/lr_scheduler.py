@@ -27,7 +27,7 @@ from ._base import Optimizer
 __all__ = ["LRScheduler", "StepLR", "MultiStepLR", "ExponentialLR", "CosineAnnealingLR",
            "OneCycleLR", "ReduceLROnPlateau", "LinearLR", "SequentialLR", "LambdaLR",
            "MultiplicativeLR", "ConstantLR", "PolynomialLR", "ChainedScheduler",
-           "CosineAnnealingWarmRestarts"]
+           "CosineAnnealingWarmRestarts", "CyclicLR"]
 
 
 class LRScheduler:
@@ -422,6 +422,18 @@ class SequentialLR(_Composite):
         self._last_lr = s.get_last_lr()
 
 
+def _cycles_momentum(sched: LRScheduler, optimizer: Optimizer, cycle_momentum: bool) -> bool:
+    """Record ``cycle_momentum`` (and whether the momentum is Adam's ``beta1``) on
+    ``sched``; PyTorch's error for an optimizer with neither."""
+    sched.cycle_momentum = cycle_momentum
+    if cycle_momentum:
+        if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
+            raise ValueError("optimizer must support momentum or beta1 with "
+                             "`cycle_momentum` option enabled")
+        sched.use_beta1 = "betas" in optimizer.defaults
+    return cycle_momentum
+
+
 class OneCycleLR(LRScheduler):
     """The 1cycle policy: the lr rises from ``max_lr / div_factor`` to ``max_lr`` over
     ``pct_start`` of the steps, then anneals to ``initial_lr / final_div_factor``
@@ -470,12 +482,7 @@ class OneCycleLR(LRScheduler):
                 g["initial_lr"] = m / div_factor
                 g["max_lr"] = m
                 g["min_lr"] = g["initial_lr"] / final_div_factor
-        self.cycle_momentum = cycle_momentum
-        if cycle_momentum:
-            if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
-                raise ValueError("optimizer must support momentum or beta1 with "
-                                 "`cycle_momentum` option enabled")
-            self.use_beta1 = "betas" in optimizer.defaults
+        if _cycles_momentum(self, optimizer, cycle_momentum):
             for g, lo, hi in zip(groups, per(base_momentum, groups, "base_momentum"),
                                  per(max_momentum, groups, "max_momentum")):
                 if last_epoch == -1:
@@ -487,7 +494,9 @@ class OneCycleLR(LRScheduler):
     def _per_group(value: Any, groups: list, name: str) -> list:
         if isinstance(value, (list, tuple)):
             if len(value) != len(groups):
-                raise ValueError(f"expected {len(groups)} values for {name}, got {len(value)}")
+                raise ValueError(f"{name} must have the same length as optimizer.param_groups. "
+                                 f"{name} has {len(value)} values, param_groups has "
+                                 f"{len(groups)}.")
             return list(value)
         return [value] * len(groups)
 
@@ -523,6 +532,95 @@ class OneCycleLR(LRScheduler):
             if self.cycle_momentum:
                 self._set_momentum(g, mom)
         return out
+
+
+class CyclicLR(LRScheduler):
+    """The cyclical policy (Smith): per batch, the lr climbs from ``base_lr`` to
+    ``max_lr`` over ``step_size_up`` steps and back over ``step_size_down``; the
+    height scaled per cycle (``triangular`` 1, ``triangular2`` halving) or per
+    iteration (``exp_range``, ``gamma ** iteration``) or by ``scale_fn``; momentum
+    (or Adam's ``beta1``) cycles the other way between ``max_momentum`` and
+    ``base_momentum``.
+
+    >>> import fad.torch as torch
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0, momentum=0.9)
+    >>> s = torch.optim.lr_scheduler.CyclicLR(opt, 0.1, 0.5, step_size_up=2)
+    >>> for _ in range(3):
+    ...     opt.step()
+    ...     s.step()
+    >>> [round(lr, 6) for lr in s.get_last_lr()], round(opt.param_groups[0]["momentum"], 6)
+    ([0.3], 0.85)
+    """
+
+    def __init__(self, optimizer: Optimizer, base_lr: float | Sequence[float],
+                 max_lr: float | Sequence[float], step_size_up: int = 2000,
+                 step_size_down: int | None = None, mode: str = "triangular",
+                 gamma: float = 1.0, scale_fn: Callable[[float], float] | None = None,
+                 scale_mode: str = "cycle", cycle_momentum: bool = True,
+                 base_momentum: float | Sequence[float] = 0.8,
+                 max_momentum: float | Sequence[float] = 0.9, last_epoch: int = -1):
+        if not isinstance(optimizer, Optimizer):
+            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
+        groups = optimizer.param_groups
+        per = OneCycleLR._per_group
+        base_lrs = per(base_lr, groups, "base_lr")
+        if last_epoch == -1:
+            for lr, g in zip(base_lrs, groups):
+                g["lr"] = lr
+        self.max_lrs = per(max_lr, groups, "max_lr")
+        up = float(step_size_up)
+        down = float(step_size_down) if step_size_down is not None else up
+        self.total_size = up + down
+        self.step_ratio = up / self.total_size
+        if mode not in ("triangular", "triangular2", "exp_range") and scale_fn is None:
+            raise ValueError("mode is invalid and scale_fn is None")
+        self.mode, self.gamma, self._scale_fn_custom = mode, gamma, scale_fn
+        self.scale_mode = scale_mode if scale_fn is not None else (
+            "iterations" if mode == "exp_range" else "cycle")
+        if _cycles_momentum(self, optimizer, cycle_momentum):
+            self.base_momentums = per(base_momentum, groups, "base_momentum")
+            self.max_momentums = per(max_momentum, groups, "max_momentum")
+            if last_epoch == -1:
+                for hi, lo, g in zip(self.max_momentums, self.base_momentums, groups):
+                    OneCycleLR._set_momentum(self, g, hi)
+                    g["max_momentum"], g["base_momentum"] = hi, lo
+        super().__init__(optimizer, last_epoch)
+        self.base_lrs = base_lrs
+
+    def scale_fn(self, x: float) -> float:
+        """The height's scale at cycle (or iteration) ``x``."""
+        if self._scale_fn_custom is not None:
+            return self._scale_fn_custom(x)
+        if self.mode == "triangular2":
+            return 1 / (2.0 ** (x - 1))
+        return self.gamma ** x if self.mode == "exp_range" else 1.0
+
+    def get_lr(self) -> list:
+        cycle = math.floor(1 + self.last_epoch / self.total_size)
+        x = 1.0 + self.last_epoch / self.total_size - cycle
+        frac = x / self.step_ratio if x <= self.step_ratio else (x - 1) / (self.step_ratio - 1)
+        scale = self.scale_fn(cycle if self.scale_mode == "cycle" else self.last_epoch)
+        lrs = [lo + (hi - lo) * frac * scale for lo, hi in zip(self.base_lrs, self.max_lrs)]
+        if self.cycle_momentum:
+            for g, lo, hi in zip(self.optimizer.param_groups, self.base_momentums,
+                                 self.max_momentums):
+                OneCycleLR._set_momentum(self, g, hi - (hi - lo) * frac * scale)
+        return lrs
+
+    def state_dict(self) -> dict:
+        """As the base's, ``scale_fn`` saved only when it is a callable object."""
+        d = {k: v for k, v in self.__dict__.items() if k != "optimizer"}
+        fn = d["_scale_fn_custom"]
+        d["_scale_fn_custom"] = None if fn is None or type(fn).__name__ == "function" \
+            else dict(fn.__dict__)
+        return d
+
+    def load_state_dict(self, state_dict: dict) -> None:
+        state_dict = dict(state_dict)
+        saved = state_dict.pop("_scale_fn_custom", None)
+        self.__dict__.update(state_dict)
+        if saved is not None:
+            self._scale_fn_custom.__dict__.update(saved)
 
 
 class ReduceLROnPlateau(LRScheduler):

@@ -61,6 +61,8 @@ from .pooling import (
     AvgPool1d,
     AvgPool2d,
     Fold,
+    LPPool1d,
+    LPPool2d,
     MaxPool1d,
     MaxPool2d,
     Unflatten,
@@ -79,6 +81,7 @@ from .attention import (
 from .normalization import (
     BatchNorm1d,
     BatchNorm2d,
+    BatchNorm3d,
     GroupNorm,
     InstanceNorm1d,
     InstanceNorm2d,
@@ -148,10 +151,11 @@ __all__ += ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell
 # convolution and pooling
 __all__ += ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "MaxPool1d",
             "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
-            "Unflatten", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "Fold", "Unfold"]
+            "Unflatten", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "Fold", "Unfold",
+            "LPPool1d", "LPPool2d"]
 # normalisation and attention
-__all__ += ["BatchNorm1d", "BatchNorm2d", "LayerNorm", "GroupNorm", "MultiheadAttention",
-            "TransformerEncoderLayer", "TransformerEncoder"]
+__all__ += ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LayerNorm", "GroupNorm",
+            "MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder"]
 # more activations, losses and layers
 __all__ += ["SELU", "CELU", "Mish", "Hardswish", "Hardsigmoid", "Hardtanh", "Softsign",
             "Softmin", "Softmax2d", "LogSigmoid", "Tanhshrink", "Softshrink", "Hardshrink",

@@ -1,4 +1,4 @@
-"""Normalisation layers of ``torch.nn``: ``BatchNorm1d``, ``BatchNorm2d``,
+"""Normalisation layers of ``torch.nn``: ``BatchNorm1d``, ``BatchNorm2d``, ``BatchNorm3d``,
 ``LayerNorm``, ``GroupNorm``, ``InstanceNorm1d/2d/3d``, ``LocalResponseNorm``,
 ``RMSNorm``."""
 
@@ -16,7 +16,7 @@ from .. import functional as NF
 from .. import init
 from .module import Module, Parameter
 
-__all__ = ["BatchNorm1d", "BatchNorm2d", "LayerNorm", "GroupNorm", "InstanceNorm1d",
+__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LayerNorm", "GroupNorm", "InstanceNorm1d",
            "InstanceNorm2d", "InstanceNorm3d", "LocalResponseNorm", "RMSNorm"]
 
 
@@ -120,6 +120,18 @@ class BatchNorm2d(_BatchNorm):
     _dims = (4,)
     _expected = "4D"
 
+
+
+class BatchNorm3d(_BatchNorm):
+    """Batch normalisation of ``(N, C, D, H, W)`` input.
+
+    >>> import fad.torch as torch
+    >>> torch.nn.BatchNorm3d(2)(torch.ones(2, 2, 1, 2, 2)).shape
+    torch.Size([2, 2, 1, 2, 2])
+    """
+
+    _dims = (5,)
+    _expected = "5D"
 
 class LayerNorm(Module):
     """Normalisation over the trailing ``normalized_shape`` dimensions, with an

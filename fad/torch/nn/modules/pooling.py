@@ -1,5 +1,6 @@
 """Pooling layers of ``torch.nn``: ``MaxPool1d``, ``MaxPool2d``, ``AvgPool1d``,
-``AvgPool2d``, ``AdaptiveAvgPool1d``, ``AdaptiveAvgPool2d``, and ``Unflatten``."""
+``AvgPool2d``, ``AdaptiveAvgPool1d``, ``AdaptiveAvgPool2d``, ``LPPool1d``, ``LPPool2d``,
+and ``Unflatten``."""
 
 from __future__ import annotations
 
@@ -11,8 +12,8 @@ from .. import _conv_pool as CP
 from .. import functional as NF
 from .module import Module
 
-__all__ = ["MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d",
-           "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "Fold", "Unfold",
+__all__ = ["LPPool1d", "LPPool2d", "MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d",
+           "AdaptiveAvgPool1d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "Fold", "Unfold",
            "AdaptiveAvgPool2d", "Unflatten"]
 
 
@@ -237,3 +238,43 @@ class Unfold(Module):
     def extra_repr(self) -> str:
         return (f"kernel_size={self.kernel_size}, dilation={self.dilation}, "
                 f"padding={self.padding}, stride={self.stride}")
+
+
+class _LPPoolNd(Module):
+    _fn = ""
+
+    def __init__(self, norm_type: float, kernel_size: Any, stride: Any = None,
+                 ceil_mode: bool = False):
+        super().__init__()
+        self.norm_type, self.kernel_size = norm_type, kernel_size
+        self.stride, self.ceil_mode = stride, ceil_mode
+
+    def forward(self, input: Tensor) -> Tensor:
+        return getattr(NF, self._fn)(input, float(self.norm_type), self.kernel_size,
+                                     self.stride, self.ceil_mode)
+
+    def extra_repr(self) -> str:
+        return (f"norm_type={self.norm_type}, kernel_size={self.kernel_size}, "
+                f"stride={self.stride}, ceil_mode={self.ceil_mode}")
+
+
+class LPPool1d(_LPPoolNd):
+    """Power-average pooling of ``(N, C, L)`` input: the ``norm_type``-norm of each window.
+
+    >>> import fad.torch as torch
+    >>> torch.nn.LPPool1d(2, 3, stride=2)
+    LPPool1d(norm_type=2, kernel_size=3, stride=2, ceil_mode=False)
+    """
+
+    _fn = "lp_pool1d"
+
+
+class LPPool2d(_LPPoolNd):
+    """Power-average pooling of ``(N, C, H, W)`` input.
+
+    >>> import fad.torch as torch
+    >>> torch.nn.LPPool2d(1.5, (2, 3))(torch.ones(1, 1, 4, 6)).shape
+    torch.Size([1, 1, 2, 2])
+    """
+
+    _fn = "lp_pool2d"
