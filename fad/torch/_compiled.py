@@ -113,7 +113,8 @@ def _signature(cts: list) -> tuple | None:
 
 def _compile(plan: PullPlan, vals: list, cts: list) -> tuple | None:
     sig = _signature(cts)
-    if sig is None or not all(type(v) is np.ndarray for v in vals):
+    if sig is None or not all(type(v) is np.ndarray or isinstance(v, np.generic)
+                              for v in vals):  # (a reduction to 0-d gives a NumPy scalar)
         return None
     prog, n = plan.prog, len(vals)
     return _generated(lambda *a: tape_pullback(plan.tape(list(a[:n])), prog.out_nodes,

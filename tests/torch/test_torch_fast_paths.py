@@ -362,3 +362,21 @@ def test_new_tensors_own_their_memory_on_every_path(fast: None, requires_grad: b
             with torch.no_grad():
                 y.add_(1.0)
             assert x.tolist() == [1.0, 2.0], name
+
+
+def test_program_pullbacks_become_generated_code(fast: None) -> None:
+    """From its second pullback on, a program's backward is one generated function,
+    also when the program reduces to a 0-d value (a NumPy scalar at run time, as the
+    mean of ``nll_loss``): the gradients stay those of the first, rule-by-rule pass."""
+    z = torch.tensor(np.random.default_rng(3).standard_normal((4, 3)), requires_grad=True)
+    y = torch.tensor([0, 2, 1, 2])
+    grads = []
+    for _ in range(3):
+        z.grad = None
+        F.cross_entropy(z * 2.0, y).backward()
+        grads.append(z.grad.numpy().copy())
+    plans = {k[0][0].name: v.plan for k, v in recorder._PROGRAMS.items()
+             if isinstance(v, recorder._Program)}
+    assert {"log_softmax", "nll_loss"} <= set(plans)
+    assert all(callable(p.fn) for p in plans.values())
+    np.testing.assert_allclose(grads[2], grads[0], rtol=1e-12)
