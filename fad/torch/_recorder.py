@@ -28,8 +28,9 @@ import numpy as np
 from .. import numpy as fnp
 from ..backends import default_backend
 from ..core.errors import ShapeError
-from ..core.ir import Literal
+from ..core.ir import ClosedJaxpr, Jaxpr, Literal
 from ..core.trace import Tracer, current_state, new_main
+from ..interpreters.codegen import compile_jaxpr
 from ..interpreters.dce import dce
 from ..interpreters.tape import (
     TapeEntry,
@@ -503,7 +504,8 @@ _PROGRAM_CONSTS_MAX = 1 << 20  # bytes of constants a cached program may hold
 
 class _Program:
     __slots__ = ("env0", "in_slots", "sources", "code", "out_slots", "cls", "layout", "plan",
-                 "saved", "out_saved", "derived", "same", "pruned", "out_nodes", "in_nodes")
+                 "saved", "out_saved", "derived", "same", "pruned", "out_nodes", "in_nodes",
+                 "run", "run_slots")
 
 
 def _program_key(key: tuple, vals: list, dt: Any) -> tuple | None:
@@ -559,6 +561,11 @@ def _evaluate(prog: _Program, vals: list, params: dict) -> list | None:
     for s, src in zip(prog.in_slots, prog.sources):
         env[s] = vals[src] if type(src) is int else params[src]
     try:
+        run = prog.run
+        if run is not None:  # generated code: the slots the caller reads
+            for s, v in zip(prog.run_slots, run(*[env[s] for s in prog.in_slots])):
+                env[s] = v
+            return env
         for prim, eparams, ins, out, _ in prog.code:
             ans = prim.impl(*[env[a] for a in ins], **eparams)
             if type(out) is int:
@@ -682,7 +689,28 @@ def _compile(op: Op, args: tuple, vals: list, diff: tuple, dt: Any, params: dict
     prog.out_nodes = [s if s in live else None for s in out_slots]
     prog.in_nodes = list(diff_slots)
     prog.plan = PullPlan(prog)
+    prog.run_slots, prog.run = _generated_forward(closed, slot, prog)
     return prog
+
+
+def _generated_forward(closed: Any, slot: dict, prog: _Program) -> tuple:
+    """``(slots, fn)``: the program as one function of jit's code generator, from the
+    input arrays to the values of the slots that its callers read (outputs, and what
+    the pullback and the saved-view check read), or ``((), None)`` (another backend
+    than NumPy, or code that cannot be generated: the equations then run one by one
+    with each primitive's ``impl``)."""
+    if default_backend() != "numpy":
+        return (), None
+    wanted = set(prog.out_slots) | set(prog.plan.slots)
+    var_of = {s: v for v, s in slot.items() if s not in prog.in_slots and s in wanted}
+    slots = tuple(sorted(var_of))
+    j = closed.jaxpr
+    try:
+        fn = compile_jaxpr(ClosedJaxpr(Jaxpr(j.constvars, j.invars, j.eqns,
+                                             [var_of[s] for s in slots]), closed.consts), np)
+    except Exception:  # (a kernel that cannot be bound ahead)
+        return (), None
+    return slots, fn
 
 
 def make_flat(op: Op, vals: Any, diff: Any, dt: Any, params: dict,
