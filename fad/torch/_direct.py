@@ -23,7 +23,7 @@ from ..interpreters.tape import entry_vjp
 from ..primitives.indexing import Indexer
 from . import _graph
 from ._compiled import compiled_vjp
-from ._graph import AccumulateGrad, accumulate_grad, array_aval, save_output
+from ._graph import AccumulateGrad, accumulate_grad, array_aval, nexts_of, save_output
 from .tensor import Tensor, note_alias, view_of_own, wrap
 
 _wrap = wrap
@@ -271,11 +271,11 @@ def _apply_direct(form: _Direct, op: Any, args: tuple, vals: list, diff: tuple,
     if n == 1:  # _edges, inlined: the common case
         t = tensors[0]
         fn = t._grad_fn
-        if fn is None:
-            nexts, nrs = (accumulate_grad(t),), _NR0
+        if fn is None:  # (one next node is held bare: see Node)
+            nexts, nrs = accumulate_grad(t), _NR0
         else:
             nr = t._output_nr
-            nexts, nrs = (fn,), (_NR0 if nr == 0 else (nr,))
+            nexts, nrs = fn, (_NR0 if nr == 0 else (nr,))
     else:
         nexts, nrs = _edges(tensors)
     cls = form.cls
@@ -341,7 +341,7 @@ def inputs_of(node: Any) -> tuple | None:
     held = dict(zip(saved, node._checked)) if saved else {}
     res = node._res
     out = []
-    for k, (i, nxt, nr) in enumerate(zip(diff, node._next, node._nrs)):
+    for k, (i, nxt, nr) in enumerate(zip(diff, nexts_of(node), node._nrs)):
         t = held.get(i)
         if t is None:
             t = nxt.variable if type(nxt) is AccumulateGrad else \

@@ -46,7 +46,9 @@ class Node:
     # what ``function_of`` turns into the operation's fad function.
     # Hooks, retained gradients and metadata, which few nodes have, live in the
     # instance's ``__dict__`` once set (the class gives ``None``): a node is made
-    # per recorded operation and the garbage collector walks its slots.
+    # per recorded operation and the garbage collector walks its slots. ``_next`` is a
+    # tuple of nodes, or the node itself for an operation of one recorded input (no
+    # tuple for the collector to track: see ``nexts_of``).
     __slots__ = ("_next", "_nrs", "_layout", "_pull", "_res", "_fun", "_consts", "_params",
                  "_inputs", "_checked", "_versions", "_saves", "_freed", "_n_out", "_avals",
                  "__dict__", "__weakref__")
@@ -58,7 +60,7 @@ class Node:
 
     @property
     def next_functions(self) -> tuple:
-        pairs = tuple(zip(self._next, self._nrs))
+        pairs = tuple(zip(nexts_of(self), self._nrs))
         if self._layout is None:
             return pairs
         return tuple(pairs[i] if i >= 0 else (None, 0) for i in self._layout)
@@ -126,7 +128,7 @@ class Node:
         return xp.zeros(shape, dtype=dtype)
 
     def _zero_inputs(self) -> list:
-        return [self._zero_input(i) for i in range(len(self._next))]
+        return [self._zero_input(i) for i in range(len(nexts_of(self)))]
 
     def _release(self) -> None:
         """Drop what the backward pass needed. A node that saved values can no longer
@@ -140,6 +142,12 @@ class Node:
             if self._avals is None:
                 self._avals = tuple([array_aval(t._value) for t in self._inputs])
             self._pull = self._res = self._inputs = self._checked = self._versions = None
+
+
+def nexts_of(node: Node) -> tuple:
+    """The nodes of ``node``'s ``next_functions`` (``_next``, as a tuple)."""
+    n = node._next
+    return n if type(n) is tuple else (n,)
 
 
 def array_aval(v: Any) -> tuple:
@@ -341,14 +349,15 @@ def _graph_order(roots: list[Node]) -> list[Node]:
         if root in seen:
             continue
         add(root)
-        stack = [(root, iter(root._next))]
+        stack = [(root, iter(nexts_of(root)))]
         push = stack.append
         while stack:
             node, it = stack[-1]
             for nxt in it:
                 if nxt not in seen:
                     add(nxt)
-                    push((nxt, iter(nxt._next)))
+                    nn = nxt._next
+                    push((nxt, iter(nn if type(nn) is tuple else (nn,))))
                     break
             else:
                 stack.pop()
@@ -525,6 +534,8 @@ def _run_backward(roots: list, grads: list, retain_graph: bool, create_graph: bo
             if node._hooks:
                 in_cts = _run_node_hooks(node, in_cts, buf, create_graph)
             nexts = node._next
+            if type(nexts) is not tuple:
+                nexts = (nexts,)
             for nxt, nr, ct in zip(nexts, node._nrs, in_cts):
                 if nxt is None or ct is None:
                     continue
@@ -574,7 +585,7 @@ def _needed(order: list[Node], target_ids: set[int]) -> set[int]:
     needed: set[int] = set(target_ids)
     add = needed.add
     for node in reversed(order):
-        for n in node._next:
+        for n in nexts_of(node):
             if n is not None and id(n) in needed:
                 add(id(node))
                 break
