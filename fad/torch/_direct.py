@@ -23,7 +23,7 @@ from ..interpreters.tape import entry_vjp
 from ..primitives.indexing import Indexer
 from . import _graph
 from ._compiled import compiled_vjp
-from ._graph import AccumulateGrad, accumulate_grad, array_aval, nexts_of, save_output
+from ._graph import AccumulateGrad, accumulate_grad, array_aval, nexts_of
 from .tensor import Tensor, note_alias, view_of_own, wrap
 
 _wrap = wrap
@@ -290,9 +290,13 @@ def _apply_direct(form: _Direct, op: Any, args: tuple, vals: list, diff: tuple,
     node._params = params
     node._inputs = None  # (see inputs_of: the graph does not keep the Tensors alive)
     saved = form.saved
-    if saved is _DIFF:
-        node._checked = tensors
-        node._versions = (tensors[0]._vc[0],) if n == 1 else tuple([t._vc[0] for t in tensors])
+    if saved is _DIFF:  # (one guard is held bare: see _graph._guarded)
+        if n == 1:
+            node._checked = t = tensors[0]
+            node._versions = t._vc[0]
+        else:
+            node._checked = tensors
+            node._versions = tuple([t._vc[0] for t in tensors])
     elif saved:
         node._checked = saved = tuple([args[i] for i in saved])
         node._versions = tuple([t._vc[0] for t in saved])
@@ -305,8 +309,16 @@ def _apply_direct(form: _Direct, op: Any, args: tuple, vals: list, diff: tuple,
     t = _wrap(ans, True, node) if ans.dtype.kind in "fc" else _wrap(ans)
     if ans.base is not None:
         _aliasing(t, args)
-    if form.out_saved:
-        save_output(node, 0, t)
+    if form.out_saved:  # (save_output, without a SavedOutput: the value is in _res)
+        vc = t._vc
+        c = node._checked
+        if c is None:
+            node._checked, node._versions = vc, vc[0]
+        elif type(c) is tuple:
+            node._checked += (vc,)
+            node._versions += (vc[0],)
+        else:
+            node._checked, node._versions = (c, vc), (node._versions, vc[0])
     return t
 
 
@@ -337,7 +349,8 @@ def inputs_of(node: Any) -> tuple | None:
         return ins
     saved, diff = form.saved, form.diff
     if saved is _DIFF:
-        return node._checked[:len(diff)]
+        c = node._checked
+        return c[:len(diff)] if type(c) is tuple else (c,)
     held = dict(zip(saved, node._checked)) if saved else {}
     res = node._res
     out = []

@@ -96,10 +96,10 @@ class Node:
     def _check_alive(self) -> None:
         if self._freed:
             raise RuntimeError(FREED_MSG)
-        if self._versions is not None:
-            for t, v in zip(self._checked, self._versions):
-                if t._vc[0] != v:
-                    raise RuntimeError(_version_message(self, t, t._vc[0], v))
+        for t, v in zip(*_guarded(self)):
+            now = (t if type(t) is list else t._vc)[0]
+            if now != v:
+                raise RuntimeError(_version_message(self, t, now, v))
 
     def _backward(self, cts: list, retain: bool, create_graph: bool) -> list:
         """Cotangents of the recorded inputs (``self._next``) from those of the
@@ -181,19 +181,56 @@ def save_output(node: Node, nr: int, t: Any) -> None:
 def rebind_saved_output(node: Node, old: list, new: list) -> None:
     """An output of ``node`` with counter ``old`` is now held by a tensor with counter
     ``new`` (an in-place operation): guard it by that counter from now on."""
-    if not node._checked:
+    if node._checked is None:
         return
-    versions = list(node._versions)
-    for k, s in enumerate(node._checked):
+    guards, versions = _guarded(node)
+    guards, versions = list(guards), list(versions)
+    for k, s in enumerate(guards):
         if type(s) is SavedOutput and s._vc is old:
             s._vc = new
             versions[k] = new[0]
-    node._versions = tuple(versions)
+        elif s is old:  # (a direct form's saved output: its counter itself)
+            guards[k] = new
+            versions[k] = new[0]
+    if type(node._checked) is tuple:
+        node._checked, node._versions = tuple(guards), tuple(versions)
+    else:
+        node._checked, node._versions = guards[0], versions[0]
+
+
+def _guarded(node: Node) -> tuple[tuple, tuple]:
+    """``(guards, versions)``: what the node's backward checks the versions of, and
+    the versions it expects. A node holds them as ``_checked`` and ``_versions``:
+    ``None``, one guard and its version, or tuples of them; a guard is a saved
+    Tensor, a ``SavedOutput``, or a direct form's saved output's version counter
+    (its value is the node's ``_res[-1]``). One guard is held bare: the collector
+    tracks no tuple for it."""
+    c = node._checked
+    if c is None:
+        return (), ()
+    if type(c) is tuple:
+        return c, node._versions
+    return (c,), (node._versions,)
+
+
+def guards_of(node: Node) -> list:
+    """What ``node``'s backward checks the version of before it runs: the saved
+    Tensors and outputs (``SavedOutput``s)."""
+    return [_as_guard(node, g) for g in _guarded(node)[0]]
+
+
+def _as_guard(node: Node, g: Any) -> Any:
+    if type(g) is list:  # a direct form's output: its counter and its value in _res
+        out = SavedOutput()
+        out._vc, out.nr, out.value = g, 0, node._res[-1]
+        return out
+    return g
 
 
 def _version_message(node: Node, who: Any, now: int, expected: int) -> str:
     """PyTorch's words for a saved value edited in place since it was saved. ``who``
     is the saved Tensor, or a ``SavedOutput`` of ``node``."""
+    who = _as_guard(node, who)
     if type(who) is SavedOutput:
         t = _T.wrap(who.value)
         of = f", which is output {who.nr} of {_short_name(node.name())},"
@@ -455,10 +492,14 @@ def _run_backward(roots: list, grads: list, retain_graph: bool, create_graph: bo
         if n._freed:
             n._check_alive()
         vs = n._versions
-        if vs is not None:
-            for t, v in zip(n._checked, vs):
-                if t._vc[0] != v:
-                    n._check_alive()
+        if vs is not None:  # (see _guarded)
+            c = n._checked
+            if type(c) is tuple:
+                for t, v in zip(c, vs):
+                    if (t if type(t) is list else t._vc)[0] != v:
+                        n._check_alive()
+            elif (c if type(c) is list else c._vc)[0] != vs:
+                n._check_alive()
 
     buffers: dict[Node, list] = {}
     for (node, nr), g in zip(root_edges, grads):

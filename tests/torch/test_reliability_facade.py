@@ -19,6 +19,7 @@ from facade_graphs import grad_fn_nodes
 
 import fad.torch as ftorch
 import fad.torch._recorder as recorder
+from fad.torch._graph import guards_of
 
 MODIFIED = ("one of the variables needed for gradient computation has been modified by "
             "an inplace operation")
@@ -430,7 +431,7 @@ def _checked(t: Any) -> list:
     number, saved tensors by shape and whether they require grad)."""
     return [(n.name(), sorted(("output", s.nr) if hasattr(s, "nr") else
                               ("tensor", tuple(s.shape), s.requires_grad)
-                              for s in (getattr(n, "_checked", None) or ())))
+                              for s in guards_of(n)))
             for n in grad_fn_nodes(t)]
 
 
