@@ -27,6 +27,7 @@ from ._graph import AccumulateGrad, accumulate_grad, array_aval, nexts_of
 from .tensor import Tensor, note_alias, view_of_own, wrap
 
 _wrap = wrap
+_new_tensor = object.__new__
 _SIMPLE_PARAMS = frozenset({bool, int, float, complex, str, type(None), type(Ellipsis)})
 
 _DIFF = ("the differentiated inputs",)  # ``saved`` positions that are ``diff``'s
@@ -258,8 +259,15 @@ def _apply_direct(form: _Direct, op: Any, args: tuple, vals: list, diff: tuple,
     """Record ``op`` by its direct form (``None``: take the general path instead).
     What ``_finish`` does, spelled out for this path, the most frequent: its node
     holds the operands and the output for ``form.vjp`` and no per-operation closure."""
+    kernel = form.kernel
     try:
-        operands, ans = form.run(vals, params)
+        if form.sources is None and kernel is not None:  # (form.run, inlined)
+            operands = vals
+            ans = kernel(*vals)
+            if type(ans) is not np.ndarray:
+                ans = np.asarray(ans)
+        else:
+            operands, ans = form.run(vals, params)
     except Exception:  # the general path reports the error in the facade's words
         return None
     n = len(diff)
@@ -306,7 +314,17 @@ def _apply_direct(form: _Direct, op: Any, args: tuple, vals: list, diff: tuple,
     node._freed = False
     node._n_out = 1
     node._avals = form.avals
-    t = _wrap(ans, True, node) if ans.dtype.kind in "fc" else _wrap(ans)
+    if ans.dtype.kind in "fc":  # (wrap(ans, True, node), inlined)
+        t = _new_tensor(Tensor)
+        t._value = ans
+        t._requires_grad = True
+        t._grad_fn = node
+        t._output_nr = 0
+        t._vc = [0]
+        t._grad = t._hooks = t._acc = t._base = None
+        t._retains_grad = t._cow = False
+    else:
+        t = _wrap(ans)
     if ans.base is not None:
         _aliasing(t, args)
     if form.out_saved:  # (save_output, without a SavedOutput: the value is in _res)

@@ -330,6 +330,12 @@ def signature_key(op: Op, vals: list, diff: tuple, params: dict) -> tuple | None
             tv = type(v)
             if tv in _SIMPLE_PARAMS:
                 append((k, tv, v))
+            elif tv is tuple and len(v) == 1 and type(v[0]) is slice and \
+                    type(v[0].start) in _SIMPLE_PARAMS and type(v[0].stop) in _SIMPLE_PARAMS \
+                    and type(v[0].step) in _SIMPLE_PARAMS:  # x[a:b:c], the most frequent index
+                e = v[0]
+                append((k, slice, type(e.start), e.start, type(e.stop), e.stop,
+                        type(e.step), e.step))
             elif tv is tuple and all(type(e) in _SIMPLE_PARAMS for e in v):
                 append((k, tuple(map(type, v)), v))
             elif tv is tuple or tv is slice:  # an index: slices of plain values
