@@ -39,6 +39,7 @@ from ._activations import (
     standardize,
     threshold,
 )
+from ._ctc import ctc_loss
 
 
 def _float(x: Any) -> Any:
@@ -421,7 +422,7 @@ __all__ = ["relu", "leaky_relu", "elu", "gelu", "sigmoid", "silu", "tanh", "soft
            "log_sigmoid", "softmax", "log_softmax", "logsumexp", "reduce_loss",
            "binary_cross_entropy_with_logits", "binary_cross_entropy", "nll_loss",
            "cross_entropy", "kl_div", "mse_loss", "l1_loss", "huber_loss", "smooth_l1_loss",
-           "initializers",
+           "ctc_loss", "initializers",
            # (fad.nn._activations)
            "celu", "selu", "glu", "hard_tanh", "relu6", "hard_sigmoid", "hard_silu",
            "hard_swish", "soft_sign", "squareplus", "mish", "standardize", "one_hot",

@@ -13,8 +13,10 @@ import numpy as np
 
 from ... import nn as _nn
 from ... import numpy as _fnp
+from ...nn._ctc import IMPOSSIBLE, ctc_log_likelihood
+from ...transforms.autodiff import stop_gradient
 from .. import _functions as F
-from .._creation import full_like, zeros_like
+from .._creation import full_like, tensor, zeros_like
 from .._grad_mode import is_grad_enabled, no_grad
 from .._recorder import Op, apply
 from ..tensor import Tensor
@@ -23,7 +25,8 @@ from ._common import _reduction, _v
 __all__ = ["cosine_embedding_loss", "margin_ranking_loss", "hinge_embedding_loss",
            "triplet_margin_loss", "soft_margin_loss", "multilabel_soft_margin_loss",
            "multi_margin_loss", "poisson_nll_loss", "gaussian_nll_loss", "cosine_similarity",
-           "pairwise_distance", "multilabel_margin_loss", "triplet_margin_with_distance_loss"]
+           "pairwise_distance", "multilabel_margin_loss", "triplet_margin_with_distance_loss",
+           "ctc_loss"]
 
 
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
@@ -386,3 +389,72 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var: Tensor | float, full: 
     if full:
         loss = loss + 0.5 * math.log(2 * math.pi)
     return _reduce(loss, reduction)
+
+
+def _ctc(log_probs: Any, targets: Any = None, input_lengths: Any = None,
+         target_lengths: Any = None, blank: int = 0) -> Any:
+    """The CTC loss per sequence (``fad.nn.ctc_loss``) with PyTorch's gradient:
+    PyTorch's derivative in ``log_probs`` adds ``exp(log_probs)`` on every frame
+    within an input's length (its formula is written for the logits under
+    ``log_softmax``, whose backward removes a term summing to 1 over the classes,
+    so the logits' gradient is the same either way). ``e - stop_gradient(e)`` is
+    exactly 0 and has derivative ``e``."""
+    ll = ctc_log_likelihood(log_probs, targets, input_lengths, target_lengths, blank)
+    e = _fnp.exp(log_probs)
+    within = (_fnp.arange(log_probs.shape[0])[:, None] < input_lengths)[:, :, None]
+    extra = _fnp.sum(_fnp.where(within, e - stop_gradient(e), 0.0), axis=(0, 2))
+    return _fnp.where(ll < IMPOSSIBLE, _fnp.inf, extra - ll)
+
+
+_CTC = Op("ctc_loss", _ctc, "CtcLossBackward0")
+
+
+def ctc_loss(log_probs: Tensor, targets: Any, input_lengths: Any, target_lengths: Any,
+             blank: int = 0, reduction: str = "mean", zero_infinity: bool = False) -> Tensor:
+    """The connectionist temporal classification loss (``fad.nn.ctc_loss``) of
+    ``log_probs`` (``(T, N, C)`` or ``(T, C)``) for ``targets`` padded (``(N, S)``) or
+    concatenated (``sum(target_lengths)``), as PyTorch's: ``"mean"`` divides each loss
+    by its target length, then averages; ``zero_infinity`` zeroes the losses of
+    targets no alignment reaches.
+
+    >>> import fad.torch as torch
+    >>> lp = torch.full((2, 1, 2), 0.5).log()  # 2 frames, classes {blank, a}
+    >>> torch.nn.functional.ctc_loss(lp, torch.tensor([[1]]), [2], [1])  # -log(3/4)
+    tensor(0.2877)
+    """
+    reduction = _check(reduction)
+    unbatched = log_probs.dim() == 2
+    if unbatched:
+        log_probs = log_probs.unsqueeze(1)
+    if log_probs.dim() != 3:
+        raise RuntimeError(f"ctc_loss: expected log_probs of 2 or 3 dimensions, got "
+                           f"{log_probs.dim()}")
+    frames, batch = log_probs.shape[0], log_probs.shape[1]
+    il = np.atleast_1d(np.asarray(_v(input_lengths), dtype=np.int64))
+    tl = np.atleast_1d(np.asarray(_v(target_lengths), dtype=np.int64))
+    t = np.asarray(_v(targets))
+    if t.dtype.kind not in "iu":
+        raise RuntimeError("ctc_loss: targets must hold integer class indices, got "
+                           f"{t.dtype}")
+    if il.shape != (batch,) or tl.shape != (batch,):
+        raise RuntimeError(f"input_lengths and target_lengths must have one entry per batch "
+                           f"element ({batch})")
+    if il.size and il.max() > frames:
+        raise RuntimeError(f"Expected input_lengths to have value at most {frames}, but got "
+                           f"value {il.max()} (while checking arguments for "
+                           "ctc_loss_allocate_outputs)")
+    if unbatched or t.ndim == 1:  # concatenated targets: padded rows
+        starts = np.concatenate([[0], np.cumsum(tl)[:-1]]).astype(np.int64)
+        padded = np.full((batch, max(int(tl.max(initial=0)), 1)), blank, np.int64)
+        for n, (a, k) in enumerate(zip(starts, tl)):
+            padded[n, :k] = t.reshape(-1)[a:a + k]
+        t = padded
+    loss = apply(_CTC, (log_probs,), {"targets": t.astype(np.int64), "input_lengths": il,
+                                      "target_lengths": tl, "blank": int(blank)})
+    if zero_infinity:
+        loss = F.where(F.isinf(loss), zeros_like(loss), loss)
+    if reduction == "mean":
+        return (loss / tensor(np.maximum(tl, 1), dtype=loss.dtype)).mean()
+    if reduction == "sum":
+        return loss.sum()
+    return loss.squeeze(0) if unbatched else loss

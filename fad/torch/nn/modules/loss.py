@@ -14,7 +14,7 @@ __all__ = ["MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss", "BCELoss", "BCEWith
            "NLLLoss", "CrossEntropyLoss", "KLDivLoss", "CosineEmbeddingLoss",
            "MarginRankingLoss", "HingeEmbeddingLoss", "TripletMarginLoss", "SoftMarginLoss",
            "MultiLabelSoftMarginLoss", "MultiMarginLoss", "PoissonNLLLoss", "GaussianNLLLoss",
-           "MultiLabelMarginLoss", "TripletMarginWithDistanceLoss"]
+           "MultiLabelMarginLoss", "TripletMarginWithDistanceLoss", "CTCLoss"]
 
 
 class _Loss(Module):
@@ -116,6 +116,18 @@ class KLDivLoss(_Loss):
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return NF.kl_div(input, target, reduction=self.reduction, log_target=self.log_target)
+
+
+class CTCLoss(_Loss):
+    """The connectionist temporal classification loss (``functional.ctc_loss``)."""
+
+    def __init__(self, blank: int = 0, reduction: str = "mean", zero_infinity: bool = False):
+        super().__init__(None, None, reduction, blank=blank, zero_infinity=zero_infinity)
+
+    def forward(self, log_probs: Tensor, targets: Tensor, input_lengths: Tensor,
+                target_lengths: Tensor) -> Tensor:
+        return NF.ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank,
+                           self.reduction, self.zero_infinity)
 
 
 class _MarginLoss(_Loss):
