@@ -495,10 +495,11 @@ def _eager_program(key: tuple, op: Op, args: tuple, vals: list, params: dict) ->
 # An operation that is not one primitive (``log_softmax``, ``nll_loss``, ``relu``,
 # ``mse_loss``...) is traced once per signature (Python scalar values included) to
 # its IR with ``fad.make_jaxpr``, every array input abstract. Later calls evaluate
-# that program on the arrays, equation by equation with each primitive's ``impl``,
-# and tape the equations that depend on a recorded input exactly as the core's
-# ``VJPTrace`` does (same entries, same rule for what is taped); the node's
-# pullback is the core's ``pullback`` of that tape. An operation whose program
+# that program on the arrays (as one function of ``jit``'s code generator on NumPy,
+# else equation by equation with each primitive's ``impl``), and tape the equations
+# that depend on a recorded input exactly as the core's ``VJPTrace`` does (same
+# entries, same rule for what is taped); the node's pullback is the core's
+# ``pullback`` of that tape. An operation whose program
 # cannot be traced abstractly (value-dependent Python control flow), or that holds
 # calls, custom rules or multiple-output primitives on its differentiated path,
 # keeps the general path. A signature is compiled the second time it is seen.
