@@ -277,16 +277,23 @@ def _resample_name(vals: list, params: dict) -> str:
     return f"Upsample{kind}{n}DBackward0"
 
 
-def _index_put(a: Any, v: Any, index: Any = None, accumulate: bool = False) -> Any:
+def _index_put(a: Any, v: Any, index: Any = None, accumulate: bool = False,
+               repeated: bool = False) -> Any:
     """``a[index] = v`` out of place; ``accumulate``: ``v`` is added by the transpose
-    of the gather."""
+    of the gather. A position the index names more than once keeps its last value
+    (as PyTorch); PyTorch's gradient then reaches every value written there, each
+    its position's (``repeated``: an exactly-zero scatter-add of ``v`` gives ``v``
+    that gradient, the transpose of the gather, where the scatter alone would give
+    it to the last value only)."""
     zeros = fnp.zeros_like(a)
     index = _full_index(index)
     picked, scatter = fad_vjp(lambda z: z[index], zeros)
     v = fnp.broadcast_to(fnp.asarray(v, array_np_dtype(a)), picked.shape)
     if accumulate:
         return a + scatter(v)[0]
-    return fnp.at(a)[index].set(v)  # (a repeated index keeps its last value, as PyTorch)
+    if repeated:
+        return fnp.at(a)[index].set(stop_gradient(v)) + scatter(v - stop_gradient(v))[0]
+    return fnp.at(a)[index].set(v)
 
 
 def _pad(a: Any, pad: tuple, value: float = 0.0) -> Any:

@@ -312,6 +312,16 @@ GRADS: dict[str, tuple[Callable[[Any, Any], Any], Any]] = {
     "setitem_int_then_list": (lambda t, x: _set(x * 1, (slice(None), 1, [0, 2]),
                                                 x[:, 0, :2] ** 2),
                               np.arange(24.0).reshape(2, 3, 4).tolist()),
+    # a position written twice keeps the last value; every value gets its position's
+    # gradient (the weights tell the positions apart)
+    "setitem_repeated_index": (lambda t, x: _set(t.zeros(3), t.tensor([0, 2, 0]), x * 1)
+                               * t.tensor([5.0, 6.0, 7.0]), [1.0, 2.0, 3.0]),
+    "setitem_repeated_rows": (lambda t, x: _set(t.zeros(2, 3), [1, 1], x * 1)
+                              * t.arange(6.0).reshape(2, 3), [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]),
+    "index_put_repeated": (lambda t, x: t.index_put(t.zeros(3), (t.tensor([2, 2]),), x)
+                           * t.tensor([5.0, 6.0, 7.0]), [1.0, 2.0]),
+    "index_copy_repeated": (lambda t, x: t.zeros(4, 2).index_copy(0, t.tensor([1, 3, 1]), x)
+                            * t.arange(8.0).reshape(4, 2), [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]),
 }
 
 

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -404,7 +405,26 @@ def _sequential_getitem(t: Tensor, index: tuple) -> Tensor:
 
 def index_put(input: Tensor, indices: tuple, values: Tensor, accumulate: bool = False
               ) -> Tensor:
-    return call("index_put", input, values, index=_index(tuple(indices)), accumulate=accumulate)
+    index = _index(tuple(indices))
+    if not accumulate and isinstance(values, Tensor) and values.requires_grad and \
+            repeats(input.shape, index):
+        return call("index_put", input, values, index=index, repeated=True)
+    return call("index_put", input, values, index=index, accumulate=accumulate)
+
+
+def repeats(shape: tuple, index: tuple) -> bool:
+    """Whether ``index`` (with index arrays) names a position more than once: then
+    the last value written there stays, and PyTorch's gradient reaches every value
+    written there (``index_put``'s ``repeated``)."""
+    if not any(isinstance(i, list) or getattr(i, "ndim", 0) > 0 for i in index):
+        return False  # (slices and integers name each position once)
+    try:
+        named = np.arange(math.prod(shape)).reshape(shape)[
+            tuple(np.asarray(host(i._value if isinstance(i, Tensor) else i))
+                  if getattr(i, "ndim", 0) > 0 else i for i in index)].ravel()
+    except (IndexError, TypeError, ValueError):  # (the operation reports it)
+        return False
+    return np.unique(named).size < named.size
 
 
 _REDUCE_IDENTITY = {"sum": 0, "mean": 0, "prod": 1, "amax": -np.inf, "amin": np.inf}

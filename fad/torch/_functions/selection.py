@@ -13,7 +13,7 @@ from .._graph import host
 from .._ops import call
 from ..tensor import Tensor, _wrap_dim, wrap
 from ._common import exported
-from .indexing import getitem, masked_fill, nonzero
+from .indexing import getitem, masked_fill, nonzero, repeats
 from .shapes import reshape
 
 
@@ -87,6 +87,8 @@ def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
     tensor([6., 0., 5.])
     """
     dim, where = _along(input, dim, index)
+    if source.requires_grad and repeats(input.shape, where):
+        return call("index_put", input, source, index=where, repeated=True)
     return call("index_put", input, source, index=where, accumulate=False)
 
 

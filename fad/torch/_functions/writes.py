@@ -15,7 +15,7 @@ from .._ops import call
 from ..tensor import Tensor, live_aliases, wrap
 from ._common import exported
 from .conversions import _check_cast, to
-from .indexing import _index, _integers_first, getitem
+from .indexing import _index, _integers_first, getitem, repeats
 from .shapes import reshape
 
 
@@ -43,10 +43,11 @@ def setitem(input: Tensor, index: Any, value: Any) -> None:
         return
     shared = _shared(input)
     snap = _snapshot(input, shared)
+    extra = {"repeated": True} if v_req and repeats(input.shape, index) else {}
     if isinstance(value, Tensor):
-        out = call("index_put", snap, value, index=index)
+        out = call("index_put", snap, value, index=index, **extra)
     else:
-        out = call("index_put", snap, v=value, index=index)
+        out = call("index_put", snap, v=value, index=index, **extra)
     _rebind(input, out, shared)
 
 
