@@ -114,7 +114,13 @@ If you are trying to invert a mask, use the `~` or `logical_not()` operator inst
                            "`logical_not()` operator instead.")
 
 
+_RSUB = OPS["rsub"]
+
+
 def rsub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
+    if type(other) is float and alpha == 1 and type(input) is Tensor and \
+            type(input._value) is np.ndarray and input._value.dtype.kind == "f":
+        return apply(_RSUB, (input,), {"other": other, "alpha": 1})  # (the common case)
     refuse_bool_subtraction(input, other)
     if isinstance(other, Tensor) or isinstance(other, np.ndarray):
         return call("rsub_t", input, other, alpha=alpha)
@@ -164,7 +170,14 @@ def fmod(input: Any, other: Any) -> Tensor:
     return sub(input, mul(div(input, other, rounding_mode="trunc"), other))
 
 
+_POW_SCALAR = OPS["pow_scalar"]
+
+
 def pow(input: Any, exponent: Any) -> Tensor:
+    te = type(exponent)
+    if (te is int or te is float) and type(input) is Tensor and \
+            type(input._value) is np.ndarray and input._value.dtype.kind == "f":
+        return apply(_POW_SCALAR, (input,), {"exponent": exponent})  # (the common case)
     if not isinstance(input, Tensor):
         return rpow(exponent, input)
     if input.dtype.np.kind == "b" and _is_bool(exponent):

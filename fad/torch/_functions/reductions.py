@@ -5,6 +5,8 @@ from __future__ import annotations
 import collections
 from typing import Any
 
+import numpy as np
+
 from ... import numpy as fnp
 from .. import _dtype
 from .._creation import tensor as _tensor
@@ -27,6 +29,9 @@ def _int64_if_integer(input: Tensor) -> Tensor:
 
 
 def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    if dim is None and dtype is None and not keepdim and type(input) is Tensor and \
+            type(input._value) is np.ndarray and input._value.dtype.kind in "fc":
+        return apply(_SUM, (input,))  # (the common case: the whole of a float tensor)
     d = _dim_param(dim, input.dim())
     dt = None if dtype is None else _dtype.np_dtype(dtype)
     if dt is None and input.dtype.np.kind in "bu":  # PyTorch: int64 (NumPy: uint64)
