@@ -56,7 +56,9 @@ def relu(x: Any) -> Any:
     0.0
     """
     x = fnp.asarray(x)
-    return fnp.where(fnp.less_equal(x, 0), 0, x)  # (NaN stays NaN)
+    if x.dtype.kind not in "fiu":  # (bool, complex: as NumPy's comparison and where)
+        return fnp.where(fnp.less_equal(x, 0), 0, x)
+    return bind(E.relu_p, x)  # (one primitive: NaN stays NaN)
 
 
 def leaky_relu(x: Any, negative_slope: float = 0.01) -> Any:

@@ -27,6 +27,7 @@ from .builders import (
     unary,
     unary_batch,
     unbroadcast,
+    zeros_like,
 )
 from .structural import convert_element_type
 
@@ -69,6 +70,8 @@ logical_not_p = unary("not", "logical_not", None, "bool")
 logistic_p = Primitive("logistic", chunkwise(lambda xp, x: _logistic(xp, x)), shapes.same)
 defjvp(logistic_p, lambda g, ans, x: g * (ans * (1 - ans)))
 logistic_p.batch = unary_batch(logistic_p)
+
+
 
 
 # softplus(x) = log(1 + e^x) = max(x, 0) + log1p(e^-|x|); d/dx = logistic(x)
@@ -283,3 +286,17 @@ neg, sin, cos, tan, tanh, exp, log, sqrt, sign = map(
 sinh, cosh, floor_divide = _op(sinh_p), _op(cosh_p), _op(floor_divide_p)
 eq, greater = _op(eq_p), _op(gt_p)
 select = _op(select_p)
+
+
+# relu(x) = max(x, 0) with derivative 0 at 0 (JAX's, PyTorch's): one kernel; its
+# partial reads the output (what PyTorch's ReluBackward0 saves): g where not ans <= 0
+# (a NaN passes g on, as PyTorch's threshold_backward and as where(x <= 0, 0, x))
+def _relu_kernel(xp: Any) -> Callable:
+    if xp is np or xp.__name__ == "cupy":
+        return lambda x, out=None: xp.maximum(x, 0, out=out)
+    return lambda x: xp.maximum(x, xp.zeros_like(x))
+
+
+relu_p = unary("relu", _relu_kernel,
+               lambda g, ans, x: select(bind(le_p, ans, 0), zeros_like(g), g))
+relu_p.numpy_fn = _relu_kernel(np)

@@ -82,3 +82,21 @@ def test_dir_shows_the_public_names():
     assert dir(nn) == sorted(nn.__all__)
     assert all(callable(getattr(nn, n)) for n in nn.__all__ if n != "initializers")
     assert fnp is not None
+
+
+def test_relu_is_one_primitive_with_the_usual_conventions():
+    """``relu`` binds one primitive (one NumPy kernel); its derivative is 0 at 0
+    and its partial reads the output. Integers and float32 keep their dtype, NaN
+    stays NaN and passes the cotangent on (as ``where(x <= 0, 0, x)`` and
+    PyTorch's ``threshold_backward``), jit, forward and reverse mode agree."""
+    assert [e.primitive.name for e in fad.make_jaxpr(nn.relu)(1.0).eqns] == ["relu"]
+    x = np.array([-1.0, 0.0, 2.0, np.nan, -np.inf, np.inf])
+    assert np.array_equal(nn.relu(x), [0.0, 0.0, 2.0, np.nan, 0.0, np.inf], equal_nan=True)
+    g = fad.grad(lambda x: fnp.sum(nn.relu(x)))(x)
+    assert g.tolist() == [0.0, 0.0, 1.0, 1.0, 0.0, 1.0]
+    np.testing.assert_array_equal(fad.jvp(nn.relu, (x,), (np.ones(6),))[1], g)
+    np.testing.assert_array_equal(fad.jit(fad.grad(lambda x: fnp.sum(nn.relu(x))))(x), g)
+    assert float(fad.grad(fad.grad(lambda x: nn.relu(x) ** 2))(3.0)) == 2.0
+    assert nn.relu(np.array([-2, 3], np.int32)).dtype == np.int32
+    assert nn.relu(np.ones(2, np.float32)).dtype == np.float32
+    assert nn.relu(np.array([True, False])).tolist() == [1, 0]  # (bool: NumPy's where)
