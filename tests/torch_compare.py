@@ -31,3 +31,16 @@ def raises_alike(call: Any, libraries: tuple) -> None:
             call(lib)
         got.append((type(e.value).__name__, str(e.value).split("\n")[0]))
     assert got[1] == got[0]
+
+
+def step_schedule(opt: Any, sched: Any, steps: int = 30) -> tuple:
+    """Step ``opt`` then ``sched`` ``steps`` times: the learning rates (the first
+    before any step) and each group's momentum (``momentum``, or Adam's first beta)."""
+    lrs, moms = [sched.get_last_lr()], []
+    for _ in range(steps):
+        opt.step()
+        sched.step()
+        lrs.append(sched.get_last_lr())
+        moms.append([g["momentum"] if "momentum" in g else g["betas"][0]
+                     for g in opt.param_groups])
+    return np.array(lrs), np.array(moms)

@@ -9,6 +9,8 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from torch_compare import step_schedule  # noqa: E402
+
 import fad.torch as ftorch  # noqa: E402
 
 W0 = np.array([[0.5, -1.5, 2.0], [1.0, 0.3, -0.7]])
@@ -156,14 +158,7 @@ def _cyclic_run(lib, kwargs, opt_name):
     opt = (lib.optim.SGD(groups, lr=0.1, momentum=0.9) if opt_name == "sgd"
            else getattr(lib.optim, opt_name)(groups, lr=0.1))
     sched = lib.optim.lr_scheduler.CyclicLR(opt, **kwargs)
-    lrs, moms = [sched.get_last_lr()], []
-    for _ in range(30):
-        opt.step()
-        sched.step()
-        lrs.append(sched.get_last_lr())
-        moms.append([g["momentum"] if "momentum" in g else g["betas"][0]
-                     for g in opt.param_groups])
-    return np.array(lrs), np.array(moms), sched
+    return (*step_schedule(opt, sched), sched)
 
 
 @pytest.mark.parametrize("opt_name", ["sgd", "Adam", "NAdam"])

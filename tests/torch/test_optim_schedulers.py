@@ -10,6 +10,8 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from torch_compare import step_schedule  # noqa: E402
+
 import fad.torch as ftorch  # noqa: E402
 
 TOL = dict(rtol=1e-12, atol=1e-12)
@@ -155,15 +157,7 @@ def _lrs(lib, make, opt_name="sgd"):
     opt = (lib.optim.SGD(groups, lr=0.1, momentum=0.9) if opt_name == "sgd"
            else lib.optim.Adam(groups, lr=0.1))
     sched = make(lib, opt)
-    seq = [sched.get_last_lr()]
-    moms = []
-    for _ in range(30):
-        opt.step()
-        sched.step()
-        seq.append(sched.get_last_lr())
-        moms.append([g["momentum"] if "momentum" in g else g["betas"][0]
-                     for g in opt.param_groups])
-    return np.array(seq), np.array(moms), sched
+    return (*step_schedule(opt, sched), sched)
 
 
 @pytest.mark.parametrize("name", list(SCHEDULERS))
