@@ -321,8 +321,6 @@ def _apply_direct(form: _Direct, op: Any, args: tuple, vals: list, diff: tuple,
         t._grad_fn = node
         t._output_nr = 0
         t._vc = [0]
-        t._grad = t._hooks = t._acc = t._base = None
-        t._retains_grad = t._cow = False
     else:
         t = _wrap(ans)
     if ans.base is not None:

@@ -155,8 +155,19 @@ class Tensor:
     float32 tensor of that size, ``torch.Tensor(data)`` a float32 tensor of the
     data; use ``torch.tensor`` for dtype inference."""
 
-    __slots__ = ("_value", "_requires_grad", "_grad_fn", "_output_nr", "_grad", "_vc",
-                 "_hooks", "_acc", "_retains_grad", "_cow", "_base", "__dict__", "__weakref__")
+    # What every tensor sets lives in slots; the state few tensors have (a ``.grad``,
+    # hooks, a leaf's ``AccumulateGrad``, the base of a view, a retained gradient, a
+    # buffer to copy before writing) in the instance's ``__dict__`` once set, the class
+    # giving the default: a tensor is made per operation, and these would cost six
+    # stores each time.
+    __slots__ = ("_value", "_requires_grad", "_grad_fn", "_output_nr", "_vc", "__dict__",
+                 "__weakref__")
+    _grad: "Tensor | None" = None
+    _hooks: "list | None" = None
+    _acc: Any = None
+    _base: "Tensor | None" = None
+    _retains_grad = False
+    _cow = False
     __array_priority__ = 1000
     is_sparse = False
     is_quantized = False
@@ -617,7 +628,7 @@ class Tensor:
         new = wrap(v.copy() if hasattr(v, "copy") else v, self._requires_grad, cls=type(self))
         if self._grad is not None:
             new._grad = self._grad.__deepcopy__(memo)
-        new.__dict__.update(self.__dict__)
+        new.__dict__.update(user_attributes(self))
         memo[id(self)] = new
         return new
 
@@ -680,6 +691,25 @@ def _array(v: Any) -> Any:
 _new = object.__new__
 
 
+_STATE = frozenset(("_grad", "_hooks", "_acc", "_base", "_retains_grad", "_cow"))
+
+
+def user_attributes(t: Tensor) -> dict:
+    """The Python attributes set on ``t`` by its user (what ``copy.deepcopy`` and
+    ``torch.save`` carry over), without the autograd state kept beside them.
+
+    >>> import fad.torch as torch
+    >>> t = torch.ones(2, requires_grad=True)
+    >>> t.note = "mine"; t.sum().backward()
+    >>> user_attributes(t)
+    {'note': 'mine'}
+    """
+    d = t.__dict__
+    if not d:
+        return d
+    return {k: v for k, v in d.items() if k not in _STATE}
+
+
 def wrap(value: Any, requires_grad: bool = False, grad_fn: Any = None,
          output_nr: int = 0, cls: type = Tensor) -> Tensor:
     """A Tensor (or ``cls``, a subclass) around a backend array (no copy)."""
@@ -691,9 +721,6 @@ def wrap(value: Any, requires_grad: bool = False, grad_fn: Any = None,
     t._grad_fn = grad_fn
     t._output_nr = output_nr
     t._vc = [0]
-    # _base: the tensor whose buffer this one views, for a view
-    t._grad = t._hooks = t._acc = t._base = None
-    t._retains_grad = t._cow = False
     return t
 
 

@@ -12,6 +12,8 @@ from typing import Any, Callable
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from facade_graphs import grad_fn_nodes
 
 import fad
@@ -404,3 +406,32 @@ def test_a_recorded_chain_gives_the_garbage_collector_little_to_walk() -> None:
     assert per_op < 2
     y.sum().backward()  # and the graph still runs
     assert x.grad.shape == (16,)
+
+
+@settings(max_examples=30, deadline=None, derandomize=True)
+@given(n=st.integers(1, 6), c=st.integers(1, 5), seed=st.integers(0, 2**16),
+       dtype=st.sampled_from(["float32", "float64"]),
+       reduction=st.sampled_from(["mean", "sum", "none"]), weighted=st.booleans(),
+       ignore=st.sampled_from([-100, 0, 2]))
+def test_nll_loss_without_an_ignored_target_skips_the_mask(
+        n: int, c: int, seed: int, dtype: str, reduction: str, weighted: bool,
+        ignore: int) -> None:
+    """When no target equals ``ignore_index`` the facade's ``nll_loss`` leaves the mask
+    out of its program; loss and gradient are bit for bit those of the masked loss
+    (``fad.nn.nll_loss`` with the index), whether or not a target is ignored."""
+    rng = np.random.default_rng(seed)
+    logp = rng.standard_normal((n, c)).astype(dtype)
+    target = rng.integers(0, c, n)
+    weight = rng.uniform(0.5, 2.0, c).astype(dtype) if weighted else None
+    z = torch.tensor(logp, requires_grad=True)
+    loss = F.nll_loss(z, torch.tensor(target), None if weight is None else torch.tensor(weight),
+                      ignore_index=ignore, reduction=reduction)
+    loss.backward(torch.ones_like(loss))
+
+    def masked(x: Any) -> Any:
+        out = fad.nn.nll_loss(x, target, reduction, 1, weight, ignore)
+        return fnp.sum(out), out
+    grad, value = fad.grad(masked, has_aux=True)(logp)
+    assert loss.dtype.np == logp.dtype and loss.grad_fn.name() == "NllLossBackward0"
+    np.testing.assert_array_equal(loss.detach().numpy(), np.asarray(value))
+    np.testing.assert_array_equal(z.grad.numpy(), np.asarray(grad))

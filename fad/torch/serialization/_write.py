@@ -19,7 +19,7 @@ import numpy as np
 from .. import _dtype
 from .._graph import host
 from ..nn.modules import Parameter
-from ..tensor import Size, Tensor, device, wrap
+from ..tensor import Size, Tensor, device, user_attributes, wrap
 from ._read import FileLike, _is_path
 from ._storage import _STORAGE_OF_NP
 
@@ -77,7 +77,7 @@ class _Pickler(pickle._Pickler):  # type: ignore[name-defined]
     def reducer_override(self, obj: Any) -> Any:
         if not isinstance(obj, Tensor):
             return NotImplemented
-        state = obj.__dict__
+        state = user_attributes(obj)
         if isinstance(obj, Parameter):
             args = (wrap(obj._value), obj.requires_grad, collections.OrderedDict())
             return (_PARAM_STATE, args + (state,)) if state else (_PARAM, args)
