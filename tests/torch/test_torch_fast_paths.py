@@ -12,9 +12,9 @@ from typing import Any, Callable
 
 import numpy as np
 import pytest
+from facade_graphs import grad_fn_nodes
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from facade_graphs import grad_fn_nodes
 
 import fad
 import fad.numpy as fnp
