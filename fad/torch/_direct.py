@@ -153,7 +153,7 @@ class _Direct(_Kernel):
     (``_saved_positions``), the differentiated inputs ``diff`` and their ``avals``."""
 
     __slots__ = ("cls", "layout", "saved", "out_saved", "vjp", "op", "diff", "avals",
-                 "no_consts", "in_operand", "double", "real")
+                 "no_consts", "in_operand", "double", "real", "record")
 
 
 _graph.REAL_FORM = _Direct
@@ -240,6 +240,7 @@ def _direct_form(op: Any, vals: list, diff: tuple, dt: Any, params: dict, outs: 
     # no complex value in or out: the backward pass has nothing to conjugate
     form.real = all(np.dtype(a[1]).kind != "c" for a in form.avals) and \
         np.asarray(entry.ans).dtype.kind != "c"
+    form.record = _make_recorder(form, len(vals), entry.ans)
     return form
 
 
@@ -254,88 +255,94 @@ def _kernel(prim: Any, eparams: dict, primals: tuple) -> Any:
     return prim.kernel(np, **eparams)
 
 
-def _apply_direct(form: _Direct, op: Any, args: tuple, vals: list, diff: tuple,
-                  params: dict) -> Any:
-    """Record ``op`` by its direct form (``None``: take the general path instead).
-    What ``_finish`` does, spelled out for this path, the most frequent: its node
-    holds the operands and the output for ``form.vjp`` and no per-operation closure."""
-    kernel = form.kernel
-    try:
-        if form.sources is None and kernel is not None:  # (form.run, inlined)
-            operands = vals
-            ans = kernel(*vals)
-            if type(ans) is not np.ndarray:
-                ans = np.asarray(ans)
-        else:
-            operands, ans = form.run(vals, params)
-    except Exception:  # the general path reports the error in the facade's words
-        return None
+# ------------------------------------------------------------------ the recorder of a form
+# A form's calls differ only in their values: which arguments are recorded, which are
+# constants, what the node guards, whether the output is floating (and so gets the
+# node) and whether it may view an input are all fixed by the signature. So each form
+# records through a function generated for it (``_recorder_source``), in which every
+# such decision is already taken: only the lines the signature needs, and the form's
+# parts bound as globals.
+
+def _recorder_source(n_vals: int, diff: tuple, saved: Any, out_saved: bool, by_kernel: bool,
+                     zero_d: bool, floating: bool, may_alias: bool) -> str:
+    """The source of ``record(args, vals, params)`` for a form of this shape: the output
+    Tensor with its node, or ``None`` (an error, or an output dtype the form was not
+    learnt at: the general path then records the call and reports the error in the
+    facade's words). ``saved``: argument positions, or ``_DIFF``."""
     n = len(diff)
-    consts = form.no_consts
-    if consts is not None:  # every argument is a recorded input
-        tensors = args
+    ts = [f"args[{i}]" for i in diff]
+    lines = ["def record(args, vals, params):", "    try:"]
+    if by_kernel:
+        operands = ", ".join(f"vals[{i}]" for i in range(n_vals))
+        lines.append(f"        ans = _kernel({operands})")
+        res = f"({operands}, ans)"
     else:
-        consts, tensors = _split(args, vals, diff)
-    if n == 1:  # _edges, inlined: the common case
-        t = tensors[0]
-        fn = t._grad_fn
-        if fn is None:  # (one next node is held bare: see Node)
-            nexts, nrs = accumulate_grad(t), _NR0
+        lines.append("        operands, ans = _run(vals, params)")
+        res = "(*operands, ans)"
+    lines += ["    except Exception:", "        return None"]
+    if zero_d:  # (NumPy gives a scalar for a 0-d result)
+        lines.append("    ans = _asarray(ans)")
+    lines += ["    if ans.dtype is not _OUT_DT:", "        return None",
+              "    node = _new(_cls)"]
+    if n == 1:  # one recorded input: its next node is held bare (see Node)
+        lines += [f"    t0 = {ts[0]}", "    fn = t0._grad_fn", "    if fn is None:",
+                  "        node._next = _accumulate_grad(t0)", "        node._nrs = _NR0",
+                  "    else:", "        node._next = fn", "        nr = t0._output_nr",
+                  "        node._nrs = _NR0 if nr == 0 else (nr,)"]
+    else:
+        lines.append(f"    node._next, node._nrs = _edges(({', '.join(ts)},))")
+    consts = ", ".join("None" if i in diff else f"vals[{i}]" for i in range(n_vals))
+    lines += ["    node._layout = _layout", "    node._pull = _vjp", f"    node._res = {res}",
+              "    node._fun = _form",
+              f"    node._consts = ({consts},)" if n < n_vals else "    node._consts = _NO_CONSTS",
+              "    node._params = params", "    node._inputs = None"]
+    guarded = ts if saved is _DIFF else [f"args[{i}]" for i in saved]
+    if saved is _DIFF and n == 1:  # (one guard is held bare: see _graph._guarded)
+        lines += ["    node._checked = t0", "    node._versions = t0._vc[0]"]
+    elif guarded:
+        lines += [f"    node._checked = ({', '.join(guarded)},)",
+                  f"    node._versions = ({', '.join(g + '._vc[0]' for g in guarded)},)"]
+    else:
+        lines.append("    node._checked = node._versions = None")
+    lines += ["    node._saves = _saves", "    node._freed = False", "    node._n_out = 1",
+              "    node._avals = _avals"]
+    if floating:  # (wrap(ans, True, node), inlined)
+        lines += ["    t = _new(_Tensor)", "    t._value = ans", "    t._requires_grad = True",
+                  "    t._grad_fn = node", "    t._output_nr = 0", "    t._vc = [0]"]
+    else:
+        lines.append("    t = _wrap(ans)")
+    if may_alias:
+        lines += ["    if ans.base is not None:", "        _aliasing(t, args)"]
+    if out_saved:  # the output's counter guards it too (no SavedOutput: it is in _res)
+        lines.append("    vc = t._vc")
+        if saved is _DIFF and n == 1:
+            lines += ["    node._checked = (t0, vc)",
+                      "    node._versions = (node._versions, vc[0])"]
+        elif guarded:
+            lines += ["    node._checked += (vc,)", "    node._versions += (vc[0],)"]
         else:
-            nr = t._output_nr
-            nexts, nrs = fn, (_NR0 if nr == 0 else (nr,))
-    else:
-        nexts, nrs = _edges(tensors)
-    cls = form.cls
-    node = cls.__new__(cls)  # (make_node, inlined)
-    node._next = nexts
-    node._nrs = nrs
-    node._layout = form.layout
-    node._pull = form.vjp
-    node._res = (*operands, ans)
-    node._fun = form
-    node._consts = consts
-    node._params = params
-    node._inputs = None  # (see inputs_of: the graph does not keep the Tensors alive)
-    saved = form.saved
-    if saved is _DIFF:  # (one guard is held bare: see _graph._guarded)
-        if n == 1:
-            node._checked = t = tensors[0]
-            node._versions = t._vc[0]
-        else:
-            node._checked = tensors
-            node._versions = tuple([t._vc[0] for t in tensors])
-    elif saved:
-        node._checked = saved = tuple([args[i] for i in saved])
-        node._versions = tuple([t._vc[0] for t in saved])
-    else:
-        node._checked = node._versions = None
-    node._saves = op.saves
-    node._freed = False
-    node._n_out = 1
-    node._avals = form.avals
-    if ans.dtype.kind in "fc":  # (wrap(ans, True, node), inlined)
-        t = _new_tensor(Tensor)
-        t._value = ans
-        t._requires_grad = True
-        t._grad_fn = node
-        t._output_nr = 0
-        t._vc = [0]
-    else:
-        t = _wrap(ans)
-    if ans.base is not None:
-        _aliasing(t, args)
-    if form.out_saved:  # (save_output, without a SavedOutput: the value is in _res)
-        vc = t._vc
-        c = node._checked
-        if c is None:
-            node._checked, node._versions = vc, vc[0]
-        elif type(c) is tuple:
-            node._checked += (vc,)
-            node._versions += (vc[0],)
-        else:
-            node._checked, node._versions = (c, vc), (node._versions, vc[0])
-    return t
+            lines += ["    node._checked = vc", "    node._versions = vc[0]"]
+    lines.append("    return t")
+    return "\n".join(lines) + "\n"
+
+
+def _make_recorder(form: _Direct, n_vals: int, out: Any) -> Any:
+    """``form.record``: the recorder generated for ``form`` (see ``_recorder_source``),
+    whose learning call gave the output ``out``."""
+    out = np.asarray(out)
+    by_kernel = form.sources is None and form.kernel is not None
+    source = _recorder_source(
+        n_vals, form.diff, form.saved, bool(form.out_saved), by_kernel, out.ndim == 0,
+        out.dtype.kind in "fc",
+        not (by_kernel and isinstance(form.kernel, np.ufunc)))  # (a ufunc's output is new)
+    scope = {"_kernel": form.kernel, "_run": form.run, "_asarray": np.asarray,
+             "_OUT_DT": out.dtype, "_new": _new_tensor, "_cls": form.cls, "_Tensor": Tensor,
+             "_accumulate_grad": accumulate_grad, "_NR0": _NR0, "_edges": _edges,
+             "_layout": form.layout, "_vjp": form.vjp, "_form": form,
+             "_NO_CONSTS": form.no_consts, "_saves": form.op.saves, "_avals": form.avals,
+             "_wrap": _wrap, "_aliasing": _aliasing}
+    exec(compile(source, f"<fad.torch recorder of {form.op.name}>", "exec"), scope)
+    return scope["record"]
 
 
 _NR0 = (0,)

@@ -47,7 +47,6 @@ from ._direct import (  # noqa: F401 - function_of, inputs_of and _aliasing for 
     _DIFF,
     _SIMPLE_PARAMS,
     _aliasing,
-    _apply_direct,
     _as_diff,
     _Direct,
     _direct_form,
@@ -205,7 +204,7 @@ def apply(op: Op, args: tuple, params: dict = _NOPARAMS) -> Any:
             if form is _UNKNOWN:
                 return _record(op, args, vals, diff, params, key)
             if form is not None:
-                out = _apply_direct(form, op, args, vals, diff, params)
+                out = form.record(args, vals, params)
             else:
                 out = _apply_program(key, op, args, vals, diff, params)
             if out is not None:

@@ -435,3 +435,31 @@ def test_nll_loss_without_an_ignored_target_skips_the_mask(
     assert loss.dtype.np == logp.dtype and loss.grad_fn.name() == "NllLossBackward0"
     np.testing.assert_array_equal(loss.detach().numpy(), np.asarray(value))
     np.testing.assert_array_equal(z.grad.numpy(), np.asarray(grad))
+
+
+def test_direct_forms_record_through_their_generated_recorder(
+        fast: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Once an operation's signature has a direct form, its calls are recorded by the
+    function generated for that form (one per signature, every branch decided): the
+    general path is not taken again, and the graph is the one it builds."""
+    taken: list = []
+    general = recorder._record
+    monkeypatch.setattr(recorder, "_record",
+                        lambda op, *a, **k: taken.append(op.name) or general(op, *a, **k))
+    x = torch.tensor(np.linspace(-1.0, 1.0, 5), requires_grad=True)
+    w = torch.tensor(np.arange(5.0), requires_grad=True)
+    graphs, grads = [], []
+    for _ in range(3):
+        taken.clear()
+        x.grad = w.grad = None
+        y = (torch.tanh(torch.sin(x) * 1.01) + 0.1) * w
+        loss = (y[1:] ** 2).sum() + (x * x).sum()
+        loss.backward()
+        graphs.append(_graph(loss))
+        grads.append((x.grad.numpy().copy(), w.grad.numpy().copy()))
+    assert taken == []
+    assert graphs[2] == graphs[0]
+    for a, b in zip(grads[2], grads[0]):
+        np.testing.assert_array_equal(a, b)
+    forms = [f for f in recorder._DIRECT.values() if f is not None]
+    assert forms and all(callable(f.record) for f in forms)
