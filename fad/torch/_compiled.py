@@ -85,7 +85,10 @@ class PullPlan:
     def pull(self, env: list) -> Callable:
         """``pull(cts, consume=False)`` of one evaluation of the program (its
         environment ``env``), as ``tape_pullback`` of its tape gives."""
-        vals = [env[s] for s in self.slots]
+        return self.pull_values([env[s] for s in self.slots])
+
+    def pull_values(self, vals: list) -> Callable:
+        """``pull`` from the values of ``slots`` alone."""
         prog = self.prog
 
         def pull(cts: list, consume: bool = False) -> list:

@@ -53,13 +53,10 @@ def _root(x: Any) -> Any:
     return x
 
 
-def _with_views(saved: tuple, slots: tuple, env: list, diff: tuple, args: tuple,
-                vals: list) -> tuple:
-    """``saved`` and the arguments whose buffer one of the arrays in these ``slots`` of
-    ``env`` views."""
+def _with_views(saved: tuple, derived: Any, diff: tuple, args: tuple, vals: list) -> tuple:
+    """``saved`` and the arguments whose buffer one of the ``derived`` arrays views."""
     roots = None
-    for s in slots:
-        a = env[s]
+    for a in derived:
         if type(a) is np.ndarray and a.base is not None:
             roots = {id(a.base)} if roots is None else roots | {id(a.base)}
     if roots is None:

@@ -63,6 +63,7 @@ from ._direct import (  # noqa: F401 - function_of, inputs_of and _aliasing for 
 from ._dtype import array_np_dtype, default_np, result_type
 from ._grad_mode import GRAD_ENABLED
 from ._graph import make_node, node_type, save_output
+from ._program_recorder import program_recorder
 from .tensor import Tensor, wrap
 
 _PYS = (bool, int, float, complex)
@@ -511,7 +512,7 @@ _PROGRAM_CONSTS_MAX = 1 << 20  # bytes of constants a cached program may hold
 class _Program:
     __slots__ = ("env0", "in_slots", "sources", "code", "out_slots", "cls", "layout", "plan",
                  "saved", "out_saved", "derived", "same", "pruned", "out_nodes", "in_nodes",
-                 "run", "run_slots")
+                 "run", "run_slots", "record")
 
 
 def _program_key(key: tuple, vals: list, dt: Any) -> tuple | None:
@@ -549,13 +550,15 @@ def _apply_program(key: tuple, op: Op, args: tuple, vals: list, diff: tuple,
     prog = _program(key, op, args, vals, diff, dt, params)
     if prog is None:
         return None
+    if prog.record is not None:  # (see fad/torch/_program_recorder.py)
+        return prog.record(args, vals, params, dt)
     env = _evaluate(prog, vals, params)
     if env is None:
         return None
     pull = prog.plan.pull(env)  # (the tape of the taped equations, as VJPTrace's)
     saved = prog.saved
     if prog.derived:  # computed values the backward reads: views of an input, perhaps
-        saved = _with_views(saved, prog.derived, env, diff, args, vals)
+        saved = _with_views(saved, [env[s] for s in prog.derived], diff, args, vals)
     return _finish(op, args, vals, diff, dt, params, prog, pull,
                    [env[k] for k in prog.out_slots], saved)
 
@@ -696,6 +699,7 @@ def _compile(op: Op, args: tuple, vals: list, diff: tuple, dt: Any, params: dict
     prog.in_nodes = list(diff_slots)
     prog.plan = PullPlan(prog)
     prog.run_slots, prog.run = _generated_forward(closed, slot, prog)
+    prog.record = program_recorder(prog, op, tuple(diff), len(vals), [v.aval for v in outvars])
     return prog
 
 

@@ -463,3 +463,34 @@ def test_direct_forms_record_through_their_generated_recorder(
         np.testing.assert_array_equal(a, b)
     forms = [f for f in recorder._DIRECT.values() if f is not None]
     assert forms and all(callable(f.record) for f in forms)
+
+
+def test_programs_record_through_their_generated_recorder(
+        fast: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An operation of several primitives, once its program is cached, is recorded by
+    the function generated for that program (``log_softmax``, ``nll_loss``,
+    ``layer_norm``, the backward operations of a double backward): the general path
+    is not taken again, and graphs, values and gradients are the first call's."""
+    taken: list = []
+    general = recorder._record
+    monkeypatch.setattr(recorder, "_record",
+                        lambda op, *a, **k: taken.append(op.name) or general(op, *a, **k))
+    rng = np.random.default_rng(0)
+    z = torch.tensor(rng.standard_normal((4, 3)), requires_grad=True)
+    y = torch.tensor([0, 2, 1, 2])
+    runs = []
+    for _ in range(3):
+        taken.clear()
+        z.grad = None
+        loss = F.cross_entropy(z * 2.0, y) + F.layer_norm(z, (3,)).pow(3).sum()
+        (g,) = torch.autograd.grad(loss, z, create_graph=True)
+        hv = torch.autograd.grad((g * g).sum(), z)[0]
+        runs.append((_graph(loss), _graph(g), loss.item(), g.detach().numpy().copy(),
+                     hv.numpy().copy()))
+    assert taken == []
+    first, last = runs[0], runs[2]
+    assert last[:3] == first[:3]
+    for a, b in zip(last[3:], first[3:]):
+        np.testing.assert_allclose(a, b, rtol=1e-13, atol=1e-15)
+    progs = [p for p in recorder._PROGRAMS.values() if isinstance(p, recorder._Program)]
+    assert sum(p.record is not None for p in progs) >= 3
