@@ -286,8 +286,14 @@ def _recorder_source(n_vals: int, diff: tuple, saved: Any, out_saved: bool, by_k
                   "        node._next = _accumulate_grad(t0)", "        node._nrs = _NR0",
                   "    else:", "        node._next = fn", "        nr = t0._output_nr",
                   "        node._nrs = _NR0 if nr == 0 else (nr,)"]
-    else:
-        lines.append(f"    node._next, node._nrs = _edges(({', '.join(ts)},))")
+    else:  # (_edges, spelled out)
+        for k, t in enumerate(ts):
+            lines += [f"    t{k} = {t}", f"    fn = t{k}._grad_fn", "    if fn is None:",
+                      f"        e{k} = _accumulate_grad(t{k})", f"        r{k} = 0", "    else:",
+                      f"        e{k} = fn", f"        r{k} = t{k}._output_nr"]
+        lines += [f"    node._next = ({', '.join(f'e{k}' for k in range(n))},)",
+                  f"    node._nrs = ({', '.join(f'r{k}' for k in range(n))},)"]
+        ts = [f"t{k}" for k in range(n)]
     consts = ", ".join("None" if i in diff else f"vals[{i}]" for i in range(n_vals))
     lines += ["    node._layout = _layout", "    node._pull = _vjp", f"    node._res = {res}",
               "    node._fun = _form",
@@ -334,7 +340,7 @@ def _make_recorder(form: _Direct, n_vals: int, out: Any) -> Any:
         not (by_kernel and isinstance(form.kernel, np.ufunc)))  # (a ufunc's output is new)
     scope = {"_kernel": form.kernel, "_run": form.run, "_asarray": np.asarray,
              "_OUT_DT": out.dtype, "_new": _new_tensor, "_cls": form.cls, "_Tensor": Tensor,
-             "_accumulate_grad": accumulate_grad, "_NR0": _NR0, "_edges": _edges,
+             "_accumulate_grad": accumulate_grad, "_NR0": _NR0,
              "_layout": form.layout, "_vjp": form.vjp, "_form": form,
              "_NO_CONSTS": form.no_consts, "_saves": form.op.saves, "_avals": form.avals,
              "_wrap": _wrap, "_aliasing": _aliasing}

@@ -148,11 +148,23 @@ def apply(op: Op, args: tuple, params: dict = _NOPARAMS) -> Any:
     ``grad_fn`` when grad mode is on and an input requires grad."""
     grad_on = _grad_enabled()
     mask = 0  # bit i: argument i is recorded (a Tensor that requires grad)
-    if len(args) == 1 and type(args[0]) is Tensor:  # (the loop below, for one Tensor)
+    n = len(args)
+    if n == 1 and type(args[0]) is Tensor:  # (the loop below, for one Tensor)
         a = args[0]
         vals = [a._value]
         if a._requires_grad and grad_on:
             mask = 1
+    elif n == 2:  # (and for two arguments)
+        a, b = args
+        if isinstance(a, Tensor):
+            if a._requires_grad and grad_on:
+                mask = 1
+            a = a._value
+        if isinstance(b, Tensor):
+            if b._requires_grad and grad_on:
+                mask |= 2
+            b = b._value
+        vals = [a, b]
     else:
         vals = []
         for i, a in enumerate(args):
@@ -162,27 +174,8 @@ def apply(op: Op, args: tuple, params: dict = _NOPARAMS) -> Any:
                     mask |= 1 << i
             else:
                 vals.append(a)
-    if not mask:
-        dt = _target(op.kind, vals) if op.kind else None
-        if dt is None and not op.multi:
-            state = _trace_state()
-            if state.empty and state.no_grad is None:  # no fad transformation is running
-                t = _apply_eager(op, args, vals, params)
-                if t is not None:
-                    return t
-        try:
-            out = op.fun(*(_cast(vals, dt) if dt is not None else vals), **params)
-        except (ShapeError, ValueError) as e:
-            raise _torch_error(op, vals, e) from None
-        if op.multi:
-            return tuple(_aliasing(wrap(o), args) for o in out)
-        t = wrap(out)
-        # a view of an input, or the input itself (``view`` to the same shape)
-        if type(out) is np.ndarray and (out.base is not None or out is vals[0]):
-            _aliasing(t, args)
-        return t
-    diff = _DIFFS[mask] if mask < _N_DIFFS else tuple(
-        [i for i in range(len(args)) if mask >> i & 1])
+    diff = (_DIFFS[mask] if mask < _N_DIFFS else tuple(
+        [i for i in range(len(args)) if mask >> i & 1])) if mask else _NO_RECORD
     state = _trace_state()
     if state.empty and state.no_grad is None:  # no fad transformation is running
         key = None
@@ -201,6 +194,9 @@ def apply(op: Op, args: tuple, params: dict = _NOPARAMS) -> Any:
         if key is None:
             key = _signature(op, vals, diff, params)
         if key is not None:
+            if not mask:
+                t = _apply_eager(key, op, args, vals, params)
+                return t if t is not None else _apply_plain(op, args, vals, params)
             form = _DIRECT.get(key, _UNKNOWN)
             if form is _UNKNOWN:
                 return _record(op, args, vals, diff, params, key)
@@ -210,7 +206,26 @@ def apply(op: Op, args: tuple, params: dict = _NOPARAMS) -> Any:
                 out = _apply_program(key, op, args, vals, diff, params)
             if out is not None:
                 return out
+    if not mask:
+        return _apply_plain(op, args, vals, params)
     return _record(op, args, vals, diff, params)
+
+
+def _apply_plain(op: Op, args: tuple, vals: list, params: dict) -> Any:
+    """``op`` recording nothing, by its fad function (the inputs cast first if their
+    dtypes differ)."""
+    dt = _target(op.kind, vals) if op.kind else None
+    try:
+        out = op.fun(*(_cast(vals, dt) if dt is not None else vals), **params)
+    except (ShapeError, ValueError) as e:
+        raise _torch_error(op, vals, e) from None
+    if op.multi:
+        return tuple(_aliasing(wrap(o), args) for o in out)
+    t = wrap(out)
+    # a view of an input, or the input itself (``view`` to the same shape)
+    if type(out) is np.ndarray and (out.base is not None or out is vals[0]):
+        _aliasing(t, args)
+    return t
 
 
 # the recorded arguments (``diff``) of each mask of up to eight arguments
@@ -432,24 +447,29 @@ _EAGER: dict = {}
 _NO_RECORD = ("records nothing",)  # the place of ``diff`` in these signatures
 
 
-def _apply_eager(op: Op, args: tuple, vals: list, params: dict) -> Any:
+def _apply_eager(key: tuple, op: Op, args: tuple, vals: list, params: dict) -> Any:
     """``op`` on ``vals`` by its kernel or its program, or ``None`` (not known yet: the
-    caller runs the operation's fad function)."""
-    key = _signature(op, vals, _NO_RECORD, params)
-    if key is None:
-        return None
+    caller runs the operation's fad function). ``key``: the signature, with
+    ``_NO_RECORD`` for ``diff``."""
     form = _EAGER.get(key, _UNKNOWN)
     if form is _UNKNOWN:
         if len(_EAGER) >= _DIRECT_MAX:
             _EAGER.clear()
-        _EAGER[key] = _learn_eager(op, args, vals, params)
+        _EAGER[key] = None if op.multi or op.kind and _target(op.kind, vals) is not None \
+            else _learn_eager(op, args, vals, params)  # (None: inputs to cast, or outputs)
         return None
     if form is None:
         return None
     if form is _PROGRAM:
         return _eager_program(key, op, args, vals, params)
     try:
-        _, ans = form.run(vals, params)
+        kernel = form.kernel
+        if form.sources is None and kernel is not None:  # (form.run, inlined)
+            ans = kernel(*vals)
+            if type(ans) is not np.ndarray:
+                ans = np.asarray(ans)
+        else:
+            _, ans = form.run(vals, params)
     except Exception:  # the fad function reports the error in the facade's words
         return None
     t = wrap(ans)
