@@ -43,9 +43,7 @@ def double_backward(node: Any, cts: list) -> list:
     operation of its own per kind of node (``_backward_op``) whose arguments are the
     node's inputs, its constants and the cotangents: so it is recorded as any
     operation is, by its cached program after the first calls."""
-    ins = inputs_of(node)
-    if ins is None:  # a released linear node: its vjp does not depend on the inputs
-        ins = tuple([wrap(z) for z in node._zero_inputs()])
+    ins = None
     if len(cts) == 1:  # (the common case, spelled out)
         c = cts[0]
         ct_tensors = (c if isinstance(c, Tensor) else wrap(c),)
@@ -63,20 +61,22 @@ def double_backward(node: Any, cts: list) -> list:
             plans = form.double = {}
         plan = plans.get(key)
         if plan is None:
+            ins = _inputs(node)
             plan = plans[key] = _plan(node, present, ins, ct_tensors)
     else:
+        ins = _inputs(node)
         plan = _plan(node, present, ins, ct_tensors)
         consts, params = form[1], form[4]
     bop, fixed_at, reads, out_deps = plan
+    if reads is not None and not any(reads) and not _records(ct_tensors):
+        return _plain_backward(node, cts)  # (known without making the inputs)
+    if ins is None:
+        ins = _inputs(node)
     fixed = tuple([consts[i] for i in fixed_at]) if fixed_at else ()
     if reads is not None:  # an input the vjp does not read is a constant of it, not an edge
         ins = tuple([t if r else t._value for t, r in zip(ins, reads)])
         if not _records(ins) and not _records(ct_tensors):
-            # nothing to record (a linear node's vjp of constant cotangents): its
-            # gradients are plain values, as PyTorch's
-            got = node._backward([c._value if isinstance(c, Tensor) else c for c in cts],
-                                 True, False)
-            return [wrap(g) for g in got]
+            return _plain_backward(node, cts)
     out = apply(bop, ins + fixed + ct_tensors, params)
     outs = list(out) if bop.multi else [out]
     if out_deps is not None:
@@ -87,6 +87,20 @@ def double_backward(node: Any, cts: list) -> list:
                 if held:
                     outs[k] = _linked(bop.name, o, held)
     return outs
+
+
+def _plain_backward(node: Any, cts: list) -> list:
+    """Nothing to record (a linear node's vjp of constant cotangents): the node's
+    gradients as plain values, as PyTorch's."""
+    got = node._backward([c._value if isinstance(c, Tensor) else c for c in cts], True, False)
+    return [wrap(g) for g in got]
+
+
+def _inputs(node: Any) -> tuple:
+    """The node's recorded inputs (zeros of their shapes for a released linear node,
+    whose vjp does not depend on them)."""
+    ins = inputs_of(node)
+    return tuple([wrap(z) for z in node._zero_inputs()]) if ins is None else ins
 
 
 def _linked(name: str, out: Tensor, held: list) -> Tensor:
