@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from .. import numpy as fnp
 from ..core.trace import bind
 from ..numpy._base import promote
@@ -266,19 +268,50 @@ def binary_cross_entropy_with_logits(logits: Any, targets: Any, reduction: str =
 def binary_cross_entropy(probs: Any, targets: Any, reduction: str = "mean",
                          weight: Any = None) -> Any:
     """``-t log p - (1 - t) log(1 - p)``, each logarithm clamped at -100 (as
-    PyTorch's), so that ``p`` of exactly 0 or 1 gives a finite loss.
+    PyTorch's), so that ``p`` of exactly 0 or 1 gives a finite loss; and, as
+    PyTorch's, a finite gradient there too: ``(p - t) / max(p (1 - p), 1e-12)``
+    (a sigmoid's output rounds to exactly 1 in float32 from 17 on).
 
-    >>> import fad.nn as nn, fad.numpy as fnp
+    >>> import fad, fad.nn as nn, fad.numpy as fnp
     >>> round(float(nn.binary_cross_entropy(fnp.array([0.5]), fnp.array([1.0]))), 4)
     0.6931
+    >>> fad.grad(lambda p: nn.binary_cross_entropy(p, fnp.array([0.0])))(fnp.array([1.0]))
+    array([1.e+12])
     """
     p = _float(probs)
-    log_p = fnp.maximum(fnp.log(p), -100.0)
-    log_q = fnp.maximum(fnp.log(1.0 - p), -100.0)
-    loss = -(targets * log_p + (1.0 - targets) * log_q)
+    t = targets
+    # the value, from p's value: its derivative in t is the clamped logarithms' difference
+    pv = stop_gradient(p)
+    loss = _bce_value(pv, t) + (_bce_surrogate(p, t) - _bce_surrogate(pv, t))  # (exactly 0)
     if weight is not None:
         loss = fnp.multiply(loss, weight)
     return reduce_loss(loss, reduction)
+
+
+_BCE_EPS = float(np.float32(1e-12))  # PyTorch's bound on p (1 - p), a C float, 1e-12 rounded
+
+
+def _bce_value(p: Any, t: Any) -> Any:
+    """``-t log p - (1 - t) log(1 - p)``, each logarithm clamped at -100 (no
+    logarithm of 0 is taken)."""
+    def clamped_log(x: Any) -> Any:
+        pos = fnp.greater(x, 0)
+        return fnp.where(pos, fnp.maximum(fnp.log(fnp.where(pos, x, 1.0)), -100.0), -100.0)
+    return -(t * clamped_log(p) + (1.0 - t) * clamped_log(1.0 - p))
+
+
+def _bce_surrogate(p: Any, t: Any) -> Any:
+    """A function of ``p`` whose derivative is ``(p - t) / max(p (1 - p), eps)``: the
+    cross entropy itself where ``p (1 - p) >= eps`` (evaluated at 1/2 elsewhere, so
+    that the branch not taken has a finite derivative to discard), and the parabola
+    ``(p - t)^2 / (2 eps)`` elsewhere. ``loss = V(p*, t) + (S(p, t) - S(p*, t))``
+    with ``p*`` the value of ``p`` (no derivative) has ``V``'s value (the
+    difference is exactly 0), ``V``'s derivative in ``t`` (the two ``S`` terms'
+    cancel) and ``S``'s in ``p``."""
+    inside = fnp.greater_equal(p * (1.0 - p), _BCE_EPS)
+    ps = fnp.where(inside, p, 0.5)
+    ce = -(t * fnp.log(ps) + (1.0 - t) * fnp.log1p(-ps))
+    return fnp.where(inside, ce, fnp.square(p - t) * (0.5 / _BCE_EPS))
 
 
 def _along(v: Any, axis: int, ndim: int) -> Any:

@@ -553,3 +553,29 @@ def test_rms_norm_half_and_default_eps() -> None:
     tiny = np.full((1, 4), 1e-5, np.float32)  # eps matters: float32's machine epsilon
     close(ftorch.nn.functional.rms_norm(ftorch.tensor(tiny), (4,)),
           real_torch.nn.functional.rms_norm(real_torch.tensor(tiny), (4,)), "float32")
+
+
+@DTYPES
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_binary_cross_entropy_at_saturated_probabilities(dtype: str, reduction: str) -> None:
+    """``F.binary_cross_entropy`` where the probability is exactly 0 or 1 (a float32
+    sigmoid from 17 on) or within 1e-12 of it: PyTorch's clamped value and its finite
+    gradient ``(p - t) / max(p (1 - p), 1e-12)``; the gradient of the targets agrees
+    where ``0 < p < 1`` (at 0 and 1 PyTorch's is infinite, the facade's is the
+    clamped logarithms' difference, -100 or 100)."""
+    p = np.array([1.0, 0.0, 1.0, 0.0, 0.5, 1 - 1e-7, 1e-30, 0.3, 1e-13])
+    t = np.array([1.0, 0.0, 0.0, 1.0, 1.0, 1.0, 0.0, 0.2, 0.0])
+    got = []
+    for lib in (real_torch, ftorch):
+        pt = lib.tensor(p, dtype=getattr(lib, dtype), requires_grad=True)
+        tt = lib.tensor(t, dtype=getattr(lib, dtype), requires_grad=True)
+        loss = lib.nn.functional.binary_cross_entropy(pt, tt, reduction=reduction)
+        loss.backward(lib.ones_like(loss))
+        got.append((loss, pt.grad, tt.grad, loss.grad_fn.name()))
+    (lt, gpt, gtt, nt), (lf, gpf, gtf, nf) = got
+    assert nf == nt
+    close(lf, lt, dtype)
+    close(gpf, gpt, dtype)
+    inside = (p > 0) & (p < 1) if dtype == "float64" else (p > 0) & (p < 1 - 1e-7)
+    close(gtf.numpy()[inside], gtt.numpy()[inside], dtype)
+    assert np.all(np.abs(gtf.numpy()[~inside]) <= 100)
