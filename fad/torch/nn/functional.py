@@ -200,18 +200,20 @@ def _class_weight(input: Tensor, weight: Any, prefix: str = "") -> None:
 def nll_loss(input: Tensor, target: Tensor, weight: Any = None, size_average: Any = None,
              ignore_index: int = -100, reduce: Any = None, reduction: str = "mean") -> Tensor:
     """Negative log-likelihood of class indices ``target`` under log-probabilities."""
-    t = _check_targets(input, target)
+    t, classes = _check_targets(input, target)
     _class_weight(input, weight)
-    if t is not None and t.size and not (t == ignore_index).any():
+    if t is not None and t.size and (  # every target a class, and the index none of them
+            classes and not 0 <= ignore_index < classes or not (t == ignore_index).any()):
         ignore_index = None  # (no target is ignored: the loss needs no mask, same numbers)
     return call("nll_loss", input, target=_v(target), weight=_v(weight),
                 ignore_index=ignore_index,
                 reduction=_reduction(size_average, reduce, reduction))
 
 
-def _check_targets(input: Tensor, target: Tensor) -> np.ndarray | None:
+def _check_targets(input: Tensor, target: Tensor) -> tuple:
     """Raise PyTorch's error for class targets that do not fit ``input``; return
-    their values (``None`` when traced)."""
+    their values (``None`` when traced) and the number of classes if every target
+    is one of them (else 0)."""
     tv = target._value
     if (tv.dtype.kind if type(tv) is np.ndarray else target.dtype.np.kind) not in "iu" \
             and input.dim() != target.dim():  # (same shapes: class probabilities)
@@ -237,14 +239,14 @@ def _check_targets(input: Tensor, target: Tensor) -> np.ndarray | None:
                            f"{list(tv.shape)}")
     c = shape[1] if len(shape) > 1 else shape[0]
     if isinstance(tv, Tracer):  # traced targets (torch.func): no values to check
-        return None
+        return None, 0
     t = tv if type(tv) is np.ndarray else np.asarray(host(tv))
     if not t.size or (t.min() >= 0 and t.max() < c):  # the usual case, decided fast
-        return t
+        return t, c
     bad = t[(t != -100) & ((t < 0) | (t >= c))]
     if bad.size:
         raise IndexError(f"Target {int(bad.flat[0])} is out of bounds.")
-    return t
+    return t, 0
 
 
 def cross_entropy(input: Tensor, target: Tensor, weight: Any = None, size_average: Any = None,
