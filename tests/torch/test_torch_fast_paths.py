@@ -108,12 +108,23 @@ SCENARIOS: dict[str, Callable] = {
 }
 
 
+@pytest.mark.parametrize("generated", [True, False])
 @pytest.mark.parametrize("name", sorted(SCENARIOS))
-def test_fast_paths_match_the_general_path(name: str, fast: None,
+def test_fast_paths_match_the_general_path(name: str, generated: bool, fast: None,
                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each scenario, recorded by the fast paths (with programs run as generated code
+    and recorded by their generated recorders, or, as on another backend than NumPy,
+    equation by equation and slot by slot), matches the general path."""
+    if not generated:
+        monkeypatch.setattr(recorder, "_generated_forward", lambda *a: ((), None))
     scenario = SCENARIOS[name]
     fast_results = [_run(scenario, _rng_data(seed)) for seed in (0, 0, 1, 2)]
     assert recorder._DIRECT or recorder._PROGRAMS
+    progs = [p for p in recorder._PROGRAMS.values() if isinstance(p, recorder._Program)]
+    # (a program of a call that records nothing, or whose code cannot be generated,
+    # has no generated recorder either way)
+    assert all((p.record is not None) == generated for p in progs
+               if p.in_nodes and (p.run is not None or not generated))
     _general(monkeypatch)
     for seed, got in zip((0, 0, 1, 2), fast_results):
         want = _run(scenario, _rng_data(seed))
