@@ -260,23 +260,21 @@ def _kernel(prim: Any, eparams: dict, primals: tuple) -> Any:
 # such decision is already taken: only the lines the signature needs, and the form's
 # parts bound as globals.
 
-def _recorder_source(n_vals: int, diff: tuple, saved: Any, out_saved: bool, by_kernel: bool,
-                     zero_d: bool, floating: bool, may_alias: bool) -> str:
+def _recorder_source(n_vals: int, diff: tuple, saved: Any, out_saved: bool, operands: list,
+                     by_kernel: bool, zero_d: bool, floating: bool, may_alias: bool) -> str:
     """The source of ``record(args, vals, params)`` for a form of this shape: the output
     Tensor with its node, or ``None`` (an error, or an output dtype the form was not
     learnt at: the general path then records the call and reports the error in the
-    facade's words). ``saved``: argument positions, or ``_DIFF``."""
+    facade's words). ``saved``: argument positions, or ``_DIFF``; ``operands``: the
+    primitive's operands as expressions of ``vals`` and ``params``, passed to its
+    kernel (``by_kernel``) or else to its ``impl``."""
     n = len(diff)
     ts = [f"args[{i}]" for i in diff]
-    lines = ["def record(args, vals, params):", "    try:"]
-    if by_kernel:
-        operands = ", ".join(f"vals[{i}]" for i in range(n_vals))
-        lines.append(f"        ans = _kernel({operands})")
-        res = f"({operands}, ans)"
-    else:
-        lines.append("        operands, ans = _run(vals, params)")
-        res = "(*operands, ans)"
-    lines += ["    except Exception:", "        return None"]
+    ops = ", ".join(operands)
+    call = f"_kernel({ops})" if by_kernel else f"_impl({ops}, **_eparams)"
+    lines = ["def record(args, vals, params):", "    try:", f"        ans = {call}",
+             "    except Exception:", "        return None"]
+    res = f"({ops}, ans)"
     if zero_d:  # (NumPy gives a scalar for a 0-d result)
         lines.append("    ans = _asarray(ans)")
     lines += ["    if ans.dtype is not _OUT_DT:", "        return None",
@@ -311,7 +309,8 @@ def _recorder_source(n_vals: int, diff: tuple, saved: Any, out_saved: bool, by_k
               "    node._avals = _avals"]
     if floating:  # (wrap(ans, True, node), inlined)
         lines += ["    t = _new(_Tensor)", "    t._value = ans", "    t._requires_grad = True",
-                  "    t._grad_fn = node", "    t._output_nr = 0", "    t._vc = [0]"]
+                  "    t._grad_fn = node", "    t._output_nr = 0", "    t._vc = [0]",
+                  "    t._base = None"]
     else:
         lines.append("    t = _wrap(ans)")
     if may_alias:
@@ -333,12 +332,15 @@ def _make_recorder(form: _Direct, n_vals: int, out: Any) -> Any:
     """``form.record``: the recorder generated for ``form`` (see ``_recorder_source``),
     whose learning call gave the output ``out``."""
     out = np.asarray(out)
-    by_kernel = form.sources is None and form.kernel is not None
+    by_kernel = form.kernel is not None
+    src = [f"vals[{i}]" for i in range(n_vals)] + [f"params[{p!r}]" for p in form.pnames]
+    operands = src if form.sources is None else [src[s] for s in form.sources]
     source = _recorder_source(
-        n_vals, form.diff, form.saved, bool(form.out_saved), by_kernel, out.ndim == 0,
-        out.dtype.kind in "fc",
+        n_vals, form.diff, form.saved, bool(form.out_saved), operands, by_kernel,
+        out.ndim == 0, out.dtype.kind in "fc",
         not (by_kernel and isinstance(form.kernel, np.ufunc)))  # (a ufunc's output is new)
-    scope = {"_kernel": form.kernel, "_run": form.run, "_asarray": np.asarray,
+    scope = {"_kernel": form.kernel, "_impl": form.prim.impl, "_eparams": form.eparams,
+             "_asarray": np.asarray,
              "_OUT_DT": out.dtype, "_new": _new_tensor, "_cls": form.cls, "_Tensor": Tensor,
              "_accumulate_grad": accumulate_grad, "_NR0": _NR0,
              "_layout": form.layout, "_vjp": form.vjp, "_form": form,

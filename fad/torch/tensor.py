@@ -155,17 +155,16 @@ class Tensor:
     float32 tensor of that size, ``torch.Tensor(data)`` a float32 tensor of the
     data; use ``torch.tensor`` for dtype inference."""
 
-    # What every tensor sets lives in slots; the state few tensors have (a ``.grad``,
-    # hooks, a leaf's ``AccumulateGrad``, the base of a view, a retained gradient, a
-    # buffer to copy before writing) in the instance's ``__dict__`` once set, the class
-    # giving the default: a tensor is made per operation, and these would cost six
-    # stores each time.
-    __slots__ = ("_value", "_requires_grad", "_grad_fn", "_output_nr", "_vc", "__dict__",
-                 "__weakref__")
+    # What every tensor sets lives in slots (``_base``: the tensor whose buffer a view
+    # views, or ``None``); the state few tensors have (a ``.grad``, hooks, a leaf's
+    # ``AccumulateGrad``, a retained gradient, a buffer to copy before writing) in the
+    # instance's ``__dict__`` once set, the class giving the default: a tensor is made
+    # per operation, and these would cost five stores each time.
+    __slots__ = ("_value", "_requires_grad", "_grad_fn", "_output_nr", "_vc", "_base",
+                 "__dict__", "__weakref__")
     _grad: "Tensor | None" = None
     _hooks: "list | None" = None
     _acc: Any = None
-    _base: "Tensor | None" = None
     _retains_grad = False
     _cow = False
     __array_priority__ = 1000
@@ -691,7 +690,7 @@ def _array(v: Any) -> Any:
 _new = object.__new__
 
 
-_STATE = frozenset(("_grad", "_hooks", "_acc", "_base", "_retains_grad", "_cow"))
+_STATE = frozenset(("_grad", "_hooks", "_acc", "_retains_grad", "_cow"))
 
 
 def user_attributes(t: Tensor) -> dict:
@@ -721,6 +720,7 @@ def wrap(value: Any, requires_grad: bool = False, grad_fn: Any = None,
     t._grad_fn = grad_fn
     t._output_nr = output_nr
     t._vc = [0]
+    t._base = None
     return t
 
 

@@ -93,6 +93,8 @@ def refuse_integer_zero(dividend: Any, divisor: Any) -> None:
 
 
 def _is_bool(x: Any) -> bool:
+    if type(x) is Tensor and type(x._value) is np.ndarray:  # (the usual case, read fast)
+        return x._value.dtype.kind == "b"
     return isinstance(x, bool) or isinstance(x, Tensor) and _kind(x) == "b"
 
 
@@ -105,10 +107,11 @@ def refuse_bool_subtraction(input: Any, other: Any) -> None:
     RuntimeError: Subtraction, the `-` operator, with a bool tensor is not supported. \
 If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.
     """
-    if _is_bool(input) and _is_bool(other):
+    bool_input, bool_other = _is_bool(input), _is_bool(other)
+    if bool_input and bool_other:
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
                            "supported. Use the `^` or `logical_xor()` operator instead.")
-    if _is_bool(input) or _is_bool(other):
+    if bool_input or bool_other:
         raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not "
                            "supported. If you are trying to invert a mask, use the `~` or "
                            "`logical_not()` operator instead.")

@@ -12,7 +12,7 @@ from ... import numpy as fnp
 from ...core.trace import Tracer
 from .._dtype import array_np_dtype, type_word
 from .._graph import host
-from .._ops import call
+from .._ops import OPS, call
 from .._recorder import Op, _broadcast_message, apply
 from ..tensor import Tensor, _wrap_dim, wrap
 from ._common import _idx, exported
@@ -277,6 +277,7 @@ def _index(index: Any) -> tuple:
 
 
 _PLAIN = (int, type(None))
+_GETITEM = OPS["getitem"]
 
 
 def getitem(input: Tensor, index: Any) -> Tensor:
@@ -284,9 +285,9 @@ def getitem(input: Tensor, index: Any) -> Tensor:
     if ti is slice and type(index.start) in _PLAIN and type(index.stop) in _PLAIN \
             and (index.step is None or type(index.step) is int and index.step > 0) \
             and input._value.ndim:  # ``x[a:b]``, the most frequent index: no checks apply
-        return call("getitem", input, index=(index,))
+        return apply(_GETITEM, (input,), {"index": (index,)})
     if ti is int and input._value.ndim and -input.shape[0] <= index < input.shape[0]:
-        return call("getitem", input, index=(index,))
+        return apply(_GETITEM, (input,), {"index": (index,)})
     index = _index(index)
     if input.dim() == 0 and any(isinstance(i, int) and not isinstance(i, bool)
                                 for i in index):
