@@ -771,7 +771,8 @@ def wrap_grad(g: Any, create_graph: bool, fresh: bool = False) -> Tensor:
     if isinstance(g, Tensor):
         return g
     t = wrap(g)
-    t._cow = not fresh
+    if not fresh:  # (the class default is False: no instance dict for a fresh one)
+        t._cow = True
     return t
 
 
