@@ -346,8 +346,22 @@ def _make_recorder(form: _Direct, n_vals: int, out: Any) -> Any:
              "_layout": form.layout, "_vjp": form.vjp, "_form": form,
              "_NO_CONSTS": form.no_consts, "_saves": form.op.saves, "_avals": form.avals,
              "_wrap": _wrap, "_aliasing": _aliasing}
-    exec(compile(source, f"<fad.torch recorder of {form.op.name}>", "exec"), scope)
-    return scope["record"]
+    return generated_function(source, scope, "record")
+
+
+_CODE: dict = {}  # generated sources, compiled: a new signature of the same shape of code
+_CODE_MAX = 1024  # reuses its code object (compiling costs a few hundred µs)
+
+
+def generated_function(source: str, scope: dict, name: str) -> Any:
+    """The function ``name`` that ``source`` defines, with ``scope`` as its globals."""
+    code = _CODE.get(source)
+    if code is None:
+        if len(_CODE) >= _CODE_MAX:
+            _CODE.clear()
+        code = _CODE[source] = compile(source, f"<fad.torch generated {name}>", "exec")
+    exec(code, scope)
+    return scope[name]
 
 
 _NR0 = (0,)

@@ -19,7 +19,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ._direct import _DIFF, _aliasing, _edges, _with_views
+from ._direct import _DIFF, _aliasing, _edges, _with_views, generated_function
 from ._graph import make_node, save_output
 from .tensor import wrap
 
@@ -90,9 +90,7 @@ def program_recorder(prog: Any, op: Any, diff: tuple, n_vals: int, out_avals: li
         lines.append(f"    _save_output(node, {k}, t{k})")
     outs = ", ".join(f"t{k}" for k in range(n_out))
     lines.append(f"    return ({outs},)" if op.multi else "    return t0")
-    exec(compile("\n".join(lines) + "\n", f"<fad.torch recorder of {op.name}'s program>",
-                 "exec"), scope)
-    return scope["record"]
+    return generated_function("\n".join(lines) + "\n", scope, "record")
 
 
 def _saved_tensors(saved: Any, args: tuple, tensors: tuple) -> tuple | None:

@@ -505,3 +505,16 @@ def test_programs_record_through_their_generated_recorder(
         np.testing.assert_allclose(a, b, rtol=1e-13, atol=1e-15)
     progs = [p for p in recorder._PROGRAMS.values() if isinstance(p, recorder._Program)]
     assert sum(p.record is not None for p in progs) >= 3
+
+
+def test_signatures_of_the_same_shape_share_their_recorder_code(fast: None) -> None:
+    """A new shape of an operation gets a direct form of its own, whose recorder is
+    the same generated code (compiled once) bound to that form's parts."""
+    for n in (3, 4, 5):
+        x = torch.tensor(np.linspace(-1.0, 1.0, n), requires_grad=True)
+        for _ in range(2):
+            torch.sin(x).sum().backward()
+    forms = [f for k, f in recorder._DIRECT.items() if f is not None and k[0].name == "sin"]
+    assert len(forms) == 3
+    assert len({f.record.__code__ for f in forms}) == 1
+    assert len({id(f.record.__globals__) for f in forms}) == 3
