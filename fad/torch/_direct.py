@@ -15,6 +15,7 @@ counter of the input they view.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -260,7 +261,8 @@ def _kernel(prim: Any, eparams: dict, primals: tuple) -> Any:
 # such decision is already taken: only the lines the signature needs, and the form's
 # parts bound as globals.
 
-def _recorder_source(n_vals: int, diff: tuple, saved: Any, out_saved: bool, operands: list,
+@functools.lru_cache(maxsize=1024)
+def _recorder_source(n_vals: int, diff: tuple, saved: Any, out_saved: bool, operands: tuple,
                      by_kernel: bool, zero_d: bool, floating: bool, may_alias: bool) -> str:
     """The source of ``record(args, vals, params)`` for a form of this shape: the output
     Tensor with its node, or ``None`` (an error, or an output dtype the form was not
@@ -334,7 +336,7 @@ def _make_recorder(form: _Direct, n_vals: int, out: Any) -> Any:
     out = np.asarray(out)
     by_kernel = form.kernel is not None
     src = [f"vals[{i}]" for i in range(n_vals)] + [f"params[{p!r}]" for p in form.pnames]
-    operands = src if form.sources is None else [src[s] for s in form.sources]
+    operands = tuple(src) if form.sources is None else tuple([src[s] for s in form.sources])
     source = _recorder_source(
         n_vals, form.diff, form.saved, bool(form.out_saved), operands, by_kernel,
         out.ndim == 0, out.dtype.kind in "fc",
