@@ -381,6 +381,14 @@ def _split(args: tuple, vals: list, diff: tuple) -> tuple[tuple, tuple]:
     return tuple(consts), (args[diff[0]],) if n == 1 else tuple([args[i] for i in diff])
 
 
+def _saved_tensors(saved: Any, args: tuple, tensors: tuple) -> tuple | None:
+    """The Tensors at positions ``saved`` (``_DIFF``: the recorded ones, ``tensors``)
+    that a node guards."""
+    if saved is _DIFF:
+        return tensors
+    return tuple([args[i] for i in saved]) if saved else None
+
+
 def inputs_of(node: Any) -> tuple | None:
     """The recorded input Tensors of a node, or ``None`` once released. A direct form's
     node keeps only the Tensors its backward reads (``_checked``), as PyTorch's saved

@@ -19,7 +19,14 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ._direct import _DIFF, _aliasing, _edges, _with_views, generated_function
+from ._direct import (
+    _DIFF,
+    _aliasing,
+    _edges,
+    _saved_tensors,
+    _with_views,
+    generated_function,
+)
 from ._graph import make_node, save_output
 from .tensor import wrap
 
@@ -92,9 +99,3 @@ def program_recorder(prog: Any, op: Any, diff: tuple, n_vals: int, out_avals: li
     lines.append(f"    return ({outs},)" if op.multi else "    return t0")
     return generated_function("\n".join(lines) + "\n", scope, "record")
 
-
-def _saved_tensors(saved: Any, args: tuple, tensors: tuple) -> tuple | None:
-    """The Tensors at positions ``saved`` (``_DIFF``: the recorded ones, ``tensors``)."""
-    if saved is _DIFF:
-        return tensors
-    return tuple([args[i] for i in saved]) if saved else None

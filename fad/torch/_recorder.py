@@ -53,6 +53,7 @@ from ._direct import (  # noqa: F401 - function_of, inputs_of and _aliasing for 
     _edges,
     _layout,
     _root,
+    _saved_tensors,
     _split,
     _union,
     _with_views,
@@ -420,9 +421,7 @@ def _finish(op: Op, args: tuple, vals: list, diff: tuple, dt: Any, params: dict,
     consts, tensors = _split(args, vals, diff)
     nexts, nrs = _edges(tensors)
     node = make_node(prog.cls, pull, (op, consts, diff, dt, params), tensors, nexts, nrs,
-                     prog.layout, op.saves, len(outs),
-                     tensors if saved is _DIFF else
-                     tuple([args[i] for i in saved]) if saved else None)
+                     prog.layout, op.saves, len(outs), _saved_tensors(saved, args, tensors))
     res = []
     for k, out in enumerate(outs):
         if type(out) is not np.ndarray:
