@@ -415,6 +415,19 @@ def inputs_of(node: Any) -> tuple | None:
     return tuple(out)
 
 
+def input_values(node: Any) -> tuple | None:
+    """The values of a node's recorded inputs, without remaking the Tensors
+    ``inputs_of`` gives (``None`` once released)."""
+    ins = node._inputs
+    if ins is not None:
+        return tuple([t._value for t in ins])
+    form = node._fun
+    res = node._res
+    if type(form) is not _Direct or res is None:
+        return None
+    return tuple([res[k] for k in form.in_operand])
+
+
 def function_of(node: Any) -> tuple:
     """``(op, consts, diff, dt, params)`` of a node recorded by this module: its
     operation as ``make_flat``'s arguments (the operation's fad function)."""

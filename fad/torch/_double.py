@@ -22,7 +22,7 @@ from ..interpreters.dce import dce
 from ..transforms.autodiff import make_jaxpr
 from ..transforms.autodiff import vjp as fad_vjp
 from . import _graph
-from ._direct import _Direct, function_of, inputs_of
+from ._direct import _Direct, function_of, input_values, inputs_of
 from ._recorder import (
     _DIRECT_MAX,
     _PYS,
@@ -70,11 +70,16 @@ def double_backward(node: Any, cts: list) -> list:
     bop, fixed_at, reads, out_deps = plan
     if reads is not None and not any(reads) and not _records(ct_tensors):
         return _plain_backward(node, cts)  # (known without making the inputs)
-    if ins is None:
-        ins = _inputs(node)
     fixed = tuple([consts[i] for i in fixed_at]) if fixed_at else ()
-    if reads is not None:  # an input the vjp does not read is a constant of it, not an edge
-        ins = tuple([t if r else t._value for t, r in zip(ins, reads)])
+    if reads is None:
+        if ins is None:
+            ins = _inputs(node)
+    else:  # an input the vjp does not read is a constant of it, not an edge
+        if ins is None and not any(reads):
+            ins = _input_values(node)
+        else:
+            ins = tuple([t if r else t._value
+                         for t, r in zip(_inputs(node) if ins is None else ins, reads)])
         if not _records(ins) and not _records(ct_tensors):
             return _plain_backward(node, cts)
     out = apply(bop, ins + fixed + ct_tensors, params)
@@ -101,6 +106,13 @@ def _inputs(node: Any) -> tuple:
     whose vjp does not depend on them)."""
     ins = inputs_of(node)
     return tuple([wrap(z) for z in node._zero_inputs()]) if ins is None else ins
+
+
+def _input_values(node: Any) -> tuple:
+    """The values of the node's recorded inputs (as ``_inputs``, without remaking
+    Tensors: for a vjp that reads none of them, so they are its constants)."""
+    vals = input_values(node)
+    return tuple(node._zero_inputs()) if vals is None else vals
 
 
 def _linked(name: str, out: Tensor, held: list) -> Tensor:

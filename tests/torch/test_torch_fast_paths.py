@@ -288,6 +288,35 @@ def test_double_backward_of_several_inputs_by_programs(fast: None,
         np.testing.assert_allclose(g[2], want[2], rtol=1e-12)
 
 
+def test_linear_nodes_differentiate_recorded_cotangents_again(
+        fast: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Linear nodes (slices, ``-``, ``neg``) whose backward reads none of their inputs,
+    pulled back with ``create_graph`` from a cotangent that requires grad: the gradient
+    depends on the cotangent only, also once a first backward has released the nodes
+    (their inputs are then known by shape alone; PyTorch's also run again); graph and
+    values as the general path's."""
+    def second(xv: np.ndarray, wv: np.ndarray, release: bool) -> tuple:
+        x = torch.tensor(xv, requires_grad=True)
+        w = torch.tensor(wv, requires_grad=True)
+        y = (x[1:] - x[:-1]).neg()
+        if release:
+            y.sum().backward()
+        (g,) = torch.autograd.grad(y, x, grad_outputs=w, create_graph=True)
+        (gw,) = torch.autograd.grad((g * torch.arange(6.0)).sum(), w)
+        return _graph(g), g.detach().numpy().copy(), gw.numpy().copy()
+
+    r = np.random.default_rng(5)
+    data = [(r.standard_normal(6), r.standard_normal(5), k % 2 == 1) for k in range(4)]
+    got = [second(*d) for d in data]
+    _general(monkeypatch)
+    for d, g in zip(data, got):
+        want = second(*d)
+        assert g[0] == want[0]
+        np.testing.assert_array_equal(g[1], want[1])
+        np.testing.assert_array_equal(g[2], want[2])
+        np.testing.assert_array_equal(g[2], -np.diff(np.arange(6.0)))
+
+
 def test_autograd_features_on_fast_nodes(fast: None) -> None:
     x = torch.tensor([0.5, -1.0], requires_grad=True)
     for _ in range(2):  # the second round is recorded by the fast paths
