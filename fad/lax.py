@@ -9,7 +9,8 @@
 Control flow (``cond switch scan map while_loop fori_loop``), selection
 (``select select_n stop_gradient``), the parallel prefix ``associative_scan``,
 running reductions (``cumsum cumprod cummax cummin cumlogsumexp``) and orderings
-(``sort sort_key_val top_k``), and the elementwise functions (``add sub mul div
+(``sort sort_key_val top_k``), ``transpose`` (the primitive itself, no
+simplification: NumPy's strides), and the elementwise functions (``add sub mul div
 rem pow integer_pow max min neg abs sign exp log sin cos tanh sqrt rsqrt ...``,
 ``fad.primitives.lax_ops``: ``lax``'s argument rules, no implicit promotion or
 broadcasting, and the derivatives of ``fad.numpy``'s functions of the same maths).
@@ -42,6 +43,7 @@ from .primitives.slicing import (
     dynamic_update_slice,
     dynamic_update_slice_in_dim,
 )
+from .primitives.structural import lax_transpose as transpose
 from .primitives.windows import padtype_to_pads, reduce_window
 from .transforms.autodiff import stop_gradient
 from .transforms.control_flow import (
@@ -76,7 +78,9 @@ __all__ = ["cond", "scan", "while_loop", "fori_loop",
            # control flow, selection, running reductions and orderings
            "switch", "map", "select", "select_n", "stop_gradient", "associative_scan",
            "cumsum", "cumprod", "cummax", "cummin", "cumlogsumexp", "sort", "sort_key_val",
-           "top_k"] + _ELEMENTWISE
+           "top_k",
+           # shapes
+           "transpose"] + _ELEMENTWISE
 
 
 def __dir__() -> list[str]:  # the public names only (no imported helpers)

@@ -23,8 +23,9 @@ from . import (  # noqa: F401 - registers them
     per_example,
 )
 
-ORDER = ("mlp", "chain100", "deep_chain", "hvp", "big_elementwise", "mlp_jit", "chain100_jit",
-         "per_example", "big_elementwise_jit", "hvp_jit", "jacrev_jit", "facade_chain",
-         "facade_deep_chain", "facade_hvp", "dask_logistic", "lenet", "lenet_notebook")
+ORDER = ("mlp", "mlp_gemms", "chain100", "deep_chain", "hvp", "big_elementwise", "mlp_jit",
+         "chain100_jit", "per_example", "big_elementwise_jit", "hvp_jit", "jacrev_jit",
+         "facade_chain", "facade_deep_chain", "facade_hvp", "dask_logistic", "lenet",
+         "lenet_notebook")
 
 order_cases(ORDER)

@@ -20,7 +20,7 @@ from harness import (
     relative_bar,
     torch_contender,
 )
-from harness.libs import anp, autograd_getval
+from harness.libs import anp, autograd_getval, missing, torch
 
 import fad
 import fad.numpy as fnp
@@ -128,4 +128,43 @@ def mlp_jit_case(size: str) -> list[Problem]:
         jit_contender("fad jit", fad.grad(mlp_loss_fad), params, x, y),
         fad_contender("fad", fad.grad(mlp_loss_fad), params, x, y),
     ]
+    return [Problem(f"{'-'.join(map(str, sizes))}, batch {batch}", contenders, rtol=2e-3)]
+
+
+def mlp_products(xp: Any, params: list, x: Any, y: Any) -> list:
+    """The matrix products of one ``mlp`` step, at its shapes and layouts, and
+    nothing else: the forward's ``h @ W``, then per layer the weight gradient
+    ``h.T @ dz`` and (below the top layer) ``dz @ W.T``, with ``tanh`` activations
+    standing in for ``h`` and a constant cotangent ``dz`` (the values do not matter
+    to a GEMM's time; they are the same for NumPy and torch)."""
+    hs = [x]
+    for layer in params[:-1]:
+        hs.append(xp.tanh(hs[-1] @ layer["W"]))
+    out = [hs[-1] @ params[-1]["W"]]
+    dz = out[0] * 0 + 1
+    for i in range(len(params) - 1, -1, -1):
+        out.append(hs[i].T @ dz)
+        if i:
+            dz = dz @ params[i]["W"].T
+            out.append(dz)
+    return out
+
+
+@case("mlp_gemms")
+def mlp_gemms_case(size: str) -> list[Problem]:
+    """The mlp step's matrix products alone (with the two tanh that make its
+    activations): NumPy's BLAS, which fad and the facade run on, against
+    PyTorch's. No bar: it measures how much of torch's lead in the mlp case is its
+    BLAS library, a floor no NumPy-based step can go under."""
+    sizes, batch = mlp_shape(size)
+    params, x, y = mlp_data(sizes, batch)
+    contenders = [Contender("numpy", lambda: mlp_products(np, params, x, y))]
+    if torch is None:
+        contenders.append(Contender("torch", None, tracemalloc=False, skip=missing(torch, "torch")))
+    else:
+        tparams = [{k: torch.from_numpy(v) for k, v in layer.items()} for layer in params]
+        tx = torch.from_numpy(x)
+        contenders.append(Contender(
+            "torch", lambda: [t.numpy() for t in mlp_products(torch, tparams, tx, y)],
+            tracemalloc=False))
     return [Problem(f"{'-'.join(map(str, sizes))}, batch {batch}", contenders, rtol=2e-3)]

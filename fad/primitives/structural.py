@@ -6,7 +6,7 @@ so each has a ``transpose`` rule and its jvp is itself.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -78,6 +78,22 @@ def _transpose_batch(size: int, vals: list, dims: list, *, permutation: tuple) -
 
 
 transpose_p.batch = _transpose_batch
+
+
+def lax_transpose(operand: Any, permutation: Sequence[int]) -> Any:
+    """``jax.lax.transpose``: the axes of ``operand`` permuted by the transpose
+    primitive itself, a view of a NumPy array with NumPy's strides. ``transpose``
+    below (the one every rule uses) turns a permutation that moves only length-1
+    axes into a reshape: the same values, other strides.
+
+    >>> import numpy as np, fad
+    >>> fad.lax.transpose(np.zeros((3, 1)), (1, 0)).strides
+    (8, 8)
+    """
+    permutation = tuple(int(p) for p in permutation)
+    if permutation == tuple(range(len(permutation))):
+        return operand
+    return bind(transpose_p, operand, permutation=permutation)
 
 
 def transpose(x: Any, permutation: tuple) -> Any:

@@ -428,6 +428,13 @@ def _conv(x: Any, w: Any, b: Any = None, stride: tuple = (1,), padding: tuple = 
     return y if b is None else y + fnp.reshape(b, (-1,) + (1,) * len(stride))
 
 
+def _swapped(n: int, dim0: int, dim1: int) -> tuple:
+    """The permutation of ``n`` axes that exchanges ``dim0`` and ``dim1``."""
+    perm = list(range(n))
+    perm[dim0], perm[dim1] = dim1, dim0
+    return tuple(perm)
+
+
 def _conv_transpose(x: Any, w: Any, b: Any = None, stride: tuple = (1,), padding: tuple = (0,),
                     output_padding: tuple = (0,), groups: int = 1, dilation: tuple = (1,)
                     ) -> Any:
@@ -628,10 +635,11 @@ _TABLE: dict[str, tuple] = {
                     False),
     "squeeze_dims": (lambda a, dims=(): _squeeze_dims(a, dims), "SqueezeBackward2", None,
                      False),
-    "permute": (lambda a, dims=(): fnp.transpose(a, dims), "PermuteBackward0", None, False),
-    "transpose": (lambda a, dim0=0, dim1=1: fnp.swapaxes(a, dim0, dim1),
+    # (lax.transpose: a view with PyTorch's strides also when only length-1 axes move)
+    "permute": (lambda a, dims=(): lax.transpose(a, dims), "PermuteBackward0", None, False),
+    "transpose": (lambda a, dim0=0, dim1=1: lax.transpose(a, _swapped(a.ndim, dim0, dim1)),
                   "TransposeBackward0", None, False),
-    "t": (lambda a: fnp.transpose(a) if a.ndim == 2 else a, "TBackward0", None, False),
+    "t": (lambda a: lax.transpose(a, (1, 0)) if a.ndim == 2 else a, "TBackward0", None, False),
     "expand": (lambda a, shape=(): fnp.broadcast_to(a, shape), "ExpandBackward0", None,
                False),
     "repeat": (_repeat, "RepeatBackward0", None, False),

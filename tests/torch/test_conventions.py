@@ -8,6 +8,8 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 real_torch = pytest.importorskip("torch")
 import fad.torch as ftorch  # noqa: E402
@@ -86,6 +88,27 @@ def test_class_targets_must_be_int64(loss, dtype):
 ])
 def test_strides_and_contiguity(case):
     same(case)
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(st.lists(st.integers(1, 3), min_size=1, max_size=4), st.data())
+def test_strides_of_axis_permutations_as_pytorch(shape, data):
+    """``permute``/``transpose``/``t``/``movedim``/``mT`` are views with PyTorch's
+    strides, length-1 axes included (whose strides a reshape would change), and
+    ``contiguous()`` of them keeps those strides when PyTorch's does."""
+    n = len(shape)
+    perm = data.draw(st.permutations(range(n)))
+    d0, d1 = data.draw(st.integers(0, n - 1)), data.draw(st.integers(0, n - 1))
+    views = [lambda t, x: x.permute(*perm), lambda t, x: x.transpose(d0, d1),
+             lambda t, x: t.movedim(x, d0, d1), lambda t, x: x.mT if n >= 2 else x.t()]
+    if n <= 2:
+        views.append(lambda t, x: x.t())
+    for view in views:
+        def strides(t: Any, view: Any = view) -> tuple:
+            y = view(t, t.zeros(*shape))
+            c = y.contiguous()
+            return y.stride(), y.is_contiguous(), c.stride(), c.is_contiguous()
+        assert strides(ftorch) == strides(real_torch)
 
 
 def test_contiguous_keeps_the_gradient():
