@@ -20,7 +20,7 @@ from harness import (
     relative_bar,
     torch_contender,
 )
-from harness.libs import anp, autograd_getval, missing, torch
+from harness.libs import FAD_TORCH_ERROR, anp, autograd_getval, fad_torch, missing, torch
 
 import fad
 import fad.numpy as fnp
@@ -136,35 +136,42 @@ def mlp_products(xp: Any, params: list, x: Any, y: Any) -> list:
     nothing else: the forward's ``h @ W``, then per layer the weight gradient
     ``h.T @ dz`` and (below the top layer) ``dz @ W.T``, with ``tanh`` activations
     standing in for ``h`` and a constant cotangent ``dz`` (the values do not matter
-    to a GEMM's time; they are the same for NumPy and torch)."""
+    to a GEMM's time)."""
+    mm = xp.matmul
     hs = [x]
     for layer in params[:-1]:
-        hs.append(xp.tanh(hs[-1] @ layer["W"]))
-    out = [hs[-1] @ params[-1]["W"]]
+        hs.append(xp.tanh(mm(hs[-1], layer["W"])))
+    out = [mm(hs[-1], params[-1]["W"])]
     dz = out[0] * 0 + 1
     for i in range(len(params) - 1, -1, -1):
-        out.append(hs[i].T @ dz)
+        out.append(mm(hs[i].T, dz))
         if i:
-            dz = dz @ params[i]["W"].T
+            dz = mm(dz, params[i]["W"].T)
             out.append(dz)
     return out
+
+
+def _products_contender(name: str, lib: Any, params: list, x: np.ndarray, y: Any) -> Contender:
+    """``mlp_products`` on the tensors of ``lib`` (torch or fad.torch), as arrays."""
+    tparams = [{k: lib.from_numpy(v) for k, v in layer.items()} for layer in params]
+    tx = lib.from_numpy(x)
+    return Contender(name, lambda: [t.numpy() for t in mlp_products(lib, tparams, tx, y)],
+                     tracemalloc=lib is not torch)
 
 
 @case("mlp_gemms")
 def mlp_gemms_case(size: str) -> list[Problem]:
     """The mlp step's matrix products alone (with the two tanh that make its
     activations): NumPy's BLAS, which fad and the facade run on, against
-    PyTorch's. No bar: it measures how much of torch's lead in the mlp case is its
-    BLAS library, a floor no NumPy-based step can go under."""
+    PyTorch's; fad.numpy's and the facade's calls of it for reference. No bar: it
+    measures how much of torch's lead in the mlp case is its BLAS library, a floor
+    no NumPy-based step goes under."""
     sizes, batch = mlp_shape(size)
     params, x, y = mlp_data(sizes, batch)
-    contenders = [Contender("numpy", lambda: mlp_products(np, params, x, y))]
-    if torch is None:
-        contenders.append(Contender("torch", None, tracemalloc=False, skip=missing(torch, "torch")))
-    else:
-        tparams = [{k: torch.from_numpy(v) for k, v in layer.items()} for layer in params]
-        tx = torch.from_numpy(x)
-        contenders.append(Contender(
-            "torch", lambda: [t.numpy() for t in mlp_products(torch, tparams, tx, y)],
-            tracemalloc=False))
+    contenders = [Contender("numpy", lambda: mlp_products(np, params, x, y)),
+                  Contender("fad", lambda: mlp_products(fnp, params, x, y))]
+    contenders.append(_products_contender("torch", torch, params, x, y) if torch else
+                      Contender("torch", None, tracemalloc=False, skip=missing(torch, "torch")))
+    contenders.append(_products_contender("fad.torch", fad_torch, params, x, y) if fad_torch
+                      else Contender("fad.torch", None, skip=FAD_TORCH_ERROR))
     return [Problem(f"{'-'.join(map(str, sizes))}, batch {batch}", contenders, rtol=2e-3)]
