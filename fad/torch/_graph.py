@@ -252,8 +252,6 @@ def _version_message(node: Node, who: Any, now: int, expected: int) -> str:
 def _short_name(name: str) -> str:
     """A node's name as PyTorch's version message prints it (``MulBackward0`` is
     ``Mul``, ``PowBackward1`` is ``Pow1``)."""
-    if name == "CopySlices":
-        return "torch::autograd::CopySlices"
     m = re.fullmatch(r"(.*)Backward(\d*)", name)
     if m is None:
         return name
@@ -268,9 +266,15 @@ def node_type(name: str) -> type:
     ``<MulBackward0 object at 0x...>``)."""
     cls = _NODE_TYPES.get(name)
     if cls is None:
-        cls = type(name, (Node,), {"__slots__": (), "__module__": "builtins"})
+        body: dict = {"__slots__": (), "__module__": "builtins"}
+        if name in _QUALIFIED:  # (a node PyTorch names by its C++ class)
+            body["name"] = lambda self: _QUALIFIED[name]
+        cls = type(name, (Node,), body)
         _NODE_TYPES[name] = cls
     return cls
+
+
+_QUALIFIED = {"CopySlices": "torch::autograd::CopySlices"}
 
 
 def make_node(cls: type, pull: Any, fun: Any, inputs: tuple, nexts: tuple, nrs: tuple,

@@ -67,11 +67,16 @@ trunc zero""".split()
 _INPLACE_VIEWS = "t transpose swapaxes swapdims squeeze unsqueeze".split()
 
 
+# the in-place writes PyTorch lets into an expanded tensor, with a warning
+_INDEXED_WRITES = {"masked_fill": "masked_fill_", "index_fill": "index_fill_"}
+
+
 def _inplace(name: str) -> Any:
     fn = getattr(F, name)
+    write = _INDEXED_WRITES.get(name)
 
     def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-        return F.inplace(self, lambda s: fn(s, *args, **kwargs))
+        return F.inplace(self, lambda s: fn(s, *args, **kwargs), write)
     method.__name__ = name + "_"
     method.__doc__ = f"In-place ``{name}``."
     return method
@@ -102,13 +107,13 @@ def _iop(fn: Any) -> Any:
 
 
 def _zero_(self: Tensor) -> Tensor:
-    return F.inplace(self, lambda s: F.call("zero", s))
+    return F.inplace(self, lambda s: F.call("zero", s), "fill")
 
 
 def _fill_(self: Tensor, value: Any) -> Tensor:
     if isinstance(value, Tensor):
         value = value.item()
-    return F.inplace(self, lambda s: F.call("fill", s, value=value))
+    return F.inplace(self, lambda s: F.call("fill", s, value=value), "fill")
 
 
 def _copy_(self: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
@@ -244,7 +249,7 @@ METHODS.update({
     "random_": _random_(lambda r, s, lo=0, hi=2 ** 24: r.integers(lo, hi, s)),
     "exponential_": _random_(lambda r, s, lambd=1.0: r.exponential(1.0 / lambd, s)),
     "index_put_": lambda self, indices, values, accumulate=False: F.inplace(
-        self, lambda s: F.index_put(s, indices, values, accumulate)),
+        self, lambda s: F.index_put(s, indices, values, accumulate), "index_put_"),
     "new_zeros": _new("zeros"), "new_ones": _new("ones"), "new_empty": _new("empty"),
     "new_full": _new("full"), "new_tensor": _new("tensor"),
     "float": _cast(_dtype.float32), "double": _cast(_dtype.float64),

@@ -20,6 +20,7 @@ from ..interpreters.batching import BatchTracer
 from . import _dtype, _graph
 from ._grad_mode import GRAD_ENABLED
 from ._graph import RemovableHandle, host
+from ._memory import store
 from ._tensor_str import tensor_repr
 
 NONLEAF_GRAD_WARNING = (
@@ -636,8 +637,9 @@ class Tensor:
 
     # ------------------------------------------------------------ in place
     def _write(self, val: Any) -> None:
-        """Store ``val`` into this tensor's buffer (shared memory is updated) or,
-        when the buffer is not ours to write, rebind to a fresh copy."""
+        """Store ``val`` into this tensor's buffer (shared memory is updated, that of an
+        ``expand()``ed view included) or, when the buffer is not ours to write (copy
+        on write, or memory handed over read-only), rebind to a fresh copy."""
         v = self._value
         if type(val) is not np.ndarray:
             val = _array(val)
@@ -647,6 +649,8 @@ class Tensor:
         if type(v) is np.ndarray:
             if not self._cow and v.flags.writeable:
                 np.copyto(v, val, casting="unsafe")
+                return
+            if not self._cow and store(v, val):  # (an expanded view: into what it views)
                 return
             self._value = val.astype(v.dtype, copy=True)
             self._cow = False

@@ -562,7 +562,11 @@ def test_an_expanded_tensor_is_not_materialised_on_load(tmp_path):
     big = torch.load(_with_layout(tmp_path, (10**6, 10**6), (0, 0)))["w"]
     assert big.shape == (10**6, 10**6) and big[123, 456].item() == 1.0
     small = torch.load(_with_layout(tmp_path, (3, 2), (0, 1)))["w"]
-    small.add_(1)  # copied on its first in-place write
+    assert small.stride() == (0, 1)
+    with pytest.raises(RuntimeError, match="refers to a single memory location"):
+        small.add_(1)  # PyTorch's refusal too: its elements share memory cells
+    small = small.clone()
+    small.add_(1)
     assert small.tolist() == [[2.0, 2.0]] * 3
     for size, stride in (((2**62, 2**62), (0, 0)), ((2**63,), (0,)), ((1, 1), (2**70, 0))):
         with pytest.raises(pickle.UnpicklingError, match="invalid tensor layout"):

@@ -11,6 +11,12 @@ import numpy as np
 from .._dtype import array_np_dtype, type_word
 from .._grad_mode import GRAD_ENABLED
 from .._graph import rebind_saved_output
+from .._memory import (
+    OVERLAP_MESSAGE,
+    check_overlapping_write,
+    internal_overlap,
+    writable_alias,
+)
 from .._ops import call
 from ..tensor import Tensor, live_aliases, wrap
 from ._common import exported
@@ -33,13 +39,25 @@ def setitem(input: Tensor, index: Any, value: Any) -> None:
         val = value._value if isinstance(value, Tensor) else value
         arr = input._value
         if type(arr) is np.ndarray and (input._cow or not arr.flags.writeable):
-            input._value = arr = arr.copy()
-            input._cow = False
+            w = None if input._cow else writable_alias(arr)
+            if w is None:  # (copy on write, or memory handed over read-only)
+                input._value = arr = arr.copy()
+                input._cow = False
+            else:  # an expanded view: the write goes into what it views
+                _check_indexed_overlap(arr, index, value)
+                arr = w
         try:
             arr[index] = val
         except (TypeError, ValueError) as e:
             raise RuntimeError(str(e)) from None
         input._version += 1
+        return
+    if type(input._value) is np.ndarray and internal_overlap(input._value):
+        # an expanded view: as PyTorch, ``x[index].copy_(value)`` for a basic index (an
+        # index array's write fad.torch refuses to record here: see the README)
+        if _advanced(index):
+            raise RuntimeError(OVERLAP_MESSAGE)
+        getitem(input, index).copy_(value)
         return
     shared = _shared(input)
     snap = _snapshot(input, shared)
@@ -49,6 +67,28 @@ def setitem(input: Tensor, index: Any, value: Any) -> None:
     else:
         out = call("index_put", snap, v=value, index=index, **extra)
     _rebind(input, out, shared)
+
+
+def _check_indexed_overlap(arr: np.ndarray, index: tuple, value: Any) -> None:
+    """PyTorch's rule for ``x[index] = value`` into an expanded ``x`` (``arr``): a
+    basic index writes the part it selects, refused if cells are shared there; an
+    index with index arrays or masks is PyTorch's ``index_put_`` (with a mask and a
+    number, its ``masked_fill_`` too), which warns."""
+    if not internal_overlap(arr):
+        return
+    advanced = _advanced(index)
+    if not advanced:
+        if internal_overlap(arr[index]):
+            raise RuntimeError(OVERLAP_MESSAGE)
+        return
+    check_overlapping_write(arr, "index_put_")
+    if all(np.asarray(i).dtype == bool for i in advanced) and not isinstance(value, Tensor):
+        check_overlapping_write(arr, "masked_fill_")  # (PyTorch's index_put_ calls it)
+
+
+def _advanced(index: tuple) -> list:
+    """The index arrays and masks of ``index`` (empty for a basic index)."""
+    return [i for i in index if isinstance(i, list) or getattr(i, "ndim", 0) > 0]
 
 
 def _cast_value(input: Tensor, index: tuple, value: Any) -> Any:
@@ -115,9 +155,14 @@ def _rebind(t: Tensor, out: Tensor, shared: bool) -> None:
         rebind_saved_output(out._grad_fn, out._vc, t._vc)
 
 
-def inplace(self: Tensor, compute: Any) -> Tensor:
+def inplace(self: Tensor, compute: Any, write: str | None = None) -> Tensor:
     """Run ``compute(self)`` out of place, then make ``self`` hold the result:
-    recorded (self becomes the op's output) or written into its buffer."""
+    recorded (self becomes the op's output) or written into its buffer. ``write``:
+    what kind of write it is, for an ``expand()``ed ``self`` (``"fill"``, an indexed
+    write's name, or ``None``: see ``fad/torch/_memory.py``)."""
+    v = self._value
+    if type(v) is np.ndarray and not v.flags.writeable:
+        check_overlapping_write(v, write)
     grad_on = GRAD_ENABLED.get()
     if grad_on and (self._requires_grad and self._grad_fn is None or self._base is not None):
         _check_recordable(self)
@@ -128,6 +173,8 @@ def inplace(self: Tensor, compute: Any) -> Tensor:
                            f"shape {list(out.shape)}")
     _check_cast(out, self)
     if out._grad_fn is not None:
+        if write != "fill" and type(v) is np.ndarray and internal_overlap(v):
+            raise RuntimeError(OVERLAP_MESSAGE)  # (recorded: fad.torch refuses, see the README)
         _rebind(self, out, shared)
     else:
         self._write(out._value)
@@ -164,11 +211,10 @@ def write_through(t: Tensor, out: Tensor) -> None:
     ([5.0, 5.0, 1.0], [5.0, 5.0, 1.0])
     """
     arr = t._own() if t._cow else t._value  # (no live view shares a _cow array)
-    if not arr.flags.writeable:
-        raise RuntimeError("unsupported operation: more than one element of the written-to "
-                           "tensor refers to a single memory location. Please clone() the "
-                           "tensor before performing the operation.")
-    np.copyto(arr, out._value, casting="unsafe")
+    w = writable_alias(arr)  # (an expanded view being filled: into what it views)
+    if w is None:
+        raise RuntimeError(OVERLAP_MESSAGE)
+    np.copyto(w, out._value, casting="unsafe")
     _take_node(t, out)
     t._vc[0] += 1
     rebind_saved_output(out._grad_fn, out._vc, t._vc)
@@ -271,6 +317,7 @@ def into(name: str, out: Any, args: tuple, compute: Any) -> Tensor:
         out._value = result._value.astype(out._value.dtype, copy=True)
         out._cow = False
     else:
+        check_overlapping_write(out._value, None)
         out._write(result._value)
     out._version += 1
     return out
