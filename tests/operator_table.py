@@ -90,6 +90,7 @@ import fad
 import fad.nn
 import fad.scipy.special as fad_special
 from fad.backends.base import numpy_dtype
+from fad.primitives.windows import windows
 
 MAX_SIDE = 3
 MAX_SIZE = 32  # elements per input: keeps Hessians (one jvp per element) cheap
@@ -1177,6 +1178,27 @@ def _reduce_window_ref(kind: str) -> Callable:
     return ref
 
 
+def windows_cases(kind: str) -> st.SearchStrategy | None:
+    """One array, an axis, a window size that fits it (0 included) and a step."""
+    if kind == "scalar":
+        return None
+
+    @st.composite
+    def draw(draw: Any) -> Case:
+        shape = draw(shape_st(kind, 1, 3))
+        axis = draw(st.integers(0, len(shape) - 1))
+        return Case((shape,), {"axis": axis, "size": draw(st.integers(0, shape[axis])),
+                               "step": draw(st.integers(1, 3))})
+    return _finish(draw(), kind)
+
+
+def _windows_ref(x: np.ndarray, *, axis: int, size: int, step: int) -> np.ndarray:
+    """The windows as copies: the cells ``k * step + j`` taken along ``axis``."""
+    n = (x.shape[axis] - size) // step + 1
+    cells = np.arange(n)[:, None] * step + np.arange(size)[None, :]
+    return np.moveaxis(np.take(x, cells, axis=axis), axis + 1, -1)
+
+
 # ---------------------------------------------------------------- fad.lax rows' helpers
 def same_shapes(n: int, min_dims: int = 0) -> Cases:
     """``n`` arrays of one shape (lax takes no broadcasting)."""
@@ -1589,6 +1611,8 @@ OPS: list[Op] = [
     Op("reduce_window_max", _reduce_window_row("max"),
        lambda kind: reduce_window_cases(kind, holes=False), DISTINCT,
        ref=_reduce_window_ref("max"), real_only=REDUCE_WINDOW_REAL),
+    Op("windows", lambda xp, x, *, axis, size, step: windows(x, axis, size, step),
+       windows_cases, ref=_windows_ref),
     # ---- FFTs (fad.numpy.fft: the ``fft`` primitive)
     Op("fft", lambda xp, x, *, axis, n, norm: _spectrum("fft")(xp, x, n=n, axis=axis,
                                                                norm=norm),

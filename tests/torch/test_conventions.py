@@ -111,6 +111,35 @@ def test_strides_of_axis_permutations_as_pytorch(shape, data):
         assert strides(ftorch) == strides(real_torch)
 
 
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(st.lists(st.integers(1, 5), min_size=1, max_size=3), st.data())
+def test_unfold_is_a_view_as_pytorch(shape, data):
+    """``Tensor.unfold`` shares its input's memory with PyTorch's strides: a later
+    write into the input shows in the windows, a write into non-overlapping windows
+    shows in the input (and is differentiated through), and the gradient of the
+    windows sums back over the cells they share."""
+    dim = data.draw(st.integers(0, len(shape) - 1))
+    size = data.draw(st.integers(0, shape[dim]))
+    step = data.draw(st.integers(1, 3))
+    weights = np.cos(np.arange(200.0))
+
+    def run(t: Any) -> tuple:
+        leaf = t.tensor(np.arange(float(np.prod(shape))).reshape(shape), requires_grad=True)
+        x = leaf * 1
+        u = x.unfold(dim, size, step)
+        seen = (u.stride(), u.is_contiguous(), u.shape)
+        with t.no_grad():
+            x.view(-1)[0] = -5.0  # shows in the windows holding the first cell
+        before = u.detach().clone()
+        if step >= size:  # windows apart: an in-place write reaches x
+            u.mul_(3)
+        w = t.tensor(weights[:u.numel()].reshape(u.shape))
+        (u * w).sum().backward()
+        return seen, before.tolist(), x.tolist(), leaf.grad.tolist()
+
+    assert run(ftorch) == run(real_torch)
+
+
 def test_contiguous_keeps_the_gradient():
     x = ftorch.arange(6.0).reshape(2, 3).requires_grad_()
     y = x.t().contiguous()

@@ -257,6 +257,9 @@ CASES = {
     **{f"reduce_window_{k}": [_s(("f", (3, 5)), **_RW)] for k in
        ("sum", "max", "min", "argmax", "argmin")},
     # (chosen taps: "n" draws 0..4, within these windows of 6 taps)
+    "windows": [_s(("f", (3, 5)), axis=1, size=2, step=2),
+                _s(("f", (4, 2)), axis=0, size=3, step=1),
+                _s(("f", (2, 3)), axis=1, size=0, step=1)],
     "window_gather": [_s(("f", (3, 5)), ("n", (2, 4)), **_RW6),
                       _s(("f", (6, 4)), ("n", (2, 2)), **_POOL)],
     "window_scatter": [_s(("f", (2, 4)), ("n", (2, 4)), operand_shape=(3, 5), **_RW6),

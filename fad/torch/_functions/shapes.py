@@ -10,6 +10,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ... import numpy as fnp
+from ...primitives.windows import windows
 from .. import _dtype
 from .._ops import call
 from .._recorder import Op, _aliasing, apply
@@ -402,12 +403,11 @@ __all__ = exported(globals())
 
 def _windows(a: Any, dim: int = 0, size: int = 1, step: int = 1) -> Any:
     """The windows of ``size`` entries every ``step`` along ``dim``: that dimension
-    becomes the window count, and a last dimension of ``size`` is appended."""
+    becomes the window count, and a last dimension of ``size`` is appended; a view
+    of ``a``, sharing its memory, as PyTorch's."""
     if a.ndim == 0:
         return fnp.reshape(a, (1,))[:size]
-    n = (a.shape[dim] - size) // step + 1
-    idx = np.arange(n)[:, None] * step + np.arange(size)[None, :]
-    return fnp.moveaxis(fnp.take(a, idx, axis=dim), dim + 1, -1)
+    return windows(a, dim, size, step)  # (a view, as PyTorch's)
 
 
 _WINDOWS = Op("unfold", _windows, "UnfoldBackward0", None, False)

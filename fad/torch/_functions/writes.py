@@ -221,7 +221,7 @@ def write_through(t: Tensor, out: Tensor) -> None:
     base = t if t._base is None else t._base
     others = [u for u in (base, *live_aliases(t))
               if u is not t and (u is base or u._base is base) and u.dtype is t.dtype]
-    if not others:
+    if not others or not arr.size:  # (an empty view writes nothing into the others)
         return
     written = _addresses(arr).ravel()
     order = np.argsort(written, kind="stable")
