@@ -67,7 +67,9 @@ def double_backward(node: Any, cts: list) -> list:
         ins = _inputs(node)
         plan = _plan(node, present, ins, ct_tensors)
         consts, params = form[1], form[4]
-    bop, fixed_at, reads, out_deps = plan
+    bop, fixed_at, reads, out_deps, passes = plan
+    if passes is not None:  # each gradient is a cotangent itself (``AddBackward0``): as
+        return [ct_tensors[p] for p in passes]  # PyTorch's, handed on, nothing recorded
     if reads is not None and not any(reads) and not _records(ct_tensors):
         return _plain_backward(node, cts)  # (known without making the inputs)
     fixed = tuple([consts[i] for i in fixed_at]) if fixed_at else ()
@@ -151,12 +153,14 @@ def _records(args: tuple) -> bool:
 
 def _plan(node: Any, present: tuple, ins: tuple, ct_tensors: tuple) -> tuple:
     """``(bop, positions of the constants it takes, which inputs it reads, the inputs
-    each output is computed from)`` for ``double_backward`` (see ``_trace_reads``)."""
+    each output is computed from, the cotangent each output is when every one is a
+    cotangent itself)`` for ``double_backward`` (see ``_trace_reads``)."""
     op, consts, diff, dt, params = function_of(node)
     bop = _backward_op(type(node), op, tuple(diff), dt, present, len(consts))
     fixed_at = tuple(i for i in range(len(consts)) if i not in diff)
     fixed = tuple(consts[i] for i in fixed_at)
-    return (bop, fixed_at) + _inputs_read(bop, ins, fixed + ct_tensors, params)
+    return (bop, fixed_at) + _inputs_read(bop, ins, fixed + ct_tensors, params,
+                                          len(ct_tensors))
 
 
 def _scalar_values(consts: tuple) -> tuple:
@@ -169,27 +173,29 @@ def _scalar_values(consts: tuple) -> tuple:
 _READS: dict = {}
 
 
-def _inputs_read(bop: Op, ins: tuple, rest: tuple, params: dict) -> tuple:
-    """``(reads, out_deps)``: which of a node's inputs ``ins`` its vector-Jacobian
-    product ``bop`` reads, at these arguments' shapes, dtypes and parameters (``None``:
-    all, or unknown), and per output of ``bop`` the positions of the inputs it is
-    computed from by any path (``None``: unknown). A linear operation's (``add``,
-    ``sum``, a slice...) reads none, as PyTorch's backward of it does not: the
-    gradient it gives is then not connected to them."""
+def _inputs_read(bop: Op, ins: tuple, rest: tuple, params: dict, n_cts: int) -> tuple:
+    """``(reads, out_deps, passes)``: which of a node's inputs ``ins`` its
+    vector-Jacobian product ``bop`` reads, at these arguments' shapes, dtypes and
+    parameters (``None``: all, or unknown); per output of ``bop`` the positions of the
+    inputs it is computed from by any path (``None``: unknown); and, when every
+    output is one of the ``n_cts`` cotangents (the last arguments) itself, which
+    (else ``None``). A linear operation's (``add``, ``sum``, a slice...) reads none,
+    as PyTorch's backward of it does not: the gradient it gives is then not
+    connected to them."""
     vals = [a._value if isinstance(a, Tensor) else a for a in ins + rest]
     key = signature_key(bop, vals, (), params)
     if key is None:
-        return None, None
+        return None, None, None
     key += _scalar_values(tuple(vals))
     reads = _READS.get(key, _UNKNOWN)
     if reads is _UNKNOWN:
         if len(_READS) >= _DIRECT_MAX:
             _READS.clear()
-        reads = _READS[key] = _trace_reads(bop, vals, len(ins), params)
+        reads = _READS[key] = _trace_reads(bop, vals, len(ins), params, n_cts)
     return reads
 
 
-def _trace_reads(bop: Op, vals: list, k: int, params: dict) -> tuple:
+def _trace_reads(bop: Op, vals: list, k: int, params: dict, n_cts: int) -> tuple:
     arrays = [i for i, v in enumerate(vals) if type(v) is np.ndarray]
 
     def program(*xs: Any) -> Any:
@@ -200,7 +206,7 @@ def _trace_reads(bop: Op, vals: list, k: int, params: dict) -> tuple:
     try:
         jaxpr = dce(make_jaxpr(program)(*[vals[i] for i in arrays])).jaxpr
     except Exception:  # value-dependent control flow and the like
-        return None, None
+        return None, None, None
     used = {a for e in jaxpr.eqns for a in e.invars if type(a) is not Literal}
     used.update(jaxpr.outvars)
     var_of = dict(zip(arrays, jaxpr.invars))
@@ -213,7 +219,11 @@ def _trace_reads(bop: Op, vals: list, k: int, params: dict) -> tuple:
             deps[v] = got
     out_deps = tuple(tuple(sorted(deps.get(v, ()))) if type(v) is not Literal else ()
                      for v in jaxpr.outvars)
-    return (None if all(reads) else reads), out_deps
+    first_ct = len(vals) - n_cts
+    cts = {var_of[i]: i - first_ct for i in range(first_ct, len(vals)) if i in var_of}
+    passes = tuple(cts.get(v) if type(v) is not Literal else None for v in jaxpr.outvars)
+    return (None if all(reads) else reads), out_deps, \
+        (passes if passes and None not in passes else None)
 
 
 _graph.DOUBLE_BACKWARD = double_backward

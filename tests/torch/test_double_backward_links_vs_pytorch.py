@@ -72,3 +72,17 @@ def test_clamp_and_maximum_gradients_stay_connected_with_zero_derivative(name: s
     (gt,) = real_torch.autograd.grad(f(real_torch, xt).sum(), xt, create_graph=True)
     assert not gt.requires_grad
     np.testing.assert_array_equal(g.detach().numpy(), gt.numpy())
+
+
+def test_a_sum_hands_its_cotangent_on_as_pytorch() -> None:
+    """``AddBackward0``'s gradients are the cotangent itself, also while a graph is
+    recorded: no operation is recorded for them, and they are differentiated as the
+    cotangent is."""
+    for lib in (real_torch, ftorch):
+        a = lib.tensor([1.0, 2.0], requires_grad=True)
+        b = lib.tensor([3.0, 4.0], requires_grad=True)
+        w = lib.tensor([1.0, 5.0], requires_grad=True)
+        ga, gb = lib.autograd.grad(a + b, [a, b], grad_outputs=w, create_graph=True)
+        assert ga is w and gb is w
+        (h,) = lib.autograd.grad((ga * gb).sum(), w)
+        assert h.tolist() == [2.0, 10.0]
