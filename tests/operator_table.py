@@ -90,7 +90,7 @@ import fad
 import fad.nn
 import fad.scipy.special as fad_special
 from fad.backends.base import numpy_dtype
-from fad.primitives.windows import windows
+from fad.primitives.strided import windows
 
 MAX_SIDE = 3
 MAX_SIZE = 32  # elements per input: keeps Hessians (one jvp per element) cheap

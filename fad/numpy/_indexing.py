@@ -6,7 +6,6 @@ triangles (a select with a constant mask is ``triu``), and index arithmetic."""
 
 from __future__ import annotations
 
-import builtins
 from typing import Any, Sequence
 
 import numpy as np
@@ -17,6 +16,7 @@ from ..core.trace import Tracer, concrete_or_none
 from ..primitives.indexing import ARRAY, gather
 from ..primitives.shapes import normalize_axes
 from ..primitives.sorting import constant
+from ..primitives.strided import diagonal as strided_diagonal
 from . import _math as M
 from . import _shape as S
 from ._base import asarray, concrete_array, dtype_of, numpy_constant, static_value
@@ -192,7 +192,8 @@ def take_along_axis(arr: Any, indices: Any, axis: int | None) -> Any:
 
 
 def diagonal(a: Any, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Any:
-    """Diagonal of the ``(axis1, axis2)`` planes, as the last axis (NumPy's layout).
+    """Diagonal of the ``(axis1, axis2)`` planes, as the last axis (NumPy's layout):
+    on NumPy a read-only view, as NumPy's.
 
     >>> import fad.numpy as fnp
     >>> fnp.diagonal(fnp.arange(9.0).reshape(3, 3), 1).tolist()
@@ -204,13 +205,7 @@ def diagonal(a: Any, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Any:
     a1, a2 = normalize_axes(axis1, a.ndim)[0], normalize_axes(axis2, a.ndim)[0]
     if a1 == a2:
         raise ValueError("axis1 and axis2 cannot be the same")
-    rest = [i for i in range(a.ndim) if i not in (a1, a2)]
-    a = S.transpose(a, tuple(rest) + (a1, a2))
-    n, m = a.shape[-2:]
-    i0, j0 = (0, offset) if offset >= 0 else (-offset, 0)
-    length = builtins.max(0, builtins.min(n - i0, m - j0))
-    i = np.arange(i0, i0 + length)
-    return getitem(a, (Ellipsis, constant(i, a), constant(i - i0 + j0, a)))
+    return strided_diagonal(a, offset, a1, a2)
 
 
 def tril(m: Any, k: int = 0) -> Any:

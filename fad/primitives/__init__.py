@@ -25,6 +25,7 @@ from . import (  # noqa: F401
     sorting,
     special,
     special_functions,
+    strided,
     structural,
     windows,
 )
@@ -32,4 +33,4 @@ from . import (  # noqa: F401
 __all__ = ["REGISTRY", "callback", "complex", "contractions", "convolution", "cumulative",
            "effects", "eig", "elementwise", "identities", "indexing", "linalg", "placement",
            "reductions", "scatter", "slicing", "sorting", "special", "special_functions",
-           "structural", "windows"]
+           "strided", "structural", "windows"]

@@ -40,9 +40,9 @@ from ..core.trace import aval_of, bind, concrete_or_none, hide_dynamic, shape_of
 from .builders import deflinear, defnondiff, to_front
 from .cumulative import pad, reduce_prod_p
 from .elementwise import add_p, max_p, min_p, mul_p
-from .indexing import ARRAY, Indexer, gather, scatter_add_p
+from .indexing import ARRAY, gather
 from .sorting import constant
-from .structural import reshape, transpose
+from .structural import reshape
 
 Pairs = tuple[tuple[int, int], ...]
 
@@ -162,75 +162,6 @@ def strided_windows(xp: Any, x: Any, axes: tuple, window: tuple, strides: tuple,
     for a, s in zip(axes, strides):
         index[a] = slice(None, None, s)
     return v[tuple(index)]
-
-
-# ------------------------------------------------------------------ windows
-def _windows_aval(x: ShapedArray, *, axis: int, size: int, step: int) -> ShapedArray:
-    if not 0 <= axis < x.ndim or not 0 <= size <= x.shape[axis] or step < 1:
-        raise ShapeError(f"windows of {size} every {step} along axis {axis} do not fit "
-                         f"shape {x.shape}")
-    shape = list(x.shape)
-    shape[axis] = (x.shape[axis] - size) // step + 1
-    return ShapedArray(tuple(shape) + (size,), x.dtype)
-
-
-def _windows_impl(xp: Any, x: Any, *, axis: int, size: int, step: int) -> Any:
-    n = (x.shape[axis] - size) // step + 1
-    if xp is np:
-        s = x.strides
-        return _read_only_view(x, x.shape[:axis] + (n,) + x.shape[axis + 1:] + (size,),
-                               s[:axis] + (s[axis] * step,) + s[axis + 1:] + (s[axis],))
-    if getattr(getattr(xp, "lib", None), "stride_tricks", None) is not None:
-        return strided_windows(xp, x, (axis,), (size,), (step,), (1,), "windows")
-    # a namespace without strided views (the array API standard): the cells copied
-    cells = xp.asarray((np.arange(n)[:, None] * step + np.arange(size)).ravel())
-    got = xp.take(x, cells, axis=axis)
-    shape = x.shape[:axis] + (n, size) + x.shape[axis + 1:]
-    return xp.moveaxis(xp.reshape(got, shape), axis + 1, -1)
-
-
-def _read_only_view(x: np.ndarray, shape: tuple, strides: tuple) -> np.ndarray:
-    """A read-only view of ``x``'s memory with this shape and these strides, whose
-    ``base`` is the array owning that memory, as a slice's is (``as_strided``'s is not)."""
-    owner = x if x.base is None else x.base
-    if type(owner) is not np.ndarray or not owner.flags.c_contiguous:
-        return np.lib.stride_tricks.as_strided(x, shape, strides, writeable=False)
-    offset = x.__array_interface__["data"][0] - owner.__array_interface__["data"][0]
-    out = np.ndarray(shape, x.dtype, buffer=owner, offset=offset, strides=strides)
-    out.flags.writeable = False
-    return out
-
-
-def _windows_transpose(ct: Any, x: Any, *, axis: int, size: int, step: int) -> list:
-    # the adjoint of reading the cells ``k * step + j`` (window k, tap j) is adding
-    # each window's cotangent back at those cells: one scatter-add of the (n, size)
-    # table of cells, the taps moved next to the window index
-    n = shape_of(ct)[axis]
-    cells = np.arange(n)[:, None] * step + np.arange(size)[None, :]
-    nd = len(shape_of(ct))
-    perm = tuple(range(axis + 1)) + (nd - 1,) + tuple(range(axis + 1, nd - 1))
-    moved = transpose(ct, perm)
-    return [bind(scatter_add_p, moved, constant(cells, ct),
-                 indexer=Indexer((slice(None),) * axis + (ARRAY,)), shape=x.aval.shape)]
-
-
-windows_p = Primitive("windows", _windows_impl, _windows_aval)
-deflinear(windows_p, _windows_transpose)
-windows_p.batch = lambda n, vals, dims, *, axis, size, step: (
-    bind(windows_p, to_front(vals[0], dims[0]), axis=axis + 1, size=size, step=step), 0)
-
-
-def windows(x: Any, axis: int, size: int, step: int) -> Any:
-    """Every window of ``size`` entries, ``step`` apart, along ``axis``, as a view of
-    ``x`` (read-only, as NumPy's ``sliding_window_view``): ``axis`` becomes the window
-    index and a trailing axis of ``size`` holds each window (PyTorch's
-    ``Tensor.unfold``).
-
-    >>> import numpy as np
-    >>> windows(np.arange(5.0), 0, 2, 2).tolist()
-    [[0.0, 1.0], [2.0, 3.0]]
-    """
-    return bind(windows_p, x, axis=int(axis), size=int(size), step=int(step))
 
 
 # ------------------------------------------------------------------ reduce_window
@@ -626,4 +557,4 @@ __all__ = ["reduce_window", "monoid_of", "reduce_window_sum_p", "reduce_window_m
            "reduce_window_argmax_p", "reduce_window_argmin_p", "dilate_dim", "window_count",
            "padtype_to_pads", "as_pairs", "as_ints", "transpose_padding", "spread",
            "strided_windows", "identity_of", "window_table", "window_gather_p",
-           "window_scatter_p", "windows_p", "windows"]
+           "window_scatter_p"]

@@ -26,7 +26,8 @@ from .linalg import _inverse, _torch_svd, det
 from .tensor import Tensor
 
 # methods whose signature is the function's with ``self`` as ``input``
-_SAME = """diagonal diag diag_embed repeat_interleave tensor_split rot90 select quantile nanquantile
+_SAME = """diagonal diag diag_embed repeat_interleave tensor_split hsplit vsplit dsplit rot90
+select quantile nanquantile
 add sub subtract mul multiply div divide true_divide floor_divide remainder fmod pow
 float_power maximum minimum fmax fmin atan2 arctan2 neg negative abs absolute sign sgn floor
 ceil trunc fix frac exp exp2 expm1 log log2 log10 log1p sqrt rsqrt square reciprocal sin cos

@@ -257,6 +257,8 @@ CASES = {
     **{f"reduce_window_{k}": [_s(("f", (3, 5)), **_RW)] for k in
        ("sum", "max", "min", "argmax", "argmin")},
     # (chosen taps: "n" draws 0..4, within these windows of 6 taps)
+    "diagonal": [_s(("f", (3, 4)), offset=1, axis1=0, axis2=1),
+                 _s(("f", (2, 3, 4)), offset=-1, axis1=2, axis2=0)],
     "windows": [_s(("f", (3, 5)), axis=1, size=2, step=2),
                 _s(("f", (4, 2)), axis=0, size=3, step=1),
                 _s(("f", (2, 3)), axis=1, size=0, step=1)],

@@ -163,6 +163,34 @@ def tensor_split(input: Tensor, indices_or_sections: Any, dim: int = 0) -> tuple
     return tuple(narrow(input, dim, a, max(b - a, 0)) for a, b in zip(bounds, bounds[1:]))
 
 
+def _split_along(name: str, least: int, dim: int) -> Any:
+    """PyTorch's ``hsplit``/``vsplit``/``dsplit``: ``tensor_split`` along ``dim``
+    (``hsplit`` of a vector: along 0) of a tensor of at least ``least`` dimensions, a
+    number of sections having to divide that dimension."""
+    def split(input: Tensor, indices_or_sections: Any) -> tuple:
+        if input.dim() < least:
+            raise RuntimeError(f"torch.{name} requires a tensor with at least {least} "
+                               f"dimension, but got a tensor with {input.dim()} dimensions!")
+        d = 0 if name == "hsplit" and input.dim() == 1 else dim
+        if isinstance(indices_or_sections, int) and (
+                indices_or_sections <= 0 or input.shape[d] % indices_or_sections):
+            raise RuntimeError(f"torch.{name} attempted to split along dimension {d}, but the "
+                               f"size of the dimension {input.shape[d]} is not divisible by "
+                               f"the split_size {indices_or_sections}!")
+        return tensor_split(input, indices_or_sections, d)
+    split.__name__ = name
+    split.__doc__ = (f"``tensor_split`` along dimension {dim} (views).\n\n"
+                     f"    >>> import fad.torch as torch\n"
+                     f"    >>> [tuple(t.shape) for t in torch.{name}(torch.ones(2, 2, 2), 2)]\n"
+                     f"    {[tuple(2 if i != dim else 1 for i in range(3))] * 2}\n    ")
+    return split
+
+
+hsplit = _split_along("hsplit", 1, 1)
+vsplit = _split_along("vsplit", 2, 0)
+dsplit = _split_along("dsplit", 3, 2)
+
+
 def rot90(input: Tensor, k: int = 1, dims: Sequence[int] = (0, 1)) -> Tensor:
     """``input`` rotated by ``k`` quarter turns from ``dims[0]`` towards ``dims[1]``.
 

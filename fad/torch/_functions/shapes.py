@@ -10,7 +10,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ... import numpy as fnp
-from ...primitives.windows import windows
+from ...primitives.strided import windows
 from .. import _dtype
 from .._ops import call
 from .._recorder import Op, _aliasing, apply

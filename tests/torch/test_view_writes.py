@@ -1,0 +1,71 @@
+"""In-place writes through the views PyTorch's view operations return reach the
+tensor viewed (and the view's strides are PyTorch's), against PyTorch (skipped
+without it): ``x.diagonal().add_(eps)`` edits ``x``'s diagonal, as in PyTorch."""
+
+from __future__ import annotations
+
+import math
+import warnings
+from typing import Any, Callable
+
+import pytest
+
+real_torch = pytest.importorskip("torch")
+import fad.torch as ftorch  # noqa: E402
+
+VIEWS: dict[str, Callable[[Any, Any], Any]] = {
+    "diagonal": lambda t, x: x.diagonal(),
+    "diagonal(1)": lambda t, x: x.diagonal(1),
+    "diagonal(-1, 1, 0)": lambda t, x: t.diagonal(x, -1, 1, 0),
+    "T": lambda t, x: x.T,
+    "narrow": lambda t, x: x.narrow(1, 1, 2),
+    "select": lambda t, x: x.select(0, 1),
+    "unbind": lambda t, x: x.unbind(0)[1],
+    "chunk": lambda t, x: x.chunk(2, 1)[1],
+    "split": lambda t, x: x.split([1, 3], 1)[1],
+    "tensor_split": lambda t, x: x.tensor_split(2, 1)[0],
+    "hsplit": lambda t, x: x.hsplit(2)[1],
+    "vsplit": lambda t, x: t.vsplit(x, [1])[1],
+    "unsqueeze": lambda t, x: x.unsqueeze(0),
+    "view": lambda t, x: x.view(12),
+    "flatten": lambda t, x: x.flatten(),
+    "unflatten": lambda t, x: x.unflatten(1, (2, 2)),
+    "x[::2]": lambda t, x: x[::2],
+    "movedim": lambda t, x: x.movedim(0, 1),
+    "unfold": lambda t, x: x.unfold(1, 2, 2),
+}
+WRITES: dict[str, Callable[[Any], Any]] = {
+    "fill_": lambda v: v.fill_(7),
+    "add_": lambda v: v.add_(1),
+    "mul_": lambda v: v.mul_(2),
+    "v[0] = 5": lambda v: v.__setitem__(0, 5.0),
+}
+
+
+def outcome(lib: Any, view: str, write: str) -> tuple:
+    x = lib.arange(12.0).reshape(3, 4)
+    v = VIEWS[view](lib, x)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        WRITES[write](v)
+    return x.flatten().tolist(), tuple(v.stride()), v.is_contiguous()
+
+
+@pytest.mark.parametrize("write", sorted(WRITES))
+@pytest.mark.parametrize("view", sorted(VIEWS))
+def test_writes_through_a_view_reach_its_base_as_in_pytorch(view: str, write: str) -> None:
+    assert outcome(ftorch, view, write) == outcome(real_torch, view, write)
+
+
+@pytest.mark.parametrize("name", ["hsplit", "vsplit", "dsplit"])
+@pytest.mark.parametrize("sections", [2, 3, [1], [1, 5]])
+@pytest.mark.parametrize("shape", [(6,), (2, 6), (4, 6, 2), (2, 3, 4), ()])
+def test_hsplit_vsplit_dsplit_as_pytorch(name: str, sections: Any, shape: tuple) -> None:
+    def run(lib: Any) -> Any:
+        try:
+            x = lib.arange(float(math.prod(shape))).reshape(shape)
+            parts = getattr(lib, name)(x, sections)
+        except RuntimeError as e:
+            return str(e)
+        return [p.tolist() for p in parts]
+    assert run(ftorch) == run(real_torch)
