@@ -78,8 +78,9 @@ def _windows_impl(xp: Any, x: Any, *, axis: int, size: int, step: int) -> Any:
         s = x.strides
         return read_only_view(x, x.shape[:axis] + (n,) + x.shape[axis + 1:] + (size,),
                               s[:axis] + (s[axis] * step,) + s[axis + 1:] + (s[axis],))
-    if getattr(getattr(xp, "lib", None), "stride_tricks", None) is not None:
+    if size and getattr(getattr(xp, "lib", None), "stride_tricks", None) is not None:
         return strided_windows(xp, x, (axis,), (size,), (step,), (1,), "windows")
+    # (empty windows, which Dask's view refuses, or no strided views: copied cells)
     cells = xp.asarray((np.arange(n)[:, None] * step + np.arange(size)).ravel())
     got = xp.take(x, cells, axis=axis)
     return xp.moveaxis(xp.reshape(got, x.shape[:axis] + (n, size) + x.shape[axis + 1:]),
