@@ -90,6 +90,7 @@ import fad
 import fad.nn
 import fad.scipy.special as fad_special
 from fad.backends.base import numpy_dtype
+from fad.primitives.complex import as_complex, as_real
 from fad.primitives.strided import windows
 
 MAX_SIDE = 3
@@ -1611,6 +1612,10 @@ OPS: list[Op] = [
     Op("reduce_window_max", _reduce_window_row("max"),
        lambda kind: reduce_window_cases(kind, holes=False), DISTINCT,
        ref=_reduce_window_ref("max"), real_only=REDUCE_WINDOW_REAL),
+    Op("as_real", lambda xp, x: as_real(x * (1.0 + 0.5j)), plain()),
+    Op("as_complex", lambda xp, x: as_real(as_complex(xp.stack([x, xp.sin(x)], -1)) * (0.5 + 1j)),
+       plain(),
+       real_only="pairs of reals: a complex operand is refused"),
     Op("windows", lambda xp, x, *, axis, size, step: windows(x, axis, size, step),
        windows_cases, ref=_windows_ref),
     # ---- FFTs (fad.numpy.fft: the ``fft`` primitive)

@@ -24,14 +24,24 @@ from typing import Any
 import numpy as np
 
 from ..backends import backend_for
+from ..backends.base import numpy_dtype
+from ..core.errors import ShapeError
 from ..core.ir import ShapedArray
 from ..core.linear import is_undefined
 from ..core.primitive import Primitive
 from ..core.trace import aval_of, bind
 from . import shapes
-from .builders import batch_moving_axis, deflinear, elementwise_batch, unary_batch, unbroadcast
-from .indexing import slice_axis
+from .builders import (
+    batch_moving_axis,
+    deflinear,
+    elementwise_batch,
+    to_front,
+    unary_batch,
+    unbroadcast,
+)
+from .indexing import gather, slice_axis
 from .sorting import constant
+from .strided import read_only_view
 from .structural import concatenate_p, convert_element_type
 
 _REAL_OF = {np.dtype(np.complex64): np.dtype(np.float32),
@@ -78,6 +88,81 @@ def _complex_transpose(ct: Any, a: Any, b: Any) -> list:
 
 deflinear(complex_p, _complex_transpose, linear=(0, 1))
 complex_p.batch = elementwise_batch(complex_p)
+
+
+# ---------------------------------------------------------------- pairs of reals
+# ``as_real``: complex (...) -> real (..., 2), (Re, Im) last; ``as_complex`` its
+# inverse. On NumPy each is a view of its operand's memory, as PyTorch's
+# ``view_as_real`` / ``view_as_complex``. Transposes, from those of ``real``, ``imag``
+# and ``complex`` above: ``as_real`` -> ``c[..., 0] - i c[..., 1]``;
+# ``as_complex`` -> ``(Re c, -Im c)`` stacked last.
+def _as_real_aval(z: ShapedArray) -> ShapedArray:
+    if np.dtype(z.dtype).kind != "c":
+        raise ShapeError(f"as_real takes complex numbers, not {z.dtype}")
+    return ShapedArray(z.shape + (2,), real_dtype(z.dtype))
+
+
+def _as_real_impl(xp: Any, z: Any) -> Any:
+    if xp is np:
+        z = np.asarray(z)  # (a NumPy scalar has no memory of its own to view)
+        half = z.itemsize // 2
+        return read_only_view(z, z.shape + (2,), z.strides + (half,), 0, real_dtype(z.dtype))
+    return xp.stack([xp.real(z), xp.imag(z)], axis=-1)
+
+
+def _as_complex_aval(x: ShapedArray) -> ShapedArray:
+    _check_pairs(x)
+    return ShapedArray(x.shape[:-1], complex_dtype(x.dtype))
+
+
+def _check_pairs(x: Any) -> None:
+    if numpy_dtype(x.dtype).kind != "f":
+        raise TypeError(f"as_complex takes pairs of real floats, not {x.dtype}")
+    if not x.shape or x.shape[-1] != 2:
+        raise ShapeError(f"as_complex takes pairs of reals (a last axis of 2), not shape "
+                         f"{tuple(x.shape)}")
+
+
+def _as_complex_impl(xp: Any, x: Any) -> Any:
+    _check_pairs(x)
+    if xp is np and x.dtype in _COMPLEX_OF and x.strides[-1] == x.itemsize and all(
+            s % (2 * x.itemsize) == 0 for s in x.strides[:-1]) and \
+            x.__array_interface__["data"][0] % (2 * x.itemsize) == 0:
+        return read_only_view(x, x.shape[:-1], x.strides[:-1], 0, _COMPLEX_OF[x.dtype])
+    return x[..., 0] + 1j * x[..., 1]
+
+
+def _pair(ct: Any, k: int) -> Any:
+    return gather(ct, (Ellipsis, k))
+
+
+as_real_p = Primitive("as_real", _as_real_impl, _as_real_aval)
+deflinear(as_real_p, lambda ct, z: [bind(complex_p, _pair(ct, 0), -_pair(ct, 1))])
+as_real_p.batch = lambda n, vals, dims: (bind(as_real_p, vals[0]), dims[0])
+as_complex_p = Primitive("as_complex", _as_complex_impl, _as_complex_aval)
+deflinear(as_complex_p, lambda ct, x: [bind(as_real_p, bind(conj_p, ct))])
+as_complex_p.batch = lambda n, vals, dims: (
+    bind(as_complex_p, to_front(vals[0], dims[0])), 0)
+
+
+def as_real(z: Any) -> Any:
+    """The complex ``z`` as pairs of reals ``(Re, Im)`` on a new last axis (a view of
+    its memory on NumPy, as PyTorch's ``view_as_real``).
+
+    >>> as_real(np.array([1 + 2j])).tolist()
+    [[1.0, 2.0]]
+    """
+    return bind(as_real_p, z)
+
+
+def as_complex(x: Any) -> Any:
+    """Pairs of reals on the last axis (of 2) as complex numbers (a view of their
+    memory on NumPy when it can be, as PyTorch's ``view_as_complex``).
+
+    >>> as_complex(np.array([[1.0, 2.0]])).tolist()
+    [(1+2j)]
+    """
+    return bind(as_complex_p, x)
 
 
 # ---------------------------------------------------------------- FFT

@@ -26,23 +26,27 @@ from .structural import transpose
 from .windows import strided_windows
 
 
-def read_only_view(x: np.ndarray, shape: tuple, strides: tuple, start: int = 0) -> np.ndarray:
+def read_only_view(x: np.ndarray, shape: tuple, strides: tuple, start: int = 0,
+                   dtype: Any = None) -> np.ndarray:
     """A read-only view of ``x``'s memory, ``start`` bytes after its first element,
-    with this shape and these strides, whose ``base`` is the array owning that memory
-    (``as_strided``'s is a wrapper object).
+    with this shape and these strides (and elements of ``dtype``, ``x``'s by
+    default), whose ``base`` is the array owning that memory (``as_strided``'s is a
+    wrapper object).
 
     >>> x = np.arange(6.0)
     >>> v = read_only_view(x, (2, 2), (16, 8), 8)
     >>> v.tolist(), v.base is x
     ([[1.0, 2.0], [3.0, 4.0]], True)
     """
+    dtype = x.dtype if dtype is None else np.dtype(dtype)
     owner = x if x.base is None else x.base
     if type(owner) is not np.ndarray or not owner.flags.c_contiguous:  # (then as_strided)
         interface = dict(x.__array_interface__, shape=shape, strides=strides,
+                         typestr=dtype.str, descr=[("", dtype.str)],
                          data=(x.__array_interface__["data"][0] + start, True))
         return np.asarray(_Memory(interface, x))
     offset = x.__array_interface__["data"][0] - owner.__array_interface__["data"][0] + start
-    out = np.ndarray(shape, x.dtype, buffer=owner, offset=offset, strides=strides)
+    out = np.ndarray(shape, dtype, buffer=owner, offset=offset, strides=strides)
     out.flags.writeable = False
     return out
 

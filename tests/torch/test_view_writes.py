@@ -8,6 +8,7 @@ import math
 import warnings
 from typing import Any, Callable
 
+import numpy as np
 import pytest
 
 real_torch = pytest.importorskip("torch")
@@ -68,4 +69,37 @@ def test_hsplit_vsplit_dsplit_as_pytorch(name: str, sections: Any, shape: tuple)
         except RuntimeError as e:
             return str(e)
         return [p.tolist() for p in parts]
+    assert run(ftorch) == run(real_torch)
+
+
+COMPLEX_VIEWS: dict[str, Callable[[Any], Any]] = {
+    "view_as_real": lambda t: t.view_as_real(t.tensor([1 + 2j, 3 - 4j, -5j])),
+    "view_as_real of a slice": lambda t: t.view_as_real(t.tensor([1 + 2j, 3 - 4j, -5j])[::2]),
+    "view_as_complex": lambda t: t.view_as_complex(t.arange(8.0).reshape(4, 2)),
+    "view_as_complex of rows": lambda t: t.view_as_complex(t.arange(12.0).reshape(2, 3, 2)[1]),
+    "view_as_complex, stride 2": lambda t: t.view_as_complex(t.ones(3, 2).t().contiguous().t()),
+    "view_as_complex, int": lambda t: t.view_as_complex(t.ones(3, 2, dtype=t.int64)),
+    "view_as_complex, size 3": lambda t: t.view_as_complex(t.ones(2, 3)),
+    "view_as_complex, offset 1": lambda t: t.view_as_complex(t.ones(3, 4)[:, 1:3]),
+    "view_as_real, real": lambda t: t.view_as_real(t.ones(2)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(COMPLEX_VIEWS))
+def test_view_as_real_and_complex_as_pytorch(name: str) -> None:
+    """Values, strides, PyTorch's errors, a write through the view into the tensor it
+    views, and the gradient through the view (PyTorch's complex convention)."""
+    def run(lib: Any) -> Any:
+        try:
+            v = COMPLEX_VIEWS[name](lib)
+        except RuntimeError as e:
+            return str(e)
+        seen = (v.tolist(), v.stride())
+        v.mul_(2)
+        leaf = v._base.detach().clone().requires_grad_()  # (the tensor viewed, written)
+        out = lib.view_as_real(leaf) if leaf.is_complex() else lib.view_as_complex(
+            leaf if leaf.shape[-1] == 2 else leaf.reshape(-1, 2))
+        w = lib.tensor(np.sin(np.arange(out.numel())).reshape(tuple(out.shape)))
+        ((out * w).real if out.is_complex() else out * w).sum().backward()
+        return seen, leaf.tolist(), leaf.grad.tolist(), out.grad_fn.name()
     assert run(ftorch) == run(real_torch)

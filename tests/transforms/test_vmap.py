@@ -257,6 +257,8 @@ CASES = {
     **{f"reduce_window_{k}": [_s(("f", (3, 5)), **_RW)] for k in
        ("sum", "max", "min", "argmax", "argmin")},
     # (chosen taps: "n" draws 0..4, within these windows of 6 taps)
+    "as_real": [_s(("c", (3, 2)))],
+    "as_complex": [_s(("f", (3, 2))), _s(("f", (2, 4, 2)))],
     "diagonal": [_s(("f", (3, 4)), offset=1, axis1=0, axis2=1),
                  _s(("f", (2, 3, 4)), offset=-1, axis1=2, axis2=0)],
     "windows": [_s(("f", (3, 5)), axis=1, size=2, step=2),

@@ -9,6 +9,7 @@ import numpy as np
 
 from ... import numpy as fnp
 from ...core.trace import Tracer
+from ...primitives.complex import as_complex, as_real
 from .. import _dtype, _graph
 from .._graph import host
 from .._ops import OPS, call
@@ -539,6 +540,50 @@ def imag(input: Tensor) -> Tensor:
     if not input.is_complex():
         raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
     return call("imag", input)
+
+
+_VIEW_AS_REAL = Op("view_as_real", as_real, "ViewAsRealBackward0", None, False)
+_VIEW_AS_COMPLEX = Op("view_as_complex", as_complex, "ViewAsComplexBackward0", None, False)
+
+
+def view_as_real(input: Tensor) -> Tensor:
+    """A complex tensor as pairs of reals on a new last dimension, sharing its memory.
+
+    >>> import fad.torch as torch
+    >>> torch.view_as_real(torch.tensor([1 + 2j]))
+    tensor([[1., 2.]])
+    """
+    if not input.is_complex():
+        raise RuntimeError("view_as_real is only supported for complex tensors")
+    return apply(_VIEW_AS_REAL, (input,))
+
+
+def view_as_complex(input: Tensor) -> Tensor:
+    """Pairs of reals on the last dimension (of size 2, stride 1) as a complex tensor
+    sharing their memory.
+
+    >>> import fad.torch as torch
+    >>> torch.view_as_complex(torch.tensor([[1.0, 2.0]]))
+    tensor([1.+2.j])
+    """
+    if input.dtype not in (_dtype.float32, _dtype.float64):
+        raise RuntimeError("view_as_complex is only supported for half, float and double "
+                           f"tensors, but got a tensor of scalar type: "
+                           f"{_dtype.type_word(input.dtype)}")
+    if input.dim() == 0 or input.shape[-1] != 2:
+        raise RuntimeError("Tensor must have a last dimension of size 2")
+    strides = input.stride()
+    if strides[-1] != 1:
+        raise RuntimeError("Tensor must have a last dimension with stride 1")
+    if any(s % 2 for s in strides[:-1]):
+        raise RuntimeError("Tensor must have a stride divisible by 2 for all but last "
+                           "dimension")
+    v = input._value
+    if type(v) is np.ndarray and v.base is not None and \
+            (v.__array_interface__["data"][0] - v.base.__array_interface__["data"][0]) \
+            % (2 * v.itemsize):
+        raise RuntimeError("Tensor must have a storage_offset divisible by 2")
+    return apply(_VIEW_AS_COMPLEX, (input,))
 
 
 def equal(input: Tensor, other: Tensor) -> bool:
