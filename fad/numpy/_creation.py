@@ -16,7 +16,7 @@ from ..backends import backend_for, default_xp, namespace_of, x64
 from ..core.trace import Tracer, bind, concrete_or_none
 from ..primitives import cumulative as Cu
 from ..primitives.sorting import constant
-from ..primitives.structural import convert_element_type, copy_p
+from ..primitives.structural import convert_element_type, copy_of, copy_p
 from . import _math as M
 from . import _shape as S
 from ._base import asarray, dtype_of, numpy_constant, static_shape, static_value
@@ -39,8 +39,7 @@ def array(object: Any, dtype: Any = None, copy: bool = True) -> Any:
     if copy and x is object:
         if isinstance(x, Tracer):
             return bind(copy_p, x)
-        return default_xp().asarray(x, copy=True) if hasattr(x, "__array_namespace__") \
-            else x
+        return copy_of(default_xp(), x) if hasattr(x, "__array_namespace__") else x
     return x
 
 

@@ -253,7 +253,16 @@ concatenate_p.batch = _concat_batch
 # but the values a trace stands for need not be: the facade's ``clone`` must own
 # its memory whichever path evaluates it (as JAX's ``jnp.array(copy=True)`` binds
 # a copy). Linear: its jvp and its transpose are the identity.
-copy_p = Primitive("copy", lambda xp, x: xp.asarray(x, copy=True), shapes.same)
+def copy_of(xp: Any, x: Any) -> Any:
+    """A copy of ``x`` in ``xp``: in the layout of ``x`` (NumPy's order "K"), but
+    row by row for a broadcast (zero strides), whose "K" order would be arbitrary."""
+    if xp is np and type(x) is np.ndarray and any(
+            s == 0 and n > 1 for n, s in zip(x.shape, x.strides)):
+        return np.array(x, order="C")
+    return xp.asarray(x, copy=True)
+
+
+copy_p = Primitive("copy", copy_of, shapes.same)
 deflinear(copy_p, lambda ct, x: [ct])
 copy_p.batch = unary_batch(copy_p)
 

@@ -380,7 +380,10 @@ def _flip(a: Any, dims: tuple = ()) -> Any:
 
 def _repeat(a: Any, reps: tuple = ()) -> Any:
     out = fnp.tile(a, reps)
-    return _clone(out) if all(r == 1 for r in reps) else out
+    shape = (1,) * (len(reps) - a.ndim) + tuple(a.shape)
+    # tiled along length-1 (or new) dimensions only, the tile is a broadcast view of
+    # ``a``: PyTorch's repeat gives new memory
+    return _clone(out) if all(r == 1 or n == 1 for r, n in zip(reps, shape)) else out
 
 
 def _cat(*xs: Any, dim: int = 0) -> Any:

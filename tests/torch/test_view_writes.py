@@ -103,3 +103,27 @@ def test_view_as_real_and_complex_as_pytorch(name: str) -> None:
         ((out * w).real if out.is_complex() else out * w).sum().backward()
         return seen, leaf.tolist(), leaf.grad.tolist(), out.grad_fn.name()
     assert run(ftorch) == run(real_torch)
+
+
+NEW_MEMORY: dict[str, Callable[[Any, Any], Any]] = {
+    "repeat(2, 1)": lambda t, v: v.repeat(2, 1),
+    "repeat(1, 3)": lambda t, v: v[None].repeat(1, 3),
+    "tile((2, 1))": lambda t, v: t.tile(v, (2, 1)),
+    "repeat_interleave of one element": lambda t, v: v[:1].repeat_interleave(3),
+    "repeat_interleave(2, dim=1)": lambda t, v: v[:, None].repeat_interleave(2, dim=1),
+    "expand(2, 3).clone()": lambda t, v: v.expand(2, 3).clone(),
+    "expand(2, 3).contiguous()": lambda t, v: v.expand(2, 3).contiguous(),
+}
+
+
+@pytest.mark.parametrize("name", sorted(NEW_MEMORY))
+def test_results_pytorch_makes_new_own_their_memory(name: str) -> None:
+    """Tiles and copies of a broadcast are new, writable, row-by-row memory (NumPy
+    would lay a broadcast's copy out otherwise, or give a read-only view)."""
+    def run(lib: Any) -> tuple:
+        v = lib.arange(3.0)
+        out = NEW_MEMORY[name](lib, v)
+        seen = (out.stride(), out.is_contiguous())
+        out.add_(1)
+        return seen, out.tolist(), v.tolist()
+    assert run(ftorch) == run(real_torch)

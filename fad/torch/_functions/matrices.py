@@ -115,7 +115,8 @@ def repeat_interleave(input: Tensor, repeats: Any = None, dim: int | None = None
             raise RuntimeError("Repeats must be non-negative")
         shape = list(input.shape)
         wide = unsqueeze(input, dim + 1).expand(*shape[:dim + 1], r, *shape[dim + 1:])
-        return reshape(wide, (*shape[:dim], shape[dim] * r, *shape[dim + 1:]))
+        # (new memory, as PyTorch's: the expanded view copied before it is reshaped)
+        return reshape(wide.contiguous(), (*shape[:dim], shape[dim] * r, *shape[dim + 1:]))
     if counts.ndim == 0 or counts.shape == (1,):
         counts = np.full(n, int(counts.reshape(())))
     elif counts.ndim != 1:
