@@ -233,3 +233,28 @@ def test_cross_gradient_and_svd():
     np.testing.assert_allclose(a.grad.tolist(), (u @ v.T).tolist(), atol=1e-5)
     np.testing.assert_allclose(s.tolist(), real_torch.svd(real_torch.tensor(
         [[3.0, 1.0], [1.0, 2.0], [0.0, 1.0]]))[1].tolist(), rtol=1e-5)
+
+
+@pytest.mark.parametrize("case", [
+    lambda t: t.block_diag(t.tensor([[1.0, 2.0], [3.0, 4.0]]), t.tensor(5), t.tensor([6.0, 7.0])),
+    lambda t: t.block_diag(t.ones(2, 0), t.tensor([[1, 2]])),
+    lambda t: t.block_diag(),
+    lambda t: t.block_diag(t.ones(2, 2, 2)),
+    lambda t: t.cartesian_prod(t.tensor([1, 2]), t.tensor([3, 4, 5]), t.tensor([6])),
+    lambda t: t.cartesian_prod(t.tensor([1.0, 2.0])),
+    lambda t: t.cartesian_prod(t.ones(2, 2)),
+    lambda t: t.cartesian_prod(t.tensor([1, 2]), t.tensor([1.5])),
+])
+def test_block_diag_and_cartesian_prod(case):
+    same(case)
+
+
+def test_block_diag_and_cartesian_prod_gradients():
+    def grads(t):
+        a = t.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+        c = t.tensor([6.0, 7.0], requires_grad=True)
+        d = t.block_diag(a, t.tensor(5.0), c)
+        p = t.cartesian_prod(c, t.tensor([1.0, -2.0, 3.0]))
+        ((d * t.arange(20.0).reshape(4, 5)).sum() + (p * p).sum()).backward()
+        return a.grad.tolist(), c.grad.tolist(), d.grad_fn.name(), p.grad_fn.name()
+    assert grads(ftorch) == grads(real_torch)

@@ -8,13 +8,15 @@ from typing import Any
 
 import numpy as np
 
+from ... import numpy as fnp
 from ...numpy._contractions import _from_sublists
 from .. import _dtype
 from .._ops import call
-from .._recorder import _broadcast_message
-from ..tensor import Tensor
+from .._recorder import Op, _broadcast_message, apply
+from ..tensor import Tensor, wrap
 from ._common import _t, exported
-from .shapes import _expanded
+from .conversions import promote_types, to
+from .shapes import _expanded, meshgrid, stack
 
 
 def _matrix_check(x: Tensor, name: str, n: int) -> None:
@@ -251,6 +253,63 @@ def kron(input: Tensor, other: Tensor) -> Tensor:
     tensor([ 1, 10,  2, 20])
     """
     return call("kron", _t(input), _t(other))
+
+
+def _block_diag(*blocks: Any) -> Any:
+    """The matrices ``blocks`` along the diagonal of one matrix, zeros elsewhere."""
+    cols = sum(b.shape[1] for b in blocks)
+    rows, at = [], 0
+    for b in blocks:
+        r, c = b.shape
+        rows.append(fnp.concatenate([fnp.zeros((r, at), b.dtype), b,
+                                     fnp.zeros((r, cols - at - c), b.dtype)], axis=1))
+        at += c
+    return fnp.concatenate(rows, axis=0)
+
+
+_BLOCK_DIAG = Op("block_diag", _block_diag, "BlockDiagBackward0", None, False)
+
+
+def block_diag(*tensors: Tensor) -> Tensor:
+    """The tensors (0-, 1- or 2-d, as 1 x 1, 1 x n and m x n blocks) along the
+    diagonal of one matrix, in their promoted dtype.
+
+    >>> import fad.torch as torch
+    >>> torch.block_diag(torch.tensor([[1, 2]]), torch.tensor(3))
+    tensor([[1, 2, 0],
+            [0, 0, 3]])
+    """
+    tensors = [_t(t) for t in tensors]
+    for i, t in enumerate(tensors):
+        if t.dim() > 2:
+            raise RuntimeError(f"torch.block_diag: Input tensors must have 2 or fewer "
+                               f"dimensions. Input {i} has {t.dim()} dimensions")
+    if not tensors:  # (PyTorch's: one empty row)
+        return wrap(np.zeros((1, 0), _dtype.np_dtype(_dtype.get_default_dtype())))
+    dt = tensors[0].dtype
+    for t in tensors[1:]:
+        dt = promote_types(dt, t.dtype)
+    blocks = [to(t if t.dim() == 2 else t.reshape(1, -1), dt) for t in tensors]
+    return apply(_BLOCK_DIAG, tuple(blocks))
+
+
+def cartesian_prod(*tensors: Tensor) -> Tensor:
+    """Every combination of one entry of each 1-d tensor, one per row (the tensor
+    itself when there is one).
+
+    >>> import fad.torch as torch
+    >>> torch.cartesian_prod(torch.tensor([1, 2]), torch.tensor([3, 4])).tolist()
+    [[1, 3], [1, 4], [2, 3], [2, 4]]
+    """
+    for t in tensors:
+        if t.dim() != 1:
+            raise RuntimeError(f"Expect a 1D vector, but got shape {list(t.shape)}")
+    if len(tensors) == 1:
+        return tensors[0]
+    if any(t.dtype != tensors[0].dtype for t in tensors):
+        raise RuntimeError("meshgrid expects all tensors to have the same dtype")
+    grids = meshgrid(*tensors, indexing="ij")
+    return stack([g.reshape(-1) for g in grids], 1)
 
 
 def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str | None = None) -> Tensor:
