@@ -373,7 +373,11 @@ class Tensor:
         """
         v = self._value
         if type(v) is np.ndarray and v.itemsize:
-            st = tuple(s // v.itemsize for s in v.strides)
+            st = [s // v.itemsize for s in v.strides]
+            for d in range(len(st) - 1, -1, -1):  # a length-1 dimension NumPy gave stride
+                if st[d] == 0 and v.shape[d] == 1:  # 0 (``x[None]``) has PyTorch's
+                    st[d] = st[d + 1] * v.shape[d + 1] if d + 1 < len(st) else 1
+            st = tuple(st)
         else:
             st, acc = [], 1
             for n in reversed(v.shape):

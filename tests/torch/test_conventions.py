@@ -85,6 +85,12 @@ def test_class_targets_must_be_int64(loss, dtype):
     lambda t: t.ones(2, 3).t().contiguous().stride(),
     lambda t: t.ones(2, 3).t().clone().is_contiguous(),
     lambda t: t.ones(()).stride(),
+    lambda t: t.arange(12.0).reshape(3, 4)[..., None].stride(),
+    lambda t: t.arange(12.0).reshape(3, 4)[None].stride(),
+    lambda t: t.arange(12.0).reshape(3, 4)[:, None].stride(),
+    lambda t: t.arange(12.0).reshape(3, 4)[None][None].stride(),
+    lambda t: t.arange(3.0)[:, None, None].stride(),
+    lambda t: t.arange(3.0).expand(1, 3).stride(),
 ])
 def test_strides_and_contiguity(case):
     same(case)
