@@ -99,7 +99,7 @@ def _cast_value(input: Tensor, index: tuple, value: Any) -> Any:
     if isinstance(value, list | tuple):
         raise TypeError(f"can't assign a {type(value).__name__} to a "
                         f"torch.{type_word(input.dtype)}Tensor")
-    arrays = [i for i in index if isinstance(i, list) or getattr(i, "ndim", 0) > 0]
+    arrays = _advanced(index)
     masks_only = all(np.asarray(i).dtype == bool if isinstance(i, list)
                      else array_np_dtype(i).kind == "b" for i in arrays)
     if isinstance(value, Tensor) and arrays and value.dtype != input.dtype and not (
@@ -161,7 +161,8 @@ def inplace(self: Tensor, compute: Any, write: str | None = None) -> Tensor:
     what kind of write it is, for an ``expand()``ed ``self`` (``"fill"``, an indexed
     write's name, or ``None``: see ``fad/torch/_memory.py``)."""
     v = self._value
-    if type(v) is np.ndarray and not v.flags.writeable:
+    shares_cells = type(v) is np.ndarray and not v.flags.writeable and internal_overlap(v)
+    if shares_cells:
         check_overlapping_write(v, write)
     grad_on = GRAD_ENABLED.get()
     if grad_on and (self._requires_grad and self._grad_fn is None or self._base is not None):
@@ -173,7 +174,7 @@ def inplace(self: Tensor, compute: Any, write: str | None = None) -> Tensor:
                            f"shape {list(out.shape)}")
     _check_cast(out, self)
     if out._grad_fn is not None:
-        if write != "fill" and type(v) is np.ndarray and internal_overlap(v):
+        if shares_cells and write != "fill":
             raise RuntimeError(OVERLAP_MESSAGE)  # (recorded: fad.torch refuses, see the README)
         _rebind(self, out, shared)
     else:
