@@ -91,7 +91,7 @@ import fad.nn
 import fad.scipy.special as fad_special
 from fad.backends.base import numpy_dtype
 from fad.primitives.complex import as_complex, as_real
-from fad.primitives.strided import windows
+from fad.primitives.strided import as_strided, windows
 
 MAX_SIDE = 3
 MAX_SIZE = 32  # elements per input: keeps Hessians (one jvp per element) cheap
@@ -1193,6 +1193,33 @@ def windows_cases(kind: str) -> st.SearchStrategy | None:
     return _finish(draw(), kind)
 
 
+def as_strided_cases(kind: str) -> st.SearchStrategy:
+    """One array and a shape, strides (0 included: elements read more than once) and an
+    offset whose positions fall within its elements."""
+    @st.composite
+    def draw(draw: Any) -> Case:
+        shape = draw(shape_st(kind))
+        size = math.prod(shape)
+        out = tuple(draw(st.lists(st.integers(0 if size == 0 else 1, 3), max_size=3)))
+        if size == 0 and 0 not in out:
+            out += (0,)
+        strides = tuple(draw(st.integers(0, 3)) for _ in out)
+        reach = sum((n - 1) * s for n, s in zip(out, strides)) if math.prod(out) else 0
+        offset = draw(st.integers(0, max(size - 1 - reach, 0)))
+        return Case((shape,), {"shape": out, "strides": strides, "offset": offset})
+    return _finish(draw().filter(lambda c: c.params["offset"] + sum(
+        (n - 1) * s for n, s in zip(c.params["shape"], c.params["strides"])) <
+        max(math.prod(c.shapes[0]), 1) or 0 in c.params["shape"]), kind)
+
+
+def _as_strided_ref(x: np.ndarray, *, shape: tuple, strides: tuple, offset: int) -> np.ndarray:
+    """The positions ``offset + sum(i_k * strides_k)`` of ``x.ravel()``, by index arrays."""
+    cells = np.full(shape, offset)
+    for k, (n, s) in enumerate(zip(shape, strides)):
+        cells = cells + (np.arange(n) * s).reshape((n,) + (1,) * (len(shape) - k - 1))
+    return x.ravel()[cells]
+
+
 def _windows_ref(x: np.ndarray, *, axis: int, size: int, step: int) -> np.ndarray:
     """The windows as copies: the cells ``k * step + j`` taken along ``axis``."""
     n = (x.shape[axis] - size) // step + 1
@@ -1618,6 +1645,8 @@ OPS: list[Op] = [
        real_only="pairs of reals: a complex operand is refused"),
     Op("windows", lambda xp, x, *, axis, size, step: windows(x, axis, size, step),
        windows_cases, ref=_windows_ref),
+    Op("as_strided", lambda xp, x, *, shape, strides, offset: as_strided(x, shape, strides, offset),
+       as_strided_cases, ref=_as_strided_ref),
     # ---- FFTs (fad.numpy.fft: the ``fft`` primitive)
     Op("fft", lambda xp, x, *, axis, n, norm: _spectrum("fft")(xp, x, n=n, axis=axis,
                                                                norm=norm),

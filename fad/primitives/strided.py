@@ -1,4 +1,5 @@
-"""Views at a stride: ``windows`` (PyTorch's ``Tensor.unfold``) and ``diagonal``.
+"""Views at a stride: ``windows`` (PyTorch's ``Tensor.unfold``), ``diagonal`` and
+``as_strided`` (any shape and strides over an array's elements in row-major order).
 
 On NumPy each is one view of its operand's memory (read-only, as NumPy's own
 ``sliding_window_view`` and ``diagonal`` are), whose ``base`` is the array owning
@@ -11,6 +12,7 @@ without strided views (the array API standard) gets the same values as a copy.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -22,7 +24,7 @@ from ..core.trace import bind, shape_of
 from .builders import deflinear, to_front
 from .indexing import ARRAY, Indexer, scatter_add_p
 from .sorting import constant
-from .structural import transpose
+from .structural import reshape, transpose
 from .windows import strided_windows
 
 
@@ -38,6 +40,8 @@ def read_only_view(x: np.ndarray, shape: tuple, strides: tuple, start: int = 0,
     >>> v.tolist(), v.base is x
     ([[1.0, 2.0], [3.0, 4.0]], True)
     """
+    if type(x) is not np.ndarray:  # (a NumPy scalar's interface points at a temporary)
+        x = np.asarray(x)
     dtype = x.dtype if dtype is None else np.dtype(dtype)
     owner = x if x.base is None else x.base
     if type(owner) is not np.ndarray or not owner.flags.c_contiguous:  # (then as_strided)
@@ -178,4 +182,73 @@ def diagonal(x: Any, offset: int, axis1: int, axis2: int) -> Any:
     return bind(diagonal_p, x, offset=int(offset), axis1=int(axis1), axis2=int(axis2))
 
 
-__all__ = ["read_only_view", "windows_p", "windows", "diagonal_p", "diagonal"]
+# ------------------------------------------------------------------ as_strided
+def _strided_cells(shape: tuple, strides: tuple, offset: int) -> np.ndarray:
+    """The row-major position ``offset + sum(i_k * strides_k)`` of each element."""
+    cells = np.full(shape, offset, dtype=np.intp)
+    for k, (n, s) in enumerate(zip(shape, strides)):
+        cells += (np.arange(n, dtype=np.intp) * s).reshape((n,) + (1,) * (len(shape) - k - 1))
+    return cells
+
+
+def _as_strided_aval(x: ShapedArray, *, shape: tuple, strides: tuple,
+                     offset: int) -> ShapedArray:
+    fits = len(shape) == len(strides) and min(shape + strides + (offset,), default=0) >= 0
+    if fits and math.prod(shape):
+        fits = offset + sum((n - 1) * s for n, s in zip(shape, strides)) < x.size
+    if not fits:
+        raise ShapeError(f"shape {shape} at strides {strides} from element {offset} does not "
+                         f"fit the {x.size} elements of shape {x.shape}")
+    return ShapedArray(shape, x.dtype)
+
+
+def _as_strided_impl(xp: Any, x: Any, *, shape: tuple, strides: tuple, offset: int) -> Any:
+    if xp is np:
+        if not x.flags.c_contiguous:
+            x = np.ascontiguousarray(x)
+        size = x.itemsize
+        return read_only_view(x, shape, tuple(s * size for s in strides),
+                              offset * size if math.prod(shape) else 0)
+    cells = _strided_cells(shape, strides, offset)
+    return xp.reshape(xp.take(xp.reshape(x, (-1,)), xp.asarray(cells.ravel())), shape)
+
+
+def _as_strided_transpose(ct: Any, x: Any, *, shape: tuple, strides: tuple,
+                          offset: int) -> list:
+    # each element adds its cotangent at the position it was read from (several, for
+    # positions read more than once), in x's row-major order
+    size = math.prod(x.aval.shape)
+    flat = _scatter_cells(ct, (_strided_cells(shape, strides, offset),), (size,), 0)
+    return [reshape(flat, x.aval.shape)]
+
+
+def _as_strided_batch(size: int, vals: list, dims: list, *, shape: tuple, strides: tuple,
+                      offset: int) -> tuple:
+    # one more leading axis, whose stride is the size of one example
+    x = to_front(vals[0], dims[0])
+    each = math.prod(shape_of(x)[1:])
+    return bind(as_strided_p, x, shape=(size,) + shape, strides=(each,) + strides,
+                offset=offset), 0
+
+
+as_strided_p = Primitive("as_strided", _as_strided_impl, _as_strided_aval)
+deflinear(as_strided_p, _as_strided_transpose)
+as_strided_p.batch = _as_strided_batch
+
+
+def as_strided(x: Any, shape: tuple, strides: tuple, offset: int = 0) -> Any:
+    """The elements of ``x`` in row-major order, read at ``offset + sum(i_k *
+    strides_k)`` for each index ``i`` of ``shape`` (strides and offset counted in
+    elements, none negative; elements may be read more than once): a view of ``x``
+    on NumPy when ``x`` is row-major, as PyTorch's ``as_strided`` of a contiguous
+    tensor.
+
+    >>> as_strided(np.arange(5.0), (3, 2), (1, 1)).tolist()
+    [[0.0, 1.0], [1.0, 2.0], [2.0, 3.0]]
+    """
+    return bind(as_strided_p, x, shape=tuple(int(n) for n in shape),
+                strides=tuple(int(s) for s in strides), offset=int(offset))
+
+
+__all__ = ["read_only_view", "windows_p", "windows", "diagonal_p", "diagonal", "as_strided_p",
+           "as_strided"]

@@ -266,7 +266,8 @@ METHODS.update({
     "apply_": lambda self, fn: F.inplace(self, lambda s: _apply_py(s, fn)),
     "det": det, "inverse": _inverse, "svd": _torch_svd, "multinomial": multinomial,
     "bernoulli": bernoulli, "pin_memory": _pin_memory,
-    "is_pinned": lambda self, device=None: False, "unfold": F.shapes._unfold_windows,
+    "is_pinned": lambda self, device=None: False, "unfold": F.strided.unfold_windows,
+    "as_strided": F.as_strided, "storage_offset": F.strided.storage_offset,
 })
 
 

@@ -261,6 +261,8 @@ CASES = {
     "as_complex": [_s(("f", (3, 2))), _s(("f", (2, 4, 2)))],
     "diagonal": [_s(("f", (3, 4)), offset=1, axis1=0, axis2=1),
                  _s(("f", (2, 3, 4)), offset=-1, axis1=2, axis2=0)],
+    "as_strided": [_s(("f", (2, 3)), shape=(3, 2), strides=(1, 2), offset=1),
+                   _s(("f", (4,)), shape=(2, 0), strides=(1, 1), offset=0)],
     "windows": [_s(("f", (3, 5)), axis=1, size=2, step=2),
                 _s(("f", (4, 2)), axis=0, size=3, step=1),
                 _s(("f", (2, 3)), axis=1, size=0, step=1)],

@@ -14,6 +14,7 @@ from . import (
                reductions,
                selection,
                shapes,
+               strided,
                writes,
 )
 from ._common import _shape, _t  # noqa: F401
@@ -30,9 +31,10 @@ from .reductions import *  # noqa: F403
 from .selection import *  # noqa: F403
 from .shapes import *  # noqa: F403
 from .shapes import _expanded  # noqa: F401
+from .strided import *  # noqa: F403
 from .writes import *  # noqa: F403
 from .writes import inplace, inplace_view, into, setitem  # noqa: F401
 
 __all__ = [*arithmetic.__all__, *reductions.__all__, *shapes.__all__, *indexing.__all__,
            *conversions.__all__, *products.__all__, *writes.__all__, *order.__all__,
-           *selection.__all__, *matrices.__all__]
+           *selection.__all__, *matrices.__all__, *strided.__all__]

@@ -10,7 +10,6 @@ from typing import Any, Sequence
 import numpy as np
 
 from ... import numpy as fnp
-from ...primitives.strided import windows
 from .. import _dtype
 from .._ops import call
 from .._recorder import Op, _aliasing, apply
@@ -400,37 +399,3 @@ def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None
 
 __all__ = exported(globals())
 
-
-def _windows(a: Any, dim: int = 0, size: int = 1, step: int = 1) -> Any:
-    """The windows of ``size`` entries every ``step`` along ``dim``: that dimension
-    becomes the window count, and a last dimension of ``size`` is appended; a view
-    of ``a``, sharing its memory, as PyTorch's."""
-    if a.ndim == 0:
-        return fnp.reshape(a, (1,))[:size]
-    return windows(a, dim, size, step)  # (a view, as PyTorch's)
-
-
-_WINDOWS = Op("unfold", _windows, "UnfoldBackward0", None, False)
-
-
-def _unfold_windows(input: Tensor, dimension: int, size: int, step: int) -> Tensor:
-    """``Tensor.unfold``: every window of ``size`` entries along ``dimension``,
-    ``step`` apart, that dimension becoming the window index and a new last
-    dimension holding each window.
-
-    >>> import fad.torch as torch
-    >>> torch.arange(5.0).unfold(0, 2, 2)
-    tensor([[0., 1.],
-            [2., 3.]])
-    """
-    dim = _wrap_dim(dimension, max(input.dim(), 1))
-    length = input.shape[dim] if input.dim() else 1
-    size, step = int(size), int(step)
-    if size > length:
-        raise RuntimeError(f"maximum size for tensor at dimension {dim} is {length} but size "
-                           f"is {size}")
-    if step <= 0:
-        raise RuntimeError(f"step is {step} but must be > 0")
-    if size < 0:
-        raise RuntimeError(f"size is {size} but must be >= 0")
-    return apply(_WINDOWS, (input,), {"dim": dim, "size": size, "step": step})
