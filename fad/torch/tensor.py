@@ -372,7 +372,7 @@ class Tensor:
         ((3, 1), (1, 3))
         """
         v = self._value
-        if type(v) is np.ndarray and v.itemsize:
+        if type(v) is np.ndarray and v.itemsize and (v.size or any(v.strides)):
             st = [s // v.itemsize for s in v.strides]
             for d in range(len(st) - 1, -1, -1):  # a length-1 dimension NumPy gave stride
                 if st[d] == 0 and v.shape[d] == 1:  # 0 (``x[None]``) has PyTorch's

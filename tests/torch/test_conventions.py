@@ -91,6 +91,16 @@ def test_class_targets_must_be_int64(loss, dtype):
     lambda t: t.arange(12.0).reshape(3, 4)[None][None].stride(),
     lambda t: t.arange(3.0)[:, None, None].stride(),
     lambda t: t.arange(3.0).expand(1, 3).stride(),
+    # empty tensors made afresh: PyTorch's strides count an empty dimension as 1
+    lambda t: t.zeros(2, 0).stride(),
+    lambda t: t.zeros(0, 3).stride(),
+    lambda t: t.zeros(0).stride(),
+    lambda t: t.empty(2, 0, 3).stride(),
+    lambda t: t.tensor([]).stride(),
+    lambda t: t.zeros(0, 6).reshape(2, 0, 3).stride(),
+    lambda t: (t.zeros(2, 0) + 1).stride(),
+    lambda t: t.cat([t.zeros(0, 2), t.zeros(0, 2)]).stride(),
+    lambda t: t.zeros(2, 3)[:0].stride(),
 ])
 def test_strides_and_contiguity(case):
     same(case)
