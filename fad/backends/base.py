@@ -207,6 +207,39 @@ def _basic(index: tuple) -> bool:
     return True
 
 
+def take_form(index: tuple, ndim: int) -> tuple | None:
+    """``(basic, array, axis)`` when ``x[index]`` is ``x[basic].take(array, axis)``:
+    one integer array, not first, among slices and one ``...`` only. NumPy lays such
+    a result out with the indexed axis outermost (``x[:, array]``); slicing first,
+    then ``take``, gives the row-major layout (PyTorch's), and is faster."""
+    if len(index) < 2:
+        return None
+    at, ellipsis, partial = None, None, False
+    for p, i in enumerate(index):
+        ti = type(i)
+        if ti is slice:
+            partial = partial or i != _WHOLE
+        elif i is Ellipsis and ellipsis is None:
+            ellipsis = p
+        elif at is None and (ti is np.ndarray or ti is list):
+            at = p
+        else:
+            return None
+    if at is None:
+        return None
+    array = index[at] if type(index[at]) is np.ndarray else np.asarray(index[at])
+    if array.dtype.kind not in "iu":
+        return None
+    axis = at if ellipsis is None or ellipsis > at else ndim - (len(index) - at)
+    if axis <= 0 or axis >= ndim:
+        return None
+    basic = index[:at] + (_WHOLE,) + index[at + 1:] if partial else None
+    return basic, array, axis
+
+
+_WHOLE = slice(None)
+
+
 class NumpyBackend(Backend):
     special_library = "scipy.special"
 
@@ -243,7 +276,11 @@ class NumpyBackend(Backend):
         return out
 
     def getitem(self, x, index):
-        return x[index]
+        form = take_form(index, x.ndim)
+        if form is None:
+            return x[index]
+        basic, array, axis = form
+        return (x if basic is None else x[basic]).take(array, axis=axis)
 
     def einsum(self, spec, *operands):
         return np.einsum(spec, *operands, optimize=len(operands) > 2)

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from ..backends import backend_for
+from ..backends.base import NUMPY
 from ..core.errors import IndexShapeError
 from ..core.ir import ShapedArray
 from ..core.linear import is_undefined
@@ -95,6 +96,8 @@ def _gather_kernel(xp: Any, *, indexer: Indexer) -> Any:
     if indexer.n_arrays or xp.__name__ != "numpy":
         return lambda x, *idx: _gather_impl(xp, x, *idx, indexer=indexer)
     index = indexer.build(())
+    if any(type(i) is np.ndarray for i in index):  # (a constant index array: NumPy's
+        return functools.partial(NUMPY.getitem, index=index)  # backend lays it out)
     return lambda x: x[index]
 
 

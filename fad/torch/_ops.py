@@ -14,6 +14,7 @@ import numpy as np
 
 from .. import lax, nn, random
 from .. import numpy as fnp
+from ..backends.base import NUMPY
 from ..core.trace import Tracer
 from ..numpy._indexing import getitem as fnp_getitem
 from ..primitives.windows import identity_of, window_table
@@ -364,7 +365,7 @@ def _at_index(a: Any, index: Any) -> Any:
     if not isinstance(a, Tracer) and any(isinstance(i, Tracer) for i in (
             index if isinstance(index, tuple) else (index,))):
         return fnp_getitem(a, index)
-    return a[index]
+    return NUMPY.getitem(a, index) if type(a) is np.ndarray else a[index]  # (row-major)
 
 
 def _clone(a: Any) -> Any:

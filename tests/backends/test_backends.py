@@ -2,9 +2,13 @@
 another backend's arrays, and the errors for what a backend cannot run."""
 
 import types
+from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
 
 import fad
 import fad.numpy as fnp
@@ -110,3 +114,44 @@ def test_predicates_keep_their_operand_dtype_on_array_api_strict():
     assert np.asarray(fnp.isnan(x)).tolist() == [False, True, False]
     assert np.asarray(fnp.isfinite(x)).tolist() == [True, False, False]
     assert np.asarray(fnp.isfinite(strict.asarray([1, 2]))).tolist() == [True, True]
+
+
+@st.composite
+def _one_array_indices(draw: Any) -> tuple:
+    """An array of up to 4 axes and an index of slices, one ``...`` at most and one
+    integer array, at any place."""
+    shape = draw(hnp.array_shapes(min_dims=1, max_dims=4, min_side=1, max_side=4))
+    x = np.arange(float(np.prod(shape))).reshape(shape)
+    n_items = draw(st.integers(1, len(shape)))
+    at = draw(st.integers(0, n_items - 1))
+    dots = draw(st.none() | st.integers(0, n_items))  # where ``...`` goes, if anywhere
+    axes = list(range(n_items))
+    if dots is not None:  # the items after ``...`` index the last axes
+        axes = axes[:dots] + list(range(len(shape) - (n_items - dots), len(shape)))
+    items: list = []
+    for k in range(n_items):
+        size = shape[axes[k]]
+        if k == at:
+            cells = draw(st.lists(st.integers(-size, size - 1), max_size=3))
+            items.append(np.array(cells, dtype=draw(st.sampled_from([np.int64, np.int32]))))
+        else:
+            start = draw(st.integers(0, size))
+            items.append(draw(st.sampled_from([slice(None), slice(start, None),
+                                                slice(None, None, 2)])))
+    if dots is not None:
+        items.insert(dots, Ellipsis)
+    return x, tuple(items)
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(_one_array_indices())
+def test_numpy_getitem_is_numpy_indexing_laid_out_row_major(case):
+    """NumPy's backend indexes with one integer array among slices as NumPy does (same
+    values, shape and errors) with the result laid out row-major, as PyTorch's (NumPy's
+    own puts the indexed axis outermost when slices come first)."""
+    from fad.backends.base import NUMPY
+    x, index = case
+    got = NUMPY.getitem(x, index)
+    np.testing.assert_array_equal(got, x[index])
+    assert got.shape == x[index].shape
+    assert got.flags.c_contiguous

@@ -30,9 +30,9 @@ def geometries(draw: Any) -> tuple:
     layout = draw(st.sampled_from(sorted(LAYOUTS)))
     n = rows * cols - (layout in ("offset", "permuted view"))
     size = tuple(draw(st.lists(st.integers(0, 3), max_size=3)))
-    # (stride 0 on a length-1 dimension aside: PyTorch's stride() gives it back, fad's
-    # gives PyTorch's stride for the length-1 dimensions NumPy strides by 0, x[None])
-    stride = tuple(draw(st.integers(0 if k != 1 else 1, 3)) for k in size)
+    # (stride 0 on a dimension of length 0 or 1 aside: PyTorch's stride() gives it back,
+    # fad's gives PyTorch's stride for the dimensions NumPy strides by 0 there, x[None])
+    stride = tuple(draw(st.integers(0 if k > 1 else 1, 3)) for k in size)
     reach = sum((k - 1) * s for k, s in zip(size, stride)) if math.prod(size) else 0
     if n <= reach:
         size = tuple(min(k, 1) for k in size)

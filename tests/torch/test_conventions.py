@@ -101,6 +101,16 @@ def test_class_targets_must_be_int64(loss, dtype):
     lambda t: (t.zeros(2, 0) + 1).stride(),
     lambda t: t.cat([t.zeros(0, 2), t.zeros(0, 2)]).stride(),
     lambda t: t.zeros(2, 3)[:0].stride(),
+    # an integer index array after slices: row-major, as PyTorch's (NumPy's is not)
+    lambda t: t.arange(120.0).reshape(2, 3, 4, 5)[:, t.tensor([0, 2, 2])].stride(),
+    lambda t: t.arange(120.0).reshape(2, 3, 4, 5)[..., t.tensor([[0], [4]])].stride(),
+    lambda t: t.arange(120.0).reshape(2, 3, 4, 5)[:, :, [1, 0], 1:].stride(),
+    lambda t: t.arange(120.0).reshape(2, 3, 4, 5).requires_grad_()[:, [1, 0]].stride(),
+    lambda t: t.index_select(t.arange(120.0).reshape(2, 3, 4, 5), 2, t.tensor([3, 1])).stride(),
+    lambda t: t.nn.functional.interpolate(t.ones(2, 3, 4, 5), scale_factor=2).is_contiguous(),
+    lambda t: t.nn.functional.interpolate(t.ones(2, 3, 4, 5), size=(3, 7),
+                                          mode="bilinear").stride(),
+    lambda t: t.nn.functional.interpolate(t.ones(1, 1, 2, 3, 4), scale_factor=2).stride(),
 ])
 def test_strides_and_contiguity(case):
     same(case)

@@ -9,10 +9,9 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ... import numpy as fnp
 from .. import _dtype
 from .._ops import call
-from .._recorder import Op, _aliasing, apply
+from .._recorder import _aliasing
 from ..tensor import Tensor, _wrap_dim, wrap
 from ._common import _dims, _shape, _t, exported
 
