@@ -36,6 +36,9 @@ class dtype:
         return {"float32": complex64, "float64": complex128}.get(self.name, self)
 
 
+
+dtype.__module__ = "fad.torch"  # (PyTorch's prints as ``torch.dtype``)
+
 float32 = float = dtype("float32", np.float32)
 float64 = double = dtype("float64", np.float64)
 float16 = half = dtype("float16", np.float16)

@@ -185,7 +185,11 @@ def test_repr_nested_and_extra_repr():
 
 
 def test_type_names():
+    """The facade's public types print as PyTorch's, ``fad.`` before ``torch``."""
     assert str(type(ftorch.ones(1))) == "<class 'fad.torch.Tensor'>"
+    for make in (lambda t: t.ones(2).shape, lambda t: t.device("cpu"), lambda t: t.float32):
+        assert str(type(make(ftorch))) == str(type(make(real_torch))).replace("'torch.",
+                                                                              "'fad.torch.")
     assert ftorch.nn.Module.__module__.startswith("fad.torch.nn")
     assert ftorch.nn.Parameter.__qualname__ == "Parameter"
 
