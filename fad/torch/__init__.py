@@ -118,7 +118,9 @@ dot eq float_power floor_divide fmax fmin fmod gather ge ger greater greater_equ
 index_select inner le less less_equal logical_and logical_or logical_xor logsumexp lt matmul
 max maximum mean min minimum mm mv nansum ne nonzero not_equal outer pow prod remainder round
 sort stack std std_mean sum take_along_dim topk tril triu var var_mean vdot vstack where
-full arange eye linspace""".split()
+full arange eye linspace asinh arcsinh acosh arccosh atanh arctanh deg2rad rad2deg i0 sinc angle
+signbit isneginf isposinf isreal hypot logaddexp logaddexp2 copysign xlogy heaviside
+ldexp nan_to_num lerp addcmul addcdiv logit""".split()
 for _name in _OUT:
     if _name in globals():
         globals()[_name] = _accepts_out(globals()[_name], _name)

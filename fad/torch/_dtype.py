@@ -64,6 +64,19 @@ def type_word(d: dtype) -> str:
     return TYPE_WORDS.get(d.name, d.name)
 
 
+# C++'s names of the dtypes, which some of PyTorch's messages print
+CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
+             "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
+             "uint8": "unsigned char", "bool": "bool", "complex64": "c10::complex<float>",
+             "complex128": "c10::complex<double>"}
+
+
+def cpp_name(d: dtype) -> str:
+    """C++'s name of dtype ``d`` (``float``, ``long int``...), as some of PyTorch's
+    messages print it."""
+    return CPP_NAMES.get(d.name, d.name)
+
+
 _FROM_NP: dict[np.dtype, dtype] = {d.np: d for d in ALL}
 _PY_TYPES = {builtins.float: float64, builtins.int: int64, builtins.bool: bool,
              builtins.complex: complex128}

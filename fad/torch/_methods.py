@@ -44,7 +44,9 @@ inner outer ger addmm baddbmm scatter scatter_add index_add diff kron histc buck
 conj_physical resolve_conj is_conj bitwise_and bitwise_or bitwise_xor bitwise_not unique cross
 index_put is_nonzero scatter_reduce median nanmedian kthvalue mode msort aminmax cummax cummin
 cumprod logcumsumexp nanmean bitwise_left_shift bitwise_right_shift take masked_select argwhere
-index_fill index_copy masked_scatter""".split()
+index_fill index_copy masked_scatter asinh arcsinh acosh arccosh atanh arctanh deg2rad
+rad2deg i0 angle signbit isneginf isposinf isreal hypot logaddexp logaddexp2 copysign heaviside
+ldexp nan_to_num positive lerp addcmul addcdiv ravel sinc logit xlogy""".split()
 
 # in-place variants ``x.add_(...)``: computed out of place, then stored into ``x``
 # (cast to ``x``'s dtype, as PyTorch does for comparisons and logic)
@@ -56,13 +58,16 @@ erfc erfinv lgamma digamma cumsum tril triu addmm baddbmm scatter scatter_add in
 scatter_reduce index_fill index_copy masked_scatter
 eq ne not_equal lt less le less_equal gt
 greater ge greater_equal logical_and logical_or logical_xor logical_not bitwise_and bitwise_or
-bitwise_xor bitwise_not conj_physical""".split()
+bitwise_xor bitwise_not conj_physical cumprod asinh arcsinh acosh arccosh atanh arctanh deg2rad
+rad2deg i0 hypot copysign heaviside ldexp nan_to_num lerp addcmul addcdiv
+sinc logit xlogy""".split()
 
 # the in-place methods PyTorch also offers as functions, ``torch.sin_(x)``
 FUNCTIONAL_INPLACE = """abs acos arccos arcsin arctan asin atan ceil clamp clamp_max clamp_min
 clip conj_physical cos cosh detach erf erfc exp exp2 expm1 fill fix floor frac index_put log10
 log1p log2 log neg negative reciprocal relu round rsqrt sigmoid sin sinh sqrt square tan tanh
-trunc zero""".split()
+trunc zero asinh arcsinh acosh arccosh atanh arctanh deg2rad rad2deg i0 sinc logit
+nan_to_num xlogy ldexp""".split()
 
 # in-place views ``x.t_()``: ``x`` takes the view's shape
 _INPLACE_VIEWS = "t transpose swapaxes swapdims squeeze unsqueeze".split()

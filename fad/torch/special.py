@@ -14,13 +14,14 @@ from typing import Any, Callable
 from .. import nn
 from .. import numpy as fnp
 from ..scipy import special as sp
+from ._functions.pointwise import i0, logit, sinc, xlogy
 from ._functions.writes import accept_out_in
 from ._recorder import EWF, UF, Op, apply
 from .tensor import Tensor
 
 __all__ = ["erf", "erfc", "erfinv", "expit", "logit", "gammaln", "digamma", "psi", "polygamma",
            "xlogy", "xlog1py", "log_softmax", "softmax", "logsumexp", "log1p", "expm1", "sinc",
-           "round", "exp2"]
+           "round", "exp2", "i0"]
 
 
 def _unary(name: str, fun: Callable, grad_fn: str, summary: str, argument: str,
@@ -64,14 +65,6 @@ log1p = _unary("log1p", fnp.log1p, "Log1PBackward0", "``log(1 + x)``, accurate n
 expm1 = _unary("expm1", fnp.expm1, "Expm1Backward0", "``exp(x) - 1``, accurate near 0.",
                "0.0", "tensor([0.])")
 exp2 = _unary("exp2", fnp.exp2, "Exp2Backward0", "``2 ** x``.", "3.0", "tensor([8.])")
-sinc = _unary("sinc", fnp.sinc, "SincBackward0", "The normalised sinc, ``sin(pi x) / (pi x)``.",
-              "0.0", "tensor([1.])")
-xlogy = _binary("xlogy", sp.xlogy, "XlogyBackward0", """``x * log(y)``, 0 where ``x == 0``.
-
->>> import fad.torch as torch
->>> torch.special.xlogy(torch.tensor([0.0, 2.0]), torch.tensor([0.0, 1.0]))
-tensor([0., 0.])
-""")
 xlog1py = _binary("xlog1py", sp.xlog1py, "SpecialXlog1pyBackward0",
                   """``x * log1p(y)``, 0 where ``x == 0``.
 
@@ -80,8 +73,6 @@ xlog1py = _binary("xlog1py", sp.xlog1py, "SpecialXlog1pyBackward0",
 tensor([0., 0.])
 """)
 
-_LOGIT = Op("logit", lambda a, eps=None: sp.logit(a if eps is None else fnp.clip(a, eps, 1 - eps)),
-            "LogitBackward0", UF, True)
 _POLYGAMMA = Op("polygamma", lambda a, n=0: sp.polygamma(n, a), "PolygammaBackward0", UF, True)
 _ROUND = Op("round", lambda a, decimals=0: fnp.round(a, decimals), "RoundBackward1", None, True)
 _SOFTMAX = Op("softmax", lambda a, dim=-1: nn.softmax(a, axis=dim), "SoftmaxBackward0", UF,
@@ -90,16 +81,6 @@ _LOG_SOFTMAX = Op("log_softmax", lambda a, dim=-1: nn.log_softmax(a, axis=dim),
                   "LogSoftmaxBackward0", UF, True)
 _LOGSUMEXP = Op("logsumexp", lambda a, dim=None, keepdim=False: sp.logsumexp(
     a, axis=dim, keepdims=keepdim), "LogsumexpBackward0", UF, True)
-def logit(input: Tensor, eps: float | None = None) -> Tensor:
-    """``log(p / (1 - p))``, ``p`` clamped to ``[eps, 1 - eps]`` when ``eps`` is given.
-
-    >>> import fad.torch as torch
-    >>> torch.special.logit(torch.tensor([0.5]))
-    tensor([0.])
-    """
-    return apply(_LOGIT, (input,), {"eps": eps})
-
-
 def polygamma(n: int, input: Tensor) -> Tensor:
     """The ``n``-th derivative of the digamma function.
 

@@ -10,6 +10,7 @@ from . import (
                indexing,
                matrices,
                order,
+               pointwise,
                products,
                reductions,
                selection,
@@ -26,6 +27,7 @@ from .indexing import *  # noqa: F403
 from .indexing import getitem  # noqa: F401
 from .matrices import *  # noqa: F403
 from .order import *  # noqa: F403
+from .pointwise import *  # noqa: F403
 from .products import *  # noqa: F403
 from .reductions import *  # noqa: F403
 from .selection import *  # noqa: F403
@@ -37,4 +39,4 @@ from .writes import inplace, inplace_view, into, setitem  # noqa: F401
 
 __all__ = [*arithmetic.__all__, *reductions.__all__, *shapes.__all__, *indexing.__all__,
            *conversions.__all__, *products.__all__, *writes.__all__, *order.__all__,
-           *selection.__all__, *matrices.__all__, *strided.__all__]
+           *selection.__all__, *matrices.__all__, *strided.__all__, *pointwise.__all__]

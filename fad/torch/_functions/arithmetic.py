@@ -205,8 +205,8 @@ def float_power(input: Any, exponent: Any) -> Tensor:
     return pow(to(_t(input), _dtype.float64), exponent)
 
 
-maximum = fmax = _binary("maximum")
-minimum = fmin = _binary("minimum")
+maximum = _binary("maximum")
+minimum = _binary("minimum")
 atan2 = arctan2 = _binary("atan2")
 
 

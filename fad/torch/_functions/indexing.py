@@ -10,7 +10,7 @@ import numpy as np
 
 from ... import numpy as fnp
 from ...core.trace import Tracer
-from .._dtype import array_np_dtype, type_word
+from .._dtype import array_np_dtype, cpp_name, type_word
 from .._graph import host
 from .._ops import OPS, call
 from .._recorder import Op, _broadcast_message, apply
@@ -185,7 +185,7 @@ def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
     """
     if isinstance(mask, Tensor) and mask.dtype.name != "bool":
         raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with "
-                           f"dtype {_CPP_WORDS.get(mask.dtype.name, mask.dtype.name)}")
+                           f"dtype {cpp_name(mask.dtype)}")
     if isinstance(value, Tensor):
         if value.dim():
             raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, "
@@ -195,11 +195,6 @@ def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
     if kind in "iub" and isinstance(value, float | complex):  # (PyTorch casts the value)
         value = bool(value) if kind == "b" else int(value.real)
     return call("masked_fill", input, mask=_idx(mask), value=value)
-
-
-_CPP_WORDS = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int",
-              "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
-              "float16": "c10::Half"}
 
 
 def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:

@@ -24,13 +24,6 @@ def _matrix_check(x: Tensor, name: str, n: int) -> None:
         raise RuntimeError(f"{name} must be a {'matrix' if n == 2 else f'{n}D tensor'}")
 
 
-# C++'s names of the dtypes, which PyTorch's matrix products print
-_CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
-              "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
-              "uint8": "unsigned char", "bool": "bool", "complex64": "c10::complex<float>",
-              "complex128": "c10::complex<double>"}
-
-
 def _same_dtype(a: Tensor, b: Tensor, style: str) -> None:
     """PyTorch's error for a matrix product of two different dtypes (NumPy would
     promote); called once the dtypes are known to differ."""
@@ -48,7 +41,7 @@ def _same_dtype(a: Tensor, b: Tensor, style: str) -> None:
                f"{_dtype.type_word(db)}")
     else:
         msg = (f"expected m1 and m2 to have the same dtype, but got: "
-               f"{_CPP_NAMES.get(da.name, da.name)} != {_CPP_NAMES.get(db.name, db.name)}")
+               f"{_dtype.cpp_name(da)} != {_dtype.cpp_name(db)}")
     raise RuntimeError(msg)
 
 

@@ -32,7 +32,26 @@ def _view_shape(input: Tensor, shape: tuple) -> tuple:
 
 
 def reshape(input: Tensor, *shape: Any) -> Tensor:
-    return call("view", input, shape=_view_shape(input, _shape(shape)))
+    """``input``'s elements with another shape: a view when its layout allows, else
+    a view of a contiguous copy (``CloneBackward0`` then ``ViewBackward0``, as
+    PyTorch's).
+
+    >>> import fad.torch as torch
+    >>> torch.arange(6.0).reshape(2, 3).t().reshape(6).tolist()
+    [0.0, 3.0, 1.0, 4.0, 2.0, 5.0]
+    """
+    new = _view_shape(input, _shape(shape))
+    if not _view_fits(input, new):
+        input = input.contiguous()
+    return call("view", input, shape=new)
+
+
+def _view_fits(input: Tensor, new: tuple) -> bool:
+    """Whether ``input``, a view (a transpose, a slice...), can be seen at shape
+    ``new`` without a copy."""
+    v = input._value
+    return type(v) is not np.ndarray or v.flags.c_contiguous or input._base is None or \
+        _viewable(v.shape, [st // max(v.itemsize, 1) for st in v.strides], new)
 
 
 def view(input: Tensor, *shape: Any) -> Tensor:
@@ -46,14 +65,12 @@ def view(input: Tensor, *shape: Any) -> Tensor:
     """
     if len(shape) == 1 and isinstance(shape[0], _dtype.dtype):
         return _aliasing(wrap(input._value.view(shape[0].np)), (input,))
-    v = input._value
-    if type(v) is np.ndarray and not v.flags.c_contiguous and input._base is not None:
-        new = _view_shape(input, _shape(shape))
-        if not _viewable(v.shape, [st // max(v.itemsize, 1) for st in v.strides], new):
-            raise RuntimeError("view size is not compatible with input tensor's size and "
-                               "stride (at least one dimension spans across two contiguous "
-                               "subspaces). Use .reshape(...) instead.")
-    return reshape(input, *shape)
+    new = _view_shape(input, _shape(shape))
+    if not _view_fits(input, new):
+        raise RuntimeError("view size is not compatible with input tensor's size and "
+                           "stride (at least one dimension spans across two contiguous "
+                           "subspaces). Use .reshape(...) instead.")
+    return call("view", input, shape=new)
 
 
 def _viewable(shape: Sequence[int], strides: Sequence[int], new: Sequence[int]) -> bool:
