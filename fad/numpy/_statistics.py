@@ -339,14 +339,16 @@ def interp(x: Any, xp: Any, fp: Any, left: Any = None, right: Any = None,
 def cov(m: Any, y: Any = None, rowvar: bool = True, bias: bool = False,
         ddof: int | None = None, fweights: Any = None, aweights: Any = None, *,
         dtype: Any = None) -> Any:
-    """Covariance matrix of the rows (variables) of ``m`` (no weights).
+    """Covariance matrix of the rows (variables) of ``m``; ``fweights`` (integer
+    repeat counts) and ``aweights`` (observation weights) weigh the columns, as
+    NumPy's.
 
     >>> import fad.numpy as fnp
     >>> fnp.cov(fnp.array([[0.0, 1.0, 2.0], [2.0, 1.0, 0.0]])).tolist()
     [[1.0, -1.0], [-1.0, 1.0]]
+    >>> fnp.cov(fnp.array([0.0, 1.0, 2.0]), fweights=fnp.array([1, 1, 2])).round(4).tolist()
+    0.9167
     """
-    if fweights is not None or aweights is not None:
-        raise NotImplementedError("cov: fweights / aweights are not supported")
     x = atleast_2d(_float(m))
     if not rowvar and x.shape[0] != 1:
         x = S.transpose(x)
@@ -357,8 +359,23 @@ def cov(m: Any, y: Any = None, rowvar: bool = True, bias: bool = False,
         x = S.concatenate(promote_all(x, yy), axis=0)
     n = x.shape[1]
     ddof = (0 if bias else 1) if ddof is None else ddof
-    xc = M.subtract(x, mean(x, axis=1, keepdims=True))
-    c = M.divide(C.matmul(xc, S.transpose(xc)), float(n - ddof))
+    w = None if fweights is None else _float(fweights)
+    if aweights is not None:
+        w = _float(aweights) if w is None else M.multiply(w, _float(aweights))
+    if w is None:
+        xc = M.subtract(x, mean(x, axis=1, keepdims=True))
+        c = M.divide(C.matmul(xc, S.transpose(xc)), float(n - ddof))
+    else:  # the weighted mean, and the weighted sum of products over NumPy's factor
+        w_sum = R.sum(w)
+        xc = M.subtract(x, M.divide(R.sum(M.multiply(x, w), axis=1, keepdims=True), w_sum))
+        if ddof == 0:
+            fact = w_sum
+        elif aweights is None:
+            fact = M.subtract(w_sum, ddof)
+        else:
+            fact = M.subtract(w_sum, M.divide(M.multiply(ddof, R.sum(M.multiply(
+                w, _float(aweights)))), w_sum))
+        c = M.divide(C.matmul(M.multiply(xc, w), S.transpose(xc)), fact)
     c = S.squeeze(c) if c.shape == (1, 1) else c
     return c if dtype is None else cast(c, np.dtype(dtype))
 

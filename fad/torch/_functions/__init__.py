@@ -9,6 +9,7 @@ from . import (
                conversions,
                indexing,
                matrices,
+               numerics,
                order,
                pointwise,
                products,
@@ -26,6 +27,7 @@ from .conversions import to  # noqa: F401
 from .indexing import *  # noqa: F403
 from .indexing import getitem  # noqa: F401
 from .matrices import *  # noqa: F403
+from .numerics import *  # noqa: F403
 from .order import *  # noqa: F403
 from .pointwise import *  # noqa: F403
 from .products import *  # noqa: F403
@@ -39,4 +41,5 @@ from .writes import inplace, inplace_view, into, setitem  # noqa: F401
 
 __all__ = [*arithmetic.__all__, *reductions.__all__, *shapes.__all__, *indexing.__all__,
            *conversions.__all__, *products.__all__, *writes.__all__, *order.__all__,
-           *selection.__all__, *matrices.__all__, *strided.__all__, *pointwise.__all__]
+           *selection.__all__, *matrices.__all__, *strided.__all__, *pointwise.__all__,
+           *numerics.__all__]
