@@ -58,6 +58,7 @@ from ._creation import (
     randn,
     randn_like,
     randperm,
+    scalar_tensor,
     seed,
     set_default_device,
     set_rng_state,
@@ -104,6 +105,12 @@ from .random import poisson  # noqa: E402,F401
 from . import func, linalg, special  # noqa: E402
 from .func import vmap  # noqa: E402,F401
 from .linalg import _inverse as inverse, _torch_svd as svd, det  # noqa: E402,F401
+from .linalg import _pinverse as pinverse, _torch_slogdet as slogdet  # noqa: E402,F401
+from .linalg import logdet, matrix_exp, matrix_power  # noqa: E402,F401
+from ._signal_windows import *  # noqa: E402,F403
+
+is_signed, is_same_size = Tensor.is_signed, Tensor.is_same_size
+is_inference = Tensor.is_inference
 from .serialization import load, save  # noqa: E402,F401
 
 autograd.profiler = profiler  # (``torch.autograd.profiler.profile``, as PyTorch's)

@@ -361,6 +361,20 @@ def empty(*size: Any, **kwargs: Any) -> Tensor:
     return _filled(0, size, kwargs)
 
 
+def scalar_tensor(s: Any, *, dtype: Any = None, device: Any = None,
+                  requires_grad: bool = False, **_: Any) -> Tensor:
+    """A 0-d tensor holding the number ``s``, of the default float dtype unless
+    ``dtype`` says otherwise (even for an integer ``s``).
+
+    >>> import fad.torch as torch
+    >>> torch.scalar_tensor(3)
+    tensor(3.)
+    """
+    dt = _dtype.get_default_dtype() if dtype is None else dtype
+    value = s.item() if isinstance(s, Tensor) else s
+    return _finish(_place(np.asarray(value, dtype=dt.np), device), requires_grad)
+
+
 def full(size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None,
          requires_grad: bool = False, **_: Any) -> Tensor:
     """A tensor filled with ``fill_value`` (its dtype inferred as PyTorch does)."""

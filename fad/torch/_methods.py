@@ -22,7 +22,16 @@ from ._creation import (
 )
 from ._graph import host
 from .autograd import _sum_to
-from .linalg import _inverse, _torch_svd, det
+from .linalg import (
+    _inverse,
+    _pinverse,
+    _torch_slogdet,
+    _torch_svd,
+    det,
+    logdet,
+    matrix_exp,
+    matrix_power,
+)
 from .tensor import Tensor
 
 # methods whose signature is the function's with ``self`` as ``input``
@@ -46,7 +55,9 @@ index_put is_nonzero scatter_reduce median nanmedian kthvalue mode msort aminmax
 cumprod logcumsumexp nanmean bitwise_left_shift bitwise_right_shift take masked_select argwhere
 index_fill index_copy masked_scatter asinh arcsinh acosh arccosh atanh arctanh deg2rad
 rad2deg i0 angle signbit isneginf isposinf isreal hypot logaddexp logaddexp2 copysign heaviside
-ldexp nan_to_num positive lerp addcmul addcdiv ravel sinc logit xlogy""".split()
+ldexp nan_to_num positive lerp addcmul addcdiv ravel sinc logit xlogy diagflat
+split_with_sizes select_scatter slice_scatter diagonal_scatter cov corrcoef dist isin bincount
+unique_consecutive vander gcd lcm frexp""".split()
 
 # in-place variants ``x.add_(...)``: computed out of place, then stored into ``x``
 # (cast to ``x``'s dtype, as PyTorch does for comparisons and logic)
@@ -60,7 +71,7 @@ eq ne not_equal lt less le less_equal gt
 greater ge greater_equal logical_and logical_or logical_xor logical_not bitwise_and bitwise_or
 bitwise_xor bitwise_not conj_physical cumprod asinh arcsinh acosh arccosh atanh arctanh deg2rad
 rad2deg i0 hypot copysign heaviside ldexp nan_to_num lerp addcmul addcdiv
-sinc logit xlogy""".split()
+sinc logit xlogy gcd lcm""".split()
 
 # the in-place methods PyTorch also offers as functions, ``torch.sin_(x)``
 FUNCTIONAL_INPLACE = """abs acos arccos arcsin arctan asin atan ceil clamp clamp_max clamp_min
@@ -96,6 +107,11 @@ def _inplace_view(name: str) -> Any:
     method.__name__ = name + "_"
     method.__doc__ = f"In-place ``{name}``: ``self`` takes the view's shape."
     return method
+
+
+def _is_signed(self: Tensor) -> bool:
+    """Whether the dtype holds negative numbers (every one but ``uint8`` and ``bool``)."""
+    return self.dtype.np.kind not in "ub"
 
 
 def _float_power_(self: Tensor, exponent: Any) -> Tensor:
@@ -269,7 +285,14 @@ METHODS.update({
     "dim_order": lambda self: tuple(range(self.dim())),
     "sum_to_size": lambda self, *size: _sum_to_size(self, F._shape(size)),
     "apply_": lambda self, fn: F.inplace(self, lambda s: _apply_py(s, fn)),
-    "det": det, "inverse": _inverse, "svd": _torch_svd, "multinomial": multinomial,
+    "det": det, "inverse": _inverse, "logdet": logdet, "slogdet": _torch_slogdet,
+    "pinverse": _pinverse, "matrix_power": matrix_power, "matrix_exp": matrix_exp,
+    "svd": _torch_svd, "multinomial": multinomial,
+    "fill_diagonal_": F.matrices.fill_diagonal_, "is_signed": _is_signed,
+    "is_inference": lambda self: False,
+    "is_same_size": lambda self, other: self.shape == other.shape,
+    "nbytes": property(lambda self: self.numel() * self.element_size()),
+    "itemsize": property(lambda self: self.element_size()),
     "bernoulli": bernoulli, "pin_memory": _pin_memory,
     "is_pinned": lambda self, device=None: False, "unfold": F.strided.unfold_windows,
     "as_strided": F.as_strided, "storage_offset": F.strided.storage_offset,

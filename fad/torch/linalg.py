@@ -21,6 +21,7 @@ import numpy as np
 
 from .. import numpy as fnp
 from ..numpy.linalg import _hermitian_derivative
+from ..scipy.linalg import expm
 from ._dtype import type_word
 from ._functions.writes import accept_out_in
 from ._graph import host
@@ -30,7 +31,8 @@ from .tensor import Tensor
 
 __all__ = ["norm", "vector_norm", "matrix_norm", "inv", "solve", "det", "slogdet", "cholesky",
            "qr", "svd", "svdvals", "eig", "eigvals", "eigh", "eigvalsh", "pinv", "lstsq",
-           "matrix_rank", "cross", "vecdot", "multi_dot", "LinAlgError"]
+           "matrix_rank", "cross", "vecdot", "multi_dot", "matrix_power", "matrix_exp",
+           "LinAlgError"]
 
 
 
@@ -52,6 +54,7 @@ SVD_OLD = _result("svd", "U S V")
 EIGH = _result("linalg_eigh", "eigenvalues eigenvectors")
 EIG = _result("linalg_eig", "eigenvalues eigenvectors")
 SLOGDET = _result("linalg_slogdet", "sign logabsdet")
+SLOGDET_OLD = _result("slogdet", "sign logabsdet")
 LSTSQ = _result("linalg_lstsq", "solution residuals rank singular_values")
 
 _OPS: dict[str, Op] = {}
@@ -212,6 +215,14 @@ _op("multi_dot", lambda *xs: fnp.linalg.multi_dot(xs), "MmBackward0")
 
 
 _op("svd_old", _svd, "LinalgSvdBackward0", True)
+_op("matrix_power", lambda a, n=1: fnp.linalg.matrix_power(a, n), "MmBackward0")
+_op("matrix_exp", expm, "LinalgMatrixExpBackward0")
+# log det A: NaN for a negative determinant, as log of it
+_op("logdet", lambda a: _logdet(*fnp.linalg.slogdet(a)), "LogdetBackward0")
+
+
+def _logdet(sign: Any, logabsdet: Any) -> Any:
+    return fnp.where(sign < 0, fnp.nan, logabsdet)
 
 
 def _dims(dim: Any) -> Any:
@@ -315,6 +326,67 @@ def slogdet(A: Tensor) -> tuple:
     tensor(-1.)
     """
     return SLOGDET(*_call("slogdet", A))
+
+
+def _torch_slogdet(input: Tensor) -> tuple:
+    """``torch.slogdet``: ``torch.linalg.slogdet``'s fields, under its older name.
+
+    >>> import fad.torch as torch
+    >>> torch.slogdet(torch.tensor([[2.0, 0.0], [0.0, -3.0]])).sign
+    tensor(-1.)
+    """
+    return SLOGDET_OLD(*slogdet(input))
+
+
+def logdet(input: Tensor) -> Tensor:
+    """``log(det(input))``: NaN for a negative determinant, ``-inf`` for 0.
+
+    >>> import fad.torch as torch
+    >>> torch.logdet(torch.tensor([[2.0, 0.0], [0.0, 3.0]]))
+    tensor(1.7918)
+    """
+    _check_square("det", input)
+    return _call("logdet", input)
+
+
+def matrix_power(A: Tensor, n: int) -> Tensor:
+    """``A`` times itself ``n`` times (the identity for 0; the inverse's powers for
+    ``n < 0``).
+
+    >>> import fad.torch as torch
+    >>> torch.linalg.matrix_power(torch.tensor([[1.0, 1.0], [0.0, 1.0]]), 3)
+    tensor([[1., 3.],
+            [0., 1.]])
+    """
+    if A.dim() < 2 or A.shape[-1] != A.shape[-2]:
+        raise RuntimeError("linalg.matrix_power: A must be batches of square matrices, but they "
+                           f"are {A.shape[-2] if A.dim() > 1 else 1} by {A.shape[-1]} matrices")
+    if n < 0:
+        A, n = inv(A), -n
+    return apply(_OPS["matrix_power"], (A,), {"n": int(n)})  # (integers too)
+
+
+def matrix_exp(A: Tensor) -> Tensor:
+    """The matrix exponential ``sum_k A^k / k!`` of (a batch of) square matrices.
+
+    >>> import fad.torch as torch
+    >>> torch.linalg.matrix_exp(torch.tensor([[0.0, 1.0], [0.0, 0.0]]))
+    tensor([[1., 1.],
+            [0., 1.]])
+    """
+    _check_square("matrix_exp", A)
+    return _call("matrix_exp", A)
+
+
+def _pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:
+    """``torch.pinverse``: ``torch.linalg.pinv`` with ``rcond``.
+
+    >>> import fad.torch as torch
+    >>> torch.pinverse(torch.tensor([[2.0, 0.0], [0.0, 0.0]]))
+    tensor([[0.5000, 0.0000],
+            [0.0000, 0.0000]])
+    """
+    return pinv(input, rcond=rcond)
 
 
 def cholesky(A: Tensor, *, upper: bool = False) -> Tensor:

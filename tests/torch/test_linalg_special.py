@@ -88,6 +88,15 @@ LINALG = {
     "cross": (lambda m, a, b: m.linalg.cross(a, b), [R[:, :3], R[::-1].copy()]),
     "vecdot": (lambda m, a, b: m.linalg.vecdot(a, b, dim=0), [R, R[::-1].copy()]),
     "multi_dot": (lambda m, a, b, c: m.linalg.multi_dot([a, b, c]), [R, M, V]),
+    "matrix_power": (lambda m, a: m.linalg.matrix_power(a, 3), [M]),
+    "matrix_power_0": (lambda m, a: m.matrix_power(a, 0) * a, [B]),
+    "matrix_power_neg": (lambda m, a: a.matrix_power(-2), [SPD]),
+    "matrix_exp": (lambda m, a: m.linalg.matrix_exp(a / 3), [M]),
+    "matrix_exp_batch": (lambda m, a: m.matrix_exp(a / 3), [B]),
+    "logdet": (lambda m, a: m.logdet(a), [SPD]),
+    "logdet_negative": (lambda m, a: a.logdet().isnan(), [-M if np.linalg.det(M) > 0 else M]),
+    "torch_slogdet": (lambda m, a: m.slogdet(a), [M]),
+    "pinverse": (lambda m, a: m.pinverse(a), [R]),
 }
 
 
@@ -115,6 +124,8 @@ def test_linalg_result_types_match_pytorch() -> None:
     r = ftorch.linalg.lstsq(ftorch.tensor(R), ftorch.tensor(R[:, :2]))
     assert r._fields == ("solution", "residuals", "rank", "singular_values")
     assert ftorch.svd(ftorch.tensor(R))._fields == ("U", "S", "V")
+    assert type(ftorch.slogdet(ftorch.tensor(M))).__name__ == type(torch.slogdet(
+        torch.tensor(M))).__name__ == "slogdet"
     assert int(ftorch.linalg.matrix_rank(ftorch.tensor(np.outer(V, V)))) == int(
         torch.linalg.matrix_rank(torch.tensor(np.outer(V, V))))
 
@@ -205,3 +216,19 @@ def test_eig_values_and_gauge_invariant_gradients_match_pytorch() -> None:
         np.testing.assert_allclose(y, x, **TOL)
     r = ftorch.linalg.eig(ftorch.tensor(A))
     assert r._fields == ("eigenvalues", "eigenvectors") and type(r).__name__ == "linalg_eig"
+
+
+@pytest.mark.parametrize("case", [
+    lambda m: m.matrix_power(m.ones(2, 3), 2),
+    lambda m: m.matrix_power(m.tensor([[1, 1], [0, 1]]), 3),
+    lambda m: m.logdet(m.zeros(2, 2)),
+    lambda m: m.linalg.matrix_exp(m.zeros(3)),
+])
+def test_matrix_functions_edge_cases_as_pytorch(case) -> None:
+    def run(m):
+        try:
+            r = case(m)
+        except RuntimeError as e:
+            return str(e)
+        return r.tolist(), str(r.dtype)
+    assert run(ftorch) == run(torch)

@@ -85,6 +85,93 @@ def diag(input: Tensor, diagonal: int = 0) -> Tensor:
     return apply(_DIAGONAL_COPY, (input,), {"offset": int(diagonal)})
 
 
+def diagflat(input: Tensor, offset: int = 0) -> Tensor:
+    """A matrix with ``input``'s elements, flattened, on its diagonal ``offset``.
+
+    >>> import fad.torch as torch
+    >>> torch.diagflat(torch.tensor([[1, 2]]))
+    tensor([[1, 0],
+            [0, 2]])
+    """
+    return apply(_DIAG_EMBED, (input.reshape(-1),), {"offset": int(offset)})
+
+
+def _scatter_into(input: Tensor, src: Tensor, view: Any) -> Tensor:
+    """A copy of ``input`` with ``src`` written into the part ``view`` picks (recorded,
+    so the gradient flows to both)."""
+    out = input.clone()
+    part = view(out)
+    if tuple(src.shape) != tuple(part.shape):
+        raise RuntimeError("expected src to have a size equal to the slice of self. src size = "
+                           f"{list(src.shape)}, slice size = {list(part.shape)}")
+    part.copy_(src)
+    return out
+
+
+def select_scatter(input: Tensor, src: Tensor, dim: int, index: int) -> Tensor:
+    """``input`` with ``src`` in place of ``input.select(dim, index)`` (out of place).
+
+    >>> import fad.torch as torch
+    >>> torch.select_scatter(torch.zeros(2, 2), torch.ones(2), 0, 0)
+    tensor([[1., 1.],
+            [0., 0.]])
+    """
+    return _scatter_into(input, src, lambda t: t.select(dim, index))
+
+
+def slice_scatter(input: Tensor, src: Tensor, dim: int = 0, start: int | None = None,
+                  end: int | None = None, step: int = 1) -> Tensor:
+    """``input`` with ``src`` in place of the slice ``start:end:step`` along ``dim``
+    (out of place).
+
+    >>> import fad.torch as torch
+    >>> torch.slice_scatter(torch.zeros(4), torch.ones(2), start=1, end=3)
+    tensor([0., 1., 1., 0.])
+    """
+    d = _wrap_dim(dim, input.dim())
+    return _scatter_into(input, src, lambda t: t[(slice(None),) * d + (slice(start, end, step),)])
+
+
+def diagonal_scatter(input: Tensor, src: Tensor, offset: int = 0, dim1: int = 0,
+                     dim2: int = 1) -> Tensor:
+    """``input`` with ``src`` in place of its diagonal ``offset`` (out of place).
+
+    >>> import fad.torch as torch
+    >>> torch.diagonal_scatter(torch.zeros(2, 2), torch.ones(2))
+    tensor([[1., 0.],
+            [0., 1.]])
+    """
+    return _scatter_into(input, src, lambda t: t.diagonal(offset, dim1, dim2))
+
+
+_index_tensor = wrap  # (fill_diagonal_'s argument ``wrap`` hides the name)
+
+
+def fill_diagonal_(input: Tensor, fill_value: Any, wrap: bool = False) -> Tensor:
+    """Fill the main diagonal of ``input`` (two or more dimensions, all of one length
+    beyond two) with ``fill_value``, in place; ``wrap``: a tall matrix's diagonal
+    starts again every ``columns + 1`` rows.
+
+    >>> import fad.torch as torch
+    >>> torch.zeros(2, 3).fill_diagonal_(5)
+    tensor([[5., 0., 0.],
+            [0., 5., 0.]])
+    """
+    if input.dim() < 2:
+        raise RuntimeError("dimensions must larger than 1")
+    if input.dim() > 2 and len(set(input.shape)) != 1:
+        raise RuntimeError("all dimensions of input must be of equal length")
+    rows, cols = input.shape[0], input.shape[1]
+    if input.dim() > 2 or not wrap or rows <= cols:
+        k = np.arange(min(input.shape))
+        index = (k,) * input.dim()
+    else:  # (the flat positions k (cols + 1), as PyTorch's, rows and columns apart)
+        flat = np.arange(0, rows * cols, cols + 1)
+        index = (flat // cols, flat % cols)
+    input[tuple(_index_tensor(i) for i in index)] = fill_value
+    return input
+
+
 def repeat_interleave(input: Tensor, repeats: Any = None, dim: int | None = None, *,
                       output_size: int | None = None) -> Tensor:
     """Each element (or slice along ``dim``) repeated ``repeats`` times in place, an
@@ -356,4 +443,4 @@ class iinfo:
     def __repr__(self) -> str:
         return f"iinfo(min={self.min}, max={self.max}, dtype={self.dtype})"
 
-__all__ = exported(globals())
+__all__ = [n for n in exported(globals()) if n != "fill_diagonal_"]  # (a method only)

@@ -12,7 +12,7 @@ import numpy as np
 from .. import _dtype
 from .._ops import call
 from .._recorder import _aliasing
-from ..tensor import Tensor, _wrap_dim, wrap
+from ..tensor import Size, Tensor, _wrap_dim, wrap
 from ._common import _dims, _shape, _t, exported
 
 
@@ -318,6 +318,91 @@ def atleast_1d(input: Tensor) -> Tensor:
 def atleast_2d(input: Tensor) -> Tensor:
     return reshape(input, (1,) * (2 - input.dim()) + tuple(input.shape)) \
         if input.dim() < 2 else input
+
+
+def atleast_3d(*tensors: Any) -> Any:
+    """Each tensor with at least three dimensions: ``(1, 1, 1)`` for a number,
+    ``(1, n, 1)`` for a vector, ``(m, n, 1)`` for a matrix (a tuple for several).
+
+    >>> import fad.torch as torch
+    >>> torch.atleast_3d(torch.ones(2, 3)).shape
+    torch.Size([2, 3, 1])
+    """
+    many = len(tensors) != 1 or isinstance(tensors[0], list | tuple)
+    items = tensors[0] if len(tensors) == 1 and many else tensors
+    out = []
+    for t in items:
+        t = _t(t)
+        shape = tuple(t.shape)
+        new = {0: (1, 1, 1), 1: (1,) + shape + (1,), 2: shape + (1,)}.get(t.dim(), shape)
+        out.append(reshape(t, new) if new != shape else t)
+    return tuple(out) if many else out[0]
+
+
+def column_stack(tensors: Sequence[Tensor]) -> Tensor:
+    """The tensors side by side as columns: vectors (and numbers) become columns.
+
+    >>> import fad.torch as torch
+    >>> torch.column_stack([torch.tensor([1, 2]), torch.tensor([[3], [4]])])
+    tensor([[1, 3],
+            [2, 4]])
+    """
+    cols = [_t(x) for x in tensors]
+    return cat([reshape(c, (c.numel(), 1)) if c.dim() <= 1 else c for c in cols], 1)
+
+
+def row_stack(tensors: Sequence[Tensor]) -> Tensor:
+    """``vstack`` under its other name.
+
+    >>> import fad.torch as torch
+    >>> torch.row_stack([torch.tensor([1, 2]), torch.tensor([3, 4])]).shape
+    torch.Size([2, 2])
+    """
+    return vstack(tensors)
+
+
+def dstack(tensors: Sequence[Tensor]) -> Tensor:
+    """The tensors stacked along a third dimension (``atleast_3d`` first).
+
+    >>> import fad.torch as torch
+    >>> torch.dstack([torch.tensor([1, 2]), torch.tensor([3, 4])]).shape
+    torch.Size([1, 2, 2])
+    """
+    return cat(list(atleast_3d(list(tensors))), 2)
+
+
+def broadcast_shapes(*shapes: Any) -> Size:
+    """The shape that tensors of ``shapes`` broadcast to (an ``int`` is a 1-d shape).
+
+    >>> import fad.torch as torch
+    >>> torch.broadcast_shapes((2, 1), (3,))
+    torch.Size([2, 3])
+    """
+    shapes = [(s,) if isinstance(s, int) else tuple(int(n) for n in s) for s in shapes]
+    out: list[int] = []
+    for k, shape in enumerate(shapes):
+        for i in range(1, len(shape) + 1):
+            n = shape[-i]
+            if i > len(out):
+                out.insert(0, n)
+            elif out[-i] == 1 or n == out[-i]:
+                out[-i] = n if out[-i] == 1 else out[-i]
+            elif n != 1:
+                raise RuntimeError(
+                    f"Attempting to broadcast a dimension of length {n} at -{i}! Mismatching "
+                    f"argument at index {k} had {shape}; but expected shape should be "
+                    f"broadcastable to {out}")
+    return Size(out)
+
+
+def split_with_sizes(input: Tensor, split_sizes: Sequence[int], dim: int = 0) -> tuple:
+    """``split`` into pieces of ``split_sizes`` along ``dim``.
+
+    >>> import fad.torch as torch
+    >>> [p.tolist() for p in torch.split_with_sizes(torch.arange(3), [1, 2])]
+    [[0], [1, 2]]
+    """
+    return split(input, list(split_sizes), dim)
 
 
 def split(input: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
