@@ -108,6 +108,7 @@ from .linalg import _inverse as inverse, _torch_svd as svd, det  # noqa: E402,F4
 from .linalg import _pinverse as pinverse, _torch_slogdet as slogdet  # noqa: E402,F401
 from .linalg import logdet, matrix_exp, matrix_power  # noqa: E402,F401
 from ._signal_windows import *  # noqa: E402,F403
+from ._nn_aliases import *  # noqa: E402,F403
 
 is_signed, is_same_size = Tensor.is_signed, Tensor.is_same_size
 is_inference = Tensor.is_inference
