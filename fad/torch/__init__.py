@@ -59,6 +59,7 @@ from ._creation import (
     randn_like,
     randperm,
     scalar_tensor,
+    empty_strided,
     seed,
     set_default_device,
     set_rng_state,
@@ -97,6 +98,7 @@ from ._tensor_str import set_printoptions
 from .tensor import Size, Tensor, device
 
 _methods.install(globals())
+from ._functions import rsub  # noqa: E402,F401
 
 from . import autograd, backends, cuda, nn, optim, profiler, serialization, utils  # noqa: E402
 from . import accelerator, random  # noqa: E402
@@ -107,8 +109,11 @@ from .func import vmap  # noqa: E402,F401
 from .linalg import _inverse as inverse, _torch_svd as svd, det  # noqa: E402,F401
 from .linalg import _pinverse as pinverse, _torch_slogdet as slogdet  # noqa: E402,F401
 from .linalg import logdet, matrix_exp, matrix_power  # noqa: E402,F401
+from .linalg import _torch_cholesky as cholesky, _torch_qr as qr  # noqa: E402,F401
+from .linalg import cholesky_inverse, cholesky_solve  # noqa: E402,F401
 from ._signal_windows import *  # noqa: E402,F403
 from ._nn_aliases import *  # noqa: E402,F403
+from ._utilities import *  # noqa: E402,F403
 
 is_signed, is_same_size = Tensor.is_signed, Tensor.is_same_size
 is_inference = Tensor.is_inference

@@ -361,6 +361,26 @@ def empty(*size: Any, **kwargs: Any) -> Tensor:
     return _filled(0, size, kwargs)
 
 
+def empty_strided(size: Any, stride: Any, *, dtype: Any = None, device: Any = None,
+                  requires_grad: bool = False, **_: Any) -> Tensor:
+    """A tensor of ``size`` laid out at ``stride`` (in elements) in memory of its own,
+    filled with zeros (PyTorch leaves it uninitialised).
+
+    >>> import fad.torch as torch
+    >>> torch.empty_strided((2, 3), (1, 2)).stride()
+    (1, 2)
+    """
+    size, stride = tuple(int(n) for n in size), tuple(int(s) for s in stride)
+    if len(size) != len(stride):
+        raise RuntimeError("mismatch in length of strides and shape")
+    dt = (_dtype.get_default_dtype() if dtype is None else dtype).np
+    cells = 1 + sum((n - 1) * s for n, s in zip(size, stride)) if math.prod(size) else 0
+    memory = np.zeros(cells, dt)
+    arr = np.lib.stride_tricks.as_strided(memory, size, tuple(s * dt.itemsize for s in stride))
+    return _finish(_place(arr if _xp_for(device) is np else np.ascontiguousarray(arr), device),
+                   requires_grad)
+
+
 def scalar_tensor(s: Any, *, dtype: Any = None, device: Any = None,
                   requires_grad: bool = False, **_: Any) -> Tensor:
     """A 0-d tensor holding the number ``s``, of the default float dtype unless

@@ -14,6 +14,7 @@ from ._creation import (
     _place,
     bernoulli,
     default_generator,
+    empty_strided,
     full,
     multinomial,
     ones,
@@ -25,8 +26,12 @@ from .autograd import _sum_to
 from .linalg import (
     _inverse,
     _pinverse,
+    _torch_cholesky,
+    _torch_qr,
     _torch_slogdet,
     _torch_svd,
+    cholesky_inverse,
+    cholesky_solve,
     det,
     logdet,
     matrix_exp,
@@ -57,7 +62,8 @@ index_fill index_copy masked_scatter asinh arcsinh acosh arccosh atanh arctanh d
 rad2deg i0 angle signbit isneginf isposinf isreal hypot logaddexp logaddexp2 copysign heaviside
 ldexp nan_to_num positive lerp addcmul addcdiv ravel sinc logit xlogy diagflat
 split_with_sizes select_scatter slice_scatter diagonal_scatter cov corrcoef dist isin bincount
-unique_consecutive vander gcd lcm frexp""".split()
+unique_consecutive vander gcd lcm frexp addmv addr addbmm igamma igammac mvlgamma renorm
+histogram""".split()
 
 # in-place variants ``x.add_(...)``: computed out of place, then stored into ``x``
 # (cast to ``x``'s dtype, as PyTorch does for comparisons and logic)
@@ -71,14 +77,14 @@ eq ne not_equal lt less le less_equal gt
 greater ge greater_equal logical_and logical_or logical_xor logical_not bitwise_and bitwise_or
 bitwise_xor bitwise_not conj_physical cumprod asinh arcsinh acosh arccosh atanh arctanh deg2rad
 rad2deg i0 hypot copysign heaviside ldexp nan_to_num lerp addcmul addcdiv
-sinc logit xlogy gcd lcm""".split()
+sinc logit xlogy gcd lcm addmv addr addbmm igamma igammac mvlgamma renorm""".split()
 
 # the in-place methods PyTorch also offers as functions, ``torch.sin_(x)``
 FUNCTIONAL_INPLACE = """abs acos arccos arcsin arctan asin atan ceil clamp clamp_max clamp_min
 clip conj_physical cos cosh detach erf erfc exp exp2 expm1 fill fix floor frac index_put log10
 log1p log2 log neg negative reciprocal relu round rsqrt sigmoid sin sinh sqrt square tan tanh
 trunc zero asinh arcsinh acosh arccosh atanh arctanh deg2rad rad2deg i0 sinc logit
-nan_to_num xlogy ldexp""".split()
+nan_to_num xlogy ldexp gcd lcm""".split()
 
 # in-place views ``x.t_()``: ``x`` takes the view's shape
 _INPLACE_VIEWS = "t transpose swapaxes swapdims squeeze unsqueeze".split()
@@ -112,6 +118,16 @@ def _inplace_view(name: str) -> Any:
 def _is_signed(self: Tensor) -> bool:
     """Whether the dtype holds negative numbers (every one but ``uint8`` and ``bool``)."""
     return self.dtype.np.kind not in "ub"
+
+
+def _functional() -> Any:
+    from .nn import functional  # (fad.torch.nn is imported after the methods are bound)
+    return functional
+
+
+def _empty_strided(self: Tensor, size: Any, stride: Any, **kw: Any) -> Tensor:
+    kw.setdefault("dtype", self.dtype)
+    return empty_strided(size, stride, **kw)
 
 
 def _float_power_(self: Tensor, exponent: Any) -> Tensor:
@@ -287,6 +303,15 @@ METHODS.update({
     "apply_": lambda self, fn: F.inplace(self, lambda s: _apply_py(s, fn)),
     "det": det, "inverse": _inverse, "logdet": logdet, "slogdet": _torch_slogdet,
     "pinverse": _pinverse, "matrix_power": matrix_power, "matrix_exp": matrix_exp,
+    "cholesky": _torch_cholesky, "qr": _torch_qr, "cholesky_solve": cholesky_solve,
+    "cholesky_inverse": cholesky_inverse,
+    "polygamma": lambda self, n: F.polygamma(n, self),
+    "polygamma_": lambda self, n: F.inplace(self, lambda s: F.polygamma(n, s)),
+    "hardshrink": lambda self, lambd=0.5: _functional().hardshrink(self, lambd),
+    "prelu": lambda self, weight: _functional().prelu(self, weight),
+    "is_neg": lambda self: False, "resolve_neg": lambda self: self,
+    "cdouble": _cast(_dtype.complex128), "layout": property(lambda self: "torch.strided"),
+    "new_empty_strided": _empty_strided,
     "svd": _torch_svd, "multinomial": multinomial,
     "fill_diagonal_": F.matrices.fill_diagonal_, "is_signed": _is_signed,
     "is_inference": lambda self: False,

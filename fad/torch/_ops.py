@@ -215,6 +215,14 @@ def _addmm(c: Any, a: Any, b: Any, beta: Any = 1, alpha: Any = 1) -> Any:
         fnp.matmul(a, b) if alpha == 1 else fnp.matmul(a, b) * alpha)
 
 
+def _addbmm(c: Any, a: Any, b: Any, beta: Any = 1, alpha: Any = 1) -> Any:
+    """``beta c + alpha sum_i a_i @ b_i``, as one product: ``sum_i A_i B_i`` is
+    ``[A_1 ... A_k] @ [B_1; ...; B_k]`` (the blocks side by side, then stacked)."""
+    k, n, p = a.shape
+    wide = fnp.reshape(fnp.moveaxis(a, 0, 1), (n, k * p))
+    return _addmm(c, wide, fnp.reshape(b, (k * p, b.shape[-1])), beta, alpha)
+
+
 def _resample(a: Any, sizes: tuple = (), scales: tuple = (), mode: str = "nearest",
               align_corners: bool = False) -> Any:
     """``F.interpolate`` over the trailing axes of ``a`` (one per entry of ``sizes``):
@@ -693,6 +701,10 @@ _TABLE: dict[str, tuple] = {
     "outer": (fnp.outer, "MulBackward0", EW, True),
     "addmm": (_addmm, "AddmmBackward0", EW, True),
     "baddbmm": (_addmm, "BaddbmmBackward0", EW, True),
+    "addmv": (_addmm, "AddmvBackward0", EW, True),
+    "addr": (lambda c, a, b, beta=1, alpha=1: _addmm(c, a[:, None], b[None, :], beta, alpha),
+             "AddrBackward0", EW, True),
+    "addbmm": (_addbmm, "AddbmmBackward0", EW, True),
     "einsum": (lambda *xs, equation="": fnp.einsum(equation, *xs), _einsum_name, EW, True),
     "tensordot": (lambda a, b, dims=1: fnp.tensordot(a, b, axes=dims), "ViewBackward0", EW,
                   True),

@@ -14,6 +14,7 @@ torch.Size([2])
 
 from __future__ import annotations
 
+import warnings
 from collections import namedtuple
 from typing import Any, Callable, Sequence
 
@@ -21,13 +22,14 @@ import numpy as np
 
 from .. import numpy as fnp
 from ..numpy.linalg import _hermitian_derivative
-from ..scipy.linalg import expm
+from ..scipy.linalg import cho_solve, expm
+from ._creation import _place
 from ._dtype import type_word
 from ._functions.writes import accept_out_in
 from ._graph import host
 from ._ops import _svd, full_qr, full_svd
 from ._recorder import Op, apply
-from .tensor import Tensor
+from .tensor import Tensor, wrap
 
 __all__ = ["norm", "vector_norm", "matrix_norm", "inv", "solve", "det", "slogdet", "cholesky",
            "qr", "svd", "svdvals", "eig", "eigvals", "eigh", "eigvalsh", "pinv", "lstsq",
@@ -55,6 +57,7 @@ EIGH = _result("linalg_eigh", "eigenvalues eigenvectors")
 EIG = _result("linalg_eig", "eigenvalues eigenvectors")
 SLOGDET = _result("linalg_slogdet", "sign logabsdet")
 SLOGDET_OLD = _result("slogdet", "sign logabsdet")
+QR_OLD = _result("qr", "Q R")
 LSTSQ = _result("linalg_lstsq", "solution residuals rank singular_values")
 
 _OPS: dict[str, Op] = {}
@@ -218,6 +221,9 @@ _op("svd_old", _svd, "LinalgSvdBackward0", True)
 _op("matrix_power", lambda a, n=1: fnp.linalg.matrix_power(a, n), "MmBackward0")
 _op("matrix_exp", expm, "LinalgMatrixExpBackward0")
 # log det A: NaN for a negative determinant, as log of it
+# X = A^-1 B for A = L L^H (or U^H U): the factor's two triangular solves
+_op("cholesky_solve", lambda b, f, upper=False: cho_solve((f, not upper), b),
+    "CholeskySolveBackward0")
 _op("logdet", lambda a: _logdet(*fnp.linalg.slogdet(a)), "LogdetBackward0")
 
 
@@ -347,6 +353,73 @@ def logdet(input: Tensor) -> Tensor:
     """
     _check_square("det", input)
     return _call("logdet", input)
+
+
+_DEPRECATED_CHOLESKY = (
+    "torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be removed in a "
+    "future PyTorch release.\nL = torch.cholesky(A)\nshould be replaced with\nL = "
+    "torch.linalg.cholesky(A)\nand\nU = torch.cholesky(A, upper=True)\nshould be replaced "
+    "with\nU = torch.linalg.cholesky(A).mH\nThis transform will produce equivalent results "
+    "for all valid (symmetric positive definite) inputs.")
+_DEPRECATED_QR = (
+    "torch.qr is deprecated in favor of torch.linalg.qr and will be removed in a future "
+    "PyTorch release.\nThe boolean parameter 'some' has been replaced with a string parameter "
+    "'mode'.\nQ, R = torch.qr(A, some)\nshould be replaced with\nQ, R = torch.linalg.qr(A, "
+    "'reduced' if some else 'complete')")
+
+
+def _torch_cholesky(input: Tensor, upper: bool = False) -> Tensor:
+    """``torch.cholesky`` (deprecated, with PyTorch's warning): ``linalg.cholesky``.
+
+    >>> import fad.torch as torch, warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     torch.cholesky(torch.tensor([[4.0, 2.0], [2.0, 2.0]]))
+    tensor([[2., 0.],
+            [1., 1.]])
+    """
+    warnings.warn(_DEPRECATED_CHOLESKY, UserWarning, stacklevel=2)
+    return cholesky(input, upper=upper)
+
+
+def _torch_qr(input: Tensor, some: bool = True) -> tuple:
+    """``torch.qr`` (deprecated, with PyTorch's warning): ``linalg.qr``, reduced or
+    (``some=False``) complete.
+
+    >>> import fad.torch as torch, warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     torch.qr(torch.ones(3, 2), some=False).Q.shape
+    torch.Size([3, 3])
+    """
+    warnings.warn(_DEPRECATED_QR, UserWarning, stacklevel=2)
+    return QR_OLD(*qr(input, "reduced" if some else "complete"))
+
+
+def cholesky_solve(B: Tensor, L: Tensor, upper: bool = False) -> Tensor:
+    """``A^-1 B`` for ``A = L L^H`` given its Cholesky factor ``L`` (``upper``: ``U``
+    with ``A = U^H U``).
+
+    >>> import fad.torch as torch
+    >>> L = torch.tensor([[2.0, 0.0], [1.0, 1.0]])
+    >>> torch.cholesky_solve(torch.tensor([[6.0], [4.0]]), L)
+    tensor([[1.],
+            [1.]])
+    """
+    _float_input("cholesky_solve", B, L)
+    return apply(_OPS["cholesky_solve"], (B, L), {"upper": bool(upper)})
+
+
+def cholesky_inverse(L: Tensor, upper: bool = False) -> Tensor:
+    """``A^-1`` for ``A = L L^H`` given its Cholesky factor (``upper``: ``U``).
+
+    >>> import fad.torch as torch
+    >>> torch.cholesky_inverse(torch.tensor([[2.0, 0.0], [0.0, 1.0]]))
+    tensor([[0.2500, 0.0000],
+            [0.0000, 1.0000]])
+    """
+    eye = wrap(_place(np.eye(L.shape[-1], dtype=L.dtype.np)))
+    return cholesky_solve(eye.expand(L.shape), L, upper)
 
 
 def matrix_power(A: Tensor, n: int) -> Tensor:

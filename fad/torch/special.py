@@ -14,14 +14,16 @@ from typing import Any, Callable
 from .. import nn
 from .. import numpy as fnp
 from ..scipy import special as sp
-from ._functions.pointwise import i0, logit, sinc, xlogy
+from ._functions.pointwise import i0, igamma, igammac, logit, mvlgamma, polygamma, sinc, xlogy
 from ._functions.writes import accept_out_in
 from ._recorder import EWF, UF, Op, apply
 from .tensor import Tensor
 
 __all__ = ["erf", "erfc", "erfinv", "expit", "logit", "gammaln", "digamma", "psi", "polygamma",
            "xlogy", "xlog1py", "log_softmax", "softmax", "logsumexp", "log1p", "expm1", "sinc",
-           "round", "exp2", "i0"]
+           "round", "exp2", "i0", "gammainc", "gammaincc", "multigammaln"]
+
+gammainc, gammaincc, multigammaln = igamma, igammac, mvlgamma
 
 
 def _unary(name: str, fun: Callable, grad_fn: str, summary: str, argument: str,
@@ -73,7 +75,6 @@ xlog1py = _binary("xlog1py", sp.xlog1py, "SpecialXlog1pyBackward0",
 tensor([0., 0.])
 """)
 
-_POLYGAMMA = Op("polygamma", lambda a, n=0: sp.polygamma(n, a), "PolygammaBackward0", UF, True)
 _ROUND = Op("round", lambda a, decimals=0: fnp.round(a, decimals), "RoundBackward1", None, True)
 _SOFTMAX = Op("softmax", lambda a, dim=-1: nn.softmax(a, axis=dim), "SoftmaxBackward0", UF,
               True)
@@ -81,16 +82,6 @@ _LOG_SOFTMAX = Op("log_softmax", lambda a, dim=-1: nn.log_softmax(a, axis=dim),
                   "LogSoftmaxBackward0", UF, True)
 _LOGSUMEXP = Op("logsumexp", lambda a, dim=None, keepdim=False: sp.logsumexp(
     a, axis=dim, keepdims=keepdim), "LogsumexpBackward0", UF, True)
-def polygamma(n: int, input: Tensor) -> Tensor:
-    """The ``n``-th derivative of the digamma function.
-
-    >>> import fad.torch as torch
-    >>> torch.special.polygamma(1, torch.tensor([1.0]))
-    tensor([1.6449])
-    """
-    return apply(_POLYGAMMA, (input,), {"n": n})
-
-
 def round(input: Tensor, *, decimals: int = 0) -> Tensor:
     """Round half to even, to ``decimals`` places.
 

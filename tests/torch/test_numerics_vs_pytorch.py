@@ -79,6 +79,38 @@ CASES: dict[str, Callable[[Any], Any]] = {
     "gcd_f": lambda t: t.gcd(t.tensor([1.0]), t.tensor([2.0])),
     "frexp": lambda t: t.frexp(t.tensor([8.0, 0.3, 0.0, -5.0])),
     "frexp_i": lambda t: t.frexp(t.tensor([8])),
+    "histogram": lambda t: t.histogram(t.tensor([1.0, 2.0, 1.0, 4.0]), bins=3),
+    "histogram_edges": lambda t: t.histogram(
+        t.tensor([1.0, 2.0, 1.0]), bins=t.tensor([0.0, 1.5, 3.0]), density=True
+    ),
+    "histogram_range": lambda t: t.histogram(
+        t.tensor([1.0, 2.0, 5.0]), 2, range=(0.0, 4.0), weight=t.tensor([1.0, 2.0, 3.0])
+    ),
+    "gradient": lambda t: t.gradient(t.tensor([1.0, 2.0, 4.0, 8.0])),
+    "gradient_2d": lambda t: t.gradient(t.tensor([[1.0, 2.0, 4.0], [2.0, 5.0, 9.0]])),
+    "gradient_dim": lambda t: t.gradient(
+        t.tensor([[1.0, 2.0, 4.0], [2.0, 5.0, 9.0]]), dim=1, spacing=2.0
+    ),
+    "combinations": lambda t: t.combinations(t.tensor([1, 2, 3])),
+    "combinations_r": lambda t: t.combinations(t.tensor([1, 2, 3]), r=3, with_replacement=True),
+    "combinations_none": lambda t: t.combinations(t.tensor([1.0, 2.0]), r=3),
+    "polygamma": lambda t: t.polygamma(1, t.tensor([1.0, 2.0])),
+    "polygamma_m": lambda t: t.tensor([1.0, 2.0]).polygamma(2),
+    "mvlgamma": lambda t: t.mvlgamma(t.tensor([0.2, 3.0]), 2),
+    "igamma": lambda t: t.igamma(t.tensor([2.0, 0.5]), t.tensor([1.0, 3.0])),
+    "igammac": lambda t: t.special.gammaincc(t.tensor([2.0, 0.5]), t.tensor([1.0, 3.0])),
+    "renorm": lambda t: t.renorm(t.tensor([[1.0, 2.0], [3.0, 4.0]]), 2, 0, 2.0),
+    "pdist": lambda t: t.pdist(t.tensor([[0.0, 0.0], [3.0, 4.0], [6.0, 8.0]])),
+    "pdist_1": lambda t: t.pdist(t.tensor([[0.0, 0.0], [3.0, 4.0], [6.0, 8.0]]), 1),
+    "addmv": lambda t: t.addmv(t.ones(2), t.eye(2), t.tensor([2.0, 3.0]), alpha=2),
+    "addmv_bad": lambda t: t.addmv(t.ones(2), t.eye(2), t.ones(3)),
+    "addr": lambda t: t.addr(t.zeros(2, 2), t.tensor([1.0, 2.0]), t.tensor([3.0, 4.0]), beta=0.5),
+    "addr_bad": lambda t: t.addr(t.zeros(2, 2), t.ones(2, 2), t.ones(2)),
+    "addbmm": lambda t: t.addbmm(t.ones(2, 2), t.ones(3, 2, 1), t.arange(6.0).reshape(3, 1, 2)),
+    "empty_strided": lambda t: (t.empty_strided((2, 3), (1, 2)).stride(),),
+    "typename": lambda t: (t.typename(t.ones(1)), t.typename(t.ones(1, dtype=t.int64))),
+    "cdouble": lambda t: t.tensor([1.0]).cdouble(),
+    "rsub": lambda t: t.rsub(t.tensor([1.0, 2.0]), 5),
 }
 
 
@@ -88,10 +120,17 @@ def outcome(fn: Callable[[Any], Any], t: Any) -> Any:
         r = fn(t)
     except Exception as e:  # noqa: BLE001  (the exception is the result compared)
         return type(e).__name__, str(e)
-    return [
-        (str(x.dtype), np.round(np.asarray(x.tolist(), dtype=float), 4).tolist(), tuple(x.shape))
-        for x in (r if isinstance(r, tuple) else (r,))
-    ]
+    return [_summary(x) for x in (r if isinstance(r, tuple) else (r,))]
+
+
+def _summary(x: Any) -> Any:
+    """A tensor's dtype, values (rounded) and shape; anything else as it is."""
+    if not hasattr(x, "dtype"):
+        return x
+    values = np.asarray(x.tolist())
+    if values.dtype.kind in "fc":
+        values = values.round(4)
+    return str(x.dtype), values.tolist(), tuple(x.shape)
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -116,6 +155,31 @@ def test_gradients_as_pytorch():
         return x.grad.tolist()
 
     np.testing.assert_allclose(run(ftorch), run(real_torch), rtol=1e-5)
+
+
+def test_more_gradients_as_pytorch():
+    """``renorm``, ``pdist``, ``mvlgamma``, ``polygamma``, ``igamma`` (in its second
+    argument), ``addmv``/``addr``/``addbmm`` and ``gradient``, differentiated together."""
+
+    def run(t: Any) -> tuple:
+        x = t.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+        y = t.tensor([[0.0, 1.0], [2.0, 2.0], [5.0, 0.0]], requires_grad=True)
+        loss = (
+            t.renorm(x, 2, 1, 3.0).sum()
+            + t.pdist(y).sum()
+            + t.mvlgamma(x + 2, 2).sum()
+            + t.polygamma(1, x).sum()
+            + t.igamma(x.detach() + 1, x).sum()
+            + t.addmv(x[0], x, x[1], beta=2).sum()
+            + (t.addr(x, x[0], x[1]) ** 2).sum()
+            + t.addbmm(x, t.stack([x, x * 2]), t.stack([x.t(), x])).sum()
+            + sum(g.pow(2).sum() for g in t.gradient(x * x, spacing=(1.0, 0.5)))
+        )
+        loss.backward()
+        return x.grad.numpy(), y.grad.numpy()
+
+    for got, want in zip(run(ftorch), run(real_torch)):
+        np.testing.assert_allclose(got, want, rtol=1e-5)
 
 
 def test_vander_gradient():

@@ -6,6 +6,7 @@ recorded as one operation (indices, counts and tests have no derivative)."""
 
 from __future__ import annotations
 
+import itertools
 from collections import namedtuple
 from typing import Any, Sequence
 
@@ -42,6 +43,8 @@ _CONSTANTS = {name: Op(name, fun, "NotDifferentiable", None, False) for name, fu
     "isin": lambda a, b, invert=False: fnp.isin(a, b, invert=invert),
     "bincount": _bincount,
     "gcd": fnp.gcd, "lcm": fnp.lcm,
+    "histogram": lambda a, edges, w=None, density=False: fnp.histogram(
+        a, edges, weights=w, density=density)[0].astype(a.dtype),
 }.items()}
 
 
@@ -342,6 +345,89 @@ def lcm(input: Tensor, other: Tensor) -> Tensor:
     return _constant("lcm", input, other)
 
 
+histogram_result = namedtuple("histogram", ["hist", "bin_edges"])
+histogram_result.__module__ = "torch.return_types"
+
+
+def histogram(input: Tensor, bins: Any = 100, *, range: tuple | None = None,
+              weight: Tensor | None = None, density: bool = False) -> Any:
+    """``(hist, bin_edges)``: counts (or summed ``weight``; ``density``: normalised to
+    integrate to 1) of ``input`` in ``bins`` equal bins over ``range`` (the data's by
+    default), or between the given edges; no derivative.
+
+    >>> import fad.torch as torch
+    >>> torch.histogram(torch.tensor([1.0, 2.0, 1.0, 4.0]), bins=3).hist
+    tensor([2., 1., 1.])
+    """
+    if not input.is_floating_point():
+        raise RuntimeError(f"torch.histogram: input tensor and bins tensors should have the "
+                           f"same dtype, but got input {input.dtype.np.name} and bins float")
+    if isinstance(bins, Tensor):
+        edges = bins.detach()
+    else:
+        values = host(input.detach()._value)
+        lo, hi = range if range is not None else (
+            (float(values.min()), float(values.max())) if values.size else (0.0, 0.0))
+        if lo == hi:
+            lo, hi = lo - 0.5, hi + 0.5  # (NumPy's widening of an empty range; PyTorch's)
+        edges = wrap(_place(np.linspace(lo, hi, int(bins) + 1).astype(input.dtype.np)))
+    args = (input, edges) if weight is None else (input, edges, weight)
+    return histogram_result(_constant("histogram", *args, density=bool(density)), edges)
+
+
+def gradient(input: Tensor, *, spacing: Any = 1, dim: Any = None, edge_order: int = 1
+             ) -> tuple:
+    """The derivative of samples ``input`` along each of ``dim`` (all by default) by
+    central differences inside and one-sided at the ends, ``spacing`` apart (a
+    number, or one per dimension; coordinate tensors and ``edge_order=2`` are not
+    supported): one tensor per dimension.
+
+    >>> import fad.torch as torch
+    >>> torch.gradient(torch.tensor([1.0, 2.0, 4.0, 8.0]))
+    (tensor([1.0000, 1.5000, 3.0000, 4.0000]),)
+    """
+    dims = tuple(range(input.dim())) if dim is None else (
+        (dim,) if isinstance(dim, int) else tuple(dim))
+    dims = tuple(_wrap_dim(d, input.dim()) for d in dims)
+    steps = tuple(spacing) if isinstance(spacing, list | tuple) else (spacing,) * len(dims)
+    if edge_order != 1:
+        raise NotImplementedError("torch.gradient: fad.torch supports edge_order=1 only")
+    if not all(isinstance(s, int | float) for s in steps):
+        raise NotImplementedError("torch.gradient: fad.torch takes numbers as spacing, not "
+                                  "coordinate tensors")
+    out = apply(_GRADIENT, (input,), {"steps": steps, "dims": dims,
+                                      "edge_order": int(edge_order)})
+    return tuple(out)
+
+
+def _gradient(a: Any, steps: tuple = (), dims: tuple = (), edge_order: int = 1) -> list:
+    got = fnp.gradient(a, *steps, axis=dims, edge_order=edge_order)
+    return list(got) if isinstance(got, list | tuple) else [got]
+
+
+_GRADIENT = Op("gradient", _gradient, "GradientBackward0", None, True, multi=True)
+
+
+def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> Tensor:
+    """Every combination of ``r`` elements of the 1-d ``input`` (in order; with
+    repeats when ``with_replacement``), one per row.
+
+    >>> import fad.torch as torch
+    >>> torch.combinations(torch.tensor([1, 2, 3]))
+    tensor([[1, 2],
+            [1, 3],
+            [2, 3]])
+    """
+    if input.dim() != 1:
+        raise RuntimeError(f"Expect a 1D vector, but got shape {list(input.shape)}")
+    pick = itertools.combinations_with_replacement if with_replacement else \
+        itertools.combinations
+    rows = np.array(list(pick(range(input.shape[0]), r)), dtype=np.int64).reshape(-1, r)
+    if not rows.size:
+        return input[wrap(_place(rows.reshape(-1)))].reshape(0, r) if r else input[:0]
+    return input[wrap(_place(rows))]
+
+
 frexp_result = namedtuple("frexp", ["mantissa", "exponent"])
 frexp_result.__module__ = "torch.return_types"
 
@@ -362,4 +448,4 @@ def frexp(input: Tensor) -> Any:
     return frexp_result(ldexp(input, -exponent), exponent)
 
 
-__all__ = [n for n in exported(globals()) if n != "frexp_result"]
+__all__ = [n for n in exported(globals()) if not n.endswith("_result")]

@@ -12,8 +12,9 @@ from ... import numpy as fnp
 from ...scipy import special as sp
 from .. import _dtype
 from .._recorder import EW, EWF, UF, Op, apply
-from ..tensor import Tensor
+from ..tensor import Tensor, _wrap_dim
 from ._common import exported
+from .indexing import where
 
 
 def _unary_op(name: str, fun: Callable, grad_fn: str | None, kind: int | None = UF,
@@ -119,6 +120,56 @@ xlogy = _binary_op("xlogy", sp.xlogy, "XlogyBackward0", EWF, doc="""\
 >>> torch.xlogy(torch.tensor([0.0, 2.0]), torch.tensor([0.0, 1.0]))
 tensor([0., 0.])
 """)
+igamma = _binary_op("igamma", sp.gammainc, "IgammaBackward0", EWF, doc="""\
+The regularised lower incomplete gamma function ``P(input, other)``.
+
+>>> import fad.torch as torch
+>>> torch.igamma(torch.tensor([2.0]), torch.tensor([1.0]))
+tensor([0.2642])
+""")
+igammac = _binary_op("igammac", sp.gammaincc, "IgammacBackward0", EWF)
+_POLYGAMMA = Op("polygamma", lambda a, n=0: sp.polygamma(n, a), "PolygammaBackward0", UF, True)
+_MVLGAMMA = Op("mvlgamma", lambda a, p=1: sp.multigammaln(a, p), "MvlgammaBackward0", UF, True)
+
+
+def polygamma(n: int, input: Tensor) -> Tensor:
+    """The ``n``-th derivative of the digamma function.
+
+    >>> import fad.torch as torch
+    >>> torch.polygamma(1, torch.tensor([1.0]))
+    tensor([1.6449])
+    """
+    return apply(_POLYGAMMA, (input,), {"n": int(n)})
+
+
+def mvlgamma(input: Tensor, p: int) -> Tensor:
+    """The log of the multivariate gamma function of dimension ``p``.
+
+    >>> import fad.torch as torch
+    >>> torch.mvlgamma(torch.tensor([2.5]), 2)
+    tensor([0.8570])
+    """
+    if p < 1:
+        raise RuntimeError("p has to be greater than or equal to 1")
+    return apply(_MVLGAMMA, (input,), {"p": int(p)})
+
+
+def renorm(input: Tensor, p: float, dim: int, maxnorm: float) -> Tensor:
+    """``input`` with each slice along ``dim`` whose ``p``-norm exceeds ``maxnorm``
+    scaled down to norm ``maxnorm``.
+
+    >>> import fad.torch as torch
+    >>> torch.renorm(torch.tensor([[3.0, 4.0], [0.3, 0.4]]), 2, 0, 1.0)
+    tensor([[0.6000, 0.8000],
+            [0.3000, 0.4000]])
+    """
+    d = _wrap_dim(dim, input.dim())
+    others = tuple(k for k in range(input.dim()) if k != d)
+    norms = input.norm(p, dim=others, keepdim=True)
+    # (PyTorch's factor, with its 1e-7 guard)
+    return input * where(norms > maxnorm, maxnorm / (norms + 1e-7), norms.new_ones(()))
+
+
 _HEAVISIDE = Op("heaviside", lambda a, b: fnp.where(a == 0, b, (a > 0).astype(b.dtype)),
                 "NotDifferentiable", EW, False)
 

@@ -182,6 +182,52 @@ def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alp
     return call("baddbmm", input, batch1, batch2, beta=beta, alpha=alpha)
 
 
+def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    """``beta * input + alpha * (mat @ vec)``.
+
+    >>> import fad.torch as torch
+    >>> torch.addmv(torch.ones(2), torch.eye(2), torch.tensor([2.0, 3.0]), alpha=2)
+    tensor([5., 7.])
+    """
+    if mat.dim() != 2 or vec.dim() != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got {input.dim()}, {mat.dim()}, "
+                           f"{vec.dim()}")
+    if mat.shape[1] != vec.shape[0]:
+        raise RuntimeError(f"size mismatch, got input ({input.shape[0] if input.dim() else 1}), "
+                           f"mat ({mat.shape[0]}x{mat.shape[1]}), vec ({vec.shape[0]})")
+    return call("addmv", input, mat, vec, beta=beta, alpha=alpha)
+
+
+def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    """``beta * input + alpha * outer(vec1, vec2)``.
+
+    >>> import fad.torch as torch
+    >>> torch.addr(torch.zeros(2, 2), torch.tensor([1.0, 2.0]), torch.tensor([3.0, 4.0]))
+    tensor([[3., 4.],
+            [6., 8.]])
+    """
+    for name, v in (("vec1", vec1), ("vec2", vec2)):
+        if v.dim() != 1:
+            raise RuntimeError(f"addr: Expected 1-D argument {name}, but got {v.dim()}-D")
+    return call("addr", input, vec1, vec2, beta=beta, alpha=alpha)
+
+
+def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1
+           ) -> Tensor:
+    """``beta * input + alpha * sum_i batch1[i] @ batch2[i]``.
+
+    >>> import fad.torch as torch
+    >>> torch.addbmm(torch.zeros(2, 2), torch.ones(3, 2, 1), torch.ones(3, 1, 2))
+    tensor([[3., 3.],
+            [3., 3.]])
+    """
+    for name, b in (("batch1", batch1), ("batch2", batch2)):
+        if b.dim() != 3:
+            raise RuntimeError(f"{name} must be a 3D tensor")
+    bmm(batch1, batch2)  # PyTorch's shape and dtype checks, in its words
+    return call("addbmm", input, batch1, batch2, beta=beta, alpha=alpha)
+
+
 def cross(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:
     """The cross product of 3-vectors along ``dim`` (``None``: the first dimension
     of size 3, as PyTorch's deprecated default).
@@ -323,6 +369,22 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str | None = Non
     if p < 0:
         raise RuntimeError("cdist only supports non-negative p values")
     return call("cdist", x1, x2, p=float(p))
+
+
+def pdist(input: Tensor, p: float = 2.0) -> Tensor:
+    """The ``p``-norm distance between every two rows ``i < j`` of the matrix
+    ``input``, in row-major order of the pairs (``cdist``'s upper triangle).
+
+    >>> import fad.torch as torch
+    >>> torch.pdist(torch.tensor([[0.0, 0.0], [3.0, 4.0], [6.0, 8.0]]))
+    tensor([ 5., 10.,  5.])
+    """
+    if input.dim() != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {input.dim()}D")
+    if p < 0:
+        raise RuntimeError("pdist only supports non-negative p values")
+    rows, cols = np.triu_indices(input.shape[0], 1)
+    return cdist(input, input, p)[wrap(rows), wrap(cols)]
 
 
 def einsum(equation: Any, *operands: Any) -> Tensor:
