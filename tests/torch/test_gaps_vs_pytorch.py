@@ -102,13 +102,15 @@ def test_functional_inplace_forms_like_pytorch() -> None:
     x0 = np.array([[0.3, -0.7, 0.5], [0.9, -0.2, 0.1]])
     args = {"clamp": (-0.4, 0.4), "clamp_max": (0.2,), "clamp_min": (0.0,), "clip": (-0.1, 0.1),
             "fill": (2.5,), "index_put": ((real_torch.tensor([0]),), None)}
+    others = {"xlogy": x0 + 1, "ldexp": np.array([[1.0, 2.0, -1.0], [0.0, 3.0, 1.0]])}
     for name in FUNCTIONAL_INPLACE:
-        if name in ("index_put", "conj_physical", "detach"):
+        if name in ("index_put", "conj_physical", "detach", "gcd", "lcm"):  # (integers only)
             continue
         outs = []
         for T in LIBS:
             x = T.tensor(x0)
-            out = getattr(T, name + "_")(x, *args.get(name, ()))
+            extra = (T.tensor(others[name]),) if name in others else args.get(name, ())
+            out = getattr(T, name + "_")(x, *extra)
             assert out is x, name
             outs.append(to_np(x))
         np.testing.assert_allclose(outs[1], outs[0], atol=1e-12, err_msg=name)
@@ -116,6 +118,9 @@ def test_functional_inplace_forms_like_pytorch() -> None:
         assert set(name + "_" for name in FUNCTIONAL_INPLACE) <= set(dir(T))
     r, f = both(lambda T: T.index_put_(T.zeros(3), (T.tensor([0, 2]),), T.tensor([1.0, 2.0])))
     np.testing.assert_allclose(to_np(f), to_np(r))
+    r, f = both(lambda T: (T.gcd_(T.tensor([12, 18]), T.tensor([8, 27])),
+                           T.lcm_(T.tensor([4, 3]), T.tensor([6, 5])))[1])
+    assert f.tolist() == r.tolist()
     r, f = both(lambda T: T.conj_physical_(T.tensor([1 + 2j, 3 - 1j])))
     assert f.tolist() == r.tolist()
 
