@@ -212,21 +212,25 @@ def take_form(index: tuple, ndim: int) -> tuple | None:
     one integer array, not first, among slices and one ``...`` only. NumPy lays such
     a result out with the indexed axis outermost (``x[:, array]``); slicing first,
     then ``take``, gives the row-major layout (PyTorch's), and is faster."""
-    if len(index) < 2:
-        return None
-    at, ellipsis, partial = None, None, False
-    for p, i in enumerate(index):
+    at = None
+    for p, i in enumerate(index):  # (the common index has no array: out at once)
         ti = type(i)
-        if ti is slice:
+        if ti is np.ndarray or ti is list:
+            if at is not None:
+                return None
+            at = p
+    if not at:  # (none, or first: NumPy's own layout is row-major then)
+        return None
+    ellipsis, partial = None, False
+    for p, i in enumerate(index):
+        if p == at:
+            continue
+        if type(i) is slice:
             partial = partial or i != _WHOLE
         elif i is Ellipsis and ellipsis is None:
             ellipsis = p
-        elif at is None and (ti is np.ndarray or ti is list):
-            at = p
         else:
             return None
-    if at is None:
-        return None
     array = index[at] if type(index[at]) is np.ndarray else np.asarray(index[at])
     if array.dtype.kind not in "iu":
         return None
