@@ -1,5 +1,6 @@
 """Comparing facade tensors with PyTorch's in the layer tests: the dtypes tested,
-their tolerances, and ``close`` (same dtype, values within the tolerance)."""
+their tolerances, ``close`` (same dtype, values within the tolerance) and
+``outcome`` (what a call gives, to compare whole)."""
 
 from __future__ import annotations
 
@@ -20,6 +21,27 @@ def close(a: Any, b: Any, dtype: str, tol: float | None = None) -> None:
     b = np.asarray(b.detach().numpy()) if hasattr(b, "detach") else np.asarray(b)
     assert a.dtype == b.dtype
     np.testing.assert_allclose(a, b, rtol=tol, atol=tol)
+
+
+def outcome(fn: Any, lib: Any) -> Any:
+    """What ``fn(lib)`` gives, comparable across libraries with ``==``: for each
+    result, a tensor's dtype, values (floats rounded to 4 places and written out, so
+    that NaN equals NaN) and shape, anything else as it is; or the exception's type
+    and message."""
+    try:
+        r = fn(lib)
+    except Exception as e:  # noqa: BLE001  (the exception is the result compared)
+        return type(e).__name__, str(e)
+    return [_summary(x) for x in (r if isinstance(r, tuple) else (r,))]
+
+
+def _summary(x: Any) -> Any:
+    if not hasattr(x, "dtype"):
+        return x
+    values = np.asarray(x.tolist())
+    if values.dtype.kind in "fc":
+        values = values.round(4)
+    return str(x.dtype), [repr(v) for v in values.ravel().tolist()], tuple(x.shape)
 
 
 def raises_alike(call: Any, libraries: tuple) -> None:

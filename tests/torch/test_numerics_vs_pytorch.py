@@ -11,6 +11,8 @@ import numpy as np
 import pytest
 
 real_torch = pytest.importorskip("torch")
+from torch_compare import outcome  # noqa: E402
+
 import fad.torch as ftorch  # noqa: E402
 
 CASES: dict[str, Callable[[Any], Any]] = {
@@ -112,25 +114,6 @@ CASES: dict[str, Callable[[Any], Any]] = {
     "cdouble": lambda t: t.tensor([1.0]).cdouble(),
     "rsub": lambda t: t.rsub(t.tensor([1.0, 2.0]), 5),
 }
-
-
-def outcome(fn: Callable[[Any], Any], t: Any) -> Any:
-    """Each result's dtype, values (rounded) and shape, or the error's type and text."""
-    try:
-        r = fn(t)
-    except Exception as e:  # noqa: BLE001  (the exception is the result compared)
-        return type(e).__name__, str(e)
-    return [_summary(x) for x in (r if isinstance(r, tuple) else (r,))]
-
-
-def _summary(x: Any) -> Any:
-    """A tensor's dtype, values (rounded) and shape; anything else as it is."""
-    if not hasattr(x, "dtype"):
-        return x
-    values = np.asarray(x.tolist())
-    if values.dtype.kind in "fc":
-        values = values.round(4)
-    return str(x.dtype), values.tolist(), tuple(x.shape)
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

@@ -8,24 +8,12 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import numpy as np
 import pytest
 
 real_torch = pytest.importorskip("torch")
+from torch_compare import outcome  # noqa: E402
+
 import fad.torch as ftorch  # noqa: E402
-
-
-def outcome(fn: Any) -> Any:
-    """``fn()``'s values and dtype, or ``(exception type, message)``."""
-    try:
-        r = fn()
-    except Exception as e:  # noqa: BLE001  (the exception is the result compared)
-        return type(e).__name__, str(e)
-    if isinstance(r, bool):
-        return r
-    values = np.asarray(r.tolist(), dtype=float).round(5)
-    return [repr(float(v)) for v in values.ravel()], values.shape, str(r.dtype)  # (NaN == NaN)
-
 
 UNARY = ["asinh", "acosh", "atanh", "arcsinh", "arccosh", "arctanh", "deg2rad", "rad2deg", "i0",
          "sinc", "angle", "signbit", "isneginf", "isposinf", "isreal", "nan_to_num", "logit",
@@ -44,7 +32,7 @@ INPUTS = {
 @pytest.mark.parametrize("name", UNARY)
 def test_unary_as_pytorch(name, kind):
     def run(t: Any) -> Any:
-        return outcome(lambda: getattr(t, name)(INPUTS[kind](t)))
+        return outcome(lambda lib: getattr(lib, name)(INPUTS[kind](lib)), t)
     assert run(ftorch) == run(real_torch)
 
 
@@ -54,7 +42,7 @@ def test_unary_as_pytorch(name, kind):
 def test_binary_as_pytorch(name, kinds):
     def run(t: Any) -> Any:
         a, b = (INPUTS[k](t)[:4] for k in kinds)
-        return outcome(lambda: getattr(t, name)(a, b))
+        return outcome(lambda lib: getattr(lib, name)(a, b), t)
     assert run(ftorch) == run(real_torch)
 
 
@@ -79,7 +67,7 @@ def test_binary_as_pytorch(name, kinds):
     lambda t: t.arange(6.0).reshape(2, 3).t().reshape(3, 2).is_contiguous(),
 ])
 def test_more_cases_as_pytorch(case):
-    assert outcome(lambda: case(ftorch)) == outcome(lambda: case(real_torch))
+    assert outcome(case, ftorch) == outcome(case, real_torch)
 
 
 def test_gradients_at_special_points_as_pytorch():
