@@ -104,7 +104,7 @@ from . import autograd, backends, cuda, nn, optim, profiler, serialization, util
 from . import accelerator, random  # noqa: E402
 from .random import poisson  # noqa: E402,F401
 # torch.func, torch.linalg, torch.special and their top-level aliases
-from . import fft, func, linalg, special, testing  # noqa: E402
+from . import distributions, fft, func, linalg, special, testing  # noqa: E402
 from .func import vmap  # noqa: E402,F401
 from .linalg import _inverse as inverse, _torch_svd as svd, det  # noqa: E402,F401
 from .linalg import _pinverse as pinverse, _torch_slogdet as slogdet  # noqa: E402,F401
