@@ -120,6 +120,12 @@ is_inference = Tensor.is_inference
 from .serialization import load, save  # noqa: E402,F401
 
 autograd.profiler = profiler  # (``torch.autograd.profiler.profile``, as PyTorch's)
+from . import forward_ad  # noqa: E402
+
+autograd.forward_ad = forward_ad
+# ``import fad.torch.autograd.forward_ad as fwAD`` (autograd is a module, not a package)
+__import__("sys").modules.update({"fad.torch.autograd.forward_ad": forward_ad,
+                                  "fad.torch.autograd.profiler": profiler})
 from .utils.dlpack import from_dlpack  # noqa: E402,F401
 from ._functions import abs, all, any, max, min, pow, round, sum  # noqa: E402,F401
 from ._functions.writes import accepts_out as _accepts_out  # noqa: E402
