@@ -31,9 +31,9 @@ from ._grad_mode import (
 from ._graph import FREED_MSG, Node, _version_message, edge_of, run_backward
 from .tensor import Tensor, wrap
 
-__all__ = ["backward", "grad", "Function", "FunctionCtx", "Variable", "no_grad",
-           "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
-           "set_detect_anomaly", "detect_anomaly", "functional", "graph"]
+__all__ = ["backward", "grad", "gradcheck", "gradgradcheck", "Function", "FunctionCtx",
+           "Variable", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
+           "inference_mode", "set_detect_anomaly", "detect_anomaly", "functional", "graph"]
 
 
 def _as_list(x: Any) -> list:
@@ -536,3 +536,6 @@ class functional:
 
 def _detached(out: Any) -> Any:
     return out.detach() if isinstance(out, Tensor) else tuple(o.detach() for o in out)
+
+
+from ._gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: E402,F401
