@@ -1,5 +1,5 @@
-"""Attention layers of ``torch.nn``: ``MultiheadAttention``,
-``TransformerEncoderLayer`` and ``TransformerEncoder``."""
+"""Attention layers of ``torch.nn``: ``MultiheadAttention``, the Transformer's
+encoder and decoder layers and stacks, and ``Transformer``."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import math
 from typing import Any, Callable
 
 from ... import _functions as F
-from ..._creation import empty, zeros
+from ..._creation import empty, full, zeros
 from ...tensor import Tensor
 from .. import functional as NF
 from .. import init
@@ -16,7 +16,8 @@ from .layers import Dropout, Linear, ModuleList
 from .module import Module, Parameter
 from .normalization import LayerNorm
 
-__all__ = ["MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder"]
+__all__ = ["MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder",
+           "TransformerDecoderLayer", "TransformerDecoder", "Transformer"]
 
 
 class NonDynamicallyQuantizableLinear(Linear):
@@ -260,3 +261,163 @@ class TransformerEncoder(Module):
             out = layer(out, src_mask=mask, src_key_padding_mask=src_key_padding_mask,
                         is_causal=bool(is_causal))
         return out if self.norm is None else self.norm(out)
+
+
+class TransformerDecoderLayer(Module):
+    """Self-attention over the target, attention over the encoder's output
+    (``memory``), then a feed-forward block, each with a residual connection and a
+    ``LayerNorm`` (after it, or before it with ``norm_first=True``).
+
+    >>> import fad.torch as torch
+    >>> layer = torch.nn.TransformerDecoderLayer(4, 2, dim_feedforward=8, dropout=0.0)
+    >>> tuple(layer(torch.ones(3, 2, 4), torch.ones(5, 2, 4)).shape)
+    (3, 2, 4)
+    """
+
+    def __init__(self, d_model: int, nhead: int, dim_feedforward: int = 2048,
+                 dropout: float = 0.1, activation: str | Callable = "relu",
+                 layer_norm_eps: float = 1e-5, batch_first: bool = False,
+                 norm_first: bool = False, bias: bool = True, device: Any = None,
+                 dtype: Any = None):
+        super().__init__()
+        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
+                                            batch_first=batch_first, dtype=dtype)
+        self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
+                                                 batch_first=batch_first, dtype=dtype)
+        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, dtype=dtype)
+        self.dropout = Dropout(dropout)
+        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, dtype=dtype)
+        self.norm_first = norm_first
+        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
+        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
+        self.norm3 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
+        self.dropout1 = Dropout(dropout)
+        self.dropout2 = Dropout(dropout)
+        self.dropout3 = Dropout(dropout)
+        self.activation = _activation(activation)
+
+    def _sa_block(self, x: Tensor, mask: Any, pad: Any, is_causal: bool) -> Tensor:
+        x = self.self_attn(x, x, x, attn_mask=mask, key_padding_mask=pad, need_weights=False,
+                           is_causal=is_causal)[0]
+        return self.dropout1(x)
+
+    def _mha_block(self, x: Tensor, memory: Tensor, mask: Any, pad: Any,
+                   is_causal: bool) -> Tensor:
+        x = self.multihead_attn(x, memory, memory, attn_mask=mask, key_padding_mask=pad,
+                                need_weights=False, is_causal=is_causal)[0]
+        return self.dropout2(x)
+
+    def _ff_block(self, x: Tensor) -> Tensor:
+        return self.dropout3(self.linear2(self.dropout(self.activation(self.linear1(x)))))
+
+    def forward(self, tgt: Tensor, memory: Tensor, tgt_mask: Tensor | None = None,
+                memory_mask: Tensor | None = None, tgt_key_padding_mask: Tensor | None = None,
+                memory_key_padding_mask: Tensor | None = None, tgt_is_causal: bool = False,
+                memory_is_causal: bool = False) -> Tensor:
+        x = tgt
+        if self.norm_first:
+            x = x + self._sa_block(self.norm1(x), tgt_mask, tgt_key_padding_mask, tgt_is_causal)
+            x = x + self._mha_block(self.norm2(x), memory, memory_mask,
+                                    memory_key_padding_mask, memory_is_causal)
+            return x + self._ff_block(self.norm3(x))
+        x = self.norm1(x + self._sa_block(x, tgt_mask, tgt_key_padding_mask, tgt_is_causal))
+        x = self.norm2(x + self._mha_block(x, memory, memory_mask, memory_key_padding_mask,
+                                           memory_is_causal))
+        return self.norm3(x + self._ff_block(x))
+
+
+class TransformerDecoder(Module):
+    """``num_layers`` copies of ``decoder_layer`` applied in turn, then ``norm``.
+
+    >>> import fad.torch as torch
+    >>> layer = torch.nn.TransformerDecoderLayer(4, 2, dim_feedforward=8)
+    >>> dec = torch.nn.TransformerDecoder(layer, 2)
+    >>> len(dec.layers), tuple(dec(torch.ones(3, 2, 4), torch.ones(5, 2, 4)).shape)
+    (2, (3, 2, 4))
+    """
+
+    def __init__(self, decoder_layer: TransformerDecoderLayer, num_layers: int,
+                 norm: Module | None = None):
+        super().__init__()
+        self.layers = ModuleList([copy.deepcopy(decoder_layer) for _ in range(num_layers)])
+        self.num_layers = num_layers
+        self.norm = norm
+
+    def forward(self, tgt: Tensor, memory: Tensor, tgt_mask: Tensor | None = None,
+                memory_mask: Tensor | None = None, tgt_key_padding_mask: Tensor | None = None,
+                memory_key_padding_mask: Tensor | None = None, tgt_is_causal: bool | None = None,
+                memory_is_causal: bool = False) -> Tensor:
+        out = tgt
+        for layer in self.layers:
+            out = layer(out, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
+                        tgt_key_padding_mask=tgt_key_padding_mask,
+                        memory_key_padding_mask=memory_key_padding_mask,
+                        tgt_is_causal=bool(tgt_is_causal), memory_is_causal=memory_is_causal)
+        return out if self.norm is None else self.norm(out)
+
+
+class Transformer(Module):
+    """The encoder-decoder Transformer: ``num_encoder_layers`` encoder layers over
+    ``src`` (then a ``LayerNorm``), ``num_decoder_layers`` decoder layers over
+    ``tgt`` attending to that (then a ``LayerNorm``); matrices initialised by
+    ``xavier_uniform_``, as PyTorch's.
+
+    >>> import fad.torch as torch
+    >>> model = torch.nn.Transformer(8, 2, 1, 1, dim_feedforward=16, dropout=0.0)
+    >>> tuple(model(torch.ones(5, 2, 8), torch.ones(3, 2, 8)).shape)
+    (3, 2, 8)
+    """
+
+    def __init__(self, d_model: int = 512, nhead: int = 8, num_encoder_layers: int = 6,
+                 num_decoder_layers: int = 6, dim_feedforward: int = 2048,
+                 dropout: float = 0.1, activation: str | Callable = "relu",
+                 custom_encoder: Module | None = None, custom_decoder: Module | None = None,
+                 layer_norm_eps: float = 1e-5, batch_first: bool = False,
+                 norm_first: bool = False, bias: bool = True, device: Any = None,
+                 dtype: Any = None):
+        super().__init__()
+        layer = dict(dim_feedforward=dim_feedforward, dropout=dropout, activation=activation,
+                     layer_norm_eps=layer_norm_eps, batch_first=batch_first,
+                     norm_first=norm_first, bias=bias, dtype=dtype)
+        self.encoder = custom_encoder if custom_encoder is not None else TransformerEncoder(
+            TransformerEncoderLayer(d_model, nhead, **layer), num_encoder_layers,
+            LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype))
+        self.decoder = custom_decoder if custom_decoder is not None else TransformerDecoder(
+            TransformerDecoderLayer(d_model, nhead, **layer), num_decoder_layers,
+            LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype))
+        for p in self.parameters():
+            if p.dim() > 1:
+                init.xavier_uniform_(p)
+        self.d_model, self.nhead, self.batch_first = d_model, nhead, batch_first
+
+    def forward(self, src: Tensor, tgt: Tensor, src_mask: Tensor | None = None,
+                tgt_mask: Tensor | None = None, memory_mask: Tensor | None = None,
+                src_key_padding_mask: Tensor | None = None,
+                tgt_key_padding_mask: Tensor | None = None,
+                memory_key_padding_mask: Tensor | None = None,
+                src_is_causal: bool | None = None, tgt_is_causal: bool | None = None,
+                memory_is_causal: bool = False) -> Tensor:
+        batched = src.dim() == 3
+        axis = 0 if self.batch_first else 1
+        if batched and src.shape[axis] != tgt.shape[axis]:
+            raise RuntimeError("the batch number of src and tgt must be equal")
+        if src.shape[-1] != self.d_model or tgt.shape[-1] != self.d_model:
+            raise RuntimeError("the feature number of src and tgt must be equal to d_model")
+        memory = self.encoder(src, mask=src_mask, src_key_padding_mask=src_key_padding_mask,
+                              is_causal=src_is_causal)
+        return self.decoder(tgt, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
+                            tgt_key_padding_mask=tgt_key_padding_mask,
+                            memory_key_padding_mask=memory_key_padding_mask,
+                            tgt_is_causal=tgt_is_causal, memory_is_causal=memory_is_causal)
+
+    @staticmethod
+    def generate_square_subsequent_mask(sz: int, device: Any = None, dtype: Any = None
+                                        ) -> Tensor:
+        """The causal mask: ``-inf`` above the diagonal (a later position), ``0`` elsewhere.
+
+        >>> import fad.torch as torch
+        >>> torch.nn.Transformer.generate_square_subsequent_mask(2)
+        tensor([[0., -inf],
+                [0., 0.]])
+        """
+        return F.triu(full((sz, sz), -math.inf, dtype=dtype), 1)
