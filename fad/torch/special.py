@@ -21,7 +21,8 @@ from .tensor import Tensor
 
 __all__ = ["erf", "erfc", "erfinv", "expit", "logit", "gammaln", "digamma", "psi", "polygamma",
            "xlogy", "xlog1py", "log_softmax", "softmax", "logsumexp", "log1p", "expm1", "sinc",
-           "round", "exp2", "i0", "gammainc", "gammaincc", "multigammaln"]
+           "round", "exp2", "i0", "gammainc", "gammaincc", "multigammaln", "entr", "ndtr",
+           "ndtri", "log_ndtr", "i0e", "i1", "i1e", "zeta"]
 
 gammainc, gammaincc, multigammaln = igamma, igammac, mvlgamma
 
@@ -62,6 +63,27 @@ gammaln = _unary("gammaln", sp.gammaln, "LgammaBackward0", "``log |Gamma(x)|``."
 digamma = _unary("digamma", sp.digamma, "DigammaBackward0", "The digamma function.",
                  "1.0", "tensor([-0.5772])")
 psi = digamma
+entr = _unary("entr", sp.entr, "SpecialEntrBackward0", "``-x log x`` (0 at 0, ``-inf`` below).",
+              "0.5", "tensor([0.3466])")
+ndtr = _unary("ndtr", sp.ndtr, "MulBackward1", "The standard normal distribution function.",
+              "0.0", "tensor([0.5000])")
+ndtri = _unary("ndtri", sp.ndtri, "SpecialNdtriBackward0", "The inverse of ``ndtr``.",
+               "0.5", "tensor([0.])")
+log_ndtr = _unary("log_ndtr", sp.log_ndtr, "SpecialLogNdtrBackward0", "``log(ndtr(x))``, "
+                  "accurate far in the left tail.", "-3.0", "tensor([-6.6077])")
+i0e = _unary("i0e", sp.i0e, "SpecialI0EBackward0", "``exp(-|x|) i0(x)``.", "1.0",
+             "tensor([0.4658])")
+i1 = _unary("i1", sp.i1, "SpecialI1Backward0", "The modified Bessel function of order 1.",
+            "1.0", "tensor([0.5652])")
+i1e = _unary("i1e", sp.i1e, "SpecialI1EBackward0", "``exp(-|x|) i1(x)``.", "1.0",
+             "tensor([0.2079])")
+zeta = _binary("zeta", lambda x, q: sp.zeta(x, q), "SpecialZetaBackward0",
+               """The Hurwitz zeta function ``sum_k (k + q) ** -x``.
+
+>>> import fad.torch as torch
+>>> torch.special.zeta(torch.tensor([2.0]), torch.tensor([1.0]))
+tensor([1.6449])
+""")
 log1p = _unary("log1p", fnp.log1p, "Log1PBackward0", "``log(1 + x)``, accurate near 0.",
                "0.0", "tensor([0.])")
 expm1 = _unary("expm1", fnp.expm1, "Expm1Backward0", "``exp(x) - 1``, accurate near 0.",

@@ -159,6 +159,17 @@ SPECIAL = {
     "exp2": lambda m, x: m.special.exp2(x),
     "sinc": lambda m, x: m.special.sinc(x),
     "round": lambda m, x: m.special.round(x * 10, decimals=1),
+    "entr": lambda m, x: m.special.entr(x),
+    "ndtr": lambda m, x: m.special.ndtr(x),
+    "ndtri": lambda m, x: m.special.ndtri(x * 0.9),
+    "log_ndtr": lambda m, x: m.special.log_ndtr(x * -8),
+    "i0e": lambda m, x: m.special.i0e(x * 3),
+    "i1": lambda m, x: m.special.i1(x * 3),
+    "i1e": lambda m, x: m.special.i1e(x * 3),
+    "igamma": lambda m, x: m.special.gammainc(x.detach() + 1, x),
+    "igammac": lambda m, x: m.special.gammaincc(x.detach() + 1, x),
+    "multigammaln": lambda m, x: m.special.multigammaln(x + 2, 3),
+    "zeta": lambda m, x: m.special.zeta(x.detach() + 2, 1.5),
 }
 
 
