@@ -1,5 +1,5 @@
-"""``torch.nn.utils``: gradient clipping, parameter vectors, and ``rnn`` (padded and
-packed sequences)."""
+"""``torch.nn.utils``: gradient clipping, parameter vectors, ``rnn`` (padded and
+packed sequences), ``parametrize`` and ``parametrizations``."""
 
 from __future__ import annotations
 
@@ -84,4 +84,4 @@ def vector_to_parameters(vec: Tensor, parameters: Any) -> None:
             start += n
 
 
-from . import rnn  # noqa: E402,F401  (``torch.nn.utils.rnn``)
+from . import parametrizations, parametrize, rnn  # noqa: E402,F401  (``torch.nn.utils.rnn``...)
