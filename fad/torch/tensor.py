@@ -636,7 +636,8 @@ def _array(v: Any) -> Any:
 _new = object.__new__
 
 
-_STATE = frozenset(("_grad", "_hooks", "_acc", "_retains_grad", "_cow", "_tangent"))
+_STATE = frozenset(("_grad", "_hooks", "_acc", "_retains_grad", "_cow", "_tangent",
+                    "_is_buffer", "_persistent"))
 
 
 def user_attributes(t: Tensor) -> dict:

@@ -145,3 +145,67 @@ def orthogonal_(tensor: Tensor, gain: float = 1.0, generator: Any = None) -> Ten
     if rows < cols:
         q = q.T
     return _fill(tensor, (gain * q).reshape(tuple(tensor.shape)))
+
+
+def dirac_(tensor: Tensor, groups: int = 1) -> Tensor:
+    """The identity of a convolution: for each group, output channel ``k`` reads input
+    channel ``k`` at the kernel's centre (3, 4 or 5 dimensions).
+
+    >>> import fad.torch as torch
+    >>> torch.nn.init.dirac_(torch.empty(2, 2, 3))[:, :, 1]
+    tensor([[1., 0.],
+            [0., 1.]])
+    """
+    if tensor.dim() not in (3, 4, 5):
+        raise ValueError("Only tensors with 3, 4, or 5 dimensions are supported")
+    out_per_group = tensor.shape[0] // groups
+    if tensor.shape[0] % groups:
+        raise ValueError("dim 0 must be divisible by groups")
+    values = np.zeros(tuple(tensor.shape))
+    centre = tuple(n // 2 for n in tensor.shape[2:])
+    for g in range(groups):
+        for k in range(min(out_per_group, tensor.shape[1])):
+            values[(g * out_per_group + k, k) + centre] = 1.0
+    return _fill(tensor, values)
+
+
+def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01, generator: Any = None
+            ) -> Tensor:
+    """A 2-D tensor drawn from ``N(0, std)`` with ``ceil(sparsity * rows)`` zeros in
+    each column, at random rows.
+
+    >>> import fad.torch as torch
+    >>> w = torch.nn.init.sparse_(torch.empty(4, 3), 0.5)
+    >>> (w == 0).sum(0).tolist()
+    [2, 2, 2]
+    """
+    if tensor.dim() != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    rows, cols = tensor.shape
+    rng = _rng(generator)
+    values = rng.normal(0.0, std, (rows, cols))
+    zeros = int(math.ceil(sparsity * rows))
+    for c in range(cols):
+        values[rng.permutation(rows)[:zeros], c] = 0.0
+    return _fill(tensor, values)
+
+
+def _deprecated(method: Any) -> Any:
+    """The old name (without ``_``) of an initialiser, with PyTorch's warning."""
+    old = method.__name__[:-1]
+
+    def deprecated(*args: Any, **kwargs: Any) -> Tensor:
+        import warnings
+        warnings.warn(f"`nn.init.{old}` is now deprecated in favor of `nn.init.{old}_`.",
+                      FutureWarning, stacklevel=2)
+        return method(*args, **kwargs)
+    deprecated.__name__ = deprecated.__qualname__ = old
+    deprecated.__doc__ = f"``{method.__name__}`` under its former name (deprecated)."
+    return deprecated
+
+
+uniform, normal, constant, eye, dirac = (_deprecated(f) for f in (uniform_, normal_, constant_,
+                                                                   eye_, dirac_))
+xavier_uniform, xavier_normal = _deprecated(xavier_uniform_), _deprecated(xavier_normal_)
+kaiming_uniform, kaiming_normal = _deprecated(kaiming_uniform_), _deprecated(kaiming_normal_)
+orthogonal, sparse = _deprecated(orthogonal_), _deprecated(sparse_)

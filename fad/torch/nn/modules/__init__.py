@@ -53,7 +53,7 @@ from .loss import (
     TripletMarginLoss,
     TripletMarginWithDistanceLoss,
 )
-from .module import Module, Parameter, _IncompatibleKeys, _rebuild_param
+from .module import Buffer, Module, Parameter, _IncompatibleKeys, _rebuild_param
 from .pooling import (
     AdaptiveAvgPool1d,
     AdaptiveAvgPool2d,
@@ -70,6 +70,7 @@ from .pooling import (
     Unfold,
 )
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
+from .wrappers import DataParallel, LazyLinear, UninitializedParameter
 
 # isort: split
 # normalisation and attention
@@ -177,7 +178,7 @@ __all__ += ["SELU", "CELU", "Mish", "Hardswish", "Hardsigmoid", "Hardtanh", "Sof
             "MultiLabelMarginLoss", "TripletMarginWithDistanceLoss", "ZeroPad3d",
             "ConstantPad3d", "ReflectionPad3d", "ReplicationPad3d", "CircularPad3d",
             "InstanceNorm3d", "RMSNorm", "ChannelShuffle"]
-__all__ += ["ParameterDict"]
+__all__ += ["ParameterDict", "Buffer", "DataParallel", "LazyLinear", "UninitializedParameter"]
 
 for _obj in [globals()[n] for n in __all__] + [_rebuild_param, _IncompatibleKeys,
                                               NonDynamicallyQuantizableLinear]:

@@ -43,6 +43,30 @@ class Parameter(Tensor):
         return (_rebuild_param, (host(self._value).copy(), self._requires_grad))
 
 
+class _BufferMeta(type):
+    def __instancecheck__(cls, obj: Any) -> bool:
+        return isinstance(obj, Tensor) and obj.__dict__.get("_is_buffer", False)
+
+
+class Buffer(metaclass=_BufferMeta):
+    """A tensor that a ``Module`` registers as a buffer when assigned to it
+    (``self.stats = nn.Buffer(t)``, PyTorch's alternative to ``register_buffer``).
+
+    >>> import fad.torch as torch
+    >>> class M(torch.nn.Module):
+    ...     def __init__(self):
+    ...         super().__init__()
+    ...         self.count = torch.nn.Buffer(torch.zeros(1))
+    >>> list(M().state_dict())
+    ['count']
+    """
+
+    def __new__(cls, data: Tensor | None = None, *, persistent: bool = True) -> Any:
+        t = empty(0) if data is None else data.detach()
+        t.__dict__["_is_buffer"], t.__dict__["_persistent"] = True, persistent
+        return t
+
+
 def _rebuild_param(a: Any, requires_grad: bool) -> Parameter:
     return Parameter(wrap(a), requires_grad)
 
@@ -121,6 +145,8 @@ class Module:
         elif isinstance(value, Module):
             self._forget(name, keep="_modules")
             self._modules[name] = value
+        elif isinstance(value, Buffer):
+            self.register_buffer(name, value, value.__dict__.get("_persistent", True))
         elif name in self._parameters:
             if value is not None:
                 raise TypeError(f"cannot assign '{type(value).__name__}' as parameter "
