@@ -130,6 +130,35 @@ def _empty_strided(self: Tensor, size: Any, stride: Any, **kw: Any) -> Tensor:
     return empty_strided(size, stride, **kw)
 
 
+def _resize_(self: Tensor, *sizes: Any) -> Tensor:
+    """``self`` with another shape, keeping its first elements in row-major order
+    (new ones are zeros; PyTorch leaves them uninitialised). Refused for a tensor
+    that requires grad, as PyTorch's."""
+    if self.requires_grad:
+        raise RuntimeError("cannot resize variables that require grad")
+    shape = F._shape(sizes)
+    flat = host(self._value).reshape(-1)
+    n = int(np.prod(shape))
+    new = np.zeros(n, flat.dtype)
+    new[:min(n, flat.size)] = flat[:n]
+    self._value = _place(new.reshape(shape))
+    self._vc[0] += 1
+    return self
+
+
+def _put(self: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
+    """``self`` (a copy) with ``source`` at the flat (row-major) positions ``index``
+    (added there with ``accumulate``)."""
+    flat = self.reshape(-1)
+    return flat.index_put((index.reshape(-1),), source.reshape(-1), accumulate).reshape(
+        self.shape)
+
+
+def _share_memory_(self: Tensor) -> Tensor:
+    self.__dict__["_shared"] = True  # (one process: the memory is already the caller's)
+    return self
+
+
 def _float_power_(self: Tensor, exponent: Any) -> Tensor:
     if self.dtype.name not in ("float64", "complex128"):
         word = _dtype.type_word(self.dtype)
@@ -301,6 +330,12 @@ METHODS.update({
     "dim_order": lambda self: tuple(range(self.dim())),
     "sum_to_size": lambda self, *size: _sum_to_size(self, F._shape(size)),
     "apply_": lambda self, fn: F.inplace(self, lambda s: _apply_py(s, fn)),
+    "map_": lambda self, tensor, callable: F.inplace(
+        self, lambda s: _apply_py(s, callable, tensor)),
+    "resize_": _resize_, "resize_as_": lambda self, other, **_: _resize_(self, other.shape),
+    "put": _put, "put_": lambda self, index, source, accumulate=False: F.inplace(
+        self, lambda s: _put(s, index, source, accumulate)),
+    "share_memory_": _share_memory_, "is_shared": lambda self: "_shared" in self.__dict__,
     "det": det, "inverse": _inverse, "logdet": logdet, "slogdet": _torch_slogdet,
     "pinverse": _pinverse, "matrix_power": matrix_power, "matrix_exp": matrix_exp,
     "cholesky": _torch_cholesky, "qr": _torch_qr, "cholesky_solve": cholesky_solve,
@@ -328,9 +363,11 @@ def _sum_to_size(self: Tensor, shape: tuple) -> Tensor:
     return _sum_to(self, shape, "sum_to_size", 0)
 
 
-def _apply_py(t: Tensor, fn: Any) -> Tensor:
+def _apply_py(t: Tensor, fn: Any, other: Tensor | None = None) -> Tensor:
+    """``fn`` of each element (and of ``other``'s, broadcast), in Python."""
     a = host(t._value)
-    out = np.vectorize(fn, otypes=[a.dtype])(a) if a.size else a.copy()
+    args = (a,) if other is None else (a, np.broadcast_to(host(other._value), a.shape))
+    out = np.vectorize(fn, otypes=[a.dtype])(*args) if a.size else a.copy()
     return _finish(_place(out), False)
 
 

@@ -637,7 +637,7 @@ _new = object.__new__
 
 
 _STATE = frozenset(("_grad", "_hooks", "_acc", "_retains_grad", "_cow", "_tangent",
-                    "_is_buffer", "_persistent"))
+                    "_is_buffer", "_persistent", "_shared"))
 
 
 def user_attributes(t: Tensor) -> dict:
