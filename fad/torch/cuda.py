@@ -118,3 +118,20 @@ def empty_cache() -> None:
     cupy, _ = _probe()
     if cupy is not None:
         cupy.get_default_memory_pool().free_all_blocks()
+
+
+class amp:
+    """``torch.cuda.amp``: the former home of ``autocast`` and ``GradScaler``."""
+
+    @staticmethod
+    def autocast(enabled: bool = True, dtype: Any = None, cache_enabled: bool = True) -> Any:
+        from .amp import autocast
+        return autocast("cuda", dtype, enabled)
+
+    @staticmethod
+    def GradScaler(init_scale: float = 2.0 ** 16, growth_factor: float = 2.0,
+                   backoff_factor: float = 0.5, growth_interval: int = 2000,
+                   enabled: bool = True) -> Any:
+        from .amp import GradScaler
+        return GradScaler("cuda", init_scale, growth_factor, backoff_factor, growth_interval,
+                          enabled)
