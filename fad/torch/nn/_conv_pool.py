@@ -6,6 +6,7 @@ convolutions and ``reduce_window``."""
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -195,6 +196,20 @@ def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None,
                              dilation, 2)
 
 
+def conv_transpose3d(input: Tensor, weight: Tensor, bias: Tensor | None = None,
+                     stride: Any = 1, padding: Any = 0, output_padding: Any = 0,
+                     groups: int = 1, dilation: Any = 1) -> Tensor:
+    """Transposed 3-d convolution with ``(C, O / groups, kd, kh, kw)`` weights.
+
+    >>> import fad.torch as torch
+    >>> F = torch.nn.functional
+    >>> F.conv_transpose3d(torch.ones(1, 1, 2, 2, 2), torch.ones(1, 1, 2, 2, 2), stride=2).shape
+    torch.Size([1, 1, 4, 4, 4])
+    """
+    return _conv_transposend(input, weight, bias, stride, padding, output_padding, groups,
+                             dilation, 3)
+
+
 def _pool_shape(input: Tensor, nd: int, prefix: str = "") -> None:
     """``input`` must have ``nd + 1`` or ``nd + 2`` axes, empty only along the batch."""
     if input.dim() not in (nd + 1, nd + 2) or 0 in tuple(input.shape)[-nd - 1:]:
@@ -247,9 +262,30 @@ def max_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
     >>> torch.nn.functional.max_pool2d(x, 2).tolist()
     [[[[5.0, 7.0], [13.0, 15.0]]]]
     """
-    kernel, stride, padding, dilation = _pool_args(2, kernel_size, stride, padding, dilation)
-    if input.dim() not in (3, 4):
-        raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
+    return _max_pool(2, input, kernel_size, stride, padding, dilation, ceil_mode,
+                     return_indices)
+
+
+def max_pool3d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
+               dilation: Any = 1, ceil_mode: bool = False, return_indices: bool = False
+               ) -> Any:
+    """``max_pool2d`` over the three last axes (``return_indices``: flat positions
+    ``(d * H + h) * W + w`` in each volume).
+
+    >>> import fad.torch as torch
+    >>> torch.nn.functional.max_pool3d(torch.arange(8.0).reshape(1, 1, 2, 2, 2), 2).tolist()
+    [[[[[7.0]]]]]
+    """
+    return _max_pool(3, input, kernel_size, stride, padding, dilation, ceil_mode,
+                     return_indices)
+
+
+def _max_pool(nd: int, input: Tensor, kernel_size: Any, stride: Any, padding: Any,
+              dilation: Any, ceil_mode: bool, return_indices: bool) -> Any:
+    kernel, stride, padding, dilation = _pool_args(nd, kernel_size, stride, padding, dilation)
+    if input.dim() not in (nd + 1, nd + 2):
+        raise RuntimeError(f"non-empty {nd + 1}D or {nd + 2}D (batch mode) tensor expected for "
+                           "input")
     pads = _pool_pads(input, kernel, stride, padding, dilation, ceil_mode)
     out = call("max_pool", input, kernel=kernel, stride=stride, pads=pads, dilation=dilation)
     if not return_indices:
@@ -301,15 +337,35 @@ def avg_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
     >>> torch.nn.functional.avg_pool2d(x, 2).tolist()
     [[[[2.5, 4.5], [10.5, 12.5]]]]
     """
-    kernel, stride, padding, _ = _pool_args(2, kernel_size, stride, padding)
-    pads = _pool_pads(input, kernel, stride, padding, (1, 1), ceil_mode)
+    return _avg_pool(2, input, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                     divisor_override)
+
+
+def avg_pool3d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
+               ceil_mode: bool = False, count_include_pad: bool = True,
+               divisor_override: int | None = None) -> Tensor:
+    """``avg_pool2d`` over the three last axes.
+
+    >>> import fad.torch as torch
+    >>> torch.nn.functional.avg_pool3d(torch.arange(8.0).reshape(1, 1, 2, 2, 2), 2).tolist()
+    [[[[[3.5]]]]]
+    """
+    return _avg_pool(3, input, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                     divisor_override)
+
+
+def _avg_pool(nd: int, input: Tensor, kernel_size: Any, stride: Any, padding: Any,
+              ceil_mode: bool, count_include_pad: bool, divisor_override: int | None
+              ) -> Tensor:
+    kernel, stride, padding, _ = _pool_args(nd, kernel_size, stride, padding)
+    pads = _pool_pads(input, kernel, stride, padding, (1,) * nd, ceil_mode)
     if divisor_override:
         divisor = np.asarray(float(divisor_override))
     else:
         counts = [_window_counts(n, k, s, p, pads[2 * i + 1], count_include_pad)
-                  for i, (n, k, s, p) in enumerate(zip(input.shape[-2:], kernel, stride,
+                  for i, (n, k, s, p) in enumerate(zip(input.shape[-nd:], kernel, stride,
                                                        padding))]
-        divisor = np.multiply.outer(*counts)
+        divisor = functools.reduce(np.multiply.outer, counts)
     return call("avg_pool", input, kernel=kernel, stride=stride, pads=pads, divisor=divisor)
 
 

@@ -28,15 +28,18 @@ from ._conv_pool import (  # noqa: F401  (convolutions and pooling, re-exported)
     adaptive_avg_pool2d,
     avg_pool1d,
     avg_pool2d,
+    avg_pool3d,
     conv1d,
     conv2d,
     conv3d,
     conv_transpose1d,
     conv_transpose2d,
+    conv_transpose3d,
     lp_pool1d,
     lp_pool2d,
     max_pool1d,
     max_pool2d,
+    max_pool3d,
     unfold,
 )
 from ._fold_adaptive import adaptive_max_pool1d, adaptive_max_pool2d, fold  # noqa: F401

@@ -6,7 +6,7 @@ containers (``layers``), losses (``loss``), recurrent layers and cells
 from __future__ import annotations
 
 from .container import ParameterDict
-from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d
+from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from .layers import (
     ELU,
     GELU,
@@ -61,11 +61,13 @@ from .pooling import (
     AdaptiveMaxPool2d,
     AvgPool1d,
     AvgPool2d,
+    AvgPool3d,
     Fold,
     LPPool1d,
     LPPool2d,
     MaxPool1d,
     MaxPool2d,
+    MaxPool3d,
     Unflatten,
     Unfold,
 )
@@ -178,7 +180,8 @@ __all__ += ["SELU", "CELU", "Mish", "Hardswish", "Hardsigmoid", "Hardtanh", "Sof
             "MultiLabelMarginLoss", "TripletMarginWithDistanceLoss", "ZeroPad3d",
             "ConstantPad3d", "ReflectionPad3d", "ReplicationPad3d", "CircularPad3d",
             "InstanceNorm3d", "RMSNorm", "ChannelShuffle"]
-__all__ += ["ParameterDict", "Buffer", "DataParallel", "LazyLinear", "UninitializedParameter"]
+__all__ += ["ParameterDict", "Buffer", "DataParallel", "LazyLinear", "UninitializedParameter",
+            "MaxPool3d", "AvgPool3d", "ConvTranspose3d"]
 
 for _obj in [globals()[n] for n in __all__] + [_rebuild_param, _IncompatibleKeys,
                                               NonDynamicallyQuantizableLinear]:

@@ -11,7 +11,8 @@ from .. import _conv_pool as CP
 from .layers import reset_kaiming, weight_and_bias
 from .module import Module
 
-__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d"]
+__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d",
+           "ConvTranspose3d"]
 
 _PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
 
@@ -170,3 +171,14 @@ class ConvTranspose2d(_ConvTranspose):
     """
 
     _nd = 2
+
+
+class ConvTranspose3d(_ConvTranspose):
+    """Transposed 3-d convolution.
+
+    >>> import fad.torch as torch
+    >>> torch.nn.ConvTranspose3d(2, 3, 2, stride=2)(torch.zeros(1, 2, 2, 3, 4)).shape
+    torch.Size([1, 3, 4, 6, 8])
+    """
+
+    _nd = 3

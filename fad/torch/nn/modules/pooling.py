@@ -14,7 +14,7 @@ from .module import Module
 
 __all__ = ["LPPool1d", "LPPool2d", "MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d",
            "AdaptiveAvgPool1d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "Fold", "Unfold",
-           "AdaptiveAvgPool2d", "Unflatten"]
+           "AdaptiveAvgPool2d", "Unflatten", "MaxPool3d", "AvgPool3d"]
 
 
 class _MaxPool(Module):
@@ -58,6 +58,19 @@ class MaxPool2d(_MaxPool):
                              self.dilation, self.ceil_mode, self.return_indices)
 
 
+class MaxPool3d(_MaxPool):
+    """The maximum of each window of ``(N, C, D, H, W)`` input.
+
+    >>> import fad.torch as torch
+    >>> torch.nn.MaxPool3d(2)(torch.ones(1, 1, 4, 4, 4)).shape
+    torch.Size([1, 1, 2, 2, 2])
+    """
+
+    def forward(self, input: Tensor) -> Any:
+        return NF.max_pool3d(input, self.kernel_size, self.stride, self.padding,
+                             self.dilation, self.ceil_mode, self.return_indices)
+
+
 class AvgPool2d(Module):
     """The mean of each window of ``(N, C, H, W)`` input.
 
@@ -81,6 +94,19 @@ class AvgPool2d(Module):
 
     def extra_repr(self) -> str:
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class AvgPool3d(AvgPool2d):
+    """The mean of each window of ``(N, C, D, H, W)`` input.
+
+    >>> import fad.torch as torch
+    >>> torch.nn.AvgPool3d(2)(torch.ones(1, 1, 4, 4, 4)).shape
+    torch.Size([1, 1, 2, 2, 2])
+    """
+
+    def forward(self, input: Tensor) -> Tensor:
+        return NF.avg_pool3d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                             self.count_include_pad, self.divisor_override)
 
 
 class AvgPool1d(Module):
