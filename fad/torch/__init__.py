@@ -105,7 +105,8 @@ from . import accelerator, random  # noqa: E402
 from .random import poisson  # noqa: E402,F401
 # torch.func, torch.linalg, torch.special and their top-level aliases
 from . import amp, distributions, fft, func, linalg, special, testing  # noqa: E402
-from .amp import autocast, get_autocast_dtype, is_autocast_enabled  # noqa: E402,F401
+from .amp import GradScaler, autocast, get_autocast_dtype, is_autocast_enabled  # noqa: E402,F401
+from ._functions.strided import TypedStorage, UntypedStorage  # noqa: E402,F401
 from .func import vmap  # noqa: E402,F401
 from .linalg import _inverse as inverse, _torch_svd as svd, det  # noqa: E402,F401
 from .linalg import _pinverse as pinverse, _torch_slogdet as slogdet  # noqa: E402,F401

@@ -115,6 +115,16 @@ def _inplace_view(name: str) -> Any:
     return method
 
 
+def _legacy_new(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+    """``x.new(...)``, the legacy constructor: ``x.new(2, 3)`` (or a size) is an
+    uninitialised tensor, ``x.new(data)`` a tensor of ``data``, both of ``x``'s
+    dtype."""
+    if len(args) == 1 and not isinstance(args[0], int | tuple) and \
+            not type(args[0]).__name__ == "Size":
+        return tensor(args[0], dtype=self.dtype)
+    return _new("empty")(self, *args, **kwargs) if args else _new("empty")(self, 0)
+
+
 def _is_signed(self: Tensor) -> bool:
     """Whether the dtype holds negative numbers (every one but ``uint8`` and ``bool``)."""
     return self.dtype.np.kind not in "ub"
@@ -356,6 +366,8 @@ METHODS.update({
     "bernoulli": bernoulli, "pin_memory": _pin_memory,
     "is_pinned": lambda self, device=None: False, "unfold": F.strided.unfold_windows,
     "as_strided": F.as_strided, "storage_offset": F.strided.storage_offset,
+    "untyped_storage": F.strided.untyped_storage, "storage": F.strided.typed_storage,
+    "new": _legacy_new,
 })
 
 

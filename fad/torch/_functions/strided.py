@@ -13,6 +13,7 @@ a slice) is refused, where PyTorch would read its base.
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any
 
 import numpy as np
@@ -36,11 +37,18 @@ def storage_offset(input: Tensor) -> int:
     v = input._value
     if type(v) is not np.ndarray or not v.itemsize:
         return 0
-    owner = v
-    while type(owner.base) is np.ndarray:
-        owner = owner.base
-    return (v.__array_interface__["data"][0] - owner.__array_interface__["data"][0]) \
-        // v.itemsize
+    return (_address(v) - _address(_owner(v))) // v.itemsize
+
+
+def _owner(v: np.ndarray) -> np.ndarray:
+    """The array owning ``v``'s memory (the last NumPy array among its bases)."""
+    while type(v.base) is np.ndarray:
+        v = v.base
+    return v
+
+
+def _address(v: np.ndarray) -> int:
+    return v.__array_interface__["data"][0]
 
 
 def _storage_size(input: Tensor) -> int:
@@ -48,10 +56,65 @@ def _storage_size(input: Tensor) -> int:
     v = input._value
     if type(v) is not np.ndarray or not v.itemsize:
         return math.prod(v.shape)
-    owner = v
-    while type(owner.base) is np.ndarray:
-        owner = owner.base
-    return owner.nbytes // v.itemsize
+    return _owner(v).nbytes // v.itemsize
+
+
+class UntypedStorage:
+    """The memory a tensor lives in (its owning array's), seen as bytes: tensors
+    that share it report the same ``data_ptr()``.
+
+    >>> import fad.torch as torch
+    >>> x = torch.arange(6.0)
+    >>> s = x.untyped_storage()
+    >>> x[2:].untyped_storage().data_ptr() == s.data_ptr(), len(s)
+    (True, 24)
+    """
+
+    def __init__(self, input: Tensor):
+        v = input._value
+        self._owner = _owner(v) if type(v) is np.ndarray else None
+        self._nbytes = self._owner.nbytes if self._owner is not None else \
+            math.prod(v.shape) * input.element_size()
+
+    def data_ptr(self) -> int:
+        return _address(self._owner) if self._owner is not None else 0
+
+    def nbytes(self) -> int:
+        return self._nbytes
+
+    def size(self) -> int:
+        return self._nbytes
+
+    def __len__(self) -> int:
+        return self._nbytes
+
+
+class TypedStorage(UntypedStorage):
+    """``UntypedStorage`` counted in elements of the tensor's dtype (deprecated in
+    PyTorch, with its warning)."""
+
+    def __init__(self, input: Tensor):
+        super().__init__(input)
+        self.dtype = input.dtype
+
+    def size(self) -> int:
+        return self._nbytes // max(self.dtype.np.itemsize, 1)
+
+    def __len__(self) -> int:
+        return self.size()
+
+
+def untyped_storage(input: Tensor) -> UntypedStorage:
+    return UntypedStorage(input)
+
+
+def typed_storage(input: Tensor) -> TypedStorage:
+    warnings.warn("TypedStorage is deprecated. It will be removed in the future and "
+                  "UntypedStorage will be the only storage class. This should only matter to "
+                  "you if you are using storages directly.  To access UntypedStorage directly, "
+                  "use tensor.untyped_storage() instead of tensor.storage()", UserWarning,
+                  stacklevel=2)
+    return TypedStorage(input)
 
 
 def as_strided(input: Tensor, size: Any, stride: Any, storage_offset: int | None = None
@@ -157,4 +220,6 @@ def unfold_windows(input: Tensor, dimension: int, size: int, step: int) -> Tenso
     return apply(_WINDOWS, (input,), {"dim": dim, "size": size, "step": step})
 
 
-__all__ = [n for n in exported(globals()) if n not in ("storage_offset", "unfold_windows")]
+__all__ = [n for n in exported(globals()) if n not in (
+    "storage_offset", "unfold_windows", "untyped_storage", "typed_storage", "UntypedStorage",
+    "TypedStorage")]
