@@ -31,7 +31,7 @@ from ._recorder import Op, _grad_enabled, apply
 from .tensor import Tensor, wrap
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap",
-           "functional_call", "stack_module_state"]
+           "functional_call", "stack_module_state", "linearize"]
 
 
 def _is_array(x: Any) -> bool:
@@ -250,6 +250,23 @@ def jvp(func: Callable, primals: Sequence, tangents: Sequence, *,
     """
     return _recorded(lambda p, t: _ad.jvp(_lift(func), tuple(p), tuple(t), has_aux=has_aux),
                      "TorchFuncJvpBackward", func)(tuple(primals), tuple(tangents))
+
+
+def linearize(func: Callable, *primals: Any) -> tuple:
+    """``(func(*primals), jvp_fn)``: ``jvp_fn(*tangents)`` is the derivative of
+    ``func`` at ``primals`` along ``tangents`` (each call runs ``jvp`` at the same
+    point; ``fad.linearize`` is the one-pass form on arrays).
+
+    >>> import fad.torch as torch
+    >>> out, jvp_fn = torch.func.linearize(lambda x: x.sin(), torch.zeros(2))
+    >>> jvp_fn(torch.ones(2))
+    tensor([1., 1.])
+    """
+    out = func(*primals)
+
+    def jvp_fn(*tangents: Any) -> Any:
+        return jvp(func, primals, tangents)[1]
+    return out, jvp_fn
 
 
 def _jacobian(transform: Callable, summary: str, example: str = "lambda x: x ** 2",

@@ -234,3 +234,15 @@ def test_vjp_without_grad_requirements_is_not_recorded() -> None:
     """Without a tensor that requires grad, ``vjp``'s results carry no ``grad_fn``."""
     out, fn = ftorch.func.vjp(lambda x: x.sin(), ftorch.ones(3))
     assert out.grad_fn is None and fn(ftorch.ones(3))[0].grad_fn is None
+
+
+def test_linearize_as_pytorch():
+    """``torch.func.linearize``: the output, and the derivative along any tangent."""
+    def run(t):
+        x = t.tensor([0.3, 1.2], dtype=t.float64)
+        w = t.tensor([[1.0, 2.0], [3.0, -1.0]], dtype=t.float64)
+        out, jvp_fn = t.func.linearize(lambda x: (w @ x).tanh(), x)
+        return [out.numpy()] + [jvp_fn(t.tensor(v, dtype=t.float64)).numpy()
+                                for v in ([1.0, 0.0], [0.5, 2.0])]
+    for got, want in zip(run(ftorch), run(torch)):
+        np.testing.assert_allclose(got, want, rtol=1e-12)
