@@ -293,6 +293,52 @@ def _max_pool(nd: int, input: Tensor, kernel_size: Any, stride: Any, padding: An
     return out, wrap(_argmax_positions(input._value, kernel, stride, pads, dilation))
 
 
+def max_unpool1d(input: Tensor, indices: Tensor, kernel_size: Any, stride: Any = None,
+                 padding: Any = 0, output_size: Any = None) -> Tensor:
+    """``max_unpool2d`` of ``(N, C, L)`` input.
+
+    >>> import fad.torch as torch
+    >>> F = torch.nn.functional
+    >>> F.max_unpool1d(*F.max_pool1d(torch.arange(4.0)[None], 2, return_indices=True), 2)
+    tensor([[0., 1., 0., 3.]])
+    """
+    return _max_unpool(1, input, indices, kernel_size, stride, padding, output_size)
+
+
+def max_unpool2d(input: Tensor, indices: Tensor, kernel_size: Any, stride: Any = None,
+                 padding: Any = 0, output_size: Any = None) -> Tensor:
+    """``max_pool2d`` undone: each value put back at its max's flat position in
+    a plane of zeros (of ``output_size``, or the pooled input's size).
+
+    >>> import fad.torch as torch
+    >>> F = torch.nn.functional
+    >>> out, idx = F.max_pool2d(torch.arange(4.0).reshape(1, 2, 2), 2, return_indices=True)
+    >>> F.max_unpool2d(out, idx, 2)
+    tensor([[[0., 0.],
+             [0., 3.]]])
+    """
+    return _max_unpool(2, input, indices, kernel_size, stride, padding, output_size)
+
+
+def _max_unpool(nd: int, input: Tensor, indices: Tensor, kernel_size: Any, stride: Any,
+                padding: Any, output_size: Any) -> Tensor:
+    kernel, stride, padding, _ = _pool_args(nd, kernel_size, stride, padding)
+    size = [(n - 1) * s - 2 * p + k for n, s, p, k in
+            zip(input.shape[-nd:], stride, padding, kernel)]
+    if output_size is not None:
+        wanted = [int(n) for n in list(output_size)[-nd:]]
+        for d, (want, n, s) in enumerate(zip(wanted, size, stride)):
+            if not n - s <= want <= n + s:
+                raise ValueError(f'invalid output_size "{tuple(output_size)}" (dim {d} must be '
+                                 f"between {n - s} and {n + s})")
+        size = wanted
+    lead = tuple(input.shape[:-nd])
+    plane = int(np.prod(size))
+    flat = input.new_zeros((*lead, plane)).scatter(
+        -1, indices.reshape(*lead, -1), input.reshape(*lead, -1))
+    return flat.reshape(*lead, *size)
+
+
 def _argmax_positions(x: Any, kernel: tuple, stride: tuple, pads: tuple, dilation: tuple
                       ) -> Any:
     """The flat position in its plane of each window's first maximum: the window's

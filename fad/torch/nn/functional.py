@@ -40,6 +40,8 @@ from ._conv_pool import (  # noqa: F401  (convolutions and pooling, re-exported)
     max_pool1d,
     max_pool2d,
     max_pool3d,
+    max_unpool1d,
+    max_unpool2d,
     unfold,
 )
 from ._fold_adaptive import adaptive_max_pool1d, adaptive_max_pool2d, fold  # noqa: F401

@@ -68,6 +68,8 @@ from .pooling import (
     MaxPool1d,
     MaxPool2d,
     MaxPool3d,
+    MaxUnpool1d,
+    MaxUnpool2d,
     Unflatten,
     Unfold,
 )
@@ -181,7 +183,7 @@ __all__ += ["SELU", "CELU", "Mish", "Hardswish", "Hardsigmoid", "Hardtanh", "Sof
             "ConstantPad3d", "ReflectionPad3d", "ReplicationPad3d", "CircularPad3d",
             "InstanceNorm3d", "RMSNorm", "ChannelShuffle"]
 __all__ += ["ParameterDict", "Buffer", "DataParallel", "LazyLinear", "UninitializedParameter",
-            "MaxPool3d", "AvgPool3d", "ConvTranspose3d"]
+            "MaxPool3d", "AvgPool3d", "ConvTranspose3d", "MaxUnpool1d", "MaxUnpool2d"]
 
 for _obj in [globals()[n] for n in __all__] + [_rebuild_param, _IncompatibleKeys,
                                               NonDynamicallyQuantizableLinear]:

@@ -14,7 +14,8 @@ from .module import Module
 
 __all__ = ["LPPool1d", "LPPool2d", "MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d",
            "AdaptiveAvgPool1d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "Fold", "Unfold",
-           "AdaptiveAvgPool2d", "Unflatten", "MaxPool3d", "AvgPool3d"]
+           "AdaptiveAvgPool2d", "Unflatten", "MaxPool3d", "AvgPool3d", "MaxUnpool1d",
+           "MaxUnpool2d"]
 
 
 class _MaxPool(Module):
@@ -69,6 +70,46 @@ class MaxPool3d(_MaxPool):
     def forward(self, input: Tensor) -> Any:
         return NF.max_pool3d(input, self.kernel_size, self.stride, self.padding,
                              self.dilation, self.ceil_mode, self.return_indices)
+
+
+class _MaxUnpool(Module):
+    _nd = 2
+
+    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0):
+        super().__init__()
+        nd = self._nd
+        k = tuple(kernel_size) if isinstance(kernel_size, tuple | list) else (kernel_size,) * nd
+        s = k if stride is None else (tuple(stride) if isinstance(stride, tuple | list)
+                                      else (stride,) * nd)
+        p = tuple(padding) if isinstance(padding, tuple | list) else (padding,) * nd
+        self.kernel_size, self.stride, self.padding = k, s, p
+
+    def forward(self, input: Tensor, indices: Tensor, output_size: Any = None) -> Tensor:
+        unpool = NF.max_unpool1d if self._nd == 1 else NF.max_unpool2d
+        return unpool(input, indices, self.kernel_size, self.stride, self.padding, output_size)
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class MaxUnpool1d(_MaxUnpool):
+    """``F.max_unpool1d`` as a module.
+
+    >>> import fad.torch as torch
+    >>> torch.nn.MaxUnpool1d(2)
+    MaxUnpool1d(kernel_size=(2,), stride=(2,), padding=(0,))
+    """
+
+    _nd = 1
+
+
+class MaxUnpool2d(_MaxUnpool):
+    """``F.max_unpool2d`` as a module.
+
+    >>> import fad.torch as torch
+    >>> torch.nn.MaxUnpool2d(2)
+    MaxUnpool2d(kernel_size=(2, 2), stride=(2, 2), padding=(0, 0))
+    """
 
 
 class AvgPool2d(Module):
