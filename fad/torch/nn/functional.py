@@ -45,6 +45,7 @@ from ._conv_pool import (  # noqa: F401  (convolutions and pooling, re-exported)
     unfold,
 )
 from ._fold_adaptive import adaptive_max_pool1d, adaptive_max_pool2d, fold  # noqa: F401
+from ._grid import affine_grid, grid_sample  # noqa: F401
 from ._layers_more import *  # noqa: F403  (padding modes, shuffles, dropouts)
 from ._losses import *  # noqa: F403  (more losses, distances, re-exported)
 
