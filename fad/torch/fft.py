@@ -64,6 +64,17 @@ def _prepared(name: str, input: Tensor, norm: str | None) -> Tensor:
     return input
 
 
+def _named(transform: Callable, name: str, summary: str, example: str, probe: str,
+           result: str) -> Callable:
+    """``transform`` named ``name`` and documented: ``summary`` (the input cropped or
+    zero-padded) and the doctest ``torch.fft.<name>(<example>)<probe>``."""
+    transform.__name__ = transform.__qualname__ = name
+    transform.__doc__ = (f"``{name}`` {summary} (the input cropped or zero-padded).\n\n"
+                         f">>> import fad.torch as torch\n>>> torch.fft.{name}({example})"
+                         f"{probe}\n{result}\n")
+    return transform
+
+
 def _one_dim(name: str) -> Callable:
     def transform(input: Tensor, n: int | None = None, dim: int = -1,
                   norm: str | None = None) -> Tensor:
@@ -72,11 +83,8 @@ def _one_dim(name: str) -> Callable:
         if n is not None and n < 1:
             raise RuntimeError(f"Invalid number of data points ({n}) specified")
         return apply(_OPS[name], (input,), {"n": n, "axis": d, "norm": norm})
-    transform.__name__ = transform.__qualname__ = name
-    transform.__doc__ = (f"``{name}`` along ``dim``, of ``n`` points (the input cropped or "
-                         f"zero-padded).\n\n>>> import fad.torch as torch\n>>> "
-                         f"torch.fft.{name}(torch.ones(4)).shape[0] > 0\nTrue\n")
-    return transform
+    return _named(transform, name, "along ``dim``, of ``n`` points", "torch.ones(4)",
+                  ".shape[0] > 0", "True")
 
 
 def _many_dims(name: str, default_dims: tuple | None) -> Callable:
@@ -89,11 +97,8 @@ def _many_dims(name: str, default_dims: tuple | None) -> Callable:
             (dim,) if isinstance(dim, int) else dim))
         shape = None if s is None else tuple(int(k) for k in s)
         return apply(_OPS[name], (input,), {"s": shape, "axes": axes, "norm": norm})
-    transform.__name__ = transform.__qualname__ = name
-    transform.__doc__ = (f"``{name}`` over ``dim`` (sizes ``s``: the input cropped or "
-                         f"zero-padded).\n\n>>> import fad.torch as torch\n>>> "
-                         f"torch.fft.{name}(torch.ones(2, 2)).dim()\n2\n")
-    return transform
+    return _named(transform, name, "over ``dim``, of sizes ``s``", "torch.ones(2, 2)",
+                  ".dim()", "2")
 
 
 fft, ifft, rfft, irfft, hfft, ihfft = (_one_dim(n) for n in __all__[:6])

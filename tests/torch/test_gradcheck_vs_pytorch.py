@@ -13,6 +13,22 @@ real_torch = pytest.importorskip("torch")
 import fad.torch as ftorch  # noqa: E402
 
 
+def square(t: Any, slope: float) -> Any:
+    """A custom ``Function`` ``x ** 2`` whose backward is ``slope * g * x``: right
+    with slope 2."""
+    class Square(t.autograd.Function):
+        @staticmethod
+        def forward(ctx: Any, x: Any) -> Any:
+            ctx.save_for_backward(x)
+            return x**2
+
+        @staticmethod
+        def backward(ctx: Any, g: Any) -> Any:
+            (x,) = ctx.saved_tensors
+            return slope * g * x
+    return Square
+
+
 def run(t: Any) -> list:
     res = []
     x = t.tensor([0.3, -1.2, 0.8], dtype=t.float64, requires_grad=True)
@@ -20,27 +36,7 @@ def run(t: Any) -> list:
     res.append(t.autograd.gradcheck(lambda x: x.sin() * 2, (x,)))
     res.append(t.autograd.gradcheck(lambda x, y: (x[:2] @ y, y.sum() * x), (x, y)))
 
-    class Bad(t.autograd.Function):
-        @staticmethod
-        def forward(ctx, x):
-            ctx.save_for_backward(x)
-            return x**2
-
-        @staticmethod
-        def backward(ctx, g):
-            (x,) = ctx.saved_tensors
-            return g * x
-
-    class Good(t.autograd.Function):
-        @staticmethod
-        def forward(ctx, x):
-            ctx.save_for_backward(x)
-            return x**2
-
-        @staticmethod
-        def backward(ctx, g):
-            (x,) = ctx.saved_tensors
-            return 2 * g * x
+    Bad, Good = square(t, 1.0), square(t, 2.0)
 
     try:
         t.autograd.gradcheck(Bad.apply, (x,))

@@ -188,7 +188,51 @@ def _activation(activation: str | Callable) -> Callable:
     raise RuntimeError(f"activation should be relu/gelu, not {activation}")
 
 
-class TransformerEncoderLayer(Module):
+class _TransformerLayer(Module):
+    """What PyTorch's encoder and decoder layers share, in its registration order:
+    self-attention (and, with ``cross``, attention over the memory), the feed-forward
+    block, the norms and the dropouts."""
+
+    _cross = False
+
+    def __init__(self, d_model: int, nhead: int, dim_feedforward: int = 2048,
+                 dropout: float = 0.1, activation: str | Callable = "relu",
+                 layer_norm_eps: float = 1e-5, batch_first: bool = False,
+                 norm_first: bool = False, bias: bool = True, device: Any = None,
+                 dtype: Any = None):
+        super().__init__()
+        cross = self._cross
+
+        def attention() -> MultiheadAttention:
+            return MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
+                                      batch_first=batch_first, dtype=dtype)
+        self.self_attn = attention()
+        if cross:
+            self.multihead_attn = attention()
+        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, dtype=dtype)
+        self.dropout = Dropout(dropout)
+        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, dtype=dtype)
+        self.norm_first = norm_first
+        blocks = 3 if cross else 2
+        for k in range(1, blocks + 1):
+            setattr(self, f"norm{k}", LayerNorm(d_model, eps=layer_norm_eps, bias=bias,
+                                                dtype=dtype))
+        for k in range(1, blocks + 1):
+            setattr(self, f"dropout{k}", Dropout(dropout))
+        self.activation = _activation(activation)
+        self._ff_dropout = f"dropout{blocks}"
+
+    def _sa_block(self, x: Tensor, mask: Any, pad: Any, is_causal: bool) -> Tensor:
+        x = self.self_attn(x, x, x, attn_mask=mask, key_padding_mask=pad, need_weights=False,
+                           is_causal=is_causal)[0]
+        return self.dropout1(x)
+
+    def _ff_block(self, x: Tensor) -> Tensor:
+        x = self.linear2(self.dropout(self.activation(self.linear1(x))))
+        return getattr(self, self._ff_dropout)(x)
+
+
+class TransformerEncoderLayer(_TransformerLayer):
     """Self-attention then a feed-forward block, each with a residual connection and a
     ``LayerNorm`` (after it, or before it with ``norm_first=True``).
 
@@ -198,31 +242,7 @@ class TransformerEncoderLayer(Module):
     (3, 2, 4)
     """
 
-    def __init__(self, d_model: int, nhead: int, dim_feedforward: int = 2048,
-                 dropout: float = 0.1, activation: str | Callable = "relu",
-                 layer_norm_eps: float = 1e-5, batch_first: bool = False,
-                 norm_first: bool = False, bias: bool = True, device: Any = None,
-                 dtype: Any = None):
-        super().__init__()
-        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
-                                            batch_first=batch_first, dtype=dtype)
-        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, dtype=dtype)
-        self.dropout = Dropout(dropout)
-        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, dtype=dtype)
-        self.norm_first = norm_first
-        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
-        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
-        self.dropout1 = Dropout(dropout)
-        self.dropout2 = Dropout(dropout)
-        self.activation = _activation(activation)
-
-    def _sa_block(self, x: Tensor, mask: Any, pad: Any, is_causal: bool) -> Tensor:
-        x = self.self_attn(x, x, x, attn_mask=mask, key_padding_mask=pad, need_weights=False,
-                           is_causal=is_causal)[0]
-        return self.dropout1(x)
-
-    def _ff_block(self, x: Tensor) -> Tensor:
-        return self.dropout2(self.linear2(self.dropout(self.activation(self.linear1(x)))))
+    _cross = False
 
     def forward(self, src: Tensor, src_mask: Tensor | None = None,
                 src_key_padding_mask: Tensor | None = None, is_causal: bool = False
@@ -263,7 +283,7 @@ class TransformerEncoder(Module):
         return out if self.norm is None else self.norm(out)
 
 
-class TransformerDecoderLayer(Module):
+class TransformerDecoderLayer(_TransformerLayer):
     """Self-attention over the target, attention over the encoder's output
     (``memory``), then a feed-forward block, each with a residual connection and a
     ``LayerNorm`` (after it, or before it with ``norm_first=True``).
@@ -274,41 +294,13 @@ class TransformerDecoderLayer(Module):
     (3, 2, 4)
     """
 
-    def __init__(self, d_model: int, nhead: int, dim_feedforward: int = 2048,
-                 dropout: float = 0.1, activation: str | Callable = "relu",
-                 layer_norm_eps: float = 1e-5, batch_first: bool = False,
-                 norm_first: bool = False, bias: bool = True, device: Any = None,
-                 dtype: Any = None):
-        super().__init__()
-        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
-                                            batch_first=batch_first, dtype=dtype)
-        self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
-                                                 batch_first=batch_first, dtype=dtype)
-        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, dtype=dtype)
-        self.dropout = Dropout(dropout)
-        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, dtype=dtype)
-        self.norm_first = norm_first
-        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
-        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
-        self.norm3 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
-        self.dropout1 = Dropout(dropout)
-        self.dropout2 = Dropout(dropout)
-        self.dropout3 = Dropout(dropout)
-        self.activation = _activation(activation)
-
-    def _sa_block(self, x: Tensor, mask: Any, pad: Any, is_causal: bool) -> Tensor:
-        x = self.self_attn(x, x, x, attn_mask=mask, key_padding_mask=pad, need_weights=False,
-                           is_causal=is_causal)[0]
-        return self.dropout1(x)
+    _cross = True
 
     def _mha_block(self, x: Tensor, memory: Tensor, mask: Any, pad: Any,
                    is_causal: bool) -> Tensor:
         x = self.multihead_attn(x, memory, memory, attn_mask=mask, key_padding_mask=pad,
                                 need_weights=False, is_causal=is_causal)[0]
         return self.dropout2(x)
-
-    def _ff_block(self, x: Tensor) -> Tensor:
-        return self.dropout3(self.linear2(self.dropout(self.activation(self.linear1(x)))))
 
     def forward(self, tgt: Tensor, memory: Tensor, tgt_mask: Tensor | None = None,
                 memory_mask: Tensor | None = None, tgt_key_padding_mask: Tensor | None = None,
