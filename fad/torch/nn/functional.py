@@ -44,6 +44,7 @@ from ._conv_pool import (  # noqa: F401  (convolutions and pooling, re-exported)
     max_unpool2d,
     unfold,
 )
+from ._embedding_bag import embedding_bag  # noqa: F401
 from ._fold_adaptive import adaptive_max_pool1d, adaptive_max_pool2d, fold  # noqa: F401
 from ._grid import affine_grid, grid_sample  # noqa: F401
 from ._layers_more import *  # noqa: F403  (padding modes, shuffles, dropouts)

@@ -13,6 +13,7 @@ from .layers import (
     Bilinear,
     Dropout,
     Embedding,
+    EmbeddingBag,
     Flatten,
     Identity,
     LeakyReLU,
@@ -183,7 +184,8 @@ __all__ += ["SELU", "CELU", "Mish", "Hardswish", "Hardsigmoid", "Hardtanh", "Sof
             "ConstantPad3d", "ReflectionPad3d", "ReplicationPad3d", "CircularPad3d",
             "InstanceNorm3d", "RMSNorm", "ChannelShuffle"]
 __all__ += ["ParameterDict", "Buffer", "DataParallel", "LazyLinear", "UninitializedParameter",
-            "MaxPool3d", "AvgPool3d", "ConvTranspose3d", "MaxUnpool1d", "MaxUnpool2d"]
+            "MaxPool3d", "AvgPool3d", "ConvTranspose3d", "MaxUnpool1d", "MaxUnpool2d",
+            "EmbeddingBag"]
 
 for _obj in [globals()[n] for n in __all__] + [_rebuild_param, _IncompatibleKeys,
                                               NonDynamicallyQuantizableLinear]:

@@ -14,7 +14,8 @@ from .. import init
 from .container import ModuleDict, ModuleList, ParameterList, Sequential  # noqa: F401
 from .module import Module, Parameter
 
-__all__ = ["Linear", "Bilinear", "Embedding", "ReLU", "ReLU6", "Sigmoid", "Tanh", "GELU", "SiLU",
+__all__ = ["Linear", "Bilinear", "Embedding", "EmbeddingBag", "ReLU", "ReLU6", "Sigmoid",
+           "Tanh", "GELU", "SiLU",
            "ELU", "LeakyReLU", "Softplus", "Softmax", "LogSoftmax", "Identity",
            "Flatten", "Dropout", "Sequential", "ModuleList", "ModuleDict",
            "ParameterList"]
@@ -114,21 +115,8 @@ class Embedding(Module):
         if sparse:
             raise NotImplementedError("Embedding(sparse=True): fad.torch has no sparse "
                                       "tensors; use sparse=False (dense gradients)")
-        self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
-        if padding_idx is not None:
-            padding_idx = NF._padding_index(padding_idx, num_embeddings)
-        self.padding_idx, self.max_norm, self.norm_type = padding_idx, max_norm, norm_type
-        self.scale_grad_by_freq, self.sparse = scale_grad_by_freq, sparse
-        if _weight is None:
-            weight = init.normal_(empty(num_embeddings, embedding_dim, dtype=dtype))
-            if padding_idx is not None:
-                weight[padding_idx] = 0.0
-        else:
-            if list(_weight.shape) != [num_embeddings, embedding_dim]:
-                raise AssertionError("Shape of weight does not match num_embeddings and "
-                                     "embedding_dim")
-            weight = _weight.detach()
-        self.weight = Parameter(weight, requires_grad=not _freeze)
+        _embedding_table(self, num_embeddings, embedding_dim, padding_idx, max_norm, norm_type,
+                         scale_grad_by_freq, sparse, _weight, _freeze, dtype)
 
     def forward(self, input: Tensor) -> Tensor:
         return NF.embedding(input, self.weight, self.padding_idx, self.max_norm,
@@ -140,6 +128,67 @@ class Embedding(Module):
                               ("scale_grad_by_freq", False)):
             if getattr(self, name) != default:
                 parts.append(f"{name}={getattr(self, name)}")
+        return ", ".join(parts)
+
+
+def _embedding_table(module: Module, num_embeddings: int, embedding_dim: int,
+                     padding_idx: int | None, max_norm: float | None, norm_type: float,
+                     scale_grad_by_freq: bool, sparse: bool, _weight: Any, _freeze: bool,
+                     dtype: Any) -> None:
+    """The options and the ``weight`` of ``Embedding`` and ``EmbeddingBag``: drawn
+    from ``N(0, 1)`` (the ``padding_idx`` row zero), or ``_weight``."""
+    module.num_embeddings, module.embedding_dim = num_embeddings, embedding_dim
+    if padding_idx is not None:
+        padding_idx = NF._padding_index(padding_idx, num_embeddings)
+    module.padding_idx, module.max_norm, module.norm_type = padding_idx, max_norm, norm_type
+    module.scale_grad_by_freq, module.sparse = scale_grad_by_freq, sparse
+    if _weight is None:
+        weight = init.normal_(empty(num_embeddings, embedding_dim, dtype=dtype))
+        if padding_idx is not None:
+            weight[padding_idx] = 0.0
+    else:
+        if list(_weight.shape) != [num_embeddings, embedding_dim]:
+            raise AssertionError("Shape of weight does not match num_embeddings and "
+                                 "embedding_dim")
+        weight = _weight.detach()
+    module.weight = Parameter(weight, requires_grad=not _freeze)
+
+
+class EmbeddingBag(Module):
+    """An embedding table whose lookups are reduced bag by bag (``F.embedding_bag``).
+
+    >>> import fad.torch as torch
+    >>> torch.nn.EmbeddingBag(10, 3, mode="sum")
+    EmbeddingBag(10, 3, mode='sum')
+    """
+
+    def __init__(self, num_embeddings: int, embedding_dim: int, max_norm: float | None = None,
+                 norm_type: float = 2.0, scale_grad_by_freq: bool = False, mode: str = "mean",
+                 sparse: bool = False, _weight: Any = None, include_last_offset: bool = False,
+                 padding_idx: int | None = None, device: Any = None, dtype: Any = None):
+        super().__init__()
+        if sparse:
+            raise NotImplementedError("EmbeddingBag(sparse=True): fad.torch has no sparse "
+                                      "tensors; use sparse=False (dense gradients)")
+        _embedding_table(self, num_embeddings, embedding_dim, padding_idx, max_norm, norm_type,
+                         scale_grad_by_freq, sparse, _weight, False, dtype)
+        self.mode, self.include_last_offset = mode, include_last_offset
+
+    def forward(self, input: Tensor, offsets: Tensor | None = None,
+                per_sample_weights: Tensor | None = None) -> Tensor:
+        return NF.embedding_bag(input, self.weight, offsets, self.max_norm, self.norm_type,
+                                self.scale_grad_by_freq, self.mode, self.sparse,
+                                per_sample_weights, self.include_last_offset, self.padding_idx)
+
+    def extra_repr(self) -> str:
+        parts = [f"{self.num_embeddings}, {self.embedding_dim}"]
+        for name, default in (("max_norm", None), ("norm_type", 2.0),
+                              ("scale_grad_by_freq", False)):
+            if getattr(self, name) != default:
+                parts.append(f"{name}={getattr(self, name)}")
+        parts.append(f"mode='{self.mode}'")
+        if self.padding_idx is not None:
+            parts.append(f"padding_idx={self.padding_idx}")
         return ", ".join(parts)
 
 
