@@ -116,6 +116,7 @@ from .linalg import cholesky_inverse, cholesky_solve  # noqa: E402,F401
 from ._signal_windows import *  # noqa: E402,F403
 from ._nn_aliases import *  # noqa: E402,F403
 from ._utilities import *  # noqa: E402,F403
+from ._spectral import istft, stft  # noqa: E402,F401
 
 is_signed, is_same_size = Tensor.is_signed, Tensor.is_same_size
 is_inference = Tensor.is_inference

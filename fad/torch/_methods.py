@@ -115,6 +115,14 @@ def _inplace_view(name: str) -> Any:
     return method
 
 
+def _spectral(name: str) -> Any:
+    def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        from . import _spectral as spectral  # (imported after the methods are bound)
+        return getattr(spectral, name)(self, *args, **kwargs)
+    method.__name__ = name
+    return method
+
+
 def _legacy_new(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     """``x.new(...)``, the legacy constructor: ``x.new(2, 3)`` (or a size) is an
     uninitialised tensor, ``x.new(data)`` a tensor of ``data``, both of ``x``'s
@@ -367,7 +375,7 @@ METHODS.update({
     "is_pinned": lambda self, device=None: False, "unfold": F.strided.unfold_windows,
     "as_strided": F.as_strided, "storage_offset": F.strided.storage_offset,
     "untyped_storage": F.strided.untyped_storage, "storage": F.strided.typed_storage,
-    "new": _legacy_new,
+    "new": _legacy_new, "stft": _spectral("stft"), "istft": _spectral("istft"),
 })
 
 
