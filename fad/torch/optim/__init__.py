@@ -24,7 +24,7 @@ from ._base import _TAIL, Optimizer, _check, _counted, _coupled_decay, _started
 from .lbfgs import LBFGS
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "NAdam", "RAdam", "Adamax",
-           "Adadelta", "Rprop", "ASGD", "LBFGS", "lr_scheduler"]
+           "Adadelta", "Rprop", "ASGD", "LBFGS", "lr_scheduler", "swa_utils"]
 
 
 class SGD(Optimizer):
@@ -194,4 +194,4 @@ class Adagrad(Optimizer):
         return v - clr * (g / (s ** 0.5 + group["eps"]))
 
 
-from . import lr_scheduler  # noqa: E402
+from . import lr_scheduler, swa_utils  # noqa: E402
