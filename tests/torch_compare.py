@@ -44,6 +44,18 @@ def _summary(x: Any) -> Any:
     return str(x.dtype), [repr(v) for v in values.ravel().tolist()], tuple(x.shape)
 
 
+def runs_alike(run: Any, facade: Any, torch: Any, check: Any = None) -> None:
+    """``run(facade)`` and ``run(torch)`` return lists of the same length whose items
+    agree: equal, or as ``check(got, want)`` asserts."""
+    got, want = run(facade), run(torch)
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        if check is None:
+            assert g == w
+        else:
+            check(g, w)
+
+
 def raises_alike(call: Any, libraries: tuple) -> None:
     """``call(lib)`` raises in each library of ``libraries`` (PyTorch first, then the
     facade) the same exception type with the same first line of message."""

@@ -10,6 +10,8 @@ import numpy as np
 import pytest
 
 real_torch = pytest.importorskip("torch")
+from torch_compare import runs_alike  # noqa: E402
+
 import fad.torch as ftorch  # noqa: E402
 
 W = np.random.default_rng(6).standard_normal((10, 3))
@@ -59,7 +61,4 @@ def run(t: Any) -> list:
 
 
 def test_as_pytorch():
-    got, want = run(ftorch), run(real_torch)
-    assert len(got) == len(want)
-    for g, w in zip(got, want):
-        assert g == w
+    runs_alike(run, ftorch, real_torch)

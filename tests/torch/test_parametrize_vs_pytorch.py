@@ -11,6 +11,8 @@ import numpy as np
 import pytest
 
 real_torch = pytest.importorskip("torch")
+from torch_compare import runs_alike  # noqa: E402
+
 import fad.torch as ftorch  # noqa: E402
 
 
@@ -107,7 +109,4 @@ def run(t: Any) -> list:
 
 
 def test_as_pytorch():
-    got, want = run(ftorch), run(real_torch)
-    assert len(got) == len(want)
-    for g, w in zip(got, want):
-        assert g == w
+    runs_alike(run, ftorch, real_torch)

@@ -10,6 +10,8 @@ import numpy as np
 import pytest
 
 real_torch = pytest.importorskip("torch")
+from torch_compare import runs_alike  # noqa: E402
+
 import fad.torch as ftorch  # noqa: E402
 
 rng = np.random.default_rng(2)
@@ -56,15 +58,16 @@ def run(t: Any) -> list:
     return out
 
 
-def test_as_pytorch():
-    got, want = run(ftorch), run(real_torch)
-    assert len(got) == len(want)
-    for g, w in zip(got, want):
-        if isinstance(g, tuple) and isinstance(g[0], np.ndarray):
-            np.testing.assert_allclose(g[0], w[0], rtol=1e-10, atol=1e-12)
-            if w[1] is None:
-                assert g[1] is None
-            else:
-                np.testing.assert_allclose(g[1], w[1], rtol=1e-10, atol=1e-12)
+def _check(got: Any, want: Any) -> None:
+    if isinstance(want, tuple) and isinstance(want[0], np.ndarray):
+        np.testing.assert_allclose(got[0], want[0], rtol=1e-10, atol=1e-12)
+        if want[1] is None:
+            assert got[1] is None
         else:
-            assert g == w
+            np.testing.assert_allclose(got[1], want[1], rtol=1e-10, atol=1e-12)
+    else:
+        assert got == want
+
+
+def test_as_pytorch():
+    runs_alike(run, ftorch, real_torch, _check)

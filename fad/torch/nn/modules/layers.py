@@ -112,9 +112,6 @@ class Embedding(Module):
                  scale_grad_by_freq: bool = False, sparse: bool = False, _weight: Any = None,
                  _freeze: bool = False, device: Any = None, dtype: Any = None):
         super().__init__()
-        if sparse:
-            raise NotImplementedError("Embedding(sparse=True): fad.torch has no sparse "
-                                      "tensors; use sparse=False (dense gradients)")
         _embedding_table(self, num_embeddings, embedding_dim, padding_idx, max_norm, norm_type,
                          scale_grad_by_freq, sparse, _weight, _freeze, dtype)
 
@@ -137,6 +134,9 @@ def _embedding_table(module: Module, num_embeddings: int, embedding_dim: int,
                      dtype: Any) -> None:
     """The options and the ``weight`` of ``Embedding`` and ``EmbeddingBag``: drawn
     from ``N(0, 1)`` (the ``padding_idx`` row zero), or ``_weight``."""
+    if sparse:
+        raise NotImplementedError(f"{type(module).__name__}(sparse=True): fad.torch has no "
+                                  "sparse tensors; use sparse=False (dense gradients)")
     module.num_embeddings, module.embedding_dim = num_embeddings, embedding_dim
     if padding_idx is not None:
         padding_idx = NF._padding_index(padding_idx, num_embeddings)
@@ -167,9 +167,6 @@ class EmbeddingBag(Module):
                  sparse: bool = False, _weight: Any = None, include_last_offset: bool = False,
                  padding_idx: int | None = None, device: Any = None, dtype: Any = None):
         super().__init__()
-        if sparse:
-            raise NotImplementedError("EmbeddingBag(sparse=True): fad.torch has no sparse "
-                                      "tensors; use sparse=False (dense gradients)")
         _embedding_table(self, num_embeddings, embedding_dim, padding_idx, max_norm, norm_type,
                          scale_grad_by_freq, sparse, _weight, False, dtype)
         self.mode, self.include_last_offset = mode, include_last_offset
