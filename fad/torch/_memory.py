@@ -52,13 +52,23 @@ def writable_alias(a: np.ndarray) -> np.ndarray | None:
     """
     if a.flags.writeable:
         return a
-    root = a
-    while isinstance(root.base, np.ndarray):
-        root = root.base
+    root = owner(a)
     if not root.flags.writeable or not root.flags.c_contiguous:
         return None
-    offset = a.__array_interface__["data"][0] - root.__array_interface__["data"][0]
+    offset = address(a) - address(root)
     return np.ndarray(a.shape, a.dtype, buffer=root, offset=offset, strides=a.strides)
+
+
+def owner(a: np.ndarray) -> np.ndarray:
+    """The array owning ``a``'s memory (the last NumPy array among its bases)."""
+    while isinstance(a.base, np.ndarray):
+        a = a.base
+    return a
+
+
+def address(a: np.ndarray) -> int:
+    """The address of ``a``'s first element."""
+    return a.__array_interface__["data"][0]
 
 
 def store(a: np.ndarray, new: np.ndarray) -> bool:

@@ -717,8 +717,6 @@ _TABLE: dict[str, tuple] = {
     "imag": (fnp.imag, "SelectBackward0", None, False),
     "histc": (lambda a, bins=100, low=0.0, high=0.0: fnp.histogram(
         a, bins, (low, high))[0].astype(a.dtype), None, None, False),
-    "bucketize": (lambda a, edges, side="left", dtype="int64": fnp.searchsorted(
-        edges, a, side).astype(dtype), None, None, False),
     # losses
     "mse_loss": (nn.mse_loss, "MseLossBackward0", EW, True),
     "l1_loss": (nn.l1_loss, "L1LossBackward0", EW, True),

@@ -135,6 +135,23 @@ def searchsorted(sorted_sequence: Tensor, input: Any, *, out_int32: bool = False
     return _constant("searchsorted", *args, side=side, dt="int32" if out_int32 else "int64")
 
 
+def bucketize(input: Any, boundaries: Tensor, *, out_int32: bool = False,
+              right: bool = False) -> Tensor:
+    """The index of each element's bucket among the sorted ``boundaries``:
+    ``boundaries[i-1] < x <= boundaries[i]`` (``right``: ``<=`` and ``<``);
+    int64 (``out_int32``: int32); no derivative (``searchsorted`` with the
+    arguments swapped).
+
+    >>> import fad.torch as torch
+    >>> torch.bucketize(torch.tensor([0.5, 1.0, 2.5]), torch.tensor([1.0, 2.0]))
+    tensor([0, 0, 2])
+    """
+    if boundaries.dim() != 1:
+        raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim("
+                           f"{boundaries.dim()})")
+    return searchsorted(boundaries, input, out_int32=out_int32, right=right)
+
+
 def isin(elements: Any, test_elements: Any, *, assume_unique: bool = False,
          invert: bool = False) -> Tensor:
     """Whether each of ``elements`` is among ``test_elements`` (either may be a number).

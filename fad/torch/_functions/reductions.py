@@ -9,7 +9,6 @@ import numpy as np
 
 from ... import numpy as fnp
 from .. import _dtype
-from .._creation import tensor as _tensor
 from .._creation import zeros
 from .._dtype import type_word
 from .._ops import OPS, call
@@ -300,24 +299,6 @@ def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Ten
         raise RuntimeError(f"torch.histc: max must be larger than min, but got min {low} "
                            f"max {high}")
     return call("histc", input.detach(), bins=int(bins), low=low, high=high)
-
-
-def bucketize(input: Any, boundaries: Tensor, *, out_int32: bool = False,
-              right: bool = False) -> Tensor:
-    """The index of each element's bucket among the sorted ``boundaries``:
-    ``boundaries[i-1] < x <= boundaries[i]`` (``right``: ``<=`` and ``<``);
-    int64 (``out_int32``: int32); no derivative.
-
-    >>> import fad.torch as torch
-    >>> torch.bucketize(torch.tensor([0.5, 1.0, 2.5]), torch.tensor([1.0, 2.0]))
-    tensor([0, 0, 2])
-    """
-    if boundaries.dim() != 1:
-        raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim("
-                           f"{boundaries.dim()})")
-    x = input if isinstance(input, Tensor) else _tensor(input)
-    return call("bucketize", x.detach(), boundaries.detach(), side="right" if right else "left",
-                dtype="int32" if out_int32 else "int64")
 
 
 __all__ = exported(globals())

@@ -21,6 +21,7 @@ import numpy as np
 from ... import numpy as fnp
 from ...primitives.strided import as_strided as _as_strided
 from ...primitives.strided import windows
+from .._memory import address, owner
 from .._recorder import Op, apply
 from ..tensor import Tensor, _wrap_dim
 from ._common import _shape, exported
@@ -37,18 +38,7 @@ def storage_offset(input: Tensor) -> int:
     v = input._value
     if type(v) is not np.ndarray or not v.itemsize:
         return 0
-    return (_address(v) - _address(_owner(v))) // v.itemsize
-
-
-def _owner(v: np.ndarray) -> np.ndarray:
-    """The array owning ``v``'s memory (the last NumPy array among its bases)."""
-    while type(v.base) is np.ndarray:
-        v = v.base
-    return v
-
-
-def _address(v: np.ndarray) -> int:
-    return v.__array_interface__["data"][0]
+    return (address(v) - address(owner(v))) // v.itemsize
 
 
 def _storage_size(input: Tensor) -> int:
@@ -56,7 +46,7 @@ def _storage_size(input: Tensor) -> int:
     v = input._value
     if type(v) is not np.ndarray or not v.itemsize:
         return math.prod(v.shape)
-    return _owner(v).nbytes // v.itemsize
+    return owner(v).nbytes // v.itemsize
 
 
 class UntypedStorage:
@@ -72,12 +62,12 @@ class UntypedStorage:
 
     def __init__(self, input: Tensor):
         v = input._value
-        self._owner = _owner(v) if type(v) is np.ndarray else None
+        self._owner = owner(v) if type(v) is np.ndarray else None
         self._nbytes = self._owner.nbytes if self._owner is not None else \
             math.prod(v.shape) * input.element_size()
 
     def data_ptr(self) -> int:
-        return _address(self._owner) if self._owner is not None else 0
+        return address(self._owner) if self._owner is not None else 0
 
     def nbytes(self) -> int:
         return self._nbytes
