@@ -126,9 +126,11 @@ autograd.profiler = profiler  # (``torch.autograd.profiler.profile``, as PyTorch
 from . import forward_ad  # noqa: E402
 
 autograd.forward_ad = forward_ad
+autograd.function = autograd  # (``Function``, ``once_differentiable``... live there)
 # ``import fad.torch.autograd.forward_ad as fwAD`` (autograd is a module, not a package)
 __import__("sys").modules.update({"fad.torch.autograd.forward_ad": forward_ad,
-                                  "fad.torch.autograd.profiler": profiler})
+                                  "fad.torch.autograd.profiler": profiler,
+                                  "fad.torch.autograd.function": autograd})
 from .utils.dlpack import from_dlpack  # noqa: E402,F401
 from ._functions import abs, all, any, max, min, pow, round, sum  # noqa: E402,F401
 from ._functions.writes import accepts_out as _accepts_out  # noqa: E402

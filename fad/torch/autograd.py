@@ -8,6 +8,7 @@ a derivative is user-defined (its ``backward``), as in PyTorch.
 from __future__ import annotations
 
 import contextlib
+import functools
 import warnings
 from typing import Any, Iterator
 
@@ -32,8 +33,9 @@ from ._graph import FREED_MSG, Node, _version_message, edge_of, run_backward
 from .tensor import Tensor, wrap
 
 __all__ = ["backward", "grad", "gradcheck", "gradgradcheck", "Function", "FunctionCtx",
-           "Variable", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
-           "inference_mode", "set_detect_anomaly", "detect_anomaly", "functional", "graph"]
+           "Variable", "once_differentiable", "no_grad", "enable_grad", "set_grad_enabled",
+           "is_grad_enabled", "inference_mode", "set_detect_anomaly", "detect_anomaly",
+           "functional", "graph"]
 
 
 def _as_list(x: Any) -> list:
@@ -393,6 +395,72 @@ def _apply_under_transformation(cls: Any, args: tuple, kwargs: dict) -> Any:
 
 class InplaceFunction(Function):
     pass
+
+
+_TWICE = ("trying to differentiate twice a function that was marked with "
+          "@once_differentiable")
+
+
+class _DelayedError(Function):
+    """The identity whose backward raises: what ``once_differentiable`` hands back
+    when a graph of its backward was asked for (``create_graph=True``)."""
+
+    @staticmethod
+    def forward(ctx: Any, *xs: Any) -> Any:
+        outs = tuple(x.clone() if isinstance(x, Tensor) else x for x in xs)
+        return outs if len(outs) != 1 else outs[0]
+
+    @staticmethod
+    def backward(ctx: Any, *grads: Any) -> Any:
+        raise RuntimeError(_TWICE)
+
+
+# its grad_fn's type name and ``name()``, as PyTorch's
+_DelayedError._backward_cls.__name__ = "Error"
+_DelayedError._backward_cls.name = lambda self: "torch::autograd::Error"
+
+
+def once_differentiable(fn: Any) -> Any:
+    """Mark a ``Function.backward`` as not differentiable itself (as PyTorch's
+    decorator): it runs with gradients off, and when a graph of the backward pass
+    was asked for, differentiating its result raises instead of being wrong.
+
+    >>> import fad.torch as torch
+    >>> class Square(torch.autograd.Function):
+    ...     @staticmethod
+    ...     def forward(ctx, x):
+    ...         ctx.save_for_backward(x)
+    ...         return x * x
+    ...     @staticmethod
+    ...     @torch.autograd.function.once_differentiable
+    ...     def backward(ctx, g):
+    ...         (x,) = ctx.saved_tensors
+    ...         return 2 * x * g
+    >>> x = torch.tensor(3.0, requires_grad=True)
+    >>> torch.autograd.grad(Square.apply(x), x)
+    (tensor(6.),)
+    """
+    @functools.wraps(fn)
+    def wrapper(ctx: Any, *args: Any) -> Any:
+        with no_grad():
+            outputs = fn(ctx, *args)
+        if not is_grad_enabled() or not any(
+                isinstance(a, Tensor) and a.requires_grad for a in args):
+            return outputs
+        single = not isinstance(outputs, tuple)
+        outs = (outputs,) if single else outputs
+        present = [k for k, o in enumerate(outs) if isinstance(o, Tensor)]
+        if not present:
+            return outputs
+        for k in present:  # (the error must be reached from every gradient)
+            outs[k].requires_grad_(outs[k].dtype.is_floating_point)
+        guarded = _DelayedError.apply(*[outs[k] for k in present])
+        guarded = guarded if isinstance(guarded, tuple) else (guarded,)
+        new = list(outs)
+        for k, g in zip(present, guarded):
+            new[k] = g
+        return new[0] if single else tuple(new)
+    return wrapper
 
 
 def Variable(data: Any, requires_grad: bool = False, volatile: bool = False) -> Tensor:
