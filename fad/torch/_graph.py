@@ -342,21 +342,32 @@ def edge_of(t: Any) -> tuple:
 
 
 class RemovableHandle:
-    """Returned by ``register_hook``; ``.remove()`` unregisters the hook."""
+    """Returned by ``register_hook``; ``.remove()`` unregisters the hook. ``hooks`` is
+    a list, or a dict that keys the hook by the handle's ``id`` (a module's hooks, as
+    PyTorch's); ``extra``: dicts that key something else by that ``id`` (whether a
+    module hook takes keyword arguments), dropped with it."""
 
     _ids = itertools.count()
 
-    def __init__(self, hooks: list, fn: Callable):
+    def __init__(self, hooks: list | dict, fn: Callable, *extra: dict):
         self.id = next(self._ids)
         self._hooks = hooks
         self._fn = fn
-        hooks.append(fn)
+        self._extra = extra
+        if type(hooks) is list:
+            hooks.append(fn)
+        else:
+            hooks[self.id] = fn
 
     def remove(self) -> None:
-        try:
-            self._hooks.remove(self._fn)
-        except ValueError:
-            pass
+        if type(self._hooks) is list:
+            try:
+                self._hooks.remove(self._fn)
+            except ValueError:
+                pass
+            return
+        for d in (self._hooks, *self._extra):
+            d.pop(self.id, None)
 
     def __enter__(self) -> "RemovableHandle":
         return self

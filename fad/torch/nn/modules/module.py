@@ -100,6 +100,7 @@ class _BackwardHookIdentity(Function):
 
 
 _STORES = ("_parameters", "_modules", "_buffers")
+_HOOKS = ("_forward_pre_hooks", "_forward_hooks", "_backward_hooks")
 _NO_INPUT_GRAD_HOOK = (
     "Full backward hook is firing when gradients are computed with respect to module "
     "outputs since no inputs require gradients. See https://docs.pytorch.org/docs/main/"
@@ -107,10 +108,16 @@ _NO_INPUT_GRAD_HOOK = (
     "details.")
 
 
-def _add_hook(hooks: list, fn: Callable, prepend: bool) -> RemovableHandle:
-    handle = RemovableHandle(hooks, fn)
+def _add_hook(hooks: OrderedDict, fn: Callable, prepend: bool, with_kwargs: dict | None = None
+              ) -> RemovableHandle:
+    """Key ``fn`` in ``hooks`` by its handle's id (and mark it in ``with_kwargs``, the
+    dict of the hooks that take keyword arguments, when given)."""
+    extra = () if with_kwargs is None else (with_kwargs,)
+    handle = RemovableHandle(hooks, fn, *extra)
+    if with_kwargs is not None:
+        with_kwargs[handle.id] = True
     if prepend:
-        hooks.insert(0, hooks.pop())
+        hooks.move_to_end(handle.id, last=False)
     return handle
 
 
@@ -131,8 +138,10 @@ class Module:
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         d = self.__dict__
-        for store in _STORES + ("_forward_pre_hooks", "_forward_hooks", "_backward_hooks"):
-            d[store] = OrderedDict() if store in _STORES else []
+        for store in _STORES + _HOOKS:  # (hooks keyed by their handle's id, as PyTorch's)
+            d[store] = OrderedDict()
+        d["_forward_pre_hooks_with_kwargs"] = {}
+        d["_forward_hooks_with_kwargs"] = {}
         d["_non_persistent_buffers_set"] = set()
         d["training"] = True
 
@@ -240,8 +249,9 @@ class Module:
         return self._call_with_hooks(args, kwargs)
 
     def _call_with_hooks(self, args: tuple, kwargs: dict) -> Any:
-        for hook, with_kwargs in list(self._forward_pre_hooks):
-            if with_kwargs:
+        with_kwargs = self._forward_pre_hooks_with_kwargs
+        for k, hook in list(self._forward_pre_hooks.items()):
+            if k in with_kwargs:
                 res = hook(self, args, kwargs)
                 if res is not None:
                     args, kwargs = res
@@ -253,8 +263,9 @@ class Module:
         if self._backward_hooks:
             args = self._hook_inputs(args, state)
         out = self.forward(*args, **kwargs)
-        for hook, with_kwargs in list(self._forward_hooks):
-            res = hook(self, args, kwargs, out) if with_kwargs else hook(self, args, out)
+        with_kwargs = self._forward_hooks_with_kwargs
+        for k, hook in list(self._forward_hooks.items()):
+            res = hook(self, args, kwargs, out) if k in with_kwargs else hook(self, args, out)
             if res is not None:
                 out = res
         if self._backward_hooks:
@@ -297,7 +308,7 @@ class Module:
         return tuple(full) if isinstance(out, tuple) else full[0]
 
     def _run_backward_hooks(self, grad_input: tuple, grad_output: tuple) -> Any:
-        for hook in list(self._backward_hooks):
+        for hook in list(self._backward_hooks.values()):
             res = hook(self, grad_input, grad_output)
             if res is not None:
                 res = tuple(res) if isinstance(res, tuple | list) else (res,)
@@ -312,7 +323,8 @@ class Module:
         """``hook(module, args)`` runs before ``forward``; a non-``None`` result
         replaces the inputs (``hook(module, args, kwargs)`` -> ``(args, kwargs)``
         with ``with_kwargs=True``)."""
-        return _add_hook(self._forward_pre_hooks, (hook, with_kwargs), prepend)
+        return _add_hook(self._forward_pre_hooks, hook, prepend,
+                         self._forward_pre_hooks_with_kwargs if with_kwargs else None)
 
     def register_forward_hook(self, hook: Callable, *, prepend: bool = False,
                               with_kwargs: bool = False, always_call: bool = False
@@ -327,7 +339,8 @@ class Module:
         0.0
         >>> h.remove()
         """
-        return _add_hook(self._forward_hooks, (hook, with_kwargs), prepend)
+        return _add_hook(self._forward_hooks, hook, prepend,
+                         self._forward_hooks_with_kwargs if with_kwargs else None)
 
     def register_full_backward_hook(self, hook: Callable, prepend: bool = False
                                     ) -> RemovableHandle:

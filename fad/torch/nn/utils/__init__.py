@@ -84,4 +84,4 @@ def vector_to_parameters(vec: Tensor, parameters: Any) -> None:
             start += n
 
 
-from . import parametrizations, parametrize, rnn  # noqa: E402,F401  (``torch.nn.utils.rnn``...)
+from . import parametrizations, parametrize, prune, rnn  # noqa: E402,F401  (``.rnn``...)
