@@ -15,6 +15,7 @@ from .. import _dtype
 from .. import _functions as F
 from .._creation import _place, default_generator
 from .._dtype import type_word as _type_word
+from .._functions.writes import into
 from .._graph import host
 from .._ops import call
 from .._recorder import _broadcast_message
@@ -515,7 +516,17 @@ def _check_indices(input: Tensor, n: int, fname: str) -> None:
             raise IndexError("index out of range in self")
 
 
-def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12) -> Tensor:
+def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,
+              out: Tensor | None = None) -> Tensor:
+    """``input`` divided by its ``p``-norm along ``dim`` (at least ``eps``); written
+    into ``out`` when given.
+
+    >>> import fad.torch as torch
+    >>> torch.nn.functional.normalize(torch.tensor([[3.0, 4.0]]))
+    tensor([[0.6000, 0.8000]])
+    """
+    if out is not None:
+        return into("normalize", out, (input,), lambda: normalize(input, p, dim, eps))
     n = F.norm(input, p, dim, keepdim=True).clamp_min(eps)
     return input / n.expand_as(input)
 

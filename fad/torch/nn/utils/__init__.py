@@ -85,3 +85,4 @@ def vector_to_parameters(vec: Tensor, parameters: Any) -> None:
 
 
 from . import parametrizations, parametrize, prune, rnn  # noqa: E402,F401  (``.rnn``...)
+from .spectral_norm import remove_spectral_norm, spectral_norm  # noqa: E402,F401
