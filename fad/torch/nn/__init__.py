@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from . import functional, grad, init, modules, utils
+from . import functional, grad, init, modules, parameter, utils
 from .modules import *  # noqa: F403  (``torch.nn`` re-exports every module class)
 
-__all__ = ["functional", "grad", "init", "utils", *modules.__all__]
+__all__ = ["functional", "grad", "init", "parameter", "utils", *modules.__all__]

@@ -9,7 +9,7 @@ from typing import Any, Callable, Iterator
 
 from ... import _dtype
 from ... import _functions as F
-from ..._creation import empty
+from ..._creation import empty, empty_like
 from ..._grad_mode import no_grad
 from ..._graph import RemovableHandle, host
 from ...autograd import Function
@@ -483,8 +483,13 @@ class Module:
                              else F.to(t, *[a for a in args if a is not dtype],
                                        **{k: v for k, v in kwargs.items() if k != "dtype"}))
 
-    def _convert(self, fn: Callable) -> "Module":
-        for m in self.modules():
+    def to_empty(self, *, device: Any, recurse: bool = True) -> "Module":
+        """Give the parameters and buffers new, uninitialised storage on ``device`` (the
+        facade's uninitialised tensors are zeros)."""
+        return self._convert(lambda t: empty_like(t, device=device), recurse)
+
+    def _convert(self, fn: Callable, recurse: bool = True) -> "Module":
+        for m in (self.modules() if recurse else [self]):
             for p in m._parameters.values():
                 if p is not None:
                     new = fn(p.detach())

@@ -11,7 +11,7 @@ from ...tensor import Tensor
 from .layers import Linear
 from .module import Module, Parameter
 
-__all__ = ["DataParallel", "LazyLinear", "UninitializedParameter"]
+__all__ = ["DataParallel", "LazyLinear", "UninitializedParameter", "UninitializedBuffer"]
 
 
 class DataParallel(Module):
@@ -43,6 +43,24 @@ class UninitializedParameter(Parameter):
 
     def __repr__(self) -> str:
         return "<UninitializedParameter>"
+
+
+class UninitializedBuffer(Tensor):
+    """A buffer whose shape a lazy module learns from its first input."""
+
+    def __new__(cls, requires_grad: bool = False, device: Any = None,
+                dtype: Any = None) -> "UninitializedBuffer":
+        t = empty(0, dtype=dtype)
+        t.__class__ = cls
+        return t.requires_grad_(requires_grad)
+
+    def __repr__(self) -> str:
+        return "<UninitializedBuffer>"
+
+
+def is_lazy(param: Any) -> bool:
+    """Whether ``param`` is a parameter or buffer that a lazy module has yet to shape."""
+    return isinstance(param, UninitializedParameter | UninitializedBuffer)
 
 
 class LazyLinear(Module):

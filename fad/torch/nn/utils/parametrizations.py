@@ -107,8 +107,13 @@ def spectral_norm(module: Module, name: str = "weight", n_power_iterations: int 
     output channels by default) is the matrix's rows.
 
     >>> import fad.torch as torch
+    >>> _ = torch.manual_seed(0)
     >>> m = torch.nn.utils.parametrizations.spectral_norm(torch.nn.Linear(20, 40))
-    >>> round(torch.linalg.matrix_norm(m.weight, ord=2).item(), 2)
+    >>> [name for name, _ in m.named_buffers()]
+    ['parametrizations.weight.0._u', 'parametrizations.weight.0._v']
+    >>> for _ in range(20):  # (each training call refines the estimates)
+    ...     _ = m(torch.zeros(1, 20))
+    >>> round(torch.linalg.matrix_norm(m.weight, ord=2).item(), 3)
     1.0
     """
     weight = getattr(module, name, None)
