@@ -490,10 +490,14 @@ def _avg_pool(x: Any, kernel: tuple = (), stride: tuple = (), pads: tuple = (),
     return total / fnp.asarray(divisor, dt)
 
 
-def _adaptive_avg_pool(x: Any, rows: Any = None, cols: Any = None) -> Any:
+def _adaptive_avg_pool(x: Any, rows: Any = None, cols: Any = None, depth: Any = None) -> Any:
     """Each output cell is the mean of its window: ``rows @ x @ cols.T`` with
-    constant averaging matrices."""
+    constant averaging matrices (and ``depth`` along the third axis from the end, for
+    a 3-d pooling: the mean over a box is the mean over each of its sides in turn)."""
     dt = array_np_dtype(x)
+    if depth is not None:
+        x = fnp.moveaxis(fnp.tensordot(x, fnp.asarray(depth, dt), axes=([x.ndim - 3], [1])),
+                         -1, -3)
     y = fnp.swapaxes(fnp.tensordot(x, fnp.asarray(rows, dt), axes=([x.ndim - 2], [1])), -1, -2)
     return fnp.tensordot(y, fnp.asarray(cols, dt), axes=([x.ndim - 1], [1]))
 
@@ -752,6 +756,7 @@ _TABLE: dict[str, tuple] = {
     "max_pool": (_max_pool, "MaxPool2DWithIndicesBackward0", None, True),
     "avg_pool": (_avg_pool, "AvgPool2DBackward0", None, False),
     "adaptive_avg_pool": (_adaptive_avg_pool, "AdaptiveAvgPool2DBackward0", None, False),
+    "adaptive_avg_pool3d": (_adaptive_avg_pool, "AdaptiveAvgPool3DBackward0", None, False),
     "unfold": (_unfold, "Im2ColBackward0", None, False),
 }
 

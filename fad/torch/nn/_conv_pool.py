@@ -17,6 +17,7 @@ from ...primitives.windows import reduce_window_argmax_p as _argmax_p
 from ...primitives.windows import window_table as _window_table
 from .. import _functions as F
 from .._dtype import type_word as _type_word
+from .._graph import host
 from .._ops import call
 from ..tensor import Tensor, wrap
 from ._layers_more import _fits_mode
@@ -320,6 +321,12 @@ def max_unpool2d(input: Tensor, indices: Tensor, kernel_size: Any, stride: Any =
     return _max_unpool(2, input, indices, kernel_size, stride, padding, output_size)
 
 
+def max_unpool3d(input: Tensor, indices: Tensor, kernel_size: Any, stride: Any = None,
+                 padding: Any = 0, output_size: Any = None) -> Tensor:
+    """``max_unpool2d`` of ``(N, C, D, H, W)`` input (flat positions in the volume)."""
+    return _max_unpool(3, input, indices, kernel_size, stride, padding, output_size)
+
+
 def _max_unpool(nd: int, input: Tensor, indices: Tensor, kernel_size: Any, stride: Any,
                 padding: Any, output_size: Any) -> Tensor:
     kernel, stride, padding, _ = _pool_args(nd, kernel_size, stride, padding)
@@ -334,6 +341,13 @@ def _max_unpool(nd: int, input: Tensor, indices: Tensor, kernel_size: Any, strid
         size = wanted
     lead = tuple(input.shape[:-nd])
     plane = int(np.prod(size))
+    where = np.asarray(host(indices._value)).ravel()
+    bad = (where < 0) | (where >= plane)
+    if bad.any():
+        shown = "x".join(str(n) for n in (size + [1] if nd == 1 else size))
+        last = where[len(bad) - 1 - np.argmax(bad[::-1])]  # (the last one, as PyTorch mostly)
+        raise RuntimeError(f"Found an invalid max index: {last} (output volumes are of size "
+                           f"{shown})")
     flat = input.new_zeros((*lead, plane)).scatter(
         -1, indices.reshape(*lead, -1), input.reshape(*lead, -1))
     return flat.reshape(*lead, *size)
@@ -468,6 +482,27 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
     return call("adaptive_avg_pool", input, rows=rows, cols=cols)
 
 
+def adaptive_avg_pool3d(input: Tensor, output_size: Any) -> Tensor:
+    """``adaptive_avg_pool2d`` over the three last axes of ``(N, C, D, H, W)`` input.
+
+    >>> import fad.torch as torch
+    >>> x = torch.arange(8.0).reshape(1, 2, 2, 2)
+    >>> torch.nn.functional.adaptive_avg_pool3d(x, (1, 2, 1)).tolist()
+    [[[[2.5], [4.5]]]]
+    """
+    if isinstance(output_size, tuple | list) and len(output_size) != 3:
+        raise RuntimeError("adaptive_avg_pool3d: output_size must be 3")
+    if input.dim() not in (4, 5):
+        raise RuntimeError("adaptive_avg_pool3d(): Expected 4D or 5D tensor, but got "
+                           f"{list(input.shape)}")
+    sizes = [n if o is None else o
+             for n, o in zip(input.shape[-3:], _ntuple(output_size, 3))]
+    if sizes == [1, 1, 1]:  # (a global mean, as PyTorch computes it)
+        return call("mean_dim", input, dim=(-3, -2, -1), keepdim=True)
+    depth, rows, cols = (_averaging_matrix(n, o) for n, o in zip(input.shape[-3:], sizes))
+    return call("adaptive_avg_pool3d", input, rows=rows, cols=cols, depth=depth)
+
+
 def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
     """``adaptive_avg_pool2d`` over a length-1 height.
 
@@ -514,7 +549,8 @@ def _lp_pool(input: Tensor, norm_type: float, kernel_size: Any, stride: Any, cei
              nd: int) -> Tensor:
     """Power-average pooling: the ``norm_type``-norm of each window (an infinite
     norm is max pooling of the absolute values)."""
-    pool_max, pool_avg = (max_pool1d, avg_pool1d) if nd == 1 else (max_pool2d, avg_pool2d)
+    pool_max, pool_avg = {1: (max_pool1d, avg_pool1d), 2: (max_pool2d, avg_pool2d),
+                          3: (max_pool3d, avg_pool3d)}[nd]
     if norm_type == float("inf"):
         return pool_max(input.abs(), kernel_size, stride, 0, 1, ceil_mode)
     if norm_type == -float("inf"):
@@ -534,6 +570,14 @@ def lp_pool1d(input: Tensor, norm_type: float, kernel_size: int, stride: Any = N
     tensor([[[5., 1.]]])
     """
     return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, 1)
+
+
+def lp_pool3d(input: Tensor, norm_type: float, kernel_size: Any, stride: Any = None,
+              ceil_mode: bool = False) -> Tensor:
+    """The ``norm_type``-norm of each window over the last three axes."""
+    if input.dim() not in (4, 5) or not input.numel():
+        raise RuntimeError("non-empty 4D or 5D (batch mode) tensor expected for input")
+    return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, 3)
 
 
 def lp_pool2d(input: Tensor, norm_type: float, kernel_size: Any, stride: Any = None,

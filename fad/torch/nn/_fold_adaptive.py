@@ -1,5 +1,5 @@
 """``F.fold`` (col2im: ``conv_transpose2d`` with a one-hot kernel, so overlapping
-blocks add up) and ``F.adaptive_max_pool1d/2d`` (every window gathered with
+blocks add up) and ``F.adaptive_max_pool1d/2d/3d`` (every window gathered with
 ``index_select``, its maximum picked with ``argmax`` and ``gather``: the gradient
 goes to the first maximum, as PyTorch's)."""
 
@@ -74,29 +74,52 @@ def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = 
     >>> torch.nn.functional.adaptive_max_pool2d(x, 2).tolist()
     [[[4.0, 5.0], [7.0, 8.0]]]
     """
-    if input.dim() not in (3, 4):
-        raise RuntimeError("adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: "
+    return _adaptive_max(input, output_size, return_indices, 2)
+
+
+def adaptive_max_pool3d(input: Tensor, output_size: Any, return_indices: bool = False
+                        ) -> Any:
+    """``adaptive_max_pool2d`` over the three last axes (``return_indices``: flat
+    ``(d * H + h) * W + w`` positions).
+
+    >>> import fad.torch as torch
+    >>> x = torch.arange(8.0).reshape(1, 2, 2, 2)
+    >>> torch.nn.functional.adaptive_max_pool3d(x, (1, 1, 2)).tolist()
+    [[[[6.0, 7.0]]]]
+    """
+    return _adaptive_max(input, output_size, return_indices, 3)
+
+
+def _adaptive_max(input: Tensor, output_size: Any, return_indices: bool, nd: int) -> Any:
+    """Every window of the ``nd`` last axes gathered with ``index_select`` (axis by
+    axis), its cells laid along a last axis, the maximum picked there."""
+    name = f"adaptive_max_pool{nd}d()"
+    if input.dim() not in (nd + 1, nd + 2):
+        raise RuntimeError(f"{name}: Expected {nd + 1}D or {nd + 2}D tensor, but got: "
                            f"{list(input.shape)}")
-    if isinstance(output_size, tuple | list) and len(output_size) != 2:
-        raise RuntimeError("adaptive_max_pool2d(): internal error: output_size.size() must "
-                           "be 2")
-    (H, W), lead = input.shape[-2:], tuple(input.shape[:-2])
-    oh, ow = (n if o is None else o for n, o in zip((H, W), _ntuple(output_size, 2)))
-    rows, cols = _windows(H, oh), _windows(W, ow)
-    lh, lw = rows.shape[1], cols.shape[1]
-    win = F.index_select(input, -2, wrap(rows.reshape(-1)))
-    win = F.index_select(win, -1, wrap(cols.reshape(-1)))
-    n = len(lead)
-    win = win.reshape(*lead, oh, lh, ow, lw).permute(*range(n), n, n + 2, n + 1, n + 3)
-    win = win.reshape(*lead, oh, ow, lh * lw)
+    if isinstance(output_size, tuple | list) and len(output_size) != nd:
+        raise RuntimeError(f"{name}: internal error: output_size.size() must be {nd}")
+    dims, lead = tuple(input.shape[-nd:]), tuple(input.shape[:-nd])
+    sizes = [n if o is None else o for n, o in zip(dims, _ntuple(output_size, nd))]
+    wins = [_windows(n, o) for n, o in zip(dims, sizes)]
+    lens = [w.shape[1] for w in wins]
+    win, n = input, len(lead)
+    for k, w in enumerate(wins):
+        win = F.index_select(win, n + k, wrap(w.reshape(-1)))
+    win = win.reshape(*lead, *(v for o, m in zip(sizes, lens) for v in (o, m)))
+    win = win.permute(*range(n), *(n + 2 * k for k in range(nd)),
+                      *(n + 2 * k + 1 for k in range(nd)))
+    win = win.reshape(*lead, *sizes, int(np.prod(lens)))
     pick = F.argmax(win, -1, keepdim=True)
     out = F.squeeze(F.gather(win, -1, pick), -1)
     if not return_indices:
         return out
-    a = pick.detach().numpy()[..., 0]
-    r = rows[np.arange(oh)[:, None], a // max(lw, 1)]
-    q = cols[np.arange(ow)[None, :], a % max(lw, 1)]
-    return out, wrap(r * W + q)
+    taps = np.unravel_index(pick.detach().numpy()[..., 0], [max(m, 1) for m in lens])
+    flat = np.zeros(taps[0].shape, dtype=np.int64)
+    for k, (w, tap) in enumerate(zip(wins, taps)):  # each axis's cell, row-major
+        at = np.arange(sizes[k]).reshape([-1 if j == k else 1 for j in range(nd)])
+        flat = flat * dims[k] + w[at, tap]
+    return out, wrap(flat)
 
 
 def adaptive_max_pool1d(input: Tensor, output_size: Any, return_indices: bool = False

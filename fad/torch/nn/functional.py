@@ -27,6 +27,7 @@ from ._common import _inplace, _reduction, _v
 from ._conv_pool import (  # noqa: F401  (convolutions and pooling, re-exported)
     adaptive_avg_pool1d,
     adaptive_avg_pool2d,
+    adaptive_avg_pool3d,
     avg_pool1d,
     avg_pool2d,
     avg_pool3d,
@@ -38,18 +39,42 @@ from ._conv_pool import (  # noqa: F401  (convolutions and pooling, re-exported)
     conv_transpose3d,
     lp_pool1d,
     lp_pool2d,
+    lp_pool3d,
     max_pool1d,
     max_pool2d,
     max_pool3d,
     max_unpool1d,
     max_unpool2d,
+    max_unpool3d,
     unfold,
 )
 from ._embedding_bag import embedding_bag  # noqa: F401
-from ._fold_adaptive import adaptive_max_pool1d, adaptive_max_pool2d, fold  # noqa: F401
+from ._fold_adaptive import (  # noqa: F401
+    adaptive_max_pool1d,
+    adaptive_max_pool2d,
+    adaptive_max_pool3d,
+    fold,
+)
 from ._grid import affine_grid, grid_sample  # noqa: F401
 from ._layers_more import *  # noqa: F403  (padding modes, shuffles, dropouts)
 from ._losses import *  # noqa: F403  (more losses, distances, re-exported)
+
+
+def _with_indices(pool: Any) -> Any:
+    """``pool`` with ``return_indices=True``: PyTorch's ``*_with_indices`` names."""
+    def pooled(*args: Any, **kwargs: Any) -> tuple:
+        kwargs.pop("return_indices", None)
+        return pool(*args, **kwargs, return_indices=True)
+    pooled.__name__ = pooled.__qualname__ = pool.__name__ + "_with_indices"
+    pooled.__doc__ = f"``{pool.__name__}`` with ``return_indices=True``: values and positions."
+    return pooled
+
+
+(max_pool1d_with_indices, max_pool2d_with_indices, max_pool3d_with_indices,
+ adaptive_max_pool1d_with_indices, adaptive_max_pool2d_with_indices,
+ adaptive_max_pool3d_with_indices) = (_with_indices(f) for f in (
+     max_pool1d, max_pool2d, max_pool3d, adaptive_max_pool1d, adaptive_max_pool2d,
+     adaptive_max_pool3d))
 
 relu = F.relu
 sigmoid = F.sigmoid

@@ -58,24 +58,28 @@ from .module import Buffer, Module, Parameter, _IncompatibleKeys, _rebuild_param
 from .pooling import (
     AdaptiveAvgPool1d,
     AdaptiveAvgPool2d,
+    AdaptiveAvgPool3d,
     AdaptiveMaxPool1d,
     AdaptiveMaxPool2d,
+    AdaptiveMaxPool3d,
     AvgPool1d,
     AvgPool2d,
     AvgPool3d,
     Fold,
     LPPool1d,
     LPPool2d,
+    LPPool3d,
     MaxPool1d,
     MaxPool2d,
     MaxPool3d,
     MaxUnpool1d,
     MaxUnpool2d,
+    MaxUnpool3d,
     Unflatten,
     Unfold,
 )
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
-from .wrappers import DataParallel, LazyLinear, UninitializedParameter
+from .wrappers import DataParallel, LazyLinear, UninitializedBuffer, UninitializedParameter
 
 # isort: split
 # normalisation and attention
@@ -185,7 +189,8 @@ __all__ += ["SELU", "CELU", "Mish", "Hardswish", "Hardsigmoid", "Hardtanh", "Sof
             "InstanceNorm3d", "RMSNorm", "ChannelShuffle"]
 __all__ += ["ParameterDict", "Buffer", "DataParallel", "LazyLinear", "UninitializedParameter",
             "MaxPool3d", "AvgPool3d", "ConvTranspose3d", "MaxUnpool1d", "MaxUnpool2d",
-            "EmbeddingBag"]
+            "EmbeddingBag", "MaxUnpool3d", "AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "LPPool3d",
+            "UninitializedBuffer"]
 
 for _obj in [globals()[n] for n in __all__] + [_rebuild_param, _IncompatibleKeys,
                                               NonDynamicallyQuantizableLinear]:

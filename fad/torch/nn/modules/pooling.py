@@ -15,7 +15,7 @@ from .module import Module
 __all__ = ["LPPool1d", "LPPool2d", "MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d",
            "AdaptiveAvgPool1d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "Fold", "Unfold",
            "AdaptiveAvgPool2d", "Unflatten", "MaxPool3d", "AvgPool3d", "MaxUnpool1d",
-           "MaxUnpool2d"]
+           "MaxUnpool2d", "MaxUnpool3d", "AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "LPPool3d"]
 
 
 class _MaxPool(Module):
@@ -85,7 +85,7 @@ class _MaxUnpool(Module):
         self.kernel_size, self.stride, self.padding = k, s, p
 
     def forward(self, input: Tensor, indices: Tensor, output_size: Any = None) -> Tensor:
-        unpool = NF.max_unpool1d if self._nd == 1 else NF.max_unpool2d
+        unpool = (NF.max_unpool1d, NF.max_unpool2d, NF.max_unpool3d)[self._nd - 1]
         return unpool(input, indices, self.kernel_size, self.stride, self.padding, output_size)
 
     def extra_repr(self) -> str:
@@ -110,6 +110,17 @@ class MaxUnpool2d(_MaxUnpool):
     >>> torch.nn.MaxUnpool2d(2)
     MaxUnpool2d(kernel_size=(2, 2), stride=(2, 2), padding=(0, 0))
     """
+
+
+class MaxUnpool3d(_MaxUnpool):
+    """``F.max_unpool3d`` as a module.
+
+    >>> import fad.torch as torch
+    >>> torch.nn.MaxUnpool3d(2)
+    MaxUnpool3d(kernel_size=(2, 2, 2), stride=(2, 2, 2), padding=(0, 0, 0))
+    """
+
+    _nd = 3
 
 
 class AvgPool2d(Module):
@@ -212,6 +223,18 @@ class AdaptiveAvgPool2d(Module):
         return f"output_size={self.output_size}"
 
 
+class AdaptiveAvgPool3d(AdaptiveAvgPool2d):
+    """Mean pooling of ``(N, C, D, H, W)`` input to a fixed ``output_size``.
+
+    >>> import fad.torch as torch
+    >>> torch.nn.AdaptiveAvgPool3d((1, None, 2))(torch.ones(1, 2, 3, 4, 5)).shape
+    torch.Size([1, 2, 1, 4, 2])
+    """
+
+    def forward(self, input: Tensor) -> Tensor:
+        return NF.adaptive_avg_pool3d(input, self.output_size)
+
+
 class Unflatten(Module):
     """Axis ``dim`` reshaped to ``unflattened_size``.
 
@@ -260,6 +283,18 @@ class AdaptiveMaxPool1d(AdaptiveMaxPool2d):
 
     def forward(self, input: Tensor) -> Any:
         return NF.adaptive_max_pool1d(input, self.output_size, self.return_indices)
+
+
+class AdaptiveMaxPool3d(AdaptiveMaxPool2d):
+    """Max pooling of ``(N, C, D, H, W)`` input to a fixed ``output_size``.
+
+    >>> import fad.torch as torch
+    >>> torch.nn.AdaptiveMaxPool3d(1)(torch.arange(8.0).reshape(1, 2, 2, 2)).tolist()
+    [[[[7.0]]]]
+    """
+
+    def forward(self, input: Tensor) -> Any:
+        return NF.adaptive_max_pool3d(input, self.output_size, self.return_indices)
 
 
 class Fold(Module):
@@ -345,3 +380,14 @@ class LPPool2d(_LPPoolNd):
     """
 
     _fn = "lp_pool2d"
+
+
+class LPPool3d(_LPPoolNd):
+    """Power-average pooling of ``(N, C, D, H, W)`` input.
+
+    >>> import fad.torch as torch
+    >>> torch.nn.LPPool3d(2, 2)(torch.ones(1, 1, 2, 4, 4)).shape
+    torch.Size([1, 1, 1, 2, 2])
+    """
+
+    _fn = "lp_pool3d"
