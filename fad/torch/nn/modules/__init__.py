@@ -31,6 +31,21 @@ from .layers import (
     Softplus,
     Tanh,
 )
+from .lazy import (
+    LazyBatchNorm1d,
+    LazyBatchNorm2d,
+    LazyBatchNorm3d,
+    LazyConv1d,
+    LazyConv2d,
+    LazyConv3d,
+    LazyConvTranspose1d,
+    LazyConvTranspose2d,
+    LazyConvTranspose3d,
+    LazyInstanceNorm1d,
+    LazyInstanceNorm2d,
+    LazyInstanceNorm3d,
+    LazyLinear,
+)
 from .loss import (
     BCELoss,
     BCEWithLogitsLoss,
@@ -79,7 +94,7 @@ from .pooling import (
     Unfold,
 )
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
-from .wrappers import DataParallel, LazyLinear, UninitializedBuffer, UninitializedParameter
+from .wrappers import DataParallel, UninitializedBuffer, UninitializedParameter
 
 # isort: split
 # normalisation and attention
@@ -190,7 +205,10 @@ __all__ += ["SELU", "CELU", "Mish", "Hardswish", "Hardsigmoid", "Hardtanh", "Sof
 __all__ += ["ParameterDict", "Buffer", "DataParallel", "LazyLinear", "UninitializedParameter",
             "MaxPool3d", "AvgPool3d", "ConvTranspose3d", "MaxUnpool1d", "MaxUnpool2d",
             "EmbeddingBag", "MaxUnpool3d", "AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "LPPool3d",
-            "UninitializedBuffer"]
+            "UninitializedBuffer", "LazyConv1d", "LazyConv2d", "LazyConv3d",
+            "LazyConvTranspose1d", "LazyConvTranspose2d", "LazyConvTranspose3d",
+            "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d", "LazyInstanceNorm1d",
+            "LazyInstanceNorm2d", "LazyInstanceNorm3d"]
 
 for _obj in [globals()[n] for n in __all__] + [_rebuild_param, _IncompatibleKeys,
                                               NonDynamicallyQuantizableLinear]:

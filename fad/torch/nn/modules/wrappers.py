@@ -1,6 +1,5 @@
-"""Modules that wrap or defer another: ``DataParallel`` (one process: the module
-itself, under ``module``) and ``LazyLinear`` (a ``Linear`` whose input size is read
-from its first input)."""
+"""Modules that wrap another, ``DataParallel`` (one process: the module itself,
+under ``module``), and the placeholders of lazy modules' parameters and buffers."""
 
 from __future__ import annotations
 
@@ -8,10 +7,9 @@ from typing import Any
 
 from ..._creation import empty
 from ...tensor import Tensor
-from .layers import Linear
 from .module import Module, Parameter
 
-__all__ = ["DataParallel", "LazyLinear", "UninitializedParameter", "UninitializedBuffer"]
+__all__ = ["DataParallel", "UninitializedParameter", "UninitializedBuffer"]
 
 
 class DataParallel(Module):
@@ -34,12 +32,25 @@ class DataParallel(Module):
         return self.module(*inputs, **kwargs)
 
 
+_UNINITIALIZED = ("Can't access the shape of an uninitialized parameter or buffer. This error "
+                  "usually happens in `load_state_dict` when trying to load an uninitialized "
+                  "parameter into an initialized one. Call `forward` to initialize the "
+                  "parameters before accessing their attributes.")
+
+
+def _no_shape(self: Tensor, *args: Any) -> Any:
+    raise RuntimeError(_UNINITIALIZED)
+
+
 class UninitializedParameter(Parameter):
     """A parameter whose shape a lazy module learns from its first input."""
 
     def __new__(cls, requires_grad: bool = True, device: Any = None,
                 dtype: Any = None) -> "UninitializedParameter":
         return super().__new__(cls, empty(0, dtype=dtype), requires_grad)
+
+    shape = property(_no_shape)  # (as PyTorch's: a lazy module has yet to shape it)
+    size = _no_shape
 
     def __repr__(self) -> str:
         return "<UninitializedParameter>"
@@ -54,6 +65,9 @@ class UninitializedBuffer(Tensor):
         t.__class__ = cls
         return t.requires_grad_(requires_grad)
 
+    shape = property(_no_shape)
+    size = _no_shape
+
     def __repr__(self) -> str:
         return "<UninitializedBuffer>"
 
@@ -61,42 +75,3 @@ class UninitializedBuffer(Tensor):
 def is_lazy(param: Any) -> bool:
     """Whether ``param`` is a parameter or buffer that a lazy module has yet to shape."""
     return isinstance(param, UninitializedParameter | UninitializedBuffer)
-
-
-class LazyLinear(Module):
-    """A ``Linear`` of ``out_features`` whose ``in_features`` is the last dimension
-    of its first input; it then becomes a ``Linear`` (initialised as one), as
-    PyTorch's.
-
-    >>> import fad.torch as torch
-    >>> layer = torch.nn.LazyLinear(3)
-    >>> _ = layer(torch.ones(2, 5))
-    >>> layer
-    Linear(in_features=5, out_features=3, bias=True)
-    """
-
-    cls_to_become = Linear
-
-    def __init__(self, out_features: int, bias: bool = True, device: Any = None,
-                 dtype: Any = None):
-        super().__init__()
-        self.in_features, self.out_features, self._dtype = 0, out_features, dtype
-        self.weight = UninitializedParameter(dtype=dtype)
-        if bias:
-            self.bias = UninitializedParameter(dtype=dtype)
-        else:
-            self.register_parameter("bias", None)
-
-    def forward(self, input: Tensor) -> Tensor:
-        self.in_features = input.shape[-1]
-        self.weight = Parameter(empty(self.out_features, self.in_features, dtype=self._dtype))
-        if self.bias is not None:
-            self.bias = Parameter(empty(self.out_features, dtype=self._dtype))
-        object.__setattr__(self, "__class__", self.cls_to_become)
-        self.__dict__.pop("_dtype", None)
-        self.reset_parameters()
-        return self(input)
-
-    def extra_repr(self) -> str:
-        return (f"in_features={self.in_features}, out_features={self.out_features}, "
-                f"bias={self.bias is not None}")
