@@ -113,6 +113,9 @@ from .linalg import _pinverse as pinverse, _torch_slogdet as slogdet  # noqa: E4
 from .linalg import logdet, matrix_exp, matrix_power  # noqa: E402,F401
 from .linalg import _torch_cholesky as cholesky, _torch_qr as qr  # noqa: E402,F401
 from .linalg import cholesky_inverse, cholesky_solve  # noqa: E402,F401
+from ._householder import geqrf, orgqr  # noqa: E402,F401
+
+Tensor.geqrf, Tensor.orgqr = geqrf, orgqr
 from ._signal_windows import *  # noqa: E402,F403
 from ._nn_aliases import *  # noqa: E402,F403
 from ._utilities import *  # noqa: E402,F403

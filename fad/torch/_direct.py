@@ -25,6 +25,7 @@ from ..primitives.indexing import Indexer
 from . import _graph
 from ._compiled import compiled_vjp
 from ._graph import AccumulateGrad, accumulate_grad, array_aval, nexts_of
+from ._memory import owner
 from .tensor import Tensor, note_alias, view_of_own, wrap
 
 _wrap = wrap
@@ -50,7 +51,7 @@ def _union(saved: tuple, diff: Any) -> tuple:
 def _root(x: Any) -> Any:
     """The array owning the memory of NumPy array ``x`` (``x`` itself if it does)."""
     if type(x) is np.ndarray and x.base is not None:
-        return x.base
+        return owner(x)
     return x
 
 
@@ -76,12 +77,12 @@ def _aliasing(t: Tensor, args: tuple) -> Tensor:
     ``t._base``."""
     o = t._value
     if type(o) is np.ndarray:
-        root = o.base
+        root = None if o.base is None else owner(o)
         for a in args:
             if isinstance(a, Tensor):
                 v = a._value
                 if v is o or root is not None and (v is root or type(v) is np.ndarray
-                                                   and v.base is root):
+                                                   and owner(v) is root):
                     if a._cow:
                         view_of_own(t, a)
                     t._vc = a._vc

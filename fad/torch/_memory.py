@@ -53,17 +53,27 @@ def writable_alias(a: np.ndarray) -> np.ndarray | None:
     if a.flags.writeable:
         return a
     root = owner(a)
-    if not root.flags.writeable or not root.flags.c_contiguous:
+    if not root.flags.writeable:
         return None
+    if not root.flags.c_contiguous:  # (an F-ordered owner's memory, as a 1-d view)
+        if not root.flags.f_contiguous:
+            return None
+        root = root.ravel(order="K")
     offset = address(a) - address(root)
     return np.ndarray(a.shape, a.dtype, buffer=root, offset=offset, strides=a.strides)
 
 
 def owner(a: np.ndarray) -> np.ndarray:
-    """The array owning ``a``'s memory (the last NumPy array among its bases)."""
-    while isinstance(a.base, np.ndarray):
-        a = a.base
-    return a
+    """The array owning ``a``'s memory: the last NumPy array among its bases, through
+    the wrapper objects some strided views have for a base (their own ``base`` is
+    the array they view: see ``fad.primitives.strided``)."""
+    while True:
+        b = a.base
+        if b is not None and type(b) is not np.ndarray:
+            b = getattr(b, "base", None)
+        if not isinstance(b, np.ndarray):
+            return a
+        a = b
 
 
 def address(a: np.ndarray) -> int:

@@ -36,7 +36,7 @@ __all__ = ["norm", "vector_norm", "matrix_norm", "inv", "solve", "det", "slogdet
            "matrix_rank", "cross", "vecdot", "multi_dot", "matrix_power", "matrix_exp",
            "solve_triangular", "lu_factor", "lu_solve", "lu", "cholesky_ex", "inv_ex",
            "solve_ex", "cond", "diagonal", "vander", "matmul", "tensorinv", "tensorsolve",
-           "LinAlgError"]
+           "householder_product", "LinAlgError"]
 
 
 
@@ -668,6 +668,7 @@ def _torch_svd(input: Tensor, some: bool = True, compute_uv: bool = True) -> tup
 
 
 # the triangular and LU solvers, the ``_ex`` forms and the small helpers
+from ._householder import householder_product  # noqa: E402,F401
 from ._linalg_solvers import (  # noqa: E402,F401
     cholesky_ex,
     cond,

@@ -47,10 +47,11 @@ def reshape(input: Tensor, *shape: Any) -> Tensor:
 
 
 def _view_fits(input: Tensor, new: tuple) -> bool:
-    """Whether ``input``, a view (a transpose, a slice...), can be seen at shape
+    """Whether ``input`` (a view, or a tensor laid out otherwise than row by row: a
+    transposed tensor's elementwise result keeps its layout) can be seen at shape
     ``new`` without a copy."""
     v = input._value
-    return type(v) is not np.ndarray or v.flags.c_contiguous or input._base is None or \
+    return type(v) is not np.ndarray or v.flags.c_contiguous or \
         _viewable(v.shape, [st // max(v.itemsize, 1) for st in v.strides], new)
 
 

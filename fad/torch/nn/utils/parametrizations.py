@@ -1,19 +1,25 @@
 """``torch.nn.utils.parametrizations``: ``weight_norm`` (the weight as
-``g * v / ||v||``, ``g`` and ``v`` its originals ``original0`` and ``original1``) and
-``spectral_norm`` (the weight divided by its largest singular value) as
-parametrizations, on ``parametrize``."""
+``g * v / ||v||``, ``g`` and ``v`` its originals ``original0`` and ``original1``),
+``spectral_norm`` (the weight divided by its largest singular value) and
+``orthogonal`` (an orthogonal or unitary weight) as parametrizations, on
+``parametrize``."""
 
 from __future__ import annotations
 
+import numpy as np
+
 from ... import _functions as F
+from ... import linalg
+from ..._creation import eye, randn, zeros_like
 from ..._grad_mode import no_grad
+from ..._householder import geqrf, householder_product
 from ...tensor import Tensor
 from ..functional import normalize
 from ..modules.module import Module
 from .parametrize import register_parametrization
 from .spectral_norm import as_matrix, check_iterations, default_dim
 
-__all__ = ["weight_norm", "spectral_norm"]
+__all__ = ["weight_norm", "spectral_norm", "orthogonal"]
 
 
 def _norm_except_dim(v: Tensor, dim: int | None) -> Tensor:
@@ -121,3 +127,128 @@ def spectral_norm(module: Module, name: str = "weight", n_power_iterations: int 
         raise ValueError(f"Module '{module}' has no parameter or buffer with name '{name}'")
     return register_parametrization(
         module, name, _SpectralNorm(weight, n_power_iterations, default_dim(module, dim), eps))
+
+
+_MAPS = ("matrix_exp", "cayley", "householder")
+
+
+def _is_orthogonal(q: Tensor) -> bool:
+    """Whether the columns of ``q`` are orthonormal, to ``10 n`` ulps."""
+    n, k = q.shape[-2:]
+    eps = 10.0 * n * float(np.finfo(q.dtype.np).eps)
+    return bool(F.allclose(q.mH @ q, eye(k, dtype=q.dtype), atol=eps))
+
+
+def _make_orthogonal(a: Tensor) -> Tensor:
+    """The ``Q`` of ``A = QR`` (``A`` tall) with ``R``'s diagonal made non-negative."""
+    x, tau = geqrf(a)
+    q = householder_product(x, tau)
+    return q * x.diagonal(dim1=-2, dim2=-1).sgn().unsqueeze(-2)
+
+
+class _Orthogonal(Module):
+    """An orthogonal (unitary) matrix from an unconstrained one ``X``: the matrix
+    exponential or the Cayley map ``(I + A/2)(I - A/2)^-1`` of the skew-symmetric
+    ``A = L - L^H`` (``L``: ``X``'s lower triangle, completed to a square matrix for a
+    tall ``X``, the first columns kept), or the product of the Householder reflectors
+    stored below ``X``'s diagonal (signed by that diagonal). With the trivialization
+    (``base``), the result multiplies a fixed orthogonal ``base`` set on assignment,
+    so that assigning ``Q`` gives ``X = -I`` and the map's output ``base = Q``."""
+
+    def __init__(self, weight: Tensor, orthogonal_map: str, *, use_trivialization: bool = True):
+        super().__init__()
+        if weight.is_complex() and orthogonal_map == "householder":
+            raise ValueError("The householder parametrization does not support complex "
+                             "tensors.")
+        self.shape = weight.shape
+        self.orthogonal_map = orthogonal_map
+        if use_trivialization:
+            self.register_buffer("base", None)
+
+    def forward(self, X: Tensor) -> Tensor:
+        n, k = X.shape[-2:]
+        transposed = n < k
+        if transposed:
+            X = X.mT
+            n, k = k, n
+        if self.orthogonal_map in ("matrix_exp", "cayley"):
+            X = X.tril()
+            if n != k:  # (embedded in a square matrix)
+                X = F.cat([X, X.new_zeros(n, n - k).expand(*X.shape[:-2], -1, -1)], dim=-1)
+            A = X - X.mH
+            if self.orthogonal_map == "matrix_exp":
+                Q = linalg.matrix_exp(A)
+            else:
+                Id = eye(n, dtype=A.dtype)
+                Q = linalg.solve(F.add(Id, A, alpha=-0.5), F.add(Id, A, alpha=0.5))
+            if n != k:
+                Q = Q[..., :k]
+        else:
+            A = X.tril(diagonal=-1)
+            tau = 2.0 / (1.0 + (A * A).sum(dim=-2))
+            Q = householder_product(A, tau)
+            # (the diagonal's signs, read as integers: no gradient flows through them)
+            Q = Q * X.diagonal(dim1=-2, dim2=-1).int().unsqueeze(-2)
+        if "base" in self._buffers:
+            Q = self.base @ Q
+        return Q.mT if transposed else Q
+
+    def right_inverse(self, Q: Tensor) -> Tensor:
+        if Q.shape != self.shape:
+            raise ValueError(f"Expected a matrix or batch of matrices of shape {self.shape}. "
+                             f"Got a tensor of shape {Q.shape}.")
+        with no_grad():
+            Q_init = Q
+            n, k = Q.shape[-2:]
+            transposed = n < k
+            if transposed:
+                Q = Q.mT
+                n, k = k, n
+            if "base" not in self._buffers:
+                if self.orthogonal_map in ("matrix_exp", "cayley"):
+                    raise NotImplementedError(
+                        "It is not possible to assign to the matrix exponential or the Cayley "
+                        "parametrizations when use_trivialization=False.")
+                A, tau = geqrf(Q)  # (a QR with R's diagonal positive: signs kept there)
+                d = A.diagonal(dim1=-2, dim2=-1)
+                d.sign_()
+                d[tau == 0.0] *= -1
+                return A.mT if transposed else A
+            if n == k:
+                Q = Q.clone() if _is_orthogonal(Q) else _make_orthogonal(Q)
+            else:  # completed into a square orthogonal matrix by random columns
+                N = randn(*(tuple(Q.shape[:-2]) + (n, n - k)), dtype=Q.dtype)
+                Q = _make_orthogonal(F.cat([Q, N], dim=-1))
+            self.base = Q
+            neg_id = zeros_like(Q_init)  # (householder(zeros) is the identity's columns)
+            neg_id.diagonal(dim1=-2, dim2=-1).fill_(-1.0)
+            return neg_id
+
+
+def orthogonal(module: Module, name: str = "weight", orthogonal_map: str | None = None, *,
+               use_trivialization: bool = True) -> Module:
+    """Reparametrize the matrix (or batch of matrices) ``module.<name>`` to stay
+    orthogonal (unitary if complex): ``orthogonal_map`` is ``"matrix_exp"`` (the
+    default for a square or complex matrix), ``"cayley"`` or ``"householder"`` (the
+    default otherwise); see ``_Orthogonal``.
+
+    >>> import fad.torch as torch
+    >>> m = torch.nn.utils.parametrizations.orthogonal(torch.nn.Linear(4, 3))
+    >>> w = m.weight
+    >>> torch.allclose(w @ w.T, torch.eye(3), atol=1e-6)
+    True
+    """
+    weight = getattr(module, name, None)
+    if not isinstance(weight, Tensor):
+        raise ValueError(f"Module '{module}' has no parameter or buffer with name '{name}'")
+    if weight.dim() < 2:
+        raise ValueError("Expected a matrix or batch of matrices. Got a tensor of "
+                         f"{weight.dim()} dimensions.")
+    if orthogonal_map is None:
+        square = weight.shape[-2] == weight.shape[-1]
+        orthogonal_map = "matrix_exp" if square or weight.is_complex() else "householder"
+    if orthogonal_map not in _MAPS:
+        raise ValueError('orthogonal_map has to be one of "matrix_exp", "cayley", '
+                         f'"householder". Got: {orthogonal_map}')
+    orth = _Orthogonal(weight, orthogonal_map, use_trivialization=use_trivialization)
+    return register_parametrization(module, name, orth, unsafe=True)
