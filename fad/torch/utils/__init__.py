@@ -1,6 +1,7 @@
 """``torch.utils``: ``data`` (datasets and loaders), ``dlpack`` (exchange with other
-libraries), ``checkpoint`` (activation checkpointing)."""
+libraries), ``checkpoint`` (activation checkpointing), ``benchmark`` (timing
+statements) and ``hooks``."""
 
-from . import checkpoint, data, dlpack
+from . import benchmark, checkpoint, data, dlpack, hooks
 
-__all__ = ["checkpoint", "data", "dlpack"]
+__all__ = ["benchmark", "checkpoint", "data", "dlpack", "hooks"]
