@@ -104,7 +104,7 @@ from . import autograd, backends, cuda, nn, optim, profiler, serialization, util
 from . import accelerator, random  # noqa: E402
 from .random import poisson  # noqa: E402,F401
 # torch.func, torch.linalg, torch.special and their top-level aliases
-from . import amp, distributions, fft, func, linalg, special, testing  # noqa: E402
+from . import amp, distributions, fft, func, jit, linalg, special, testing  # noqa: E402
 from .amp import GradScaler, autocast, get_autocast_dtype, is_autocast_enabled  # noqa: E402,F401
 from ._functions.strided import TypedStorage, UntypedStorage  # noqa: E402,F401
 from .func import vmap  # noqa: E402,F401
