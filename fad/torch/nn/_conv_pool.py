@@ -469,17 +469,7 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
     >>> torch.nn.functional.adaptive_avg_pool2d(x, 1).tolist()
     [[[[7.5]]]]
     """
-    if isinstance(output_size, tuple | list) and len(output_size) != 2:
-        raise RuntimeError("adaptive_avg_pool2d: output_size must be 2")
-    if input.dim() not in (3, 4):
-        raise RuntimeError("adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got "
-                           f"{list(input.shape)}")
-    sizes = [n if o is None else o
-             for n, o in zip(input.shape[-2:], _ntuple(output_size, 2))]
-    if sizes == [1, 1]:  # (a global mean, as PyTorch computes it)
-        return call("mean_dim", input, dim=(-2, -1), keepdim=True)
-    rows, cols = (_averaging_matrix(n, o) for n, o in zip(input.shape[-2:], sizes))
-    return call("adaptive_avg_pool", input, rows=rows, cols=cols)
+    return _adaptive_avg(input, output_size, 2)
 
 
 def adaptive_avg_pool3d(input: Tensor, output_size: Any) -> Tensor:
@@ -490,17 +480,25 @@ def adaptive_avg_pool3d(input: Tensor, output_size: Any) -> Tensor:
     >>> torch.nn.functional.adaptive_avg_pool3d(x, (1, 2, 1)).tolist()
     [[[[2.5], [4.5]]]]
     """
-    if isinstance(output_size, tuple | list) and len(output_size) != 3:
-        raise RuntimeError("adaptive_avg_pool3d: output_size must be 3")
-    if input.dim() not in (4, 5):
-        raise RuntimeError("adaptive_avg_pool3d(): Expected 4D or 5D tensor, but got "
+    return _adaptive_avg(input, output_size, 3)
+
+
+def _adaptive_avg(input: Tensor, output_size: Any, nd: int) -> Tensor:
+    """Mean pooling of the ``nd`` last axes: a constant averaging matrix per axis."""
+    name = f"adaptive_avg_pool{nd}d"
+    if isinstance(output_size, tuple | list) and len(output_size) != nd:
+        raise RuntimeError(f"{name}: output_size must be {nd}")
+    if input.dim() not in (nd + 1, nd + 2):
+        raise RuntimeError(f"{name}(): Expected {nd + 1}D or {nd + 2}D tensor, but got "
                            f"{list(input.shape)}")
     sizes = [n if o is None else o
-             for n, o in zip(input.shape[-3:], _ntuple(output_size, 3))]
-    if sizes == [1, 1, 1]:  # (a global mean, as PyTorch computes it)
-        return call("mean_dim", input, dim=(-3, -2, -1), keepdim=True)
-    depth, rows, cols = (_averaging_matrix(n, o) for n, o in zip(input.shape[-3:], sizes))
-    return call("adaptive_avg_pool3d", input, rows=rows, cols=cols, depth=depth)
+             for n, o in zip(input.shape[-nd:], _ntuple(output_size, nd))]
+    if sizes == [1] * nd:  # (a global mean, as PyTorch computes it)
+        return call("mean_dim", input, dim=tuple(range(-nd, 0)), keepdim=True)
+    mats = [_averaging_matrix(n, o) for n, o in zip(input.shape[-nd:], sizes)]
+    if nd == 2:
+        return call("adaptive_avg_pool", input, rows=mats[0], cols=mats[1])
+    return call("adaptive_avg_pool3d", input, rows=mats[1], cols=mats[2], depth=mats[0])
 
 
 def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:

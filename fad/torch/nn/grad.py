@@ -42,15 +42,19 @@ def _pull(d: int, x: Tensor, w: Tensor, wrt: Tensor, grad_output: Tensor, stride
     return g
 
 
+def _named(fn: Any, d: int, wrt: str) -> Any:
+    fn.__name__ = fn.__qualname__ = f"conv{d}d_{wrt}"
+    fn.__doc__ = (f"The gradient of ``conv{d}d`` with respect to its {wrt} (of shape "
+                  f"``{wrt}_size``) for the gradient ``grad_output`` of its output.")
+    return fn
+
+
 def _input_grad(d: int) -> Any:
     def conv_input(input_size: Any, weight: Tensor, grad_output: Tensor, stride: Any = 1,
                    padding: Any = 0, dilation: Any = 1, groups: int = 1) -> Tensor:
         x = zeros(*input_size, dtype=grad_output.dtype, requires_grad=True)
         return _pull(d, x, weight, x, grad_output, stride, padding, dilation, groups)
-    conv_input.__name__ = conv_input.__qualname__ = f"conv{d}d_input"
-    conv_input.__doc__ = (f"The gradient of ``conv{d}d`` with respect to its input (of shape "
-                          "``input_size``) for the gradient ``grad_output`` of its output.")
-    return conv_input
+    return _named(conv_input, d, "input")
 
 
 def _weight_grad(d: int) -> Any:
@@ -58,11 +62,7 @@ def _weight_grad(d: int) -> Any:
                     padding: Any = 0, dilation: Any = 1, groups: int = 1) -> Tensor:
         w = zeros(*weight_size, dtype=grad_output.dtype, requires_grad=True)
         return _pull(d, input, w, w, grad_output, stride, padding, dilation, groups)
-    conv_weight.__name__ = conv_weight.__qualname__ = f"conv{d}d_weight"
-    conv_weight.__doc__ = (f"The gradient of ``conv{d}d`` with respect to its weight (of "
-                           "shape ``weight_size``) for the gradient ``grad_output`` of its "
-                           "output.")
-    return conv_weight
+    return _named(conv_weight, d, "weight")
 
 
 conv1d_input, conv2d_input, conv3d_input = (_input_grad(d) for d in (1, 2, 3))

@@ -132,6 +132,17 @@ def skip_init(module_cls: type, *args: Any, **kwargs: Any) -> Any:
     return module_cls(*args, **kwargs).to_empty(device=device)
 
 
+def remove_hook(module: Any, matches: Any, missing: str) -> Any:
+    """Undo the forward pre-hook of ``module`` that ``matches`` (a reparametrization:
+    pruning, spectral or weight normalisation), or raise ``ValueError(missing)``."""
+    for k, hook in module._forward_pre_hooks.items():
+        if matches(hook):
+            hook.remove(module)
+            del module._forward_pre_hooks[k]
+            return module
+    raise ValueError(missing)
+
+
 def parameters_to_vector(parameters: Any) -> Tensor:
     return F.cat([p.reshape(-1) for p in parameters])
 

@@ -32,7 +32,7 @@ from typing import Any
 from ... import _functions as F
 from ..._creation import ones_like, rand, rand_like, zeros_like
 from ...tensor import Tensor
-from . import parameters_to_vector
+from . import parameters_to_vector, remove_hook
 
 __all__ = ["BasePruningMethod", "PruningContainer", "Identity", "RandomUnstructured",
            "L1Unstructured", "RandomStructured", "LnStructured", "CustomFromMask",
@@ -212,21 +212,34 @@ class Identity(BasePruningMethod):
         return super().apply(module, name)
 
 
-class RandomUnstructured(BasePruningMethod):
-    """Prunes ``amount`` entries (a count, or a fraction of them) chosen at random."""
+class _ByScore(BasePruningMethod):
+    """Prunes the ``amount`` entries (a count, or a fraction of them) of highest
+    score (lowest, with ``_smallest``)."""
 
     PRUNING_TYPE = "unstructured"
+    _smallest = False
 
     def __init__(self, amount: int | float):
         _check_amount(amount)
         self.amount = amount
 
+    def _scores(self, t: Tensor) -> Tensor:
+        raise NotImplementedError
+
     def compute_mask(self, t: Tensor, default_mask: Tensor) -> Tensor:
         k = _count_to_prune(self.amount, t.nelement())
         mask = default_mask.clone()
         if k:
-            mask.view(-1)[F.topk(rand_like(t).view(-1), k=k).indices] = 0
+            scores = self._scores(t).view(-1)
+            mask.view(-1)[F.topk(scores, k=k, largest=not self._smallest).indices] = 0
         return mask
+
+
+class RandomUnstructured(_ByScore):
+    """Prunes ``amount`` entries (a count, or a fraction of them) chosen at random."""
+
+    def _scores(self, t: Tensor) -> Tensor:
+        return rand_like(t)
 
     @classmethod
     def apply(cls, module: Any, name: str, amount: int | float  # type: ignore[override]
@@ -234,22 +247,14 @@ class RandomUnstructured(BasePruningMethod):
         return super().apply(module, name, amount=amount)
 
 
-class L1Unstructured(BasePruningMethod):
+class L1Unstructured(_ByScore):
     """Prunes the ``amount`` entries (a count, or a fraction of them) of smallest
     absolute value."""
 
-    PRUNING_TYPE = "unstructured"
+    _smallest = True
 
-    def __init__(self, amount: int | float):
-        _check_amount(amount)
-        self.amount = amount
-
-    def compute_mask(self, t: Tensor, default_mask: Tensor) -> Tensor:
-        k = _count_to_prune(self.amount, t.nelement())
-        mask = default_mask.clone()
-        if k:
-            mask.view(-1)[F.topk(F.abs(t).view(-1), k=k, largest=False).indices] = 0
-        return mask
+    def _scores(self, t: Tensor) -> Tensor:
+        return F.abs(t)
 
     @classmethod
     def apply(cls, module: Any, name: str, amount: int | float,  # type: ignore[override]
@@ -457,13 +462,10 @@ def global_unstructured(parameters: Any, pruning_method: type, importance_scores
 def remove(module: Any, name: str) -> Any:
     """Make the pruning of ``module``'s parameter ``name`` permanent (see
     ``BasePruningMethod.remove``)."""
-    for k, hook in module._forward_pre_hooks.items():
-        if isinstance(hook, BasePruningMethod) and hook._tensor_name == name:
-            hook.remove(module)
-            del module._forward_pre_hooks[k]
-            return module
-    raise ValueError(f"Parameter '{name}' of module {module} has to be pruned before pruning "
-                     "can be removed")
+    return remove_hook(module, lambda h: isinstance(h, BasePruningMethod)
+                       and h._tensor_name == name,
+                       f"Parameter '{name}' of module {module} has to be pruned before pruning "
+                       "can be removed")
 
 
 def is_pruned(module: Any) -> bool:

@@ -25,6 +25,7 @@ from ...tensor import Tensor
 from ..functional import normalize
 from ..modules.conv import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from ..modules.module import Module, Parameter
+from . import remove_hook
 
 __all__ = ["SpectralNorm", "spectral_norm", "remove_spectral_norm"]
 
@@ -121,9 +122,5 @@ def spectral_norm(module: Module, name: str = "weight", n_power_iterations: int 
 def remove_spectral_norm(module: Module, name: str = "weight") -> Module:
     """Undo ``spectral_norm``: ``module.<name>`` is a parameter again, holding the
     normalised weight."""
-    for k, hook in module._forward_pre_hooks.items():
-        if isinstance(hook, SpectralNorm) and hook.name == name:
-            hook.remove(module)
-            del module._forward_pre_hooks[k]
-            return module
-    raise ValueError(f"spectral_norm of '{name}' not found in {module}")
+    return remove_hook(module, lambda h: isinstance(h, SpectralNorm) and h.name == name,
+                       f"spectral_norm of '{name}' not found in {module}")

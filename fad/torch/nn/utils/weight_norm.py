@@ -21,6 +21,7 @@ from typing import Any
 
 from ...tensor import Tensor
 from ..modules.module import Module, Parameter
+from . import remove_hook
 from .parametrizations import _WeightNorm
 
 __all__ = ["WeightNorm", "weight_norm", "remove_weight_norm"]
@@ -77,9 +78,5 @@ def weight_norm(module: Module, name: str = "weight", dim: int | None = 0) -> Mo
 
 def remove_weight_norm(module: Module, name: str = "weight") -> Module:
     """Undo ``weight_norm``: ``module.<name>`` is one parameter again."""
-    for k, hook in module._forward_pre_hooks.items():
-        if isinstance(hook, WeightNorm) and hook.name == name:
-            hook.remove(module)
-            del module._forward_pre_hooks[k]
-            return module
-    raise ValueError(f"weight_norm of '{name}' not found in {module}")
+    return remove_hook(module, lambda h: isinstance(h, WeightNorm) and h.name == name,
+                       f"weight_norm of '{name}' not found in {module}")
