@@ -31,7 +31,8 @@ from ._recorder import Op, _grad_enabled, apply
 from .tensor import Tensor, wrap
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap",
-           "functional_call", "stack_module_state", "linearize"]
+           "functional_call", "stack_module_state", "linearize", "functionalize",
+           "replace_all_batch_norm_modules_"]
 
 
 def _is_array(x: Any) -> bool:
@@ -439,3 +440,37 @@ def stack_module_state(models: Sequence[Any]) -> tuple:
     bnames = [k for k, _ in models[0].named_buffers()]
     buffers = {k: stack([dict(m.named_buffers())[k] for m in models]) for k in bnames}
     return params, buffers
+
+
+def functionalize(func: Callable, *, remove: str = "mutations") -> Callable:
+    """``func`` with its in-place operations turned into out-of-place ones, for the
+    transformations: fad's transformations already see programs without mutation
+    (a facade in-place operation records the new value), so ``func`` itself, which
+    computes the same values.
+
+    >>> import fad.torch as torch
+    >>> torch.func.functionalize(lambda x: x.add_(1))(torch.ones(2))
+    tensor([2., 2.])
+    """
+    if remove not in ("mutations", "mutations_and_views"):
+        raise RuntimeError(f"functionalize(f, remove='mutations'): received invalid argument "
+                           f"for remove={remove}. Valid options are:\n     remove='mutations': "
+                           "all inplace and out= operators will be removed from the program, "
+                           "and replaced with their out-of-place equivalents.\n     "
+                           "remove='mutations_and_views': In addition to the above, all aliasing "
+                           "operators {view} will be replaced with their non-aliasing "
+                           "counterparts, {view}_copy.\n")
+    return func
+
+
+def replace_all_batch_norm_modules_(root: Any) -> Any:
+    """Stop every batch norm in ``root`` from tracking running statistics (their
+    buffers become ``None``), so that it normalises by the batch's own statistics
+    under ``vmap``, as PyTorch's helper does; returns ``root``."""
+    from .nn.modules.normalization import _BatchNorm
+
+    for m in root.modules():
+        if isinstance(m, _BatchNorm):
+            m.running_mean = m.running_var = m.num_batches_tracked = None
+            m.track_running_stats = False
+    return root

@@ -118,6 +118,7 @@ from .normalization import (
     LayerNorm,
     LocalResponseNorm,
     RMSNorm,
+    SyncBatchNorm,
 )
 
 # isort: split
@@ -208,7 +209,7 @@ __all__ += ["ParameterDict", "Buffer", "DataParallel", "LazyLinear", "Uninitiali
             "UninitializedBuffer", "LazyConv1d", "LazyConv2d", "LazyConv3d",
             "LazyConvTranspose1d", "LazyConvTranspose2d", "LazyConvTranspose3d",
             "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d", "LazyInstanceNorm1d",
-            "LazyInstanceNorm2d", "LazyInstanceNorm3d"]
+            "LazyInstanceNorm2d", "LazyInstanceNorm3d", "SyncBatchNorm"]
 
 for _obj in [globals()[n] for n in __all__] + [_rebuild_param, _IncompatibleKeys,
                                               NonDynamicallyQuantizableLinear]:

@@ -17,7 +17,7 @@ from .. import init
 from .module import Module, Parameter
 
 __all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LayerNorm", "GroupNorm", "InstanceNorm1d",
-           "InstanceNorm2d", "InstanceNorm3d", "LocalResponseNorm", "RMSNorm"]
+           "InstanceNorm2d", "InstanceNorm3d", "LocalResponseNorm", "RMSNorm", "SyncBatchNorm"]
 
 
 def _affine_parameters(m: Module, shape: tuple, affine: bool, bias: bool, dtype: Any) -> None:
@@ -132,6 +132,44 @@ class BatchNorm3d(_BatchNorm):
 
     _dims = (5,)
     _expected = "5D"
+
+
+class SyncBatchNorm(_BatchNorm):
+    """Batch normalisation synchronised across processes; in one process (fad.torch
+    has no distributed training) it is ``BatchNorm`` of any input of two dimensions
+    or more, as PyTorch's outside a process group.
+
+    >>> import fad.torch as torch
+    >>> net = torch.nn.Sequential(torch.nn.Linear(2, 3), torch.nn.BatchNorm1d(3))
+    >>> torch.nn.SyncBatchNorm.convert_sync_batchnorm(net)[1]
+    SyncBatchNorm(3, eps=1e-05, momentum=0.1, affine=True, bias=True, track_running_stats=True)
+    """
+
+    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
+                 affine: bool = True, track_running_stats: bool = True,
+                 process_group: Any = None, device: Any = None, dtype: Any = None):
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device,
+                         dtype)
+        self.process_group = process_group
+
+    def _check_input_dim(self, input: Tensor) -> None:
+        if input.dim() < 2:
+            raise ValueError(f"expected at least 2D input (got {input.dim()}D input)")
+
+    @classmethod
+    def convert_sync_batchnorm(cls, module: Module, process_group: Any = None) -> Module:
+        """``module`` with every batch norm in it (itself included) replaced by a
+        ``SyncBatchNorm`` holding the same parameters, buffers and mode."""
+        out = module
+        if isinstance(module, _BatchNorm) and not isinstance(module, _InstanceNorm):
+            out = cls(module.num_features, module.eps, module.momentum, module.affine,
+                      module.track_running_stats, process_group)
+            for store in ("_parameters", "_buffers"):
+                out.__dict__[store].update(module.__dict__[store])
+            out.training = module.training
+        for name, child in module.named_children():
+            out.add_module(name, cls.convert_sync_batchnorm(child, process_group))
+        return out
 
 class LayerNorm(Module):
     """Normalisation over the trailing ``normalized_shape`` dimensions, with an
