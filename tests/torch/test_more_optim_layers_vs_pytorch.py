@@ -1,6 +1,7 @@
-"""``NAdam``, ``RAdam``, ``Adamax``, ``Adadelta``, ``Rprop`` and ``ASGD`` against
-PyTorch: 20-step trajectories (float64 and float32, parameter groups, options),
-``state_dict`` layouts, checkpoints loaded across, and the hyper-parameter errors."""
+"""``NAdam``, ``RAdam``, ``Adamax``, ``Adadelta``, ``Rprop``, ``ASGD`` and
+``Adafactor`` against PyTorch: 20-step trajectories (float64 and float32, parameter
+groups, options), ``state_dict`` layouts, checkpoints loaded across, and the
+hyper-parameter errors."""
 
 from __future__ import annotations
 
@@ -63,6 +64,10 @@ OPTIMISERS = {
     "asgd_options": lambda m, p: m.optim.ASGD(p, lr=0.05, lambd=0.01, alpha=0.5, t0=5,
                                               weight_decay=0.1),
     "asgd_maximize": lambda m, p: m.optim.ASGD(p, lr=0.001, t0=3, maximize=True),
+    "adafactor": lambda m, p: m.optim.Adafactor(p),
+    "adafactor_options": lambda m, p: m.optim.Adafactor(p, lr=0.05, beta2_decay=-0.5,
+                                                        eps=(1e-20, 1e-2), d=1.5,
+                                                        weight_decay=0.1, maximize=True),
 }
 
 
@@ -285,3 +290,14 @@ def test_tensor_unfold_errors_match_pytorch(args: tuple) -> None:
             lib.arange(5.0).unfold(*args)
         errors.append((type(info.value), str(info.value).splitlines()[0]))
     assert errors[1] == errors[0]
+
+
+@pytest.mark.parametrize("kwargs", [{"lr": -1.0}, {"beta2_decay": 0.5}, {"eps": (-1.0, 1e-3)},
+                                    {"eps": (None, -1.0)}, {"d": 0.5}, {"weight_decay": -0.1}])
+def test_adafactor_hyper_parameter_errors_match_pytorch(kwargs: dict) -> None:
+    messages = []
+    for lib in (torch, ftorch):
+        with pytest.raises(ValueError) as e:
+            lib.optim.Adafactor([lib.zeros(2, requires_grad=True)], **kwargs)
+        messages.append(str(e.value))
+    assert messages[0] == messages[1]

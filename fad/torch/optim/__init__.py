@@ -19,12 +19,13 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
+from ._adafactor import Adafactor
 from ._adaptive import ASGD, Adadelta, Adamax, NAdam, RAdam, Rprop
 from ._base import _TAIL, Optimizer, _check, _counted, _coupled_decay, _started
 from .lbfgs import LBFGS
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "NAdam", "RAdam", "Adamax",
-           "Adadelta", "Rprop", "ASGD", "LBFGS", "lr_scheduler", "swa_utils"]
+           "Adadelta", "Rprop", "ASGD", "LBFGS", "Adafactor", "lr_scheduler", "swa_utils"]
 
 
 class SGD(Optimizer):
