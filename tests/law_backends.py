@@ -62,9 +62,9 @@ _ORDER = "complex128: the standard orders real numbers only (max, min, sort, >)"
 NOT_ON_STRICT: dict[str, str] = {
     "cbrt": "not in the standard (fad raises NotImplementedError: no cbrt)",
     "logaddexp2": "not in the standard (fad raises NotImplementedError: no logaddexp2)",
-    **dict.fromkeys(["erf", "erfc", "erfinv", "gammaln", "digamma", "polygamma", "gamma", "i0",
-                     "i1", "i0e", "i1e", "ndtr", "ndtri", "log_ndtr", "beta", "betaln",
-                     "gammainc", "gammaincc", "gammaincinv", "gammainccinv", "betainc",
+    **dict.fromkeys(["erf", "erfc", "erfcx", "erfinv", "gammaln", "digamma", "polygamma",
+                     "gamma", "i0", "i1", "i0e", "i1e", "ndtr", "ndtri", "log_ndtr", "beta",
+                     "betaln", "gammainc", "gammaincc", "gammaincinv", "gammainccinv", "betainc",
                      "betaincinv", "betainccinv", "zeta",
                      "multigammaln"], _SPECIAL),
     **dict.fromkeys(["getitem_int_array", "getitem_mask"], _ARRAY_INDEX),

@@ -905,8 +905,8 @@ def _scipy(name: str) -> Any:
 
 
 SCIPY_SPECIAL = SimpleNamespace(**{n: _scipy(n) for n in (
-    "erf", "erfc", "erfinv", "gammaln", "digamma", "polygamma", "gamma", "i0", "i0e", "i1",
-    "i1e", "ndtr", "ndtri", "log_ndtr", "beta", "betaln", "gammainc", "gammaincc",
+    "erf", "erfc", "erfcx", "erfinv", "gammaln", "digamma", "polygamma", "gamma", "i0", "i0e",
+    "i1", "i1e", "ndtr", "ndtri", "log_ndtr", "beta", "betaln", "gammainc", "gammaincc",
     "gammaincinv", "gammainccinv", "betainc", "betaincinv", "betainccinv", "zeta", "entr",
     "rel_entr", "kl_div", "xlogy", "xlog1py", "expit", "logit")})
 
@@ -1495,6 +1495,7 @@ OPS: list[Op] = [
     # ---- special functions (fad.scipy.special), away from the poles of gamma
     special_unary("erf"),
     special_unary("erfc"),
+    special_unary("erfcx"),
     special_unary("erfinv", UNIT),
     special_unary("gammaln", uniform(0.5, 4)),
     special_unary("digamma", uniform(0.5, 4)),

@@ -1,4 +1,4 @@
-"""Special functions: ``erf erfc erfinv gammaln digamma polygamma gamma i0e i1e
+"""Special functions: ``erf erfc erfcx erfinv gammaln digamma polygamma gamma i0e i1e
 ndtri log_ndtr`` (one operand) and ``betaln beta gammainc gammaincc gammaincinv
 gammainccinv betainc betaincinv betainccinv zeta`` (several, broadcast together).
 
@@ -79,6 +79,9 @@ erf_p = unary("erf", _lookup("erf"),
 # erfc = 1 - erf: erfc' = -erf'
 erfc_p = unary("erfc", _lookup("erfc"),
                lambda g, ans, x: g * (-_TWO_OVER_SQRT_PI * exp(-(x * x))))
+# the scaled complement erfcx = e^{x^2} erfc(x): erfcx' = 2 x erfcx - 2/sqrt(pi)
+erfcx_p = unary("erfcx", _lookup("erfcx"),
+                lambda g, ans, x: g * (2 * x * ans - _TWO_OVER_SQRT_PI))
 # the inverse function's derivative 1 / erf'(erfinv(x)) = sqrt(pi)/2 e^{erfinv(x)^2}
 erfinv_p = unary("erfinv", _lookup("erfinv"),
                  lambda g, ans, x: g * (_SQRT_PI_OVER_TWO * exp(ans * ans)))
@@ -327,7 +330,7 @@ betainccinv_p = _library_nary(
 zeta_p = _library_nary("zeta", _no_partial("zeta", "x", "no closed form in SciPy's functions"),
                        lambda g, ans, x, q: g * (-x * bind(zeta_p, x + 1, q)))
 
-__all__ = ["erf_p", "erfc_p", "erfinv_p", "gammaln_p", "digamma_p", "polygamma_p", "gamma_p",
-           "i0e_p", "i1e_p", "ndtri_p", "log_ndtr_p", "betaln_p", "beta_p", "gammainc_p",
+__all__ = ["erf_p", "erfc_p", "erfcx_p", "erfinv_p", "gammaln_p", "digamma_p", "polygamma_p",
+           "gamma_p", "i0e_p", "i1e_p", "ndtri_p", "log_ndtr_p", "betaln_p", "beta_p", "gammainc_p",
            "gammaincc_p", "gammaincinv_p", "gammainccinv_p", "betainc_p", "betaincinv_p",
            "betainccinv_p", "zeta_p"]

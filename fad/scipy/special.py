@@ -253,6 +253,14 @@ gamma = _unary(S.gamma_p, "gamma", """The gamma function; its derivative is
     >>> float(fsp.gamma(5.0)), round(float(fad.grad(fsp.gamma)(1.0)), 12)  # 4!, -Euler's gamma
     (24.0, -0.577215664902)
     """)
+erfcx = _unary(S.erfcx_p, "erfcx", """The scaled complementary error function
+    ``e^{x^2} erfc(x)`` (finite where ``erfc`` underflows); its derivative is
+    ``2 x erfcx(x) - 2 / sqrt(pi)``.
+
+    >>> import fad, fad.scipy.special as fsp
+    >>> round(float(fsp.erfcx(30.0)), 12), round(float(fad.grad(fsp.erfcx)(0.0)), 12)
+    (0.018795888861, -1.128379167096)
+    """)
 i0e = _unary(S.i0e_p, "i0e", """The exponentially scaled modified Bessel function of
     order 0, ``e^-|x| I0(x)``; its derivative is ``i1e(x) - sign(x) i0e(x)``.
 
@@ -484,7 +492,7 @@ def kl_div(x: Any, y: Any) -> Any:
                     np.inf)
 
 
-__all__ = ["erf", "erfc", "erfinv", "gammaln", "digamma", "psi", "polygamma", "logit",
+__all__ = ["erf", "erfc", "erfcx", "erfinv", "gammaln", "digamma", "psi", "polygamma", "logit",
            "expit", "logsumexp", "softmax", "log_softmax", "xlogy", "xlog1py", "gamma",
            "i0", "i0e", "i1", "i1e", "ndtr", "ndtri", "log_ndtr", "beta", "betaln",
            "gammainc", "gammaincc", "gammaincinv", "gammainccinv", "betainc", "betaincinv",

@@ -1,5 +1,7 @@
 """``torch.special``: PyTorch's special functions on ``fad.scipy.special``,
-``fad.numpy`` and ``fad.nn`` (recorded for ``.backward()``, derivatives fad's).
+``fad.numpy`` and ``fad.nn`` (recorded for ``.backward()``, derivatives fad's); the
+Bessel functions and orthogonal polynomials PyTorch does not differentiate come
+from ``_special_host``.
 
 >>> import fad.torch as torch
 >>> x = torch.tensor([0.5], requires_grad=True)
@@ -14,15 +16,17 @@ from typing import Any, Callable
 from .. import nn
 from .. import numpy as fnp
 from ..scipy import special as sp
+from . import _special_host
 from ._functions.pointwise import i0, igamma, igammac, logit, mvlgamma, polygamma, sinc, xlogy
 from ._functions.writes import accept_out_in
 from ._recorder import EWF, UF, Op, apply
+from ._special_host import *  # noqa: F403  (the functions PyTorch does not differentiate)
 from .tensor import Tensor
 
 __all__ = ["erf", "erfc", "erfinv", "expit", "logit", "gammaln", "digamma", "psi", "polygamma",
            "xlogy", "xlog1py", "log_softmax", "softmax", "logsumexp", "log1p", "expm1", "sinc",
            "round", "exp2", "i0", "gammainc", "gammaincc", "multigammaln", "entr", "ndtr",
-           "ndtri", "log_ndtr", "i0e", "i1", "i1e", "zeta"]
+           "ndtri", "log_ndtr", "i0e", "i1", "i1e", "zeta", "erfcx", *_special_host.__all__]
 
 gammainc, gammaincc, multigammaln = igamma, igammac, mvlgamma
 
@@ -54,6 +58,9 @@ def _binary(name: str, fun: Callable, grad_fn: str, doc: str) -> Callable:
 erf = _unary("erf", sp.erf, "ErfBackward0", "The error function.", "0.0", "tensor([0.])")
 erfc = _unary("erfc", sp.erfc, "ErfcBackward0", "The complementary error function.",
               "0.0", "tensor([1.])")
+erfcx = _unary("erfcx", sp.erfcx, "SpecialErfcxBackward0",
+               "The scaled complementary error function ``exp(x ** 2) erfc(x)``.", "0.0",
+               "tensor([1.])")
 erfinv = _unary("erfinv", sp.erfinv, "ErfinvBackward0", "The inverse error function.",
                 "0.0", "tensor([0.])")
 expit = _unary("expit", sp.expit, "SigmoidBackward0", "The logistic sigmoid.",
