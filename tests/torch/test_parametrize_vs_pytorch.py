@@ -110,3 +110,63 @@ def run(t: Any) -> list:
 
 def test_as_pytorch():
     runs_alike(run, ftorch, real_torch)
+
+
+def test_registration_evaluates_once_and_keeps_the_original_tensor():
+    def run(t: Any) -> tuple:
+        P = t.nn.utils.parametrize
+        calls = []
+
+        class Noisy(t.nn.Module):
+            def forward(self, X):
+                calls.append("forward")
+                return X
+
+            def right_inverse(self, A):
+                calls.append("right_inverse")
+                return A
+
+        layer = t.nn.Linear(3, 3)
+        weight = layer.weight
+        P.register_parametrization(layer, "weight", Noisy())
+        same = layer.parametrizations.weight.original is weight
+        P.register_parametrization(layer, "weight", Noisy())  # (chained: checked too)
+        P.register_parametrization(t.nn.Linear(2, 2), "weight", Noisy(), unsafe=True)
+        return calls, same
+    assert run(ftorch) == run(real_torch)
+
+
+class _Widen:
+    """Parametrizations that change the shape or dtype (refused unless unsafe)."""
+
+    @staticmethod
+    def make(t: Any, kind: str) -> Any:
+        class Bad(t.nn.Module):
+            def forward(self, X):
+                if kind == "shape":
+                    return X[:1]
+                if kind == "dtype":
+                    return X.double()
+                return 1.0
+
+            def right_inverse(self, A):
+                return A.double() if kind == "inverse_dtype" else A
+        return Bad()
+
+
+@pytest.mark.parametrize("kind", ["shape", "dtype", "not_a_tensor", "inverse_dtype"])
+@pytest.mark.parametrize("chained", [False, True])
+def test_registration_checks_are_pytorchs(kind: str, chained: bool):
+    def call(t: Any) -> Any:
+        P = t.nn.utils.parametrize
+        layer = t.nn.Linear(2, 2)
+        if chained:
+            P.register_parametrization(layer, "weight", t.nn.Identity())
+        P.register_parametrization(layer, "weight", _Widen.make(t, kind))
+
+    messages = []
+    for t in (real_torch, ftorch):
+        with pytest.raises(ValueError) as e:
+            call(t)
+        messages.append(str(e.value))
+    assert messages[0] == messages[1]

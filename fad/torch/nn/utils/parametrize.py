@@ -8,6 +8,7 @@ the first one's ``right_inverse`` returns several tensors)."""
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Sequence
 from typing import Any, Iterator
 
 from ..._grad_mode import no_grad
@@ -22,22 +23,61 @@ _CACHE: dict | None = None  # while ``cached()`` is on: (id(module), name) -> va
 
 
 class ParametrizationList(ModuleList):
-    """The parametrizations of one tensor, applied in order to its originals."""
+    """The parametrizations of one tensor, applied in order to its originals. The
+    original tensor object itself becomes ``original`` (holding its right inverse's
+    value), so an optimizer given it before keeps training it; unless ``unsafe``,
+    the parametrization is evaluated once to check that it keeps the shape and dtype."""
 
     def __init__(self, modules: list, original: Any, unsafe: bool = False):
+        if not modules:
+            raise ValueError("ParametrizationList requires one or more modules.")
         super().__init__(modules)
         self.unsafe = unsafe
-        first = modules[0]
+        shape, dtype = original.shape, original.dtype
         with no_grad():
-            new = first.right_inverse(original) if hasattr(first, "right_inverse") \
-                else original
+            new = original
+            for module in reversed(list(self)):
+                if hasattr(module, "right_inverse"):
+                    try:
+                        new = module.right_inverse(new)
+                    except NotImplementedError:
+                        pass
+        if not isinstance(new, Tensor | Sequence):
+            raise ValueError("'right_inverse' must return a Tensor or a Sequence of tensors "
+                             f"(list, tuple...). Got {type(new).__name__}")
         self.is_tensor = isinstance(new, Tensor)
+        self.ntensors = 1 if self.is_tensor else len(new)
         if self.is_tensor:
-            self.original = _stored(original, new)
+            if original.dtype != new.dtype:
+                raise ValueError("When `right_inverse` outputs one tensor, it may not change "
+                                 f"the dtype.\noriginal.dtype: {original.dtype}\n"
+                                 f"right_inverse(original).dtype: {new.dtype}")
+            if new is not original:
+                with no_grad():
+                    original.data = new.detach()
+            _register(self, "original", original)
         else:
             for k, value in enumerate(new):
-                setattr(self, f"original{k}", _stored(original, value))
-            self.ntensors = len(new)
+                if not isinstance(value, Tensor):
+                    raise ValueError("'right_inverse' must return a Tensor or a Sequence of "
+                                     f"tensors (list, tuple...). Got element {k} of the "
+                                     f"sequence with type {type(value).__name__}.")
+                if isinstance(original, Parameter):
+                    value = Parameter(value, original.requires_grad)
+                _register(self, f"original{k}", value.requires_grad_(original.requires_grad))
+        if not unsafe:
+            Z = self()
+            if not isinstance(Z, Tensor):
+                raise ValueError(f"A parametrization must return a tensor. Got "
+                                 f"{type(Z).__name__}.")
+            if Z.dtype != dtype:
+                raise ValueError("Registering a parametrization may not change the dtype of "
+                                 "the tensor, unless `unsafe` flag is enabled.\n"
+                                 f"unparametrized dtype: {dtype}\nparametrized dtype: {Z.dtype}")
+            if Z.shape != shape:
+                raise ValueError("Registering a parametrization may not change the shape of "
+                                 "the tensor, unless `unsafe` flag is enabled.\n"
+                                 f"unparametrized shape: {shape}\nparametrized shape: {Z.shape}")
 
     def right_inverse(self, value: Tensor) -> None:
         """Store ``value`` as the parametrized tensor: the right inverses of the
@@ -65,12 +105,12 @@ class ParametrizationList(ModuleList):
         return x
 
 
-def _stored(original: Any, value: Tensor) -> Tensor:
-    """``value`` kept as the original was: a ``Parameter`` (with its ``requires_grad``)
-    or a plain tensor."""
-    if isinstance(original, Parameter):
-        return Parameter(value.detach().clone(), original.requires_grad)
-    return value.detach().clone()
+def _register(plist: Module, name: str, value: Tensor) -> None:
+    """``value`` as a parameter of ``plist`` if it is one, else as a buffer."""
+    if isinstance(value, Parameter):
+        plist.register_parameter(name, value)
+    else:
+        plist.register_buffer(name, value)
 
 
 def _swap_class(module: Module) -> None:
@@ -112,13 +152,9 @@ def register_parametrization(module: Module, tensor_name: str, parametrization: 
     if is_parametrized(module, tensor_name):
         plist = module.parametrizations[tensor_name]
         if not unsafe:
-            value = plist()
-            out = parametrization(value)
-            if not isinstance(out, Tensor) or out.shape != value.shape or \
-                    out.dtype != value.dtype:
-                raise ValueError("Registering a parametrization may not change the shape or "
-                                 "the dtype of the tensor, unless `unsafe` flag is enabled.")
+            _check_chained(getattr(module, tensor_name), parametrization, tensor_name)
         plist.append(parametrization)
+        plist.unsafe |= unsafe
         return module
     if tensor_name not in module._parameters and tensor_name not in module._buffers:
         raise ValueError(f"Module '{module}' does not have a parameter, a buffer, or a "
@@ -132,6 +168,35 @@ def register_parametrization(module: Module, tensor_name: str, parametrization: 
     module.parametrizations[tensor_name] = plist
     _inject_property(module, tensor_name)
     return module
+
+
+def _check_chained(Y: Tensor, parametrization: Module, name: str) -> None:
+    """PyTorch's checks of a parametrization chained after others on ``Y``: it and its
+    right inverse keep the shape and dtype."""
+    X = parametrization(Y)
+    if not isinstance(X, Tensor):
+        raise ValueError(f"A parametrization must return a tensor. Got {type(X).__name__}.")
+    for what, got in (("dtype", X.dtype), ("shape", X.shape)):
+        if got != getattr(Y, what):
+            raise ValueError(f"Registering a parametrization may not change the {what} of the "
+                             "tensor, unless the `unsafe` flag is enabled.\n"
+                             f"module.{name}.{what}: {getattr(Y, what)}\n"
+                             f"parametrization(module.{name}).{what}: {got}")
+    if not hasattr(parametrization, "right_inverse"):
+        return
+    try:
+        Z = parametrization.right_inverse(X)
+    except NotImplementedError:
+        return
+    if not isinstance(Z, Tensor):
+        raise ValueError("parametrization.right_inverse must return a tensor. Got: "
+                         f"{type(Z).__name__}")
+    for what, got in (("dtype", Z.dtype), ("shape", Z.shape)):
+        if got != getattr(Y, what):
+            raise ValueError("The tensor returned by parametrization.right_inverse must have "
+                             f"the same {what} as module.{name}, unless the `unsafe` flag is "
+                             f"enabled.\nmodule.{name}.{what}: {getattr(Y, what)}\n"
+                             f"returned {what}: {got}")
 
 
 def is_parametrized(module: Module, tensor_name: str | None = None) -> bool:
