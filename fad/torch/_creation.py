@@ -15,9 +15,11 @@ from ..backends import backend_for, default_xp, namespace_of
 from ..core.trace import Tracer
 from ..primitives.placement import device_put
 from . import _dtype, cuda
+from ._device import DEFAULT_DEVICE
 from ._dtype import as_dtype, default_np
 from ._grad_mode import GRAD_ENABLED
 from ._graph import host
+from ._meta import META, NO_DATA, as_meta, is_meta
 from ._recorder import Op, apply
 from .tensor import Size, Tensor, _is_cupy, mark_shared, wrap
 from .tensor import device as _device
@@ -26,7 +28,7 @@ _REQ_MSG = "Only Tensors of floating point and complex dtype can require gradien
 
 
 # ------------------------------------------------------------------ placement
-_DEFAULT_DEVICE: list = [None]  # (set_default_device's choice; None: the default backend)
+_DEFAULT_DEVICE = DEFAULT_DEVICE  # (set_default_device's choice; None: the default backend)
 
 
 def set_default_device(device: Any) -> None:
@@ -62,6 +64,8 @@ def _xp_for(device: Any) -> Any:
     kind = _device(device).type
     if kind == "cuda":
         return cuda.namespace()
+    if kind == "meta":
+        return META
     if kind != "cpu":
         raise RuntimeError(f"PyTorch is not linked with support for {kind} devices")
     xp = default_xp()
@@ -106,6 +110,10 @@ def to_device(t: Tensor, device: Any) -> Tensor:
     device(type='cpu')
     """
     xp = _xp_for(device)  # (first: a missing CUDA is the error to see)
+    if is_meta(t._value) or xp is META:  # (no data goes anywhere: nothing recorded)
+        if xp is not META:
+            raise NotImplementedError(NO_DATA)
+        return _finish(as_meta(t._value), t._requires_grad)
     if t._requires_grad and GRAD_ENABLED.get():
         return apply(_MOVE, (t,), {"backend": backend_for(xp).name})
     value = host(t._value)

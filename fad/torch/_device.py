@@ -29,6 +29,10 @@ _DEVICE_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ide
                  "privateuseone")
 
 
+DEFAULT_DEVICE: list = [None]  # (set_default_device's choice; None: the default backend)
+_DEFAULT_STACK: list = []  # (the defaults ``with device(...)`` blocks replaced)
+
+
 class device:
     """``torch.device('cpu')``; ``'cuda'`` means the CuPy backend."""
 
@@ -48,6 +52,16 @@ class device:
                                f"start of device string: {type}")
         self.type = type
         self.index = index
+
+    def __enter__(self) -> "device":
+        """``with torch.device("meta"):``: the factory functions' default device in
+        the block (the one before is restored after)."""
+        _DEFAULT_STACK.append(DEFAULT_DEVICE[0])
+        DEFAULT_DEVICE[0] = self
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        DEFAULT_DEVICE[0] = _DEFAULT_STACK.pop()
 
     def __repr__(self) -> str:
         return (f"device(type='{self.type}')" if self.index is None else
@@ -69,6 +83,7 @@ class device:
 
 _CPU = device("cpu")
 _CUDA = device("cuda", 0)
+_META = device("meta")
 
 
 Size.__module__ = device.__module__ = "fad.torch"  # (PyTorch's print as ``torch.Size``)

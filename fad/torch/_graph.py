@@ -21,6 +21,7 @@ import numpy as np
 from ..backends import namespace_of
 from ..interpreters.tape import vjp_flat
 from ._grad_mode import GRAD_ENABLED
+from ._meta import NO_DATA, MetaArray
 
 FREED_MSG = (
     "Trying to backward through the graph a second time (or directly access saved "
@@ -738,6 +739,8 @@ def host(x: Any) -> np.ndarray:
     """A NumPy copy/view of a backend array."""
     if type(x) is np.ndarray:
         return x
+    if type(x) is MetaArray:
+        raise NotImplementedError(NO_DATA)
     get = getattr(x, "get", None)
     if get is not None and type(x).__module__.startswith("cupy"):
         return get()

@@ -64,6 +64,7 @@ from ._direct import (  # noqa: F401 - function_of, inputs_of and _aliasing for 
 from ._dtype import array_np_dtype, default_np, result_type
 from ._grad_mode import GRAD_ENABLED
 from ._graph import make_node, node_type, save_output
+from ._meta import MetaArray, on_meta
 from ._program_recorder import program_recorder
 from .tensor import Tensor, wrap
 
@@ -212,9 +213,18 @@ def apply(op: Op, args: tuple, params: dict = _NOPARAMS) -> Any:
     return _record(op, args, vals, diff, params)
 
 
+def _has_meta(vals: list) -> bool:
+    for v in vals:
+        if type(v) is MetaArray:
+            return True
+    return False
+
+
 def _apply_plain(op: Op, args: tuple, vals: list, params: dict) -> Any:
     """``op`` recording nothing, by its fad function (the inputs cast first if their
     dtypes differ)."""
+    if _has_meta(vals):
+        return on_meta(lambda vs: _apply_plain(op, args, vs, params), vals)
     dt = _target(op.kind, vals) if op.kind else None
     try:
         out = op.fun(*(_cast(vals, dt) if dt is not None else vals), **params)
@@ -239,6 +249,8 @@ def _record(op: Op, args: tuple, vals: list, diff: tuple, params: dict,
     """The general recording path: the core's reverse mode (a ``VJPTrace``) applied to
     the operation's fad function; with ``key``, also learn whether the operation is
     one primitive application (see ``_direct_form``)."""
+    if _has_meta(vals):
+        return on_meta(lambda vs: _record(op, args, vs, diff, params), vals)
     dt = _target(op.kind, vals) if op.kind else None
     deps: list = []
     flat = make_flat(op, vals, diff, dt, params, deps if op.prune else None)

@@ -193,6 +193,12 @@ def tensor_repr(t: Any, prefix: str = "tensor(") -> str:
     dev = t.device
     if dev.type != "cpu":
         suffixes.append(f"device='{dev}'")
+    if dev.type == "meta":  # (no data: the size stands for the values)
+        suffixes.append(f"size={tuple(t.shape)}")
+        if t.dtype is not _dtype.get_default_dtype():
+            suffixes.append(f"dtype={t.dtype!r}")
+        _grad_suffix(t, suffixes)
+        return _add_suffixes(prefix + "...", suffixes, indent)
     a = host(t._value)
     dt = t.dtype
     default = (_dtype.get_default_dtype(), _dtype.int64, _dtype.bool,
@@ -207,9 +213,13 @@ def tensor_repr(t: Any, prefix: str = "tensor(") -> str:
         if dt not in default:
             suffixes.append(f"dtype={dt!r}")
         body = tensor_str(a, indent)
+    _grad_suffix(t, suffixes)
+    return _add_suffixes(prefix + body, suffixes, indent)
+
+
+def _grad_suffix(t: Any, suffixes: list) -> None:
     fn = t._grad_fn
     if fn is not None:
         suffixes.append(f"grad_fn=<{type(fn).__name__}>")
     elif t._requires_grad:
         suffixes.append("requires_grad=True")
-    return _add_suffixes(prefix + body, suffixes, indent)

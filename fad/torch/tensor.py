@@ -18,10 +18,12 @@ from .. import numpy as fnp
 from ..backends import namespace_of
 from ..interpreters.batching import BatchTracer
 from . import _dtype, _graph
-from ._device import _CPU, _CUDA, Size, device
+from ._device import _CPU, _CUDA, _META, Size, device
 from ._grad_mode import GRAD_ENABLED
 from ._graph import RemovableHandle, host
 from ._memory import store
+from ._meta import MetaArray
+from ._meta import as_meta as _meta_like
 from ._tensor_str import tensor_repr
 
 NONLEAF_GRAD_WARNING = (
@@ -109,7 +111,6 @@ class Tensor:
     __array_priority__ = 1000
     is_sparse = False
     is_quantized = False
-    is_meta = False
     is_nested = False
 
     def __new__(cls, *args: Any, **kwargs: Any) -> "Tensor":
@@ -269,7 +270,14 @@ class Tensor:
 
     @property
     def device(self) -> device:
-        return _CUDA if _is_cupy(self._value) else _CPU
+        v = self._value
+        if type(v) is MetaArray:
+            return _META
+        return _CUDA if _is_cupy(v) else _CPU
+
+    @property
+    def is_meta(self) -> bool:
+        return type(self._value) is MetaArray
 
     @property
     def is_cuda(self) -> bool:
@@ -310,8 +318,10 @@ class Tensor:
         ((3, 1), (1, 3))
         """
         v = self._value
-        if type(v) is np.ndarray and v.itemsize and (v.size or any(v.strides)):
-            st = [s // v.itemsize for s in v.strides]
+        strides = v.strides if type(v) is np.ndarray else \
+            v.byte_strides if type(v) is MetaArray else None  # (a meta tensor's layout)
+        if strides is not None and v.itemsize and (v.size or any(strides)):
+            st = [s // v.itemsize for s in strides]
             for d in range(len(st) - 1, -1, -1):  # a length-1 dimension NumPy gave stride
                 if st[d] == 0 and v.shape[d] == 1:  # 0 (``x[None]``) has PyTorch's
                     st[d] = st[d + 1] * v.shape[d + 1] if d + 1 < len(st) else 1
@@ -371,6 +381,8 @@ class Tensor:
         n = self.numel()
         if n != 1:
             raise RuntimeError(f"a Tensor with {n} elements cannot be converted to Scalar")
+        if type(self._value) is MetaArray:
+            raise RuntimeError("Tensor.item() cannot be called on meta tensors")
         return host(self._value).reshape(()).item()
 
     def tolist(self) -> Any:
@@ -385,7 +397,7 @@ class Tensor:
         if type(v) is np.ndarray:
             mark_shared(self)
             return v
-        if not _on_host(v):
+        if not _on_host(v) or type(v) is MetaArray:
             if not force:
                 raise TypeError(f"can't convert {self.device} device type tensor to numpy. "
                                 "Use Tensor.cpu() to copy the tensor to host memory first.")
@@ -597,6 +609,8 @@ class Tensor:
             self._value = val.astype(v.dtype, copy=True)
             self._cow = False
             return
+        if type(v) is MetaArray:  # (a meta tensor stores nothing)
+            return
         if not self._cow:
             try:
                 v[...] = val
@@ -726,6 +740,10 @@ def wrap_grad(g: Any, create_graph: bool, fresh: bool = False) -> Tensor:
 def accumulate_into(var: Tensor, g: Any, create_graph: bool) -> None:
     """``var.grad += g`` as PyTorch's ``AccumulateGrad`` does."""
     old = var._grad
+    if type(var._value) is MetaArray:  # (a meta leaf's gradient is meta: no data)
+        if old is None:
+            var._grad = wrap(_meta_like(g._value if isinstance(g, Tensor) else g))
+        return
     if isinstance(g, Tensor):  # create_graph: keep the graph of the gradient
         if old is None:
             if g._requires_grad:  # a copy, as PyTorch's AccumulateGrad makes

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 import pytest
 
@@ -157,7 +159,7 @@ def test_transform_results_backward_to_their_inputs_as_in_pytorch() -> None:
 
 def test_model_ensembling_matches_pytorch() -> None:
     """The ensembling tutorial: ``stack_module_state`` + ``vmap`` of
-    ``functional_call``."""
+    ``functional_call`` on a copy of one model moved to the ``meta`` device."""
     xs = np.random.default_rng(3).normal(size=(5, 4))
     outs = []
     for lib in (torch, ftorch):
@@ -168,8 +170,9 @@ def test_model_ensembling_matches_pytorch() -> None:
                     p.copy_(lib.tensor(np.full(tuple(p.shape), 0.1 * (i + 1) - 0.05 * k)))
         params, buffers = lib.func.stack_module_state(models)
         assert all(p.requires_grad for p in params.values())
+        base = copy.deepcopy(models[0]).to("meta")
 
-        def one(p, b, x, base=models[0], lib=lib):
+        def one(p, b, x, base=base, lib=lib):
             return lib.func.functional_call(base, (p, b), (x,))
         outs.append(_np(lib.vmap(one, in_dims=(0, 0, None))(params, buffers, lib.tensor(xs))))
     np.testing.assert_allclose(outs[1], outs[0], **TOL)

@@ -478,10 +478,17 @@ class Module:
         if dtype is not None and not (dtype.is_floating_point or dtype.is_complex):
             raise TypeError(f"nn.Module.to only accepts floating point or complex dtypes, "
                             f"but got desired dtype={dtype}")
-        return self._convert(lambda t: F.to(t, *args, **kwargs)
-                             if t.is_floating_point() or t.is_complex() or dtype is None
-                             else F.to(t, *[a for a in args if a is not dtype],
-                                       **{k: v for k, v in kwargs.items() if k != "dtype"}))
+        try:
+            return self._convert(lambda t: F.to(t, *args, **kwargs)
+                                 if t.is_floating_point() or t.is_complex() or dtype is None
+                                 else F.to(t, *[a for a in args if a is not dtype],
+                                           **{k: v for k, v in kwargs.items() if k != "dtype"}))
+        except NotImplementedError as e:
+            if "meta tensor" not in str(e):
+                raise
+            raise NotImplementedError(f"{e} Please use torch.nn.Module.to_empty() instead of "
+                                      "torch.nn.Module.to() when moving module from meta to a "
+                                      "different device.") from None
 
     def to_empty(self, *, device: Any, recurse: bool = True) -> "Module":
         """Give the parameters and buffers new, uninitialised storage on ``device`` (the
