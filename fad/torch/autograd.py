@@ -10,13 +10,14 @@ from __future__ import annotations
 import contextlib
 import functools
 import warnings
-from typing import Any, Iterator
+from typing import Any, Iterator, NamedTuple
 
 import numpy as np
 
 from .. import numpy as fnp
 from ..backends import namespace_of
 from ..core.trace import Tracer
+from ..interpreters.batching import BatchTrace, BatchTracer
 from ..transforms.custom import custom_vjp
 from . import _dtype
 from . import _functions as F
@@ -345,10 +346,64 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
         return tuple(new_outs) if is_tuple else new_outs[0]
 
 
+class VmapInfo(NamedTuple):
+    """What a ``Function.vmap`` staticmethod is told: the size of the mapped axis
+    and the randomness mode (a named tuple, as PyTorch's)."""
+
+    batch_size: int
+    randomness: str = "error"
+
+
+def _top_trace(args: tuple) -> Any:
+    """The trace of the innermost transformation among the Tensor arguments."""
+    top = None
+    for a in args:
+        if isinstance(a, Tensor) and isinstance(a._value, Tracer):
+            t = a._value._trace
+            if top is None or t.main.level > top.main.level:
+                top = t
+    return top
+
+
+def _has_vmap_rule(cls: Any, trace: Any) -> bool:
+    """Whether ``trace`` is a ``vmap``'s and ``cls`` has its own rule for it."""
+    return isinstance(trace, BatchTrace) and "vmap" in _own_attributes(cls) and \
+        not getattr(cls, "generate_vmap_rule", False)
+
+
+def _apply_vmap_rule(cls: Any, trace: Any, args: tuple, kwargs: dict) -> Any:
+    """``Function.apply`` under ``vmap`` by the Function's own ``vmap`` staticmethod:
+    it gets the batched arguments whole, with their batch dimensions (``in_dims``),
+    and returns outputs with theirs (``out_dims``), as PyTorch's."""
+    in_dims, whole = [], []
+    for a in args:
+        v = a._value if isinstance(a, Tensor) else None
+        if isinstance(v, BatchTracer) and v._trace is trace:
+            in_dims.append(v.bdim)
+            whole.append(wrap(v.val))
+        else:
+            in_dims.append(None)
+            whole.append(a)
+    out, out_dims = cls.vmap(VmapInfo(trace.axis_size), tuple(in_dims), *whole, **kwargs)
+    single = not isinstance(out, tuple)
+    outs = (out,) if single else out
+    dims = (out_dims,) * len(outs) if isinstance(out_dims, int | None) else tuple(out_dims)
+    if len(dims) != len(outs):
+        raise ValueError(f"vmap({cls.__name__}.apply): the vmap staticmethod returned "
+                         f"{len(outs)} outputs but {len(dims)} out_dims")
+    mapped = tuple(wrap(BatchTracer(trace, o._value, d)) if isinstance(o, Tensor) else o
+                   for o, d in zip(outs, dims))
+    return mapped[0] if single else mapped
+
+
 def _apply_under_transformation(cls: Any, args: tuple, kwargs: dict) -> Any:
     """``Function.apply`` on values traced by a fad transformation (``fad.grad``,
     ``fad.jit``...): the Function becomes a ``fad.custom_vjp``, so its ``backward``
-    is the derivative every transformation uses."""
+    is the derivative every transformation uses; under ``vmap`` (the innermost
+    transformation) a Function with its own ``vmap`` staticmethod uses that rule."""
+    trace = _top_trace(args)
+    if _has_vmap_rule(cls, trace):
+        return _apply_vmap_rule(cls, trace, args, kwargs)
     pos = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
     shape: list = []
 
@@ -361,7 +416,11 @@ def _apply_under_transformation(cls: Any, args: tuple, kwargs: dict) -> Any:
         try:  # (switched inside the try: see _grad_mode)
             GRAD_ENABLED.set(False)
             if cls.setup_context is not Function.setup_context:
-                out = cls.forward(*full, **kwargs)
+                inner = _top_trace(full)  # (under a vmap outside: its rule batches forward)
+                if _has_vmap_rule(cls, inner):
+                    out = _apply_vmap_rule(cls, inner, tuple(full), kwargs)
+                else:
+                    out = cls.forward(*full, **kwargs)
                 cls.setup_context(ctx, tuple(full), out)
             else:
                 out = cls.forward(ctx, *full, **kwargs)
@@ -391,6 +450,16 @@ def _apply_under_transformation(cls: Any, args: tuple, kwargs: dict) -> Any:
     outs = rule(*[args[i]._value for i in pos])
     res = tuple(wrap(o) if o is not None else None for o in outs)
     return res if shape and shape[0] else res[0]
+
+
+def _own_attributes(cls: type) -> set:
+    """The names a Function subclass (or a base of it below ``Function``) defines."""
+    names: set = set()
+    for c in cls.__mro__:
+        if c is Function:
+            break
+        names.update(vars(c))
+    return names
 
 
 class InplaceFunction(Function):
