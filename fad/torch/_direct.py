@@ -296,8 +296,7 @@ def _recorder_source(n_vals: int, diff: tuple, saved: Any, out_saved: bool, oper
                   f"    node._nrs = ({', '.join(f'r{k}' for k in range(n))},)"]
         ts = [f"t{k}" for k in range(n)]
     consts = ", ".join("None" if i in diff else f"vals[{i}]" for i in range(n_vals))
-    lines += ["    node._layout = _layout", "    node._pull = _vjp", f"    node._res = {res}",
-              "    node._fun = _form",
+    lines += ["    node._pull = _vjp", f"    node._res = {res}", "    node._fun = _form",
               f"    node._consts = ({consts},)" if n < n_vals else "    node._consts = _NO_CONSTS",
               "    node._params = params", "    node._inputs = None"]
     guarded = ts if saved is _DIFF else [f"args[{i}]" for i in saved]
@@ -308,8 +307,8 @@ def _recorder_source(n_vals: int, diff: tuple, saved: Any, out_saved: bool, oper
                   f"    node._versions = ({', '.join(g + '._vc[0]' for g in guarded)},)"]
     else:
         lines.append("    node._checked = node._versions = None")
-    lines += ["    node._saves = _saves", "    node._freed = False", "    node._n_out = 1",
-              "    node._avals = _avals"]
+    lines.append("    node._freed = False")
+
     if floating:  # (wrap(ans, True, node), inlined)
         lines += ["    t = _new(_Tensor)", "    t._value = ans", "    t._requires_grad = True",
                   "    t._grad_fn = node", "    t._output_nr = 0", "    t._vc = [0]",
@@ -331,6 +330,17 @@ def _recorder_source(n_vals: int, diff: tuple, saved: Any, out_saved: bool, oper
     return "\n".join(lines) + "\n"
 
 
+def _node_class(form: _Direct) -> type:
+    """The class of the form's nodes: its ``grad_fn`` class (same name) with what
+    every node of the form shares and keeps (the layout of ``next_functions``,
+    whether it saves values, its one output, its inputs' shapes) as class
+    attributes, which the recorder then need not store node by node."""
+    cls = form.cls
+    return type(cls.__name__, (cls,), {
+        "__slots__": (), "__module__": cls.__module__, "__qualname__": cls.__qualname__,
+        "_layout": form.layout, "_saves": form.op.saves, "_n_out": 1, "_avals": form.avals})
+
+
 def _make_recorder(form: _Direct, n_vals: int, out: Any) -> Any:
     """``form.record``: the recorder generated for ``form`` (see ``_recorder_source``),
     whose learning call gave the output ``out``."""
@@ -344,7 +354,8 @@ def _make_recorder(form: _Direct, n_vals: int, out: Any) -> Any:
         not (by_kernel and isinstance(form.kernel, np.ufunc)))  # (a ufunc's output is new)
     scope = {"_kernel": form.kernel, "_impl": form.prim.impl, "_eparams": form.eparams,
              "_asarray": np.asarray,
-             "_OUT_DT": out.dtype, "_new": _new_tensor, "_cls": form.cls, "_Tensor": Tensor,
+             "_OUT_DT": out.dtype, "_new": _new_tensor, "_cls": _node_class(form),
+             "_Tensor": Tensor,
              "_accumulate_grad": accumulate_grad, "_NR0": _NR0,
              "_layout": form.layout, "_vjp": form.vjp, "_form": form,
              "_NO_CONSTS": form.no_consts, "_saves": form.op.saves, "_avals": form.avals,
