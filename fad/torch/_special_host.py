@@ -64,29 +64,28 @@ def _function(name: str, compute: Callable, doc: str) -> Callable:
     return f
 
 
-bessel_j0 = _function("bessel_j0", lambda S, x: S.j0(x),
-                      "The Bessel function of the first kind of order 0.")
-bessel_j1 = _function("bessel_j1", lambda S, x: S.j1(x),
-                      "The Bessel function of the first kind of order 1.")
-bessel_y0 = _function("bessel_y0", lambda S, x: S.y0(x),
-                      "The Bessel function of the second kind of order 0.")
-bessel_y1 = _function("bessel_y1", lambda S, x: S.y1(x),
-                      "The Bessel function of the second kind of order 1.")
-modified_bessel_i0 = _function("modified_bessel_i0", lambda S, x: S.i0(x),
-                               "The modified Bessel function of the first kind of order 0.")
-modified_bessel_i1 = _function("modified_bessel_i1", lambda S, x: S.i1(x),
-                               "The modified Bessel function of the first kind of order 1.")
-modified_bessel_k0 = _function("modified_bessel_k0", lambda S, x: S.k0(x),
-                               "The modified Bessel function of the second kind of order 0.")
-modified_bessel_k1 = _function("modified_bessel_k1", lambda S, x: S.k1(x),
-                               "The modified Bessel function of the second kind of order 1.")
-scaled_modified_bessel_k0 = _function("scaled_modified_bessel_k0", lambda S, x: S.k0e(x),
-                                      "``exp(x) k0(x)``.")
-scaled_modified_bessel_k1 = _function("scaled_modified_bessel_k1", lambda S, x: S.k1e(x),
-                                      "``exp(x) k1(x)``.")
-airy_ai = _function("airy_ai", lambda S, x: S.airy(x)[0], "The Airy function ``Ai``.")
-spherical_bessel_j0 = _function("spherical_bessel_j0", lambda S, x: S.spherical_jn(0, x),
-                                "The spherical Bessel function of order 0, ``sin(x) / x``.")
+_FUNCTIONS = (  # (name, SciPy's computation, summary)
+    ("bessel_j0", lambda S, x: S.j0(x), "The Bessel function of the first kind of order 0."),
+    ("bessel_j1", lambda S, x: S.j1(x), "The Bessel function of the first kind of order 1."),
+    ("bessel_y0", lambda S, x: S.y0(x), "The Bessel function of the second kind of order 0."),
+    ("bessel_y1", lambda S, x: S.y1(x), "The Bessel function of the second kind of order 1."),
+    ("modified_bessel_i0", lambda S, x: S.i0(x),
+     "The modified Bessel function of the first kind of order 0."),
+    ("modified_bessel_i1", lambda S, x: S.i1(x),
+     "The modified Bessel function of the first kind of order 1."),
+    ("modified_bessel_k0", lambda S, x: S.k0(x),
+     "The modified Bessel function of the second kind of order 0."),
+    ("modified_bessel_k1", lambda S, x: S.k1(x),
+     "The modified Bessel function of the second kind of order 1."),
+    ("scaled_modified_bessel_k0", lambda S, x: S.k0e(x), "``exp(x) k0(x)``."),
+    ("scaled_modified_bessel_k1", lambda S, x: S.k1e(x), "``exp(x) k1(x)``."),
+    ("airy_ai", lambda S, x: S.airy(x)[0], "The Airy function ``Ai``."),
+    ("spherical_bessel_j0", lambda S, x: S.spherical_jn(0, x),
+     "The spherical Bessel function of order 0, ``sin(x) / x``."),
+)
+(bessel_j0, bessel_j1, bessel_y0, bessel_y1, modified_bessel_i0, modified_bessel_i1,
+ modified_bessel_k0, modified_bessel_k1, scaled_modified_bessel_k0, scaled_modified_bessel_k1,
+ airy_ai, spherical_bessel_j0) = (_function(*row) for row in _FUNCTIONS)
 
 
 def _chebyshev_vw(sign: int) -> Callable:
@@ -125,15 +124,13 @@ def _polynomial(name: str, compute: Callable, doc: str) -> Callable:
                 lambda S, n, x, k=k: _KINDS[k](S, n, 2 * x - 1),
                 f"The Chebyshev polynomial of the {kind} kind of degree ``n`` at ``2x - 1``.")
     for k, kind in zip("tuvw", ("first", "second", "third", "fourth")))
-hermite_polynomial_h = _polynomial("hermite_polynomial_h",
-                                   lambda S, n, x: S.eval_hermite(n, x),
-                                   "The (physicists') Hermite polynomial of degree ``n``.")
-hermite_polynomial_he = _polynomial("hermite_polynomial_he",
-                                    lambda S, n, x: S.eval_hermitenorm(n, x),
-                                    "The (probabilists') Hermite polynomial of degree ``n``.")
-laguerre_polynomial_l = _polynomial("laguerre_polynomial_l",
-                                    lambda S, n, x: S.eval_laguerre(n, x),
-                                    "The Laguerre polynomial of degree ``n``.")
-legendre_polynomial_p = _polynomial("legendre_polynomial_p",
-                                    lambda S, n, x: S.eval_legendre(n, x),
-                                    "The Legendre polynomial of degree ``n``.")
+(hermite_polynomial_h, hermite_polynomial_he, laguerre_polynomial_l,
+ legendre_polynomial_p) = (_polynomial(*row) for row in (
+    ("hermite_polynomial_h", lambda S, n, x: S.eval_hermite(n, x),
+     "The (physicists') Hermite polynomial of degree ``n``."),
+    ("hermite_polynomial_he", lambda S, n, x: S.eval_hermitenorm(n, x),
+     "The (probabilists') Hermite polynomial of degree ``n``."),
+    ("laguerre_polynomial_l", lambda S, n, x: S.eval_laguerre(n, x),
+     "The Laguerre polynomial of degree ``n``."),
+    ("legendre_polynomial_p", lambda S, n, x: S.eval_legendre(n, x),
+     "The Legendre polynomial of degree ``n``.")))
