@@ -60,7 +60,7 @@ TOOLBOX_COMPLEX = {"dynamic_index_in_dim", "conv_transpose", "irfft2", "polyder"
 COMPLEX_EXAMPLES = max(3, settings().max_examples // 2)
 # rows without a complex run, each with its reason in the table (``real_only``)
 REAL_ONLY = set("""arctan2 cbrt deg2rad rad2deg fabs floor ceil trunc hypot logaddexp
-    logaddexp2 fmod remainder copysign quantile rfft erf erfc erfinv gammaln digamma
+    logaddexp2 fmod remainder copysign quantile rfft erf erfc erfcx erfinv gammaln digamma
     polygamma as_complex
     selu celu hard_tanh relu6 hard_sigmoid hard_silu soft_sign squareplus mish glu
     standardize reduce_window_max
