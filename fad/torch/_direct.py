@@ -77,12 +77,14 @@ def _aliasing(t: Tensor, args: tuple) -> Tensor:
     ``t._base``."""
     o = t._value
     if type(o) is np.ndarray:
-        root = None if o.base is None else owner(o)
+        root = o.base  # (NumPy's views name their owner; a strided view, a wrapper)
+        if root is not None and type(root) is not np.ndarray:
+            root = owner(o)
         for a in args:
             if isinstance(a, Tensor):
                 v = a._value
                 if v is o or root is not None and (v is root or type(v) is np.ndarray
-                                                   and owner(v) is root):
+                                                   and v.base is root):
                     if a._cow:
                         view_of_own(t, a)
                     t._vc = a._vc
