@@ -310,7 +310,6 @@ def _recorder_source(n_vals: int, diff: tuple, saved: Any, out_saved: bool, oper
     else:
         lines.append("    node._checked = node._versions = None")
     lines.append("    node._freed = False")
-
     if floating:  # (wrap(ans, True, node), inlined)
         lines += ["    t = _new(_Tensor)", "    t._value = ans", "    t._requires_grad = True",
                   "    t._grad_fn = node", "    t._output_nr = 0", "    t._vc = [0]",
@@ -358,9 +357,8 @@ def _make_recorder(form: _Direct, n_vals: int, out: Any) -> Any:
              "_asarray": np.asarray,
              "_OUT_DT": out.dtype, "_new": _new_tensor, "_cls": _node_class(form),
              "_Tensor": Tensor,
-             "_accumulate_grad": accumulate_grad, "_NR0": _NR0,
-             "_layout": form.layout, "_vjp": form.vjp, "_form": form,
-             "_NO_CONSTS": form.no_consts, "_saves": form.op.saves, "_avals": form.avals,
+             "_accumulate_grad": accumulate_grad, "_NR0": _NR0, "_vjp": form.vjp, "_form": form,
+             "_NO_CONSTS": form.no_consts,
              "_wrap": _wrap, "_aliasing": _aliasing}
     return generated_function(source, scope, "record")
 
