@@ -154,7 +154,8 @@ class _Direct(_Kernel):
     (``_saved_positions``), the differentiated inputs ``diff`` and their ``avals``."""
 
     __slots__ = ("cls", "layout", "saved", "out_saved", "vjp", "op", "diff", "avals",
-                 "no_consts", "in_operand", "double", "real", "record")
+                 "no_consts", "in_operand", "double", "real", "record", "n_vals",
+                 "consts_in_res")
 
 
 _graph.REAL_FORM = _Direct
@@ -236,6 +237,10 @@ def _direct_form(op: Any, vals: list, diff: tuple, dt: Any, params: dict, outs: 
     form.op, form.diff = op, tuple(diff)
     form.avals = tuple([array_aval(vals[i]) for i in diff])
     form.no_consts = (None,) * len(vals) if len(diff) == len(vals) else None
+    # the constants are the operands at their own positions: a node reads them from
+    # its ``_res`` (no tuple made per call; see ``consts_of``)
+    form.n_vals = len(vals)
+    form.consts_in_res = form.no_consts is None and form.sources is None
     form.in_operand = tuple(enodes.index(k) for k in range(len(diff)))
     form.double = None  # double_backward's plans (fad/torch/_double.py)
     # no complex value in or out: the backward pass has nothing to conjugate
@@ -266,7 +271,8 @@ def _kernel(prim: Any, eparams: dict, primals: tuple) -> Any:
 
 @functools.lru_cache(maxsize=1024)
 def _recorder_source(n_vals: int, diff: tuple, saved: Any, out_saved: bool, operands: tuple,
-                     by_kernel: bool, zero_d: bool, floating: bool, may_alias: bool) -> str:
+                     by_kernel: bool, zero_d: bool, floating: bool, may_alias: bool,
+                     consts_in_res: bool = False) -> str:
     """The source of ``record(args, vals, params)`` for a form of this shape: the output
     Tensor with its node, or ``None`` (an error, or an output dtype the form was not
     learnt at: the general path then records the call and reports the error in the
@@ -299,7 +305,8 @@ def _recorder_source(n_vals: int, diff: tuple, saved: Any, out_saved: bool, oper
         ts = [f"t{k}" for k in range(n)]
     consts = ", ".join("None" if i in diff else f"vals[{i}]" for i in range(n_vals))
     lines += ["    node._pull = _vjp", f"    node._res = {res}", "    node._fun = _form",
-              f"    node._consts = ({consts},)" if n < n_vals else "    node._consts = _NO_CONSTS",
+              "    node._consts = _NO_CONSTS" if n == n_vals or consts_in_res else
+              f"    node._consts = ({consts},)",
               "    node._params = params", "    node._inputs = None"]
     guarded = ts if saved is _DIFF else [f"args[{i}]" for i in saved]
     if saved is _DIFF and n == 1:  # (one guard is held bare: see _graph._guarded)
@@ -352,13 +359,14 @@ def _make_recorder(form: _Direct, n_vals: int, out: Any) -> Any:
     source = _recorder_source(
         n_vals, form.diff, form.saved, bool(form.out_saved), operands, by_kernel,
         out.ndim == 0, out.dtype.kind in "fc",
-        not (by_kernel and isinstance(form.kernel, np.ufunc)))  # (a ufunc's output is new)
+        not (by_kernel and isinstance(form.kernel, np.ufunc)),  # (a ufunc's output is new)
+        form.consts_in_res)
     scope = {"_kernel": form.kernel, "_impl": form.prim.impl, "_eparams": form.eparams,
              "_asarray": np.asarray,
              "_OUT_DT": out.dtype, "_new": _new_tensor, "_cls": _node_class(form),
              "_Tensor": Tensor,
              "_accumulate_grad": accumulate_grad, "_NR0": _NR0, "_vjp": form.vjp, "_form": form,
-             "_NO_CONSTS": form.no_consts,
+             "_NO_CONSTS": IN_RES if form.consts_in_res else form.no_consts,
              "_wrap": _wrap, "_aliasing": _aliasing}
     return generated_function(source, scope, "record")
 
@@ -445,8 +453,22 @@ def function_of(node: Any) -> tuple:
     operation as ``make_flat``'s arguments (the operation's fad function)."""
     f = node._fun
     if type(f) is _Direct:
-        return f.op, node._consts, f.diff, None, node._params
+        return f.op, consts_of(node), f.diff, None, node._params
     return f
+
+
+IN_RES = ("the constants are the node's operands",)  # (a marker: see consts_of)
+
+
+def consts_of(node: Any) -> tuple:
+    """A direct node's constants (``None`` at its recorded inputs): held, or read from
+    its operands when the form keeps them there (``IN_RES``)."""
+    c = node._consts
+    if c is not IN_RES:
+        return c
+    f, res = node._fun, node._res
+    diff = f.diff
+    return tuple([None if i in diff else res[i] for i in range(f.n_vals)])
 
 
 def _plain(v: Any) -> bool:
@@ -455,3 +477,6 @@ def _plain(v: Any) -> bool:
     if tv in _SIMPLE_PARAMS or tv is Indexer or isinstance(v, np.dtype):
         return True  # (an Indexer is the index's static part: its arrays are operands)
     return tv is tuple and all(_plain(e) for e in v)
+
+
+_graph.CONSTS_IN_RES, _graph.CONSTS_OF = IN_RES, consts_of

@@ -22,7 +22,7 @@ from ..interpreters.dce import dce
 from ..transforms.autodiff import make_jaxpr
 from ..transforms.autodiff import vjp as fad_vjp
 from . import _graph
-from ._direct import _Direct, function_of, input_values, inputs_of
+from ._direct import _Direct, consts_of, function_of, input_values, inputs_of
 from ._recorder import (
     _DIRECT_MAX,
     _PYS,
@@ -54,7 +54,7 @@ def double_backward(node: Any, cts: list) -> list:
         present = tuple([c is not None for c in cts])
     form = node._fun
     if type(form) is _Direct:  # the plan is the same for every node of the form
-        consts, params = node._consts, node._params
+        consts, params = consts_of(node), node._params
         key = present if consts is form.no_consts else (present, _scalar_values(consts))
         plans = form.double
         if plans is None:

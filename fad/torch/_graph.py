@@ -142,6 +142,8 @@ class Node:
         elif self._inputs is not None or self._res is not None:
             if self._avals is None:
                 self._avals = tuple([array_aval(t._value) for t in self._inputs])
+            if self._consts is CONSTS_IN_RES:  # (kept: linearizing again needs them)
+                self._consts = CONSTS_OF(self)
             self._pull = self._res = self._inputs = self._checked = self._versions = None
 
 
@@ -387,6 +389,8 @@ def _differentiable_pull(node: Node, cts: list) -> list:
 
 
 REAL_FORM: type | None = None  # the class of direct forms, set by fad/torch/_direct.py
+CONSTS_IN_RES: Any = None  # a direct node's marker of constants held in _res, and
+CONSTS_OF: Callable = None  # type: ignore[assignment]  # their reader (set by _direct.py)
 DOUBLE_BACKWARD: Callable = None  # type: ignore[assignment]  # set by the recorder
 
 
