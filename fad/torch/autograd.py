@@ -18,6 +18,7 @@ from .. import numpy as fnp
 from ..backends import namespace_of
 from ..core.trace import Tracer
 from ..interpreters.batching import BatchTrace, BatchTracer
+from ..interpreters.jvp import JVPTrace, JVPTracer
 from ..transforms.custom import custom_vjp
 from . import _dtype
 from . import _functions as F
@@ -162,8 +163,14 @@ class FunctionCtx:
         self._saved = tensors
         self._saved_versions = tuple(None if t is None else t._version for t in tensors)
 
+    def save_for_forward(self, *tensors: Any) -> None:
+        """Keep ``tensors`` for the ``jvp`` staticmethod (its ``saved_tensors``)."""
+        self._saved_forward = tensors
+
     @property
     def saved_tensors(self) -> tuple:
+        if getattr(self, "_in_jvp", False) and hasattr(self, "_saved_forward"):
+            return tuple(self._saved_forward)
         if getattr(self, "_saved_freed", False):
             raise RuntimeError(FREED_MSG)
         saved = getattr(self, "_saved", ())
@@ -396,6 +403,44 @@ def _apply_vmap_rule(cls: Any, trace: Any, args: tuple, kwargs: dict) -> Any:
     return mapped[0] if single else mapped
 
 
+def _apply_jvp_rule(cls: Any, trace: Any, args: tuple, kwargs: dict) -> Any:
+    """``Function.apply`` under forward-mode differentiation (``torch.func.jvp``,
+    ``forward_ad``) by the Function's own ``jvp`` staticmethod: ``forward`` on the
+    primals, then ``jvp(ctx, *input_tangents)`` gives the outputs' tangents (the
+    tensors ``ctx.save_for_forward`` kept are its ``saved_tensors``), as PyTorch's."""
+    primals, tangents = [], []
+    for a in args:
+        v = a._value if isinstance(a, Tensor) else None
+        if isinstance(v, JVPTracer) and v._trace is trace:
+            p = wrap(v.primal)
+            primals.append(p)
+            tangents.append(zeros_like(p) if v.tangent is None else wrap(v.tangent))
+        else:
+            primals.append(a)
+            tangents.append(None)
+    ctx = cls._backward_cls.__new__(cls._backward_cls)
+    ctx.needs_input_grad = tuple(isinstance(a, Tensor) for a in args)
+    grad_was = GRAD_ENABLED.get()
+    try:  # (switched inside the try: see _grad_mode)
+        GRAD_ENABLED.set(False)
+        if cls.setup_context is not Function.setup_context:
+            out = cls.forward(*primals, **kwargs)
+            cls.setup_context(ctx, tuple(primals), out)
+        else:
+            out = cls.forward(ctx, *primals, **kwargs)
+        ctx._in_jvp = True
+        out_tangents = cls.jvp(ctx, *tangents)
+    finally:
+        ctx._in_jvp = False
+        GRAD_ENABLED.set(grad_was)
+    single = not isinstance(out, tuple)
+    outs = (out,) if single else out
+    out_tangents = (out_tangents,) if not isinstance(out_tangents, tuple) else out_tangents
+    dual = tuple(wrap(JVPTracer(trace, o._value, None if t is None else t._value))
+                 if isinstance(o, Tensor) else o for o, t in zip(outs, out_tangents))
+    return dual[0] if single else dual
+
+
 def _apply_under_transformation(cls: Any, args: tuple, kwargs: dict) -> Any:
     """``Function.apply`` on values traced by a fad transformation (``fad.grad``,
     ``fad.jit``...): the Function becomes a ``fad.custom_vjp``, so its ``backward``
@@ -404,6 +449,8 @@ def _apply_under_transformation(cls: Any, args: tuple, kwargs: dict) -> Any:
     trace = _top_trace(args)
     if _has_vmap_rule(cls, trace):
         return _apply_vmap_rule(cls, trace, args, kwargs)
+    if isinstance(trace, JVPTrace) and "jvp" in _own_attributes(cls):
+        return _apply_jvp_rule(cls, trace, args, kwargs)
     pos = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
     shape: list = []
 
