@@ -272,13 +272,14 @@ def _kernel(prim: Any, eparams: dict, primals: tuple) -> Any:
 @functools.lru_cache(maxsize=1024)
 def _recorder_source(n_vals: int, diff: tuple, saved: Any, out_saved: bool, operands: tuple,
                      by_kernel: bool, zero_d: bool, floating: bool, may_alias: bool,
-                     consts_in_res: bool = False) -> str:
+                     consts_in_res: bool = False, shared: bool = False) -> str:
     """The source of ``record(args, vals, params)`` for a form of this shape: the output
     Tensor with its node, or ``None`` (an error, or an output dtype the form was not
     learnt at: the general path then records the call and reports the error in the
     facade's words). ``saved``: argument positions, or ``_DIFF``; ``operands``: the
     primitive's operands as expressions of ``vals`` and ``params``, passed to its
-    kernel (``by_kernel``) or else to its ``impl``."""
+    kernel (``by_kernel``) or else to its ``impl``; ``shared``: the node class holds
+    the vjp, the form and (unless they vary) the constants (see ``_node_class``)."""
     n = len(diff)
     ts = [f"args[{i}]" for i in diff]
     ops = ", ".join(operands)
@@ -304,10 +305,13 @@ def _recorder_source(n_vals: int, diff: tuple, saved: Any, out_saved: bool, oper
                   f"    node._nrs = ({', '.join(f'r{k}' for k in range(n))},)"]
         ts = [f"t{k}" for k in range(n)]
     consts = ", ".join("None" if i in diff else f"vals[{i}]" for i in range(n_vals))
-    lines += ["    node._pull = _vjp", f"    node._res = {res}", "    node._fun = _form",
-              "    node._consts = _NO_CONSTS" if n == n_vals or consts_in_res else
-              f"    node._consts = ({consts},)",
-              "    node._params = params", "    node._inputs = None"]
+    fixed_consts = n == n_vals or consts_in_res
+    if not shared:
+        lines += ["    node._pull = _vjp", "    node._fun = _form", "    node._inputs = None"]
+    if not (shared and fixed_consts):
+        lines.append("    node._consts = _NO_CONSTS" if fixed_consts else
+                     f"    node._consts = ({consts},)")
+    lines += [f"    node._res = {res}", "    node._params = params"]
     guarded = ts if saved is _DIFF else [f"args[{i}]" for i in saved]
     if saved is _DIFF and n == 1:  # (one guard is held bare: see _graph._guarded)
         lines += ["    node._checked = t0", "    node._versions = t0._vc[0]"]
@@ -342,11 +346,38 @@ def _node_class(form: _Direct) -> type:
     """The class of the form's nodes: its ``grad_fn`` class (same name) with what
     every node of the form shares and keeps (the layout of ``next_functions``,
     whether it saves values, its one output, its inputs' shapes) as class
-    attributes, which the recorder then need not store node by node."""
+    attributes, which the recorder then need not store node by node. A node that
+    saves values is never run again once released, so its vjp, its form, its
+    inputs (remade by ``inputs_of``) and its constants, when they are the same for
+    every call, are the class's too, and releasing it drops only what it saved."""
     cls = form.cls
-    return type(cls.__name__, (cls,), {
-        "__slots__": (), "__module__": cls.__module__, "__qualname__": cls.__qualname__,
-        "_layout": form.layout, "_saves": form.op.saves, "_n_out": 1, "_avals": form.avals})
+    body = {"__slots__": (), "__module__": cls.__module__, "__qualname__": cls.__qualname__,
+            "_layout": form.layout, "_saves": form.op.saves, "_n_out": 1, "_avals": form.avals}
+    if form.op.saves:
+        body.update(_pull=staticmethod(form.vjp), _fun=form, _inputs=None)
+        if _fixed_consts(form):
+            body.update(_consts=IN_RES if form.consts_in_res else form.no_consts,
+                        _release=_release_saved)
+        else:
+            body["_release"] = _release_saved_consts
+    return type(cls.__name__, (cls,), body)
+
+
+def _fixed_consts(form: _Direct) -> bool:
+    """Whether every node of ``form`` has the same ``_consts`` (none, or its operands)."""
+    return form.no_consts is not None or form.consts_in_res
+
+
+def _release_saved(node: Any) -> None:
+    """``Node._release`` of a node of a saving form (see ``_node_class``)."""
+    node._freed = True
+    node._res = node._checked = None
+
+
+def _release_saved_consts(node: Any) -> None:
+    """``_release_saved``, for a form whose nodes hold their constants."""
+    node._freed = True
+    node._res = node._checked = node._consts = None
 
 
 def _make_recorder(form: _Direct, n_vals: int, out: Any) -> Any:
@@ -360,7 +391,7 @@ def _make_recorder(form: _Direct, n_vals: int, out: Any) -> Any:
         n_vals, form.diff, form.saved, bool(form.out_saved), operands, by_kernel,
         out.ndim == 0, out.dtype.kind in "fc",
         not (by_kernel and isinstance(form.kernel, np.ufunc)),  # (a ufunc's output is new)
-        form.consts_in_res)
+        form.consts_in_res, form.op.saves)
     scope = {"_kernel": form.kernel, "_impl": form.prim.impl, "_eparams": form.eparams,
              "_asarray": np.asarray,
              "_OUT_DT": out.dtype, "_new": _new_tensor, "_cls": _node_class(form),

@@ -383,7 +383,7 @@ class RemovableHandle:
 def _differentiable_pull(node: Node, cts: list) -> list:
     """The node's vjp as a recorded facade operation on Tensors, so that the
     gradients it returns have a ``grad_fn`` of their own (double backward)."""
-    if node._fun is None:
+    if node._freed:
         raise RuntimeError(FREED_MSG)
     return DOUBLE_BACKWARD(node, cts)
 
