@@ -139,6 +139,10 @@ class Op:
     prune: bool = False
     label: str = field(init=False)
     cls: type | None = field(init=False)
+    # the direct form of its last recorded call of one array (and a float), with the
+    # parts of its signature and the table of forms it came from (a new table forgets
+    # it): (diff, dtype, shape, type of the float or None, form, table)
+    recent: tuple | None = field(init=False, default=None)
 
     def __post_init__(self) -> None:
         self.label = f"fad.torch operation {self.name}"
@@ -181,17 +185,34 @@ def apply(op: Op, args: tuple, params: dict = _NOPARAMS) -> Any:
     state = _trace_state()
     if state.empty and state.no_grad is None:  # no fad transformation is running
         key = None
+        tw = np.ndarray  # (the second operand's type; an array's call is not kept recent)
         if len(vals) <= 2 and not params and type(vals[0]) is np.ndarray:
             # _signature, spelled out for the most frequent operands (the same keys)
             v = vals[0]
             if len(vals) == 1:
+                tw = None
+                recent = op.recent
+                if recent is not None and recent[0] is diff and recent[1] is v.dtype and \
+                        recent[3] is None and recent[2] == v.shape and recent[5] is _DIRECT:
+                    out = recent[4].record(args, vals, params)
+                    if out is not None:
+                        return out
                 key = (op, diff, v.shape, v.dtype)
             else:
                 w = vals[1]
                 tw = type(w)
-                if tw is np.ndarray:
-                    key = (op, diff, v.shape, v.dtype, w.shape, w.dtype)
-                elif tw is float:
+                if tw is not float:
+                    if tw is np.ndarray:
+                        key = (op, diff, v.shape, v.dtype, w.shape, w.dtype)
+                    tw = np.ndarray
+                else:
+                    recent = op.recent
+                    if recent is not None and recent[0] is diff and recent[1] is v.dtype and \
+                            recent[3] is float and recent[2] == v.shape and \
+                            recent[5] is _DIRECT:
+                        out = recent[4].record(args, vals, params)
+                        if out is not None:
+                            return out
                     key = (op, diff, v.shape, v.dtype, float)
         if key is None:
             key = _signature(op, vals, diff, params)
@@ -204,6 +225,8 @@ def apply(op: Op, args: tuple, params: dict = _NOPARAMS) -> Any:
                 return _record(op, args, vals, diff, params, key)
             if form is not None:
                 out = form.record(args, vals, params)
+                if tw is not np.ndarray:  # one array, or an array and a float
+                    op.recent = (diff, v.dtype, v.shape, tw, form, _DIRECT)
             else:
                 out = _apply_program(key, op, args, vals, diff, params)
             if out is not None:
