@@ -24,7 +24,7 @@ from ..interpreters.tape import entry_vjp
 from ..primitives.indexing import Indexer
 from . import _graph
 from ._compiled import compiled_vjp
-from ._graph import AccumulateGrad, accumulate_grad, array_aval, nexts_of
+from ._graph import AccumulateGrad, accumulate_grad, array_aval, next_seq, nexts_of
 from ._memory import owner
 from .tensor import Tensor, note_alias, view_of_own, wrap
 
@@ -158,9 +158,6 @@ class _Direct(_Kernel):
                  "consts_in_res")
 
 
-_graph.REAL_FORM = _Direct
-
-
 def _one_application(vals: list, diff: tuple, params: dict, outs: list, out_nodes: list,
                      in_nodes: list, tape: list) -> tuple | None:
     """``(entry, sources, enodes, pnames)`` when the tape is one primitive applied to
@@ -290,7 +287,7 @@ def _recorder_source(n_vals: int, diff: tuple, saved: Any, out_saved: bool, oper
     if zero_d:  # (NumPy gives a scalar for a 0-d result)
         lines.append("    ans = _asarray(ans)")
     lines += ["    if ans.dtype is not _OUT_DT:", "        return None",
-              "    node = _new(_cls)"]
+              "    node = _new(_cls)", "    node._seq = _next_seq()"]
     if n == 1:  # one recorded input: its next node is held bare (see Node)
         lines += [f"    t0 = {ts[0]}", "    fn = t0._grad_fn", "    if fn is None:",
                   "        node._next = _accumulate_grad(t0)", "        node._nrs = _NR0",
@@ -352,7 +349,8 @@ def _node_class(form: _Direct) -> type:
     every call, are the class's too, and releasing it drops only what it saved."""
     cls = form.cls
     body = {"__slots__": (), "__module__": cls.__module__, "__qualname__": cls.__qualname__,
-            "_layout": form.layout, "_saves": form.op.saves, "_n_out": 1, "_avals": form.avals}
+            "_layout": form.layout, "_saves": form.op.saves, "_n_out": 1, "_avals": form.avals,
+            "_conjugates": not form.real}
     if form.op.saves:
         body.update(_pull=staticmethod(form.vjp), _fun=form, _inputs=None)
         if _fixed_consts(form):
@@ -396,7 +394,8 @@ def _make_recorder(form: _Direct, n_vals: int, out: Any) -> Any:
              "_asarray": np.asarray,
              "_OUT_DT": out.dtype, "_new": _new_tensor, "_cls": _node_class(form),
              "_Tensor": Tensor,
-             "_accumulate_grad": accumulate_grad, "_NR0": _NR0, "_vjp": form.vjp, "_form": form,
+             "_accumulate_grad": accumulate_grad, "_NR0": _NR0, "_next_seq": next_seq,
+             "_vjp": form.vjp, "_form": form,
              "_NO_CONSTS": IN_RES if form.consts_in_res else form.no_consts,
              "_wrap": _wrap, "_aliasing": _aliasing}
     return generated_function(source, scope, "record")

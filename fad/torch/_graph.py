@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import gc
 import itertools
+import operator
 import re
 import weakref
 from typing import Any, Callable
@@ -50,10 +51,15 @@ class Node:
     # per recorded operation and the garbage collector walks its slots. ``_next`` is a
     # tuple of nodes, or the node itself for an operation of one recorded input (no
     # tuple for the collector to track: see ``nexts_of``).
+    # ``_seq`` numbers nodes in the order they were made (``next_seq``): a node's inputs'
+    # nodes were made before it, so decreasing numbers are an order to run them in.
     __slots__ = ("_next", "_nrs", "_layout", "_pull", "_res", "_fun", "_consts", "_params",
                  "_inputs", "_checked", "_versions", "_saves", "_freed", "_n_out", "_avals",
-                 "__dict__", "__weakref__")
-    _native = True  # its backward is fad's vector-Jacobian product (not user code)
+                 "_seq", "__dict__", "__weakref__")
+    # the engine conjugates complex cotangents on their way into and out of its backward
+    # (see CONJ below): fad's vector-Jacobian product, not a custom Function's backward
+    # (PyTorch's convention) nor a direct form's whose values are all real
+    _conjugates = True
     _pre_hooks: dict | None = None
     _retain: dict | None = None
     _hooks: list | None = None
@@ -286,6 +292,7 @@ def make_node(cls: type, pull: Any, fun: Any, inputs: tuple, nexts: tuple, nrs: 
     """A node; ``saved`` are the tensors whose buffer its backward reads: their
     versions now are checked before it runs."""
     node = cls.__new__(cls)
+    node._seq = next_seq()
     node._next = nexts
     node._nrs = nrs
     node._layout = layout
@@ -307,6 +314,7 @@ class AccumulateGrad(Node):
 
     __slots__ = ("variable",)
     __module__ = "builtins"
+    _seq = -1  # (it has no inputs: it runs after every node that leads to it)
 
     def name(self) -> str:
         return "torch::autograd::AccumulateGrad"
@@ -388,38 +396,40 @@ def _differentiable_pull(node: Node, cts: list) -> list:
     return DOUBLE_BACKWARD(node, cts)
 
 
-REAL_FORM: type | None = None  # the class of direct forms, set by fad/torch/_direct.py
 CONSTS_IN_RES: Any = None  # a direct node's marker of constants held in _res, and
 CONSTS_OF: Callable = None  # type: ignore[assignment]  # their reader (set by _direct.py)
 DOUBLE_BACKWARD: Callable = None  # type: ignore[assignment]  # set by the recorder
 
 
 # ------------------------------------------------------------------ the engine
+next_seq = itertools.count().__next__
+_seq_of = operator.attrgetter("_seq")
+
+
 def _graph_order(roots: list[Node]) -> list[Node]:
-    """Nodes reachable from ``roots``, each before every node it leads to
-    (reverse post-order of an iterative depth-first search)."""
+    """Nodes reachable from ``roots``, each before every node it leads to: found
+    breadth first, then sorted by decreasing ``_seq`` (a node is made after the
+    nodes of its inputs). A chain is found already in that order, which the sort
+    then only checks."""
     order: list[Node] = []
     seen: set[Node] = {None}  # type: ignore[arg-type]
     append = order.append
     add = seen.add
     for root in roots:
-        if root in seen:
-            continue
-        add(root)
-        stack = [(root, iter(nexts_of(root)))]
-        push = stack.append
-        while stack:
-            node, it = stack[-1]
-            for nxt in it:
+        if root not in seen:
+            add(root)
+            append(root)
+    for node in order:  # (the loop visits what it appends)
+        nn = node._next
+        if type(nn) is tuple:
+            for nxt in nn:
                 if nxt not in seen:
                     add(nxt)
-                    nn = nxt._next
-                    push((nxt, iter(nn if type(nn) is tuple else (nn,))))
-                    break
-            else:
-                stack.pop()
-                append(node)
-    order.reverse()
+                    append(nxt)
+        elif nn not in seen:
+            add(nn)
+            append(nn)
+    order.sort(key=_seq_of, reverse=True)
     return order
 
 
@@ -570,9 +580,7 @@ def _run_backward(roots: list, grads: list, retain_graph: bool, create_graph: bo
             elif all(c is None for c in buf):
                 continue
             pull = node._pull
-            # (a custom Function's backward speaks PyTorch's convention; a direct
-            # form's node knows whether its values are all real)
-            native = node._native and (type(node._fun) is not REAL_FORM or not node._fun.real)
+            native = node._conjugates
             if native and _any_complex(buf):
                 buf = _conj_complex(buf)
             try:
@@ -581,9 +589,13 @@ def _run_backward(roots: list, grads: list, retain_graph: bool, create_graph: bo
                 else:  # Node._backward, inlined: the common case
                     res = node._res
                     in_cts = pull(buf, consume) if res is None else pull(res, buf[0])
-                    for i, r in enumerate(in_cts):
-                        if r is None:  # no dependence: PyTorch still hands back zeros
-                            in_cts[i] = node._zero_input(i)
+                    if len(in_cts) == 1:  # (the loop below, for one input)
+                        if in_cts[0] is None:
+                            in_cts[0] = node._zero_input(0)
+                    else:
+                        for i, r in enumerate(in_cts):
+                            if r is None:  # no dependence: PyTorch still hands back zeros
+                                in_cts[i] = node._zero_input(i)
                 if consume:
                     node._release()
             except BaseException:
@@ -595,8 +607,19 @@ def _run_backward(roots: list, grads: list, retain_graph: bool, create_graph: bo
             if node._hooks:
                 in_cts = _run_node_hooks(node, in_cts, buf, create_graph)
             nexts = node._next
-            if type(nexts) is not tuple:
-                nexts = (nexts,)
+            if type(nexts) is not tuple:  # one recorded input (the loop below, for it)
+                ct = in_cts[0]
+                if ct is not None:
+                    nb = get(nexts)
+                    if nb is None and nexts._n_out == 1:
+                        buffers[nexts] = [ct]
+                        continue
+                    if nb is None:
+                        nb = buffers[nexts] = [None] * nexts._n_out
+                    nr = node._nrs[0]
+                    prev = nb[nr]
+                    nb[nr] = ct if prev is None else prev + ct
+                continue
             for nxt, nr, ct in zip(nexts, node._nrs, in_cts):
                 if nxt is None or ct is None:
                     continue

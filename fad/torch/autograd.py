@@ -31,7 +31,7 @@ from ._grad_mode import (
     no_grad,
     set_grad_enabled,
 )
-from ._graph import FREED_MSG, Node, _version_message, edge_of, run_backward
+from ._graph import FREED_MSG, Node, _version_message, edge_of, next_seq, run_backward
 from .tensor import Tensor, wrap
 
 __all__ = ["backward", "grad", "gradcheck", "gradgradcheck", "Function", "FunctionCtx",
@@ -194,7 +194,7 @@ class FunctionCtx:
 class BackwardCFunction(Node, FunctionCtx):
     """The ``grad_fn`` of a custom ``Function``'s outputs; it is also the ``ctx``."""
 
-    _native = False
+    _conjugates = False
 
     def _check_alive(self) -> None:
         pass
@@ -322,6 +322,7 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
         edges = [edge_of(a) if n else (None, 0)
                  for a, n in zip(args, needs) if isinstance(a, Tensor)]
         node._next = tuple(e[0] for e in edges)
+        node._seq = next_seq()
         node._nrs = tuple(e[1] for e in edges)
         node._layout = None
         node._freed = False
