@@ -80,9 +80,19 @@ def time_calls(fn: Callable[[], Any], number: int) -> float:
 
 
 def calibrate(fn: Callable[[], Any], target: float) -> tuple[int, float]:
-    """(calls per measurement, seconds per call) from one warm-up call."""
-    t = time_calls(fn, 1)
-    return max(1, int(target / max(t, 1e-9))), t
+    """(calls per measurement, seconds per call): the fastest of the warm-up calls
+    made in about ``target`` seconds (at least one, at most 100). A contender's
+    first calls may still be filling its caches (the facade learns an operation's
+    direct form, compiles a backward at its second call...): sized by one of them,
+    a measurement would hold too few calls, each paying a larger share of the cold
+    caches that the collection before every measurement leaves."""
+    best = spent = time_calls(fn, 1)
+    for _ in range(99):
+        if spent >= target:
+            break
+        t = time_calls(fn, 1)
+        best, spent = min(best, t), spent + t
+    return max(1, int(target / max(best, 1e-9))), best
 
 
 def measure_times(contenders: list[Contender], s: Settings) -> tuple[dict, int]:
