@@ -513,11 +513,9 @@ def _run_backward(roots: list, grads: list, retain_graph: bool, create_graph: bo
         for i, t in enumerate(inputs):
             targets.setdefault(_key(edge_of(t)), i)
         target_ids = {k[0] for k in targets}
-        needed = _needed(order, target_ids)
+        run = _needed(order, target_ids)
     else:
-        needed = None
-
-    run = order if needed is None else [n for n in order if id(n) in needed]
+        run = order
     for n in run:  # check everything before changing anything
         if n._freed:
             n._check_alive()
@@ -664,16 +662,21 @@ def _key(edge: tuple) -> tuple:
     return id(edge[0]), edge[1]
 
 
-def _needed(order: list[Node], target_ids: set[int]) -> set[int]:
-    """Nodes from which some target node can be reached."""
+def _needed(order: list[Node], target_ids: set[int]) -> list[Node]:
+    """The nodes of ``order`` from which some target node can be reached, in order."""
     needed: set[int] = set(target_ids)
     add = needed.add
     for node in reversed(order):
-        for n in nexts_of(node):
+        nn = node._next
+        if type(nn) is not tuple:  # (one input: see nexts_of)
+            if id(nn) in needed:
+                add(id(node))
+            continue
+        for n in nn:
             if n is not None and id(n) in needed:
                 add(id(node))
                 break
-    return needed
+    return [n for n in order if id(n) in needed]
 
 
 def _as_tensor(g: Any, create_graph: bool) -> Any:
