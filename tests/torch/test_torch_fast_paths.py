@@ -547,3 +547,29 @@ def test_signatures_of_the_same_shape_share_their_recorder_code(fast: None) -> N
     assert len(forms) == 3
     assert len({f.record.__code__ for f in forms}) == 1
     assert len({id(f.record.__globals__) for f in forms}) == 3
+
+
+@pytest.mark.parametrize("second", [None, 2.5])
+def test_the_recent_form_serves_only_its_own_signature(fast: None, second: Any) -> None:
+    """An operation reuses the direct form of its last call only for a call of the
+    same signature: alternating shapes, dtypes, which input is recorded and whether
+    the operand is a float give each call its own form's result and gradient."""
+    rng = np.random.default_rng(0)
+    cases = [(3, np.float64, True), (4, np.float64, True), (3, np.float32, True),
+             (3, np.float64, False), (3, np.float64, True), (4, np.float32, True)]
+    for n, dt, grad in cases * 2:
+        v = rng.standard_normal(n).astype(dt)
+        x = torch.tensor(v, requires_grad=grad)
+        y = torch.tanh(x) if second is None else x * second
+        assert y.dtype == torch.tensor(v).dtype and tuple(y.shape) == (n,)
+        assert y.requires_grad == grad
+        want = np.tanh(v) if second is None else v * np.asarray(second, dt)
+        np.testing.assert_allclose(y.detach().numpy(), want, rtol=1e-6)
+        if grad:
+            y.sum().backward()
+            d = 1 - np.tanh(v) ** 2 if second is None else np.full(n, second)
+            np.testing.assert_allclose(x.grad.numpy(), d, rtol=1e-6)
+            assert x.grad.dtype == x.dtype
+    op = next(k[0] for k in recorder._DIRECT if k[0].name == ("tanh" if second is None
+                                                                else "mul"))
+    assert op.recent is not None and op.recent[5] is recorder._DIRECT
