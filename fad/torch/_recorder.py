@@ -189,31 +189,21 @@ def apply(op: Op, args: tuple, params: dict = _NOPARAMS) -> Any:
         if len(vals) <= 2 and not params and type(vals[0]) is np.ndarray:
             # _signature, spelled out for the most frequent operands (the same keys)
             v = vals[0]
-            if len(vals) == 1:
-                tw = None
+            tw = None if len(vals) == 1 else type(vals[1])
+            if tw is None or tw is float:  # one array, or an array and a float
                 recent = op.recent
-                if recent is not None and recent[0] is diff and recent[1] is v.dtype and \
-                        recent[3] is None and recent[2] == v.shape and recent[5] is _DIRECT:
+                if recent is not None and recent[0] is diff and recent[3] is tw and \
+                        recent[1] is v.dtype and recent[2] == v.shape and recent[5] is _DIRECT:
                     out = recent[4].record(args, vals, params)
                     if out is not None:
                         return out
-                key = (op, diff, v.shape, v.dtype)
+                key = (op, diff, v.shape, v.dtype) if tw is None else \
+                    (op, diff, v.shape, v.dtype, float)
             else:
-                w = vals[1]
-                tw = type(w)
-                if tw is not float:
-                    if tw is np.ndarray:
-                        key = (op, diff, v.shape, v.dtype, w.shape, w.dtype)
-                    tw = np.ndarray
-                else:
-                    recent = op.recent
-                    if recent is not None and recent[0] is diff and recent[1] is v.dtype and \
-                            recent[3] is float and recent[2] == v.shape and \
-                            recent[5] is _DIRECT:
-                        out = recent[4].record(args, vals, params)
-                        if out is not None:
-                            return out
-                    key = (op, diff, v.shape, v.dtype, float)
+                if tw is np.ndarray:
+                    w = vals[1]
+                    key = (op, diff, v.shape, v.dtype, w.shape, w.dtype)
+                tw = np.ndarray
         if key is None:
             key = _signature(op, vals, diff, params)
         if key is not None:
@@ -225,7 +215,7 @@ def apply(op: Op, args: tuple, params: dict = _NOPARAMS) -> Any:
                 return _record(op, args, vals, diff, params, key)
             if form is not None:
                 out = form.record(args, vals, params)
-                if tw is not np.ndarray:  # one array, or an array and a float
+                if tw is not np.ndarray:
                     op.recent = (diff, v.dtype, v.shape, tw, form, _DIRECT)
             else:
                 out = _apply_program(key, op, args, vals, diff, params)
