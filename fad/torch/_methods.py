@@ -77,17 +77,18 @@ eq ne not_equal lt less le less_equal gt
 greater ge greater_equal logical_and logical_or logical_xor logical_not bitwise_and bitwise_or
 bitwise_xor bitwise_not conj_physical cumprod asinh arcsinh acosh arccosh atanh arctanh deg2rad
 rad2deg i0 hypot copysign heaviside ldexp nan_to_num lerp addcmul addcdiv
-sinc logit xlogy gcd lcm addmv addr addbmm igamma igammac mvlgamma renorm""".split()
+sinc logit xlogy gcd lcm addmv addr addbmm igamma igammac mvlgamma renorm bitwise_left_shift
+bitwise_right_shift""".split()
 
 # the in-place methods PyTorch also offers as functions, ``torch.sin_(x)``
 FUNCTIONAL_INPLACE = """abs acos arccos arcsin arctan asin atan ceil clamp clamp_max clamp_min
 clip conj_physical cos cosh detach erf erfc exp exp2 expm1 fill fix floor frac index_put log10
 log1p log2 log neg negative reciprocal relu round rsqrt sigmoid sin sinh sqrt square tan tanh
 trunc zero asinh arcsinh acosh arccosh atanh arctanh deg2rad rad2deg i0 sinc logit
-nan_to_num xlogy ldexp gcd lcm""".split()
+nan_to_num xlogy ldexp gcd lcm addmv as_strided""".split()
 
 # in-place views ``x.t_()``: ``x`` takes the view's shape
-_INPLACE_VIEWS = "t transpose swapaxes swapdims squeeze unsqueeze".split()
+_INPLACE_VIEWS = "t transpose swapaxes swapdims squeeze unsqueeze as_strided".split()
 
 
 # the in-place writes PyTorch lets into an expanded tensor, with a warning

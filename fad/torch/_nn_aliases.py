@@ -92,6 +92,51 @@ def feature_alpha_dropout(input: Tensor, p: float, train: bool) -> Tensor:
     return F.feature_alpha_dropout(input, p, train)
 
 
+# in-place forms (``torch.celu_(x)``): ``input`` itself, written
+celu_, selu_, threshold_ = F.celu_, F.selu_, F.threshold_
+
+
+def rrelu_(input: Tensor, lower: float = 1 / 8, upper: float = 1 / 3, training: bool = False,
+           generator: Any = None) -> Tensor:
+    """``rrelu``, written into ``input``.
+
+    >>> import fad.torch as torch
+    >>> x = torch.tensor([-3.0, 1.0]); _ = torch.rrelu_(x, 0.25, 0.25); x
+    tensor([-0.7500,  1.0000])
+    """
+    return F.rrelu_(input, lower, upper, training)
+
+
+def dropout_(input: Tensor, p: float, train: bool) -> Tensor:
+    """``dropout``, written into ``input``.
+
+    >>> import fad.torch as torch
+    >>> torch.dropout_(torch.ones(3), 0.5, False)
+    tensor([1., 1., 1.])
+    """
+    return F.dropout(input, p, train, inplace=True)
+
+
+def alpha_dropout_(input: Tensor, p: float, train: bool) -> Tensor:
+    """``alpha_dropout``, written into ``input``.
+
+    >>> import fad.torch as torch
+    >>> torch.alpha_dropout_(torch.ones(2), 0.5, False)
+    tensor([1., 1.])
+    """
+    return F.alpha_dropout(input, p, train, inplace=True)
+
+
+def feature_alpha_dropout_(input: Tensor, p: float, train: bool) -> Tensor:
+    """``feature_alpha_dropout``, written into ``input``.
+
+    >>> import fad.torch as torch
+    >>> torch.feature_alpha_dropout_(torch.ones(1, 2), 0.5, False)
+    tensor([[1., 1.]])
+    """
+    return F.feature_alpha_dropout(input, p, train, inplace=True)
+
+
 def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = None,
                bias: Tensor | None = None, eps: float = 1e-5, cudnn_enable: bool = True
                ) -> Tensor:

@@ -159,3 +159,53 @@ def test_out_refuses_tensors_that_require_grad():
     r, f = run_both(lambda t: t.matmul(t.ones(2, 2, requires_grad=True), t.ones(2, 2),
                                        out=t.empty(2, 2)))
     assert r == f
+
+
+@pytest.mark.parametrize("case", [
+    lambda t: (t.tensor([-1.0, 2.0]), lambda x: t.celu_(x, 0.5)),
+    lambda t: (t.tensor([-1.0, 2.0]), t.selu_),
+    lambda t: (t.tensor([0.5, 2.0]), lambda x: t.threshold_(x, 1.0, -1.0)),
+    lambda t: (t.tensor([-3.0, 1.0]), lambda x: t.rrelu_(x, 0.25, 0.25)),
+    lambda t: (t.tensor([-3.0, 1.0]), lambda x: t.dropout_(x, 0.5, False)),
+    lambda t: (t.tensor([-3.0, 1.0]), lambda x: t.alpha_dropout_(x, 0.5, False)),
+    lambda t: (t.tensor([[-3.0, 1.0]]), lambda x: t.feature_alpha_dropout_(x, 0.5, False)),
+    lambda t: (t.tensor([1.0, 2.0]), lambda x: t.addmv_(x, t.eye(2), t.tensor([3.0, 4.0]))),
+    lambda t: (t.arange(6.0), lambda x: t.as_strided_(x, (2, 2), (1, 2), 1)),
+    lambda t: (t.tensor([1, 8]), lambda x: x.bitwise_left_shift_(t.tensor([2, 1]))),
+    lambda t: (t.tensor([1, 8]), lambda x: x.bitwise_right_shift_(2)),
+])
+def test_more_inplace_forms_write_their_input(case):
+    """``torch.celu_``, ``selu_``, ``threshold_``, ``rrelu_``, the dropouts' in-place
+    forms, ``addmv_``, ``as_strided_`` and the shifts' in-place methods: PyTorch's
+    values, written into the input itself (returned, its version bumped as PyTorch
+    bumps it: not by a dropout that is not training)."""
+    def run(t):
+        x, f = case(t)
+        v = x._version
+        assert f(x) is x
+        return x.tolist(), tuple(x.shape), x.stride(), x._version - v
+    r, f = run_both(run)
+    assert r[1:] == f[1:]
+    close(r[0], f[0])
+
+
+@pytest.mark.parametrize("name", ["celu_", "selu_"])
+def test_inplace_activation_gradients(name):
+    """The in-place activations' gradients through a non-leaf, as PyTorch's."""
+    def run(t):
+        x = t.tensor([-1.0, 0.5, 2.0], requires_grad=True)
+        y = x * 1
+        getattr(t, name)(y)
+        y.sum().backward()
+        return y.tolist() + x.grad.tolist()
+    close(*run_both(run))
+
+
+def test_every_inplace_name_of_an_existing_operation_exists():
+    """Each in-place method (``x.op_``) and in-place function (``torch.op_``) that
+    PyTorch has for an operation the facade has is there too."""
+    def missing(real: Any, ours: Any) -> list:
+        return [n for n in dir(real) if n.endswith("_") and not n.startswith("_")
+                and hasattr(ours, n[:-1]) and not hasattr(ours, n)]
+    assert missing(real_torch.Tensor, ftorch.Tensor) == []
+    assert missing(real_torch, ftorch) == []
