@@ -639,6 +639,8 @@ def _run_backward(roots: list, grads: list, retain_graph: bool, create_graph: bo
         for var, g in leaf_grads.values():
             if inputs is None or targets.get(_key(edge_of(var))) is not None:
                 T.accumulate_into(var, g, create_graph)
+                if var._post_accumulate_hooks:
+                    _run_post_accumulate_hooks(var)
         if inputs is not None:
             for t, g in zip(inputs, captured):
                 if t._grad_fn is not None and g is not None:
@@ -656,6 +658,17 @@ def _run_backward(roots: list, grads: list, retain_graph: bool, create_graph: bo
         else:
             out.append(T.wrap_grad(g, create_graph, fresh=True))
     return out
+
+
+def _run_post_accumulate_hooks(var: Any) -> None:
+    """The hooks ``var.register_post_accumulate_grad_hook`` added, on ``var`` whose
+    ``.grad`` has just been accumulated (before the next leaf's, as PyTorch's)."""
+    for hook in list(var._post_accumulate_hooks):
+        r = hook(var)
+        if r is not None:
+            if isinstance(r, _T.Tensor):
+                raise RuntimeError("Tensor post accumulate grad hooks should return None.")
+            raise TypeError(f"expected Variable, but hook returned '{type(r).__name__}'")
 
 
 def _key(edge: tuple) -> tuple:

@@ -105,6 +105,7 @@ class Tensor:
                  "__dict__", "__weakref__")
     _grad: "Tensor | None" = None
     _hooks: "list | None" = None
+    _post_accumulate_hooks: "list | None" = None
     _acc: Any = None
     _retains_grad = False
     _cow = False
@@ -215,6 +216,27 @@ class Tensor:
         if self._hooks is None:
             self._hooks = []
         return RemovableHandle(self._hooks, hook)
+
+    def register_post_accumulate_grad_hook(self, hook: Any) -> RemovableHandle:
+        """``hook(self)`` runs after ``backward()`` has accumulated this leaf's
+        gradient into its ``.grad`` (an optimiser step inside the backward pass);
+        it must return ``None``.
+
+        >>> import fad.torch as torch
+        >>> w = torch.ones(2, requires_grad=True)
+        >>> _ = w.register_post_accumulate_grad_hook(lambda p: print(p.grad))
+        >>> (w * 3).sum().backward()
+        tensor([3., 3.])
+        """
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require "
+                               "gradient")
+        if self._grad_fn is not None:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf "
+                               "tensors")
+        if self._post_accumulate_hooks is None:
+            self._post_accumulate_hooks = []
+        return RemovableHandle(self._post_accumulate_hooks, hook)
 
     def backward(self, gradient: Any = None, retain_graph: bool | None = None,
                  create_graph: bool = False, inputs: Any = None) -> None:
@@ -651,7 +673,7 @@ _new = object.__new__
 
 
 _STATE = frozenset(("_grad", "_hooks", "_acc", "_retains_grad", "_cow", "_tangent",
-                    "_is_buffer", "_persistent", "_shared"))
+                    "_is_buffer", "_persistent", "_shared", "_post_accumulate_hooks"))
 
 
 def user_attributes(t: Tensor) -> dict:
