@@ -106,6 +106,8 @@ def test_functional_inplace_forms_like_pytorch() -> None:
     for name in FUNCTIONAL_INPLACE:
         if name in ("index_put", "conj_physical", "detach", "gcd", "lcm"):  # (integers only)
             continue
+        if name in ("addmv", "as_strided"):  # (other operands: test_inplace_and_out.py)
+            continue
         outs = []
         for T in LIBS:
             x = T.tensor(x0)
