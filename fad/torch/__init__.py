@@ -119,6 +119,7 @@ Tensor.geqrf, Tensor.orgqr = geqrf, orgqr
 from ._signal_windows import *  # noqa: E402,F403
 from ._nn_aliases import *  # noqa: E402,F403
 from ._utilities import *  # noqa: E402,F403
+from ._warnings import is_warn_always_enabled, set_warn_always  # noqa: E402
 from ._spectral import istft, stft  # noqa: E402,F401
 
 is_signed, is_same_size = Tensor.is_signed, Tensor.is_same_size

@@ -22,6 +22,7 @@ from ._creation import (
     zeros,
 )
 from ._graph import host
+from ._warnings import warn_once
 from .autograd import _sum_to
 from .linalg import (
     _inverse,
@@ -63,7 +64,7 @@ rad2deg i0 angle signbit isneginf isposinf isreal hypot logaddexp logaddexp2 cop
 ldexp nan_to_num positive lerp addcmul addcdiv ravel sinc logit xlogy diagflat
 split_with_sizes select_scatter slice_scatter diagonal_scatter cov corrcoef dist isin bincount
 unique_consecutive vander gcd lcm frexp addmv addr addbmm igamma igammac mvlgamma renorm
-histogram""".split()
+histogram index_reduce""".split()
 
 # in-place variants ``x.add_(...)``: computed out of place, then stored into ``x``
 # (cast to ``x``'s dtype, as PyTorch does for comparisons and logic)
@@ -78,7 +79,7 @@ greater ge greater_equal logical_and logical_or logical_xor logical_not bitwise_
 bitwise_xor bitwise_not conj_physical cumprod asinh arcsinh acosh arccosh atanh arctanh deg2rad
 rad2deg i0 hypot copysign heaviside ldexp nan_to_num lerp addcmul addcdiv
 sinc logit xlogy gcd lcm addmv addr addbmm igamma igammac mvlgamma renorm bitwise_left_shift
-bitwise_right_shift""".split()
+bitwise_right_shift index_reduce""".split()
 
 # the in-place methods PyTorch also offers as functions, ``torch.sin_(x)``
 FUNCTIONAL_INPLACE = """abs acos arccos arcsin arctan asin atan ceil clamp clamp_max clamp_min
@@ -243,13 +244,67 @@ def _where(self: Tensor, condition: Tensor, y: Any) -> Tensor:
 
 
 def _T(self: Tensor) -> Tensor:
-    if self.dim() < 2:
-        return self
-    return F.call("permute", self, dims=tuple(range(self.dim()))[::-1])
+    """``x.T``: the dimensions reversed (deprecated by PyTorch but for matrices)."""
+    d = self.dim()
+    if d == 0:
+        warn_once("Tensor.T is deprecated on 0-D tensors. This function is the identity in "
+                   "these cases.")
+    elif d != 2:
+        warn_once("The use of `x.T` on tensors of dimension other than 2 to reverse their "
+                   "shape is deprecated and it will throw an error in a future release. "
+                   "Consider `x.mT` to transpose batches of matrices or "
+                   "`x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions "
+                   "of a tensor.")
+    return F.call("permute", self, dims=tuple(range(d))[::-1])
+
+
+def _matrix_transpose(self: Tensor, name: str, conjugate: bool) -> Tensor:
+    """``x.mT``, ``x.mH`` and ``x.adjoint()`` (``name``): the last two dimensions
+    swapped, conjugated for ``mH`` and ``adjoint`` (a real tensor's is the transpose)."""
+    d = self.dim()
+    if d == 0:
+        warn_once(f"{'Tensor.' if name[0] == 'm' else ''}{name} is deprecated on 0-D tensors. "
+                   + ("Consider using x.conj()." if conjugate else
+                      "This function is the identity in these cases."))
+        out = self
+    elif d == 1:
+        raise RuntimeError(f"tensor.{name} is only supported on matrices or batches of "
+                           "matrices. Got 1-D tensor.")
+    else:
+        out = F.transpose(self, -2, -1)
+    return F.conj(out) if conjugate and out.is_complex() else out
+
+
+def _H(self: Tensor) -> Tensor:
+    """``x.H``: the conjugate transpose of a matrix."""
+    d = self.dim()
+    if d == 0:
+        warn_once("Tensor.H is deprecated on 0-D tensors. Consider using x.conj().")
+        return F.conj(self) if self.is_complex() else self
+    if d != 2:
+        raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {d}-D "
+                           "tensor." + (" For batches of matrices, consider using tensor.mH"
+                                        if d > 2 else ""))
+    return _matrix_transpose(self, "mH", True)
+
+
+def adjoint(input: Tensor) -> Tensor:
+    """The conjugate transpose of a matrix or of each matrix of a batch (a view).
+
+    >>> import fad.torch as torch
+    >>> torch.adjoint(torch.tensor([[1 + 2j, 3 - 1j]]))
+    tensor([[1.-2.j],
+            [3.+1.j]])
+    """
+    return _matrix_transpose(input, "adjoint()", True)
 
 
 def _mT(self: Tensor) -> Tensor:
-    return F.transpose(self, -2, -1)
+    return _matrix_transpose(self, "mT", False)
+
+
+def _mH(self: Tensor) -> Tensor:
+    return _matrix_transpose(self, "mH", True)
 
 
 def _rtruediv(self: Tensor, other: Any) -> Tensor:
@@ -344,7 +399,8 @@ METHODS.update({
     "bool": _cast(_dtype.bool), "cfloat": _cast(_dtype.complex64),
     "contiguous": _contiguous,
     "where": _where,
-    "T": property(_T), "mT": property(_mT), "H": property(_T), "mH": property(_mT),
+    "T": property(_T), "mT": property(_mT), "H": property(_H), "mH": property(_mH),
+    "adjoint": adjoint,
     "real": property(F.real), "imag": property(F.imag),
     "dim_order": lambda self: tuple(range(self.dim())),
     "sum_to_size": lambda self, *size: _sum_to_size(self, F._shape(size)),
@@ -399,3 +455,5 @@ def install(namespace: dict) -> None:
         setattr(Tensor, name, fn)
     for name in FUNCTIONAL_INPLACE:
         namespace[name + "_"] = getattr(Tensor, name + "_")
+    namespace["adjoint"] = adjoint
+    namespace["is_neg"], namespace["resolve_neg"] = Tensor.is_neg, Tensor.resolve_neg

@@ -14,6 +14,7 @@ from .._dtype import array_np_dtype, cpp_name, type_word
 from .._graph import host
 from .._ops import OPS, call
 from .._recorder import Op, _broadcast_message, apply
+from .._warnings import warn_once
 from ..tensor import Tensor, _wrap_dim, wrap
 from ._common import _idx, exported
 
@@ -486,6 +487,37 @@ def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: 
     return apply(_SCATTER_REDUCE, (input, src), {
         "dim": _wrap_dim(dim, input.dim()), "index": host(_idx(index)), "reduce": reduce,
         "include_self": include_self})
+
+
+_INDEX_REDUCE = Op("index_reduce", _scatter_reduce, "IndexReduceBackward0")
+
+
+def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str, *,
+                 include_self: bool = True) -> Tensor:
+    """``out[..., index[i], ...] = reduce(out[..., index[i], ...], source[..., i, ...])``
+    along ``dim``: whole slices of ``source`` reduced into the slices of ``input``
+    that ``index`` names (``reduce``: ``"prod" "mean" "amax" "amin"``; the target's
+    own value joins unless ``include_self=False``). It is ``scatter_reduce`` with
+    ``index`` repeated along the other axes of ``source``.
+
+    >>> import fad.torch as torch, warnings
+    >>> warnings.simplefilter("ignore")  # (PyTorch's "in beta" warning)
+    >>> torch.ones(2).index_reduce(0, torch.tensor([1, 1]), torch.tensor([2.0, 3.0]),
+    ...                            "prod")
+    tensor([1., 6.])
+    """
+    if reduce not in ("prod", "mean", "amax", "amin"):
+        raise RuntimeError("index_reduce(): Expected reduce to be one of prod, mean, amax or "
+                           f"amin but got {reduce}.")
+    warn_once("index_reduce() is in beta and the API may change at any time.")
+    d = _wrap_dim(dim, max(input.dim(), 1))
+    idx = host(_idx(index)).reshape(-1)
+    shape = [1] * source.dim()
+    if shape:
+        shape[d] = -1
+    full = np.ascontiguousarray(np.broadcast_to(idx.reshape(shape), tuple(source.shape)))
+    return apply(_INDEX_REDUCE, (input, source), {
+        "dim": d, "index": full, "reduce": reduce, "include_self": include_self})
 
 
 __all__ = exported(globals())
