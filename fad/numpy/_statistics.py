@@ -25,7 +25,7 @@ from . import _reductions as R
 from . import _shape as S
 from ._base import asarray, cast, concrete_array, dtype_of, promote, promote_all
 from ._base import no_out as _no_out
-from ._complex import imag, real
+from ._complex import conj, imag, real
 from ._indexing import diagonal
 from ._math import _float, _stat_float, divide, multiply, sqrt, subtract
 from ._reductions import nansum
@@ -364,7 +364,7 @@ def cov(m: Any, y: Any = None, rowvar: bool = True, bias: bool = False,
         w = _float(aweights) if w is None else M.multiply(w, _float(aweights))
     if w is None:
         xc = M.subtract(x, mean(x, axis=1, keepdims=True))
-        c = M.divide(C.matmul(xc, S.transpose(xc)), float(n - ddof))
+        c = M.divide(C.matmul(xc, _adjoint(xc)), float(n - ddof))
     else:  # the weighted mean, and the weighted sum of products over NumPy's factor
         w_sum = R.sum(w)
         xc = M.subtract(x, M.divide(R.sum(M.multiply(x, w), axis=1, keepdims=True), w_sum))
@@ -375,9 +375,16 @@ def cov(m: Any, y: Any = None, rowvar: bool = True, bias: bool = False,
         else:
             fact = M.subtract(w_sum, M.divide(M.multiply(ddof, R.sum(M.multiply(
                 w, _float(aweights)))), w_sum))
-        c = M.divide(C.matmul(M.multiply(xc, w), S.transpose(xc)), fact)
+        c = M.divide(C.matmul(M.multiply(xc, w), _adjoint(xc)), fact)
     c = S.squeeze(c) if c.shape == (1, 1) else c
     return c if dtype is None else cast(c, np.dtype(dtype))
+
+
+def _adjoint(x: Any) -> Any:
+    """The conjugate transpose of a matrix (the transpose of a real one): complex
+    variables' covariances are ``E[(x - mean) conj(y - mean)]``, as NumPy's."""
+    t = S.transpose(x)
+    return conj(t) if dtype_of(t).kind == "c" else t
 
 
 def corrcoef(x: Any, y: Any = None, rowvar: bool = True, *, dtype: Any = None) -> Any:
@@ -390,9 +397,12 @@ def corrcoef(x: Any, y: Any = None, rowvar: bool = True, *, dtype: Any = None) -
     c = cov(x, y, rowvar, dtype=dtype)
     if c.ndim == 0:
         return M.divide(c, c)
-    d = M.sqrt(diagonal(c))
+    d = M.sqrt(real(diagonal(c)))  # (a variance is real: its imaginary part is rounding)
     c = M.divide(M.divide(c, S.reshape(d, (-1, 1))), S.reshape(d, (1, -1)))
-    return M.clip(c, -1, 1)
+    if dtype_of(c).kind != "c":
+        return M.clip(c, -1, 1)
+    # NumPy clips the real and imaginary parts apart
+    return M.add(M.clip(real(c), -1, 1), M.multiply(M.clip(imag(c), -1, 1), 1j))
 
 
 def digitize(x: Any, bins: Any, right: bool = False) -> Any:

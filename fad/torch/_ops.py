@@ -702,6 +702,7 @@ _TABLE: dict[str, tuple] = {
     "bmm": (_mm, "BmmBackward0", EW, True),
     "mv": (_mm, "MvBackward0", EW, True),
     "dot": (_mm, "DotBackward0", EW, True),
+    "vdot": (fnp.vdot, "VdotBackward0", EW, True),
     "outer": (fnp.outer, "MulBackward0", EW, True),
     "addmm": (_addmm, "AddmmBackward0", EW, True),
     "baddbmm": (_addmm, "BaddbmmBackward0", EW, True),

@@ -130,3 +130,29 @@ def test_index_reduce_tie_with_the_unused_target_gives_the_slice_its_whole_gradi
         y = x.index_reduce(0, ftorch.tensor([0]), s, "amax", include_self=False)
     gx, gs = ftorch.autograd.grad(y.sum(), (x, s))
     assert (y.tolist(), gx.tolist(), gs.tolist()) == ([1.0, 5.0], [0.0, 1.0], [1.0])
+
+
+@pytest.mark.parametrize("name", ["vdot", "dot", "inner", "inner2d", "inner0d", "cov",
+                                  "corrcoef", "cov_weighted"])
+def test_complex_products_and_statistics_as_pytorchs(name: str) -> None:
+    """``vdot`` conjugates its first vector, ``dot`` and ``inner`` do not (``inner``
+    sums over the last dimension of tensors of any dimension), and complex
+    covariances and correlations are ``E[x conj(y)]``: values and gradients."""
+    def run(T: Any) -> Any:
+        a = T.tensor([[1 + 2j, 3 - 1j, 0.5], [0.5j, 2.0 - 0.5j, 1j]], dtype=T.complex128,
+                     requires_grad=True)
+        v = T.tensor([2 - 1j, 1 + 1j, -1j], dtype=T.complex128, requires_grad=True)
+        r = {"vdot": lambda: T.vdot(v, v * 2j), "dot": lambda: T.dot(v, v),
+             "inner": lambda: T.inner(v, v), "inner2d": lambda: T.inner(a, a),
+             "inner0d": lambda: T.inner(v[0], a),
+             "cov": lambda: T.cov(a), "corrcoef": lambda: T.corrcoef(a),
+             "cov_weighted": lambda: T.cov(a, aweights=T.tensor([1.0, 2.0, 3.0],
+                                                                 dtype=T.float64))}[name]()
+        (r.abs() ** 2).sum().backward()
+        return r.tolist(), a.grad.tolist() if a.grad is not None else None, \
+            v.grad.tolist() if v.grad is not None else None
+    (want, _), (got, _) = both(run)
+    for w, g in zip(want, got):
+        assert (w is None) == (g is None)
+        if w is not None:
+            np.testing.assert_allclose(np.array(g), np.array(w), rtol=1e-10, atol=1e-12)

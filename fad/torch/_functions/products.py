@@ -136,16 +136,54 @@ def mv(input: Tensor, vec: Tensor) -> Tensor:
 
 
 def dot(input: Tensor, other: Tensor) -> Tensor:
+    """The sum of the products of two vectors' elements (no conjugation).
+
+    >>> import fad.torch as torch
+    >>> torch.dot(torch.tensor([1.0, 2.0]), torch.tensor([3.0, 4.0]))
+    tensor(11.)
+    """
+    return call("dot", *_vectors(input, other))
+
+
+def vdot(input: Tensor, other: Tensor) -> Tensor:
+    """``sum(conj(input) * other)`` of two vectors.
+
+    >>> import fad.torch as torch
+    >>> torch.vdot(torch.tensor([1 + 2j]), torch.tensor([1 + 2j]))
+    tensor(5.+0.j)
+    """
+    return call("vdot", *_vectors(input, other))
+
+
+def _vectors(input: Tensor, other: Tensor) -> tuple:
+    """``dot``'s and ``vdot``'s operands, checked with PyTorch's words."""
     if input.dim() != 1 or other.dim() != 1:
         raise RuntimeError(f"1D tensors expected, but got {input.dim()}D and {other.dim()}D "
                            "tensors")
     _dot_shapes(tuple(input.shape), tuple(other.shape))
     if input._value.dtype != other._value.dtype:
         _same_dtype(input, other, "dot")
-    return call("dot", input, other)
+    return input, other
 
 
-vdot = inner = dot
+def inner(input: Tensor, other: Tensor) -> Tensor:
+    """The sums of products over the last dimension of both (``dot`` for vectors,
+    a product with a 0-d tensor); no conjugation.
+
+    >>> import fad.torch as torch
+    >>> torch.inner(torch.ones(2, 3), torch.tensor([[1.0, 2.0, 3.0]]))
+    tensor([[6.],
+            [6.]])
+    """
+    input, other = _t(input), _t(other)
+    if input.dim() == 0 or other.dim() == 0:
+        return input * other
+    if input.shape[-1] != other.shape[-1]:
+        raise RuntimeError("inner() the last dimension must match on both input tensors but "
+                           f"got shapes {list(input.shape)} and {list(other.shape)}")
+    if input._value.dtype != other._value.dtype:
+        raise RuntimeError("both inputs should have same dtype")
+    return call("tensordot", input, other, dims=((-1,), (-1,)))
 
 
 def outer(input: Tensor, vec2: Tensor) -> Tensor:
