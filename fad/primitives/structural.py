@@ -147,6 +147,8 @@ def broadcast_to(x: Any, shape: tuple) -> Any:
 def _convert_impl(xp: Any, x: Any, *, new_dtype: np.dtype) -> Any:
     if new_dtype.kind != "c" and getattr(x, "dtype", None) is not None and \
             np.dtype(str(x.dtype).split(".")[-1]).kind == "c":
+        if new_dtype.kind == "b":  # complex -> bool: nonzero, the imaginary part too
+            return x != 0
         x = xp.real(x)  # complex -> real keeps the real part (no ComplexWarning)
     if hasattr(x, "astype"):
         return x.astype(new_dtype)

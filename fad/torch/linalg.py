@@ -230,6 +230,8 @@ _op("logdet", lambda a: _logdet(*fnp.linalg.slogdet(a)), "LogdetBackward0")
 
 
 def _logdet(sign: Any, logabsdet: Any) -> Any:
+    if np.dtype(sign.dtype).kind == "c":  # log det = log|det| + log(sign), sign = e^(i angle)
+        return logabsdet + fnp.log(sign)
     return fnp.where(sign < 0, fnp.nan, logabsdet)
 
 

@@ -238,6 +238,10 @@ def _unary(name: str) -> Any:
     def fn(input: Tensor, *, out: Any = None) -> Tensor:
         if refuses and isinstance(input, Tensor):
             _refuse_unary(name, input)
+            if name == "sign" and _kind(input) == "b":  # (its own sign: a copy, as PyTorch's)
+                input = to(input, _dtype.int8)
+                return to(apply(op, (input,)) if out is None else
+                          into(name, out, (input,), lambda: apply(op, (input,))), _dtype.bool)
         if square and isinstance(input, Tensor) and _kind(input) == "b":
             input = to(input, _dtype.int64)
         if out is not None:
@@ -260,6 +264,8 @@ def sgn(input: Tensor) -> Tensor:
     >>> torch.sgn(torch.tensor([3j, -2.0]))
     tensor([ 0.+1.j, -1.+0.j])
     """
+    if isinstance(input, Tensor) and _kind(input) == "b":
+        return sign(input)
     return apply(OPS["sign"], (input,))
 
 

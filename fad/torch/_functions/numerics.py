@@ -73,7 +73,18 @@ def cov(input: Tensor, *, correction: int = 1, fweights: Tensor | None = None,
     dt = input.dtype.np if input.dtype.np.kind in "fc" else _dtype.get_default_dtype().np
     weights = {k: None if w is None else host(w._value).astype(dt)  # (constants)
                for k, w in (("fweights", fweights), ("aweights", aweights))}
-    return apply(_COV, (input,), {"correction": int(correction), **weights})
+    return apply(_COV, (_floating(input, "cov"),), {"correction": int(correction), **weights})
+
+
+def _floating(input: Tensor, name: str) -> Tensor:
+    """``input``, or its values in the default floating dtype when they are integers
+    (PyTorch's statistics of integers are in that dtype; of booleans, refused)."""
+    kind = input.dtype.np.kind
+    if kind in "fc":
+        return input
+    if kind == "b":
+        raise RuntimeError(f"{name}(): bool dtype is not supported for input")
+    return input.to(_dtype.get_default_dtype())
 
 
 def corrcoef(input: Tensor) -> Tensor:
@@ -84,7 +95,7 @@ def corrcoef(input: Tensor) -> Tensor:
     tensor([[1.0000, 0.9934],
             [0.9934, 1.0000]])
     """
-    return apply(_CORRCOEF, (input,))
+    return apply(_CORRCOEF, (_floating(input, "cov"),))
 
 
 _DIST = Op("dist", lambda a, b, p=2: fnp.linalg.norm(fnp.ravel(a - b), ord=p), "DistBackward0",
@@ -203,7 +214,8 @@ def unique_consecutive(input: Tensor, return_inverse: bool = False,
     moved = x.movedim(d, 0)
     n = moved.shape[0]
     if n:
-        change = (moved[1:] != moved[:-1]).reshape(n - 1, -1).any(1)
+        k = int(np.prod(moved.shape[1:], dtype=np.int64))  # (-1 cannot stand for it at n = 1)
+        change = (moved[1:] != moved[:-1]).reshape(n - 1, k).any(1)
         starts = _cat_first(change)
     else:
         starts = change = moved.new_zeros((0,), dtype=_dtype.bool)

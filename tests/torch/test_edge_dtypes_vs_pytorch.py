@@ -1,0 +1,67 @@
+"""Edge dtypes and shapes against the installed PyTorch (skipped without it):
+complex to bool (nonzero, the imaginary part too), the sign of booleans, runs of a
+single element, statistics of integers (in the default floating dtype) and the
+complex log-determinant, with their gradients where they have one."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+import pytest
+
+real_torch = pytest.importorskip("torch")
+import fad.torch as ftorch  # noqa: E402
+
+
+def _values(r: Any) -> Any:
+    """A result as nested lists and dtype names, comparable across the libraries."""
+    if isinstance(r, tuple | list):
+        return [_values(e) for e in r]
+    return np.asarray(r.detach().tolist()).tolist(), str(r.dtype).split(".")[-1]
+
+
+CASES: dict[str, Callable] = {
+    "complex_to_bool": lambda T: T.tensor([0.5j, 0, 1 + 0j, -2j]).bool(),
+    "complex_to_bool_to": lambda T: T.tensor([[0.5j, 0]]).to(T.bool),
+    "sign_of_bool": lambda T: T.tensor([True, False]).sign(),
+    "sgn_of_bool": lambda T: T.sgn(T.tensor([True, False])),
+    "sign_of_bool_inplace": lambda T: T.tensor([True, False]).sign_(),
+    "unique_consecutive_0d": lambda T: T.tensor(1.5).unique_consecutive(
+        return_inverse=True, return_counts=True),
+    "unique_consecutive_one": lambda T: T.tensor([[2, 2]]).unique_consecutive(
+        return_counts=True, dim=0),
+    "cov_of_ints": lambda T: T.cov(T.tensor([[1, 2, 4], [2, 1, 0]])),
+    "corrcoef_of_ints": lambda T: T.corrcoef(T.tensor([[1, 2, 4], [2, 1, 0]])),
+    "cov_of_bools": lambda T: T.cov(T.tensor([True, False, True])),
+}
+
+
+def _run(fn: Callable, T: Any) -> Any:
+    try:
+        return _values(fn(T))
+    except Exception as e:  # noqa: BLE001 - the error is what is compared
+        return type(e).__name__, str(e)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_edge_cases_as_pytorchs(name: str) -> None:
+    want, got = (_run(CASES[name], T) for T in (real_torch, ftorch))
+    if name.startswith(("cov_of_ints", "corrcoef")):  # (rounding)
+        assert got[1] == want[1]
+        np.testing.assert_allclose(got[0], want[0], rtol=1e-6)
+    else:
+        assert got == want
+
+
+def test_complex_logdet_and_its_gradient() -> None:
+    """``logdet`` of a complex matrix is ``log|det| + i angle(det)``."""
+    m = np.array([[1 + 2j, 3 - 1j], [0.5j, 2.0 - 0.5j]])
+    out = []
+    for T in (real_torch, ftorch):
+        x = T.tensor(m, requires_grad=True)
+        y = T.logdet(x)
+        (y.real + 0.3 * y.imag).backward()
+        out.append((complex(y.item()), x.grad.numpy()))
+    assert out[1][0] == pytest.approx(out[0][0], rel=1e-12)
+    np.testing.assert_allclose(out[1][1], out[0][1], rtol=1e-10)
