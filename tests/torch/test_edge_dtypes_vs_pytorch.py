@@ -34,6 +34,22 @@ CASES: dict[str, Callable] = {
     "cov_of_ints": lambda T: T.cov(T.tensor([[1, 2, 4], [2, 1, 0]])),
     "corrcoef_of_ints": lambda T: T.corrcoef(T.tensor([[1, 2, 4], [2, 1, 0]])),
     "cov_of_bools": lambda T: T.cov(T.tensor([True, False, True])),
+    "float_power_complex": lambda T: T.float_power(T.tensor([1 + 2j, 0.5j]), 2.0),
+    "float_power_complex_exponent": lambda T: T.float_power(T.tensor([2.0]), T.tensor([1j])),
+    "float_power_complex_scalar": lambda T: T.float_power(T.tensor([2.0]), 1j),
+    "float_power_both": lambda T: T.float_power(T.tensor([1 + 2j]), T.tensor([0.5 - 1j])),
+    "fmod_bool_float": lambda T: T.fmod(T.tensor([True, False]), T.tensor([0.5, 2.0])),
+    "fmod_bool_int": lambda T: T.fmod(T.tensor([True, False]), 2),
+    "fmod_bools": lambda T: T.fmod(T.tensor([True]), T.tensor([True])),
+    "fmod_complex": lambda T: T.fmod(T.tensor([1j]), 2.0),
+    "maximum_complex": lambda T: T.maximum(T.tensor([1j]), T.tensor([1.0])),
+    "minimum_complex": lambda T: T.minimum(T.tensor([1.0]), T.tensor([1j])),
+    "fmax_complex": lambda T: T.fmax(T.tensor([1j]), T.tensor([1.0])),
+    "fmin_complex": lambda T: T.fmin(T.tensor([1j]), T.tensor([1j])),
+    "heaviside_complex": lambda T: T.heaviside(T.tensor([1j]), T.tensor([1j])),
+    "heaviside_mixed": lambda T: T.heaviside(T.tensor([1.0]), T.tensor([1j])),
+    "lerp_end_dtype": lambda T: T.lerp(T.ones(2), T.ones(2, dtype=T.float64), 0.5),
+    "lerp_end_complex": lambda T: T.lerp(T.ones(2, dtype=T.int64), T.tensor([1j, 1j]), 0.5),
 }
 
 

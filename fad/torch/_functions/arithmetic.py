@@ -51,8 +51,11 @@ sub = subtract = _additive("sub")
 
 def _binary(name: str, integer_division: bool = False) -> Any:
     op = OPS[name]
+    ordered = name in ("maximum", "minimum")
 
     def fn(input: Any, other: Any) -> Tensor:
+        if ordered and (_is_complex(input) or _is_complex(other)):
+            raise RuntimeError(f"{name} not implemented for complex tensors.")
         if integer_division:
             if _is_bool(input) and _is_bool(other):
                 kernel = "div_floor" if name == "floor_divide" else "remainder"
@@ -169,8 +172,23 @@ floor_divide = _binary("floor_divide", integer_division=True)
 remainder = _binary("remainder", integer_division=True)
 
 
+def _is_complex(x: Any) -> bool:
+    return isinstance(x, Tensor) and _kind(x) == "c" or isinstance(x, complex)
+
+
 def fmod(input: Any, other: Any) -> Tensor:
-    """C's remainder (the sign of ``input``); integer in, integer out."""
+    """C's remainder (the sign of ``input``); integer in, integer out.
+
+    >>> import fad.torch as torch
+    >>> torch.fmod(torch.tensor([-3.0, 3.0]), 2)
+    tensor([-1.,  1.])
+    """
+    vals = [x._value if isinstance(x, Tensor) else x for x in (input, other)]
+    result = _dtype.of_np(_dtype.result_type(vals))
+    if result.np.kind in "bc":
+        raise NotImplementedError(f"\"fmod_cpu\" not implemented for '{_dtype.type_word(result)}'")
+    if isinstance(input, Tensor) and _kind(input) == "b":  # (computed in the result dtype)
+        input = to(input, result)
     return sub(input, mul(div(input, other, rounding_mode="trunc"), other))
 
 
@@ -202,7 +220,18 @@ def rpow(input: Tensor, base: Any) -> Tensor:
 
 
 def float_power(input: Any, exponent: Any) -> Tensor:
-    return pow(to(_t(input), _dtype.float64), exponent)
+    """``input ** exponent`` in double precision: ``float64``, or ``complex128`` when
+    either is complex.
+
+    >>> import fad.torch as torch
+    >>> torch.float_power(torch.tensor([1 + 2j]), 2)
+    tensor([-3.+4.j], dtype=torch.complex128)
+    """
+    x = _t(input)
+    dt = _dtype.complex128 if _is_complex(x) or _is_complex(exponent) else _dtype.float64
+    if isinstance(exponent, Tensor):
+        exponent = to(exponent, dt)
+    return pow(to(x, dt), exponent)
 
 
 maximum = _binary("maximum")

@@ -41,14 +41,16 @@ def _float_only(kernel: str, *args: Any) -> None:
 
 
 def _binary_op(name: str, fun: Callable, grad_fn: str | None, kind: int, floats: bool = False,
-               doc: str = "") -> Callable:
+               doc: str = "", real: bool = False) -> Callable:
     """``torch.<name>(input, other)``, broadcast; ``floats``: integer inputs refused,
-    as PyTorch has no integer kernel."""
+    as PyTorch has no integer kernel; ``real``: complex ones refused (no order)."""
     op = Op(name, fun, grad_fn or "NotDifferentiable", kind, grad_fn is not None)
 
     def fn(input: Any, other: Any) -> Tensor:
         if floats:
             _float_only(name + "_cpu", input, other)
+        if real:
+            refuse_complex(name, input, other)
         return apply(op, (input, other))
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = doc or f"Elementwise ``{name}`` of two operands, broadcast."
@@ -104,14 +106,20 @@ tensor([5.])
 logaddexp = _binary_op("logaddexp", fnp.logaddexp, "LogaddexpBackward0", EW, floats=True)
 logaddexp2 = _binary_op("logaddexp2", fnp.logaddexp2, "Logaddexp2Backward0", EW, floats=True)
 copysign = _binary_op("copysign", fnp.copysign, "CopysignBackward0", EWF)
-fmax = _binary_op("fmax", fnp.fmax, "FmaxBackward0", EW, doc="""\
+def refuse_complex(name: str, *args: Any) -> None:
+    """PyTorch's error for an operation that orders values, given a complex one."""
+    if any(isinstance(a, Tensor) and a.is_complex() or isinstance(a, complex) for a in args):
+        raise RuntimeError(f"{name} not implemented for complex tensors.")
+
+
+fmax = _binary_op("fmax", fnp.fmax, "FmaxBackward0", EW, real=True, doc="""\
 The larger of two elements, ignoring NaN (NaN only where both are NaN).
 
 >>> import fad.torch as torch
 >>> torch.fmax(torch.tensor([float("nan"), 1.0]), torch.tensor([2.0, float("nan")]))
 tensor([2., 1.])
 """)
-fmin = _binary_op("fmin", fnp.fmin, "FminBackward0", EW)
+fmin = _binary_op("fmin", fnp.fmin, "FminBackward0", EW, real=True)
 # (a step: PyTorch records it and raises on backward; here its result is a constant)
 xlogy = _binary_op("xlogy", sp.xlogy, "XlogyBackward0", EWF, doc="""\
 ``input * log(other)``, 0 where ``input == 0``.
@@ -181,6 +189,8 @@ def heaviside(input: Tensor, values: Tensor) -> Tensor:
     >>> torch.heaviside(torch.tensor([-1.5, 0.0, 2.0]), torch.tensor([0.5]))
     tensor([0.0000, 0.5000, 1.0000])
     """
+    if any(isinstance(a, Tensor) and a.is_complex() for a in (input, values)):
+        raise RuntimeError("heaviside is not yet implemented for complex tensors.")
     if isinstance(values, Tensor) and values.dtype != input.dtype:
         raise RuntimeError("heaviside is not yet implemented for tensors with different "
                            "dtypes.")
@@ -258,6 +268,9 @@ def lerp(input: Tensor, end: Tensor, weight: Any) -> Tensor:
     >>> torch.lerp(torch.tensor([0.0, 10.0]), torch.tensor([10.0, 20.0]), 0.25)
     tensor([ 2.5000, 12.5000])
     """
+    if isinstance(end, Tensor) and end.dtype != input.dtype:
+        raise RuntimeError(f"expected dtype {_dtype.cpp_name(input.dtype)} for `end` but got "
+                           f"dtype {_dtype.cpp_name(end.dtype)}")
     _float_only("lerp_kernel_scalar" if not isinstance(weight, Tensor) else "lerp_kernel_tensor",
                 input, end)
     if isinstance(weight, Tensor):
