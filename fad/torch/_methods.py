@@ -248,13 +248,13 @@ def _T(self: Tensor) -> Tensor:
     d = self.dim()
     if d == 0:
         warn_once("Tensor.T is deprecated on 0-D tensors. This function is the identity in "
-                   "these cases.")
+                  "these cases.")
     elif d != 2:
         warn_once("The use of `x.T` on tensors of dimension other than 2 to reverse their "
-                   "shape is deprecated and it will throw an error in a future release. "
-                   "Consider `x.mT` to transpose batches of matrices or "
-                   "`x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions "
-                   "of a tensor.")
+                  "shape is deprecated and it will throw an error in a future release. "
+                  "Consider `x.mT` to transpose batches of matrices or "
+                  "`x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions "
+                  "of a tensor.")
     return F.call("permute", self, dims=tuple(range(d))[::-1])
 
 
@@ -264,8 +264,8 @@ def _matrix_transpose(self: Tensor, name: str, conjugate: bool) -> Tensor:
     d = self.dim()
     if d == 0:
         warn_once(f"{'Tensor.' if name[0] == 'm' else ''}{name} is deprecated on 0-D tensors. "
-                   + ("Consider using x.conj()." if conjugate else
-                      "This function is the identity in these cases."))
+                  + ("Consider using x.conj()." if conjugate else
+                     "This function is the identity in these cases."))
         out = self
     elif d == 1:
         raise RuntimeError(f"tensor.{name} is only supported on matrices or batches of "
