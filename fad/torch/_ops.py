@@ -409,6 +409,16 @@ def _to(a: Any, dtype: Any) -> Any:
     return fnp.asarray(a, dtype)
 
 
+def _int_power(a: Any, b: Any) -> Any:
+    """``a ** b`` of integers with exponents of any sign, as PyTorch's: a negative
+    exponent gives ``1 / a ** -b`` rounded toward zero (``±1`` for ``a = ±1``, else 0;
+    NumPy refuses it)."""
+    ok = fnp.power(a, fnp.maximum(b, 0))
+    odd = fnp.remainder(b, 2) == 1
+    below = fnp.where(a == 1, 1, fnp.where(a == -1, fnp.where(odd, -1, 1), 0))
+    return fnp.where(b < 0, fnp.asarray(below, ok.dtype), ok)
+
+
 def _where(a: Any, b: Any, cond: Any = None) -> Any:
     return fnp.where(cond, a, b)
 
@@ -534,6 +544,8 @@ _TABLE: dict[str, tuple] = {
     "floor_divide": (fnp.floor_divide, "FloorDivideBackward0", EW, True),
     "remainder": (fnp.remainder, "RemainderBackward0", EW, True),
     "pow": (fnp.power, "PowBackward1", EW, True),
+    "int_pow": (lambda a, b: _int_power(a, b), "PowBackward1", EW, True),
+    "int_rpow": (lambda a, base=1: _int_power(base, a), "PowBackward2", None, True),
     "pow_scalar": (lambda a, exponent=1: a ** exponent, "PowBackward0", None, True),
     "rpow": (lambda a, base=1: fnp.power(base, a), "PowBackward2", None, True),
     "maximum": (fnp.maximum, "MaximumBackward0", EW, True),

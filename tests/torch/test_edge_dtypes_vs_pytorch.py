@@ -50,6 +50,16 @@ CASES: dict[str, Callable] = {
     "heaviside_mixed": lambda T: T.heaviside(T.tensor([1.0]), T.tensor([1j])),
     "lerp_end_dtype": lambda T: T.lerp(T.ones(2), T.ones(2, dtype=T.float64), 0.5),
     "lerp_end_complex": lambda T: T.lerp(T.ones(2, dtype=T.int64), T.tensor([1j, 1j]), 0.5),
+    "trace_uint8": lambda T: T.ones(2, 2, dtype=T.uint8).trace(),
+    "trace_int32": lambda T: T.ones(2, 2, dtype=T.int32).trace(),
+    "trace_bool": lambda T: T.ones(2, 2, dtype=T.bool).trace(),
+    "int_pow_negative": lambda T: T.tensor([-3, -2, -1, 0, 1, 2, 3]) ** T.tensor(
+        [-1, -2, -3, -1, -2, 3, 2]),
+    "int_pow_int32": lambda T: T.tensor([2, -1], dtype=T.int32) ** T.tensor(
+        [-1, -3], dtype=T.int32),
+    "int_rpow_negative": lambda T: 2 ** T.tensor([-1, 0, 3]),
+    "int_rpow_minus_one": lambda T: (-1) ** T.tensor([-1, -2, 3]),
+    "bool_pow_int": lambda T: T.tensor([True, False]) ** T.tensor([2, -1]),
 }
 
 

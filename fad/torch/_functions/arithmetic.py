@@ -209,6 +209,8 @@ def pow(input: Any, exponent: Any) -> Tensor:
     if input.dtype.np.kind == "b" and type(exponent) is int:
         input = to(input, _dtype.int64)
     if isinstance(exponent, Tensor):
+        if _kind(input) in "biu" and _kind(exponent) in "biu":  # (negative exponents too)
+            return call("int_pow", input, exponent)
         return call("pow", input, exponent)
     return call("pow_scalar", _float_if_int(input, exponent), exponent=exponent)
 
@@ -216,6 +218,8 @@ def pow(input: Any, exponent: Any) -> Tensor:
 def rpow(input: Tensor, base: Any) -> Tensor:
     if _is_bool(input) and _is_bool(base):
         raise NotImplementedError("\"pow\" not implemented for 'Bool'")
+    if type(base) is int and _kind(input) in "iu":  # (negative exponents too)
+        return call("int_rpow", input, base=base)
     return call("rpow", _float_if_int(input, base), base=base)
 
 

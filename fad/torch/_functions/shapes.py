@@ -439,6 +439,17 @@ def triu(input: Tensor, diagonal: int = 0) -> Tensor:
 
 
 def trace(input: Tensor) -> Tensor:
+    """The sum of a matrix's diagonal (integers summed as ``int64``, as PyTorch's).
+
+    >>> import fad.torch as torch
+    >>> torch.ones(2, 2, dtype=torch.uint8).trace()
+    tensor(2)
+    """
+    kind = input.dtype.np.kind
+    if kind == "b":
+        raise NotImplementedError("\"trace\" not implemented for 'Bool'")
+    if kind in "iu" and input.dtype is not _dtype.int64:
+        input = input.to(_dtype.int64)
     return call("trace", input)
 
 
