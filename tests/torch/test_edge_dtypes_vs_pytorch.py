@@ -60,6 +60,8 @@ CASES: dict[str, Callable] = {
     "int_rpow_negative": lambda T: 2 ** T.tensor([-1, 0, 3]),
     "int_rpow_minus_one": lambda T: (-1) ** T.tensor([-1, -2, 3]),
     "bool_pow_int": lambda T: T.tensor([True, False]) ** T.tensor([2, -1]),
+    "int_pow_negative_scalar": lambda T: T.tensor([2, 3]) ** -1,
+    "int_pow_negative_scalar_pow": lambda T: T.pow(T.tensor([2], dtype=T.int32), -2),
 }
 
 

@@ -208,6 +208,8 @@ def pow(input: Any, exponent: Any) -> Tensor:
         return to(pow(to(input, _dtype.int64), int(exponent)), _dtype.bool)
     if input.dtype.np.kind == "b" and type(exponent) is int:
         input = to(input, _dtype.int64)
+    if type(exponent) is int and exponent < 0 and input.dtype.np.kind in "iu":
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
     if isinstance(exponent, Tensor):
         if _kind(input) in "biu" and _kind(exponent) in "biu":  # (negative exponents too)
             return call("int_pow", input, exponent)
