@@ -544,7 +544,7 @@ _TABLE: dict[str, tuple] = {
     "floor_divide": (fnp.floor_divide, "FloorDivideBackward0", EW, True),
     "remainder": (fnp.remainder, "RemainderBackward0", EW, True),
     "pow": (fnp.power, "PowBackward1", EW, True),
-    "int_pow": (lambda a, b: _int_power(a, b), "PowBackward1", EW, True),
+    "int_pow": (_int_power, "PowBackward1", EW, True),
     "int_rpow": (lambda a, base=1: _int_power(base, a), "PowBackward2", None, True),
     "pow_scalar": (lambda a, exponent=1: a ** exponent, "PowBackward0", None, True),
     "rpow": (lambda a, base=1: fnp.power(base, a), "PowBackward2", None, True),

@@ -56,3 +56,14 @@ def _idx(i: Any) -> Any:
     if isinstance(i, Tensor):
         return i._value
     return i
+
+
+def is_complex_operand(x: Any) -> bool:
+    """A complex Tensor or Python number."""
+    return isinstance(x, Tensor) and x.dtype.np.kind == "c" or isinstance(x, complex)
+
+
+def refuse_complex(name: str, *args: Any) -> None:
+    """PyTorch's error for an operation that orders values, given a complex one."""
+    if any(is_complex_operand(a) for a in args):
+        raise RuntimeError(f"{name} not implemented for complex tensors.")

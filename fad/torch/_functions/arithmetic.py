@@ -15,7 +15,7 @@ from .._graph import host
 from .._ops import OPS, call
 from .._recorder import Op, apply
 from ..tensor import Tensor, _wrap_dim
-from ._common import _t, exported
+from ._common import _t, exported, is_complex_operand, refuse_complex
 from .conversions import _float_if_int, to
 from .writes import into
 
@@ -54,8 +54,8 @@ def _binary(name: str, integer_division: bool = False) -> Any:
     ordered = name in ("maximum", "minimum")
 
     def fn(input: Any, other: Any) -> Tensor:
-        if ordered and (_is_complex(input) or _is_complex(other)):
-            raise RuntimeError(f"{name} not implemented for complex tensors.")
+        if ordered:
+            refuse_complex(name, input, other)
         if integer_division:
             if _is_bool(input) and _is_bool(other):
                 kernel = "div_floor" if name == "floor_divide" else "remainder"
@@ -172,10 +172,6 @@ floor_divide = _binary("floor_divide", integer_division=True)
 remainder = _binary("remainder", integer_division=True)
 
 
-def _is_complex(x: Any) -> bool:
-    return isinstance(x, Tensor) and _kind(x) == "c" or isinstance(x, complex)
-
-
 def fmod(input: Any, other: Any) -> Tensor:
     """C's remainder (the sign of ``input``); integer in, integer out.
 
@@ -234,7 +230,8 @@ def float_power(input: Any, exponent: Any) -> Tensor:
     tensor([-3.+4.j], dtype=torch.complex128)
     """
     x = _t(input)
-    dt = _dtype.complex128 if _is_complex(x) or _is_complex(exponent) else _dtype.float64
+    cplx = is_complex_operand(x) or is_complex_operand(exponent)
+    dt = _dtype.complex128 if cplx else _dtype.float64
     if isinstance(exponent, Tensor):
         exponent = to(exponent, dt)
     return pow(to(x, dt), exponent)

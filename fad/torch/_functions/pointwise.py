@@ -13,7 +13,7 @@ from ...scipy import special as sp
 from .. import _dtype
 from .._recorder import EW, EWF, UF, Op, apply
 from ..tensor import Tensor, _wrap_dim
-from ._common import exported
+from ._common import exported, refuse_complex
 from .indexing import where
 
 
@@ -106,12 +106,6 @@ tensor([5.])
 logaddexp = _binary_op("logaddexp", fnp.logaddexp, "LogaddexpBackward0", EW, floats=True)
 logaddexp2 = _binary_op("logaddexp2", fnp.logaddexp2, "Logaddexp2Backward0", EW, floats=True)
 copysign = _binary_op("copysign", fnp.copysign, "CopysignBackward0", EWF)
-def refuse_complex(name: str, *args: Any) -> None:
-    """PyTorch's error for an operation that orders values, given a complex one."""
-    if any(isinstance(a, Tensor) and a.is_complex() or isinstance(a, complex) for a in args):
-        raise RuntimeError(f"{name} not implemented for complex tensors.")
-
-
 fmax = _binary_op("fmax", fnp.fmax, "FmaxBackward0", EW, real=True, doc="""\
 The larger of two elements, ignoring NaN (NaN only where both are NaN).
 
